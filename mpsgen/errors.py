@@ -1,0 +1,58 @@
+"""User-facing errors: one line naming the file and line, a hint, exit code 2."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Callable, Iterator
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1  # findings, build failure or test failure
+EXIT_USAGE = 2  # usage or input error; nothing was written
+
+
+class MpsgenError(Exception):
+    """An error caused by the user's input or tree, never by a bug in mpsgen.
+
+    Rendered as one line: ``path:line: message (hint: ...)``.  Raising it anywhere
+    before the changeset is applied guarantees that no file was written.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = str(path) if path is not None else None
+        self.line = line
+        self.hint = hint
+        self.context: list[str] = []
+
+    def where(self) -> str:
+        if self.path is None:
+            return ""
+        return f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+
+    def render(self) -> str:
+        text = f"{self.where()}{self.message}"
+        if self.context:
+            text += " (while " + "; while ".join(self.context) + ")"
+        if self.hint:
+            text += f" (hint: {self.hint})"
+        # Keep the promise of one line even when a message quotes source text.
+        return " ".join(text.split("\n"))
+
+
+@contextlib.contextmanager
+def context(msg_fn: Callable[[], str]) -> Iterator[None]:
+    """Add 'while <msg>' to any MpsgenError raised inside (cf. torchgen.utils.context)."""
+    try:
+        yield
+    except MpsgenError as err:
+        err.context.append(msg_fn())
+        raise

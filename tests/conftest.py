@@ -1,0 +1,49 @@
+"""Shared fixtures: the real files from the torch 2.13.0 wheel and the sample checkout."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "fixtures" / "sample"
+
+
+def _package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        # Real-data tests must not be skipped in CI: a missing wheel is a setup error.
+        raise RuntimeError(f"{name} is not installed: pip install torch==2.13.0")
+    return Path(spec.origin).parent
+
+
+@pytest.fixture(scope="session")
+def real_yaml_path() -> Path:
+    return _package_dir("torchgen") / "packaged" / "ATen" / "native" / "native_functions.yaml"
+
+
+@pytest.fixture(scope="session")
+def real_testing_dir() -> Path:
+    """torch/testing/_internal from the wheel (found without importing torch)."""
+    return _package_dir("torch") / "testing" / "_internal"
+
+
+@pytest.fixture(scope="session")
+def real_common_mps_path(real_testing_dir: Path) -> Path:
+    return real_testing_dir / "common_mps.py"
+
+
+@pytest.fixture(scope="session")
+def real_cmi_path(real_testing_dir: Path) -> Path:
+    return real_testing_dir / "common_methods_invocations.py"
+
+
+@pytest.fixture()
+def sample_tree(tmp_path: Path) -> Path:
+    """A fresh, writable copy of the sample checkout (never build in fixtures/ itself)."""
+    dest = tmp_path / "pytorch"
+    shutil.copytree(SAMPLE, dest, symlinks=True)
+    return dest
