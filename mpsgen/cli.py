@@ -1,0 +1,182 @@
+"""Command line: parse options, call one function, print, exit code.
+
+Heavy modules (ruamel.yaml, libcst, jinja2, git) are imported inside the commands so that
+`mpsgen --help` starts instantly.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from . import __version__
+from .errors import EXIT_USAGE, MpsgenError
+
+
+def _fail(err: MpsgenError) -> None:
+    click.echo(f"mpsgen: error: {err.render()}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn an MpsgenError into one line on stderr and exit code 2 (never a traceback)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MpsgenError as err:
+            _fail(err)
+
+    return wrapper
+
+
+class Context:
+    def __init__(self, checkout_dir: str | None) -> None:
+        self.checkout_dir = checkout_dir
+
+    def checkout(self):  # -> Checkout
+        from .checkout import Checkout
+
+        return Checkout.locate(self.checkout_dir)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mpsgen")
+@click.option(
+    "-C",
+    "--checkout",
+    "checkout_dir",
+    metavar="DIR",
+    default=None,
+    help="PyTorch checkout (default: walk up from the current folder to the one holding "
+    "aten/src/ATen/native/native_functions.yaml).",
+)
+@click.pass_context
+def main(ctx: click.Context, checkout_dir: str | None) -> None:
+    """Scaffold native Metal (MPS) operators into a PyTorch checkout.
+
+    \b
+    Exit codes: 0 done or nothing to do; 1 findings, build or test failure;
+    2 usage or input error (nothing written).
+    """
+    ctx.obj = Context(checkout_dir)
+
+
+def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by `migrate` and `new-op`."""
+    options = [
+        click.argument("op"),
+        click.option("--expr", help="Metal expression of the functor: in x (unary) or a, b (binary)."),
+        click.option("--int-expr", help="Expression for integral inputs (default: the float expression on float(x))."),
+        click.option("--complex-expr", help="Expression for complex (float2/half2) inputs; adds complex kernels."),
+        click.option("--dtypes", help="Registrations, e.g. float | float,int2float | float,integer | float,complex."),
+        click.option("--stub", "stub_override", metavar="NAME", help="DispatchStub to register when it cannot be inferred."),
+        click.option("--templates", "templates_dir", type=click.Path(file_okay=False), help="Folder of *.j2 templates overriding the built-in ones."),
+        click.option("--print", "print_only", is_flag=True, help="Show the rendered functor, registrations and host code; touch nothing."),
+        click.option("--dry-run", is_flag=True, help="Print the combined diff; write nothing."),
+        click.option("--no-build", is_flag=True, help="Skip the build."),
+        click.option("--no-test", is_flag=True, help="Skip the tests."),
+        click.option("--grad", "grad_tests", is_flag=True, help="Also run test_output_grad_match_<op>."),
+        click.option("--build-cmd", "build_cmds", multiple=True, metavar="CMD", help="Build command (repeatable); default `ninja -C build torch_cpu` then `ninja -C build install`."),
+        click.option("--allow-dirty", is_flag=True, help="Edit files that have uncommitted changes."),
+        click.option("--branch", metavar="NAME", help="Create and switch to this git branch first."),
+        click.option("--commit", is_flag=True, help="Commit the change (git)."),
+        click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+@main.command()
+@kernel_options
+@click.option("--shared-kernel", metavar="NAME", help="Shared CPU/CUDA kernel to route MPS to when it is ambiguous.")
+@click.option("--drop-complex", is_flag=True, help="Accept losing complex support of an op in SUPPORTED_COMPLEX_OPS.")
+@click.pass_obj
+@reports_errors
+def migrate(obj: Context, **options: Any) -> None:
+    """Move OP from MPSGraph to a native Metal kernel, then build and test.
+
+    \b
+    Example:  mpsgen migrate atan2
+              mpsgen migrate frac --dry-run
+    """
+    from .commands import run_kernel_command
+
+    sys.exit(run_kernel_command("migrate", obj.checkout(), options))
+
+
+@main.command("new-op")
+@kernel_options
+@click.pass_obj
+@reports_errors
+def new_op(obj: Context, **options: Any) -> None:
+    """Give OP, which has a shared CPU/CUDA kernel but no MPS one, a native Metal kernel.
+
+    \b
+    Example:  mpsgen new-op heaviside --expr 'a == 0 ? b : T(a > 0)'
+    """
+    from .commands import run_kernel_command
+
+    sys.exit(run_kernel_command("new-op", obj.checkout(), options))
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "lintrunner"]), default="text", show_default=True)
+@click.pass_obj
+@reports_errors
+def check(obj: Context, paths: tuple[str, ...], fmt: str) -> None:
+    """Report broken or half-done MPS wiring (for CI and pre-commit).
+
+    With PATHS (as pre-commit passes them) the whole tree is analysed but only findings in
+    those files are reported.
+    """
+    from .commands import run_check
+
+    sys.exit(run_check(obj.checkout(), paths, fmt))
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
+@click.option("--op", metavar="NAME", help="One family's details: entries, kernels, stub, where each piece lives.")
+@click.pass_obj
+@reports_errors
+def status(obj: Context, fmt: str, op: str | None) -> None:
+    """The migration dashboard: every op family and where its MPS support stands."""
+    from .commands import run_status
+
+    sys.exit(run_status(obj.checkout(), fmt, op))
+
+
+@main.command()
+@click.pass_obj
+@reports_errors
+def undo(obj: Context) -> None:
+    """Restore the files of the last applied change exactly."""
+    from .changeset import undo as undo_last
+
+    checkout = obj.checkout()
+    restored = undo_last(checkout)
+    if not restored:
+        click.echo("nothing to undo")
+        return
+    for path in restored:
+        click.echo(f"restored {path}")
+
+
+@main.command()
+@click.argument("dest", type=click.Path(file_okay=False))
+@reports_errors
+def sample(dest: str) -> None:
+    """Write a fresh, git-initialised sample PyTorch-shaped checkout to DEST."""
+    from .sample import write_sample
+
+    root = write_sample(Path(dest))
+    click.echo(f"sample checkout written to {root}")
+    click.echo(f"try: mpsgen -C {root} status   or   mpsgen -C {root} migrate atan2")
