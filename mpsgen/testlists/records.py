@@ -1,0 +1,44 @@
+"""Located facts and change records of the test-list editors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Change:
+    """One edit, located in the file as it was before the edit (1-based line)."""
+
+    path: str
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.what}"
+
+
+@dataclass(frozen=True)
+class OpInfoRef:
+    """An OpInfo call for the op.  `key` is the common_mps.py key: name + variant, no separator."""
+
+    name: str
+    variant: str
+    key: str
+    aten_name: str
+    aliases: tuple[str, ...]
+    path: str
+    line: int
+    end_line: int
+    offset: int  # character offset of the call (e.g. `OpInfo(`) in the file's text
+    kind: str  # OpInfo, UnaryUfuncInfo, BinaryUfuncInfo, ...
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    """A key in an UPPERCASE dict/set literal of common_mps.py."""
+
+    key: str
+    table: str
+    function: str  # enclosing function, "<module>" at top level
+    line: int
+    end_line: int
