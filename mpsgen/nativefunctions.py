@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Mapping, NamedTuple
 
@@ -194,7 +194,7 @@ class NativeIndex:
     """All entries of one text.  Entries are parsed on first use, so a family lookup stays cheap."""
 
     path: str
-    text: str
+    text: str = field(repr=False)
     newline: str
     heads: tuple[EntryHead, ...]
 

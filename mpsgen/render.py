@@ -357,5 +357,5 @@ def render_register_dispatch(
 ) -> str:
     """``REGISTER_DISPATCH(stub, &fn);`` with the file's ``&`` and ``;`` habits."""
     call = _wrap_call(0, "REGISTER_DISPATCH", [stub, f"&{fn}" if ampersand else fn], ";" if semicolon else "",
-                      declaration=False)
+                      declaration=True)  # at namespace scope clang-format reads it as a declaration
     return _render("register_dispatch.mm.j2", templates_dir, call=call, stub=stub, fn=fn)

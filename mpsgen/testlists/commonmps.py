@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from ..checkout import newline_of
 from ..errors import MpsgenError
 from . import dtypes as dt
 from ._source import Lines, has_lone_cr, insert_after_item, remove_item
@@ -313,6 +314,6 @@ def _format_dtypes(names: tuple[str, ...], indent: str, src: str, *, prefix_widt
     one_line = "[" + ", ".join(f"torch.{n}" for n in names) + "]"
     if prefix_width + len(one_line) + 1 <= _WIDTH or indent.strip():
         return one_line
-    nl = "\r\n" if "\r\n" in src else "\n"
+    nl = newline_of(src)
     inner = indent + "    "
     return "[" + nl + "".join(f"{inner}torch.{n},{nl}" for n in names) + indent + "]"

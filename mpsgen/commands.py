@@ -1,0 +1,181 @@
+"""What `migrate` and `new-op` do after planning: show, apply, build, test, commit.
+
+The CLI calls `run_kernel_command`; everything user-facing is printed here, so the planning
+modules stay free of output.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+import click
+
+from .changeset import recover_if_interrupted
+from .checkout import Checkout
+from .errors import EXIT_FINDINGS, EXIT_OK
+from .kernelplan import KernelOptions, Plan, plan_kernel_command
+
+
+class Outcome:
+    """The machine-readable report of one command (printed with --format json)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.data: dict[str, Any] = {"plan": plan.to_json(), "applied": False, "build": None, "tests": None}
+
+    def emit(self, exit_code: int, out: TextIO) -> int:
+        self.data["exit_code"] = exit_code
+        out.write(json.dumps(self.data, indent=2) + "\n")
+        return exit_code
+
+
+def _say(fmt: str, text: str = "", **style: Any) -> None:
+    # In json mode stdout carries only the JSON report; progress goes to stderr.
+    if fmt == "json":
+        click.echo(text, err=True)
+    else:
+        click.secho(text, **style)
+
+
+def print_rendered(plan: Plan) -> None:
+    r = plan.rendered
+    click.secho(f"// {r.metal_path}: functor", bold=True)
+    click.echo(r.functor)
+    click.secho(f"// {r.metal_path}: registrations", bold=True)
+    click.echo("\n".join(r.registrations))
+    click.secho(f"// {r.mm_path}: host", bold=True)
+    click.echo(r.host_code or "(the stub is already registered: no host code)")
+    if r.register_line:
+        click.echo(r.register_line)
+
+
+def print_summary(plan: Plan, fmt: str) -> None:
+    verb = "migrate" if plan.command == "migrate" else "new-op"
+    _say(fmt, f"mpsgen {verb} {plan.family}:", bold=True)
+    for m in plan.moved:
+        frm = f"{m['from']} -> " if m["from"] else ""
+        _say(fmt, f"  dispatch  {m['entry']} (line {m['line']}): MPS {frm}{m['to']}")
+    if plan.stub is not None:
+        _say(fmt, f"  stub      {plan.stub.name} ({plan.stub.fn_type}, {plan.stub.path}:{plan.stub.line})")
+    for a in plan.added:
+        _say(fmt, f"  added     {a}")
+    for r in plan.removed:
+        _say(fmt, f"  removed   {r}")
+    for n in plan.notes:
+        _say(fmt, f"  note      {n}")
+    _say(fmt, f"  files     {', '.join(plan.changeset.changed_paths)}")
+
+
+def run_kernel_command(command: str, checkout: Checkout, options: dict[str, Any]) -> int:
+    fmt = options["fmt"]
+    restored = recover_if_interrupted(checkout)
+    if restored:
+        _say(fmt, f"recovered from an interrupted run: restored {', '.join(restored)}", fg="yellow")
+    plan = plan_kernel_command(command, checkout, KernelOptions.from_cli(options))  # type: ignore[arg-type]
+    outcome = Outcome(plan)
+    out = sys.stdout
+
+    if options["print_only"]:
+        if fmt == "json":
+            outcome.data["rendered"] = vars(plan.rendered)
+            return outcome.emit(EXIT_OK, out)
+        print_rendered(plan)
+        return EXIT_OK
+    if plan.nothing_to_do:
+        _say(fmt, f"nothing to do: {plan.nothing_to_do}")
+        return outcome.emit(EXIT_OK, out) if fmt == "json" else EXIT_OK
+
+    print_summary(plan, fmt)
+    if options["dry_run"]:
+        if fmt == "json":
+            outcome.data["diff"] = plan.changeset.diff()
+            return outcome.emit(EXIT_OK, out)
+        click.echo(plan.changeset.diff(color=out.isatty()), nl=False)
+        _say(fmt, "dry run: nothing written")
+        return EXIT_OK
+
+    if options["branch"]:
+        from .gitops import create_branch
+
+        create_branch(checkout.root, options["branch"])
+        _say(fmt, f"switched to new branch {options['branch']}")
+    plan.changeset.apply(allow_dirty=options["allow_dirty"])
+    outcome.data["applied"] = True
+    _say(fmt, f"applied: {len(plan.changeset.changed_paths)} file(s) changed (undo with `mpsgen undo`)", fg="green")
+
+    code = _build_and_test(plan, checkout, options, outcome)
+    if code == EXIT_OK and options["commit"]:
+        from .gitops import commit, commit_message
+
+        action = "migrate" if command == "migrate" else "new"
+        sha = commit(checkout.root, plan.changeset.changed_paths,
+                     commit_message(plan.family, [m["entry"] for m in plan.moved], action=action))
+        outcome.data["commit"] = sha
+        _say(fmt, f"committed {sha[:12]}")
+    return outcome.emit(code, out) if fmt == "json" else code
+
+
+def _build_and_test(plan: Plan, checkout: Checkout, options: dict[str, Any], outcome: Outcome) -> int:
+    from . import runner
+    from .config import load_config
+
+    fmt = options["fmt"]
+    stream = sys.stderr if fmt == "json" else sys.stdout
+    config = load_config(checkout.root, cli_build_cmds=options["build_cmds"])
+    undo_hint = "the edits are in place so you can fix them; `mpsgen undo` restores the files"
+    try:
+        if not options["no_build"]:
+            build = runner.run_build(checkout.root, config.build_cmds, build_dir=config.build_dir,
+                                     edited_files=plan.changeset.changed_paths, out=stream)
+            outcome.data["build"] = {"ok": build.ok, "log": str(build.log_path),
+                                     "errors": [str(e) for e in build.errors]}
+            _say(fmt, build.summary(), fg=None if build.ok else "red")
+            if not build.ok:
+                _say(fmt, undo_hint)
+                return EXIT_FINDINGS
+        if not options["no_test"]:
+            tests = runner.run_tests(checkout.root, plan_test_names(plan), grad=options["grad_tests"],
+                                     test_cmd=config.test_cmd, build_dir=config.build_dir, out=stream)
+            outcome.data["tests"] = {
+                "ok": tests.ok, "totals": vars(tests.totals),
+                "by_dtype": {d: vars(c) for d, c in tests.counts_by_dtype().items()},
+                "unexpected_successes": [o.name for o in tests.unexpected_successes],
+            }
+            _say(fmt, tests.summary(), fg=None if tests.ok else "red")
+            if tests.unexpected_successes:
+                offer_xfail_removal(plan, checkout, tests.unexpected_successes, fmt)
+            if not tests.ok:
+                _say(fmt, undo_hint)
+                return EXIT_FINDINGS
+    except runner.Interrupted as stop:
+        _say(fmt, stop.describe(), fg="red")
+        _say(fmt, "the edits were applied before the interruption and are still in place; "
+                  "`mpsgen undo` restores the files")
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def plan_test_names(plan: Plan) -> list[str]:
+    return plan.test_names or [plan.family]
+
+
+def offer_xfail_removal(plan: Plan, checkout: Checkout, outcomes, fmt: str) -> None:
+    """An xfail that now passes: show the edit that removes it (not applied)."""
+    from . import testlists
+    from .changeset import Changeset
+    from .checkout import COMMON_MPS_REL
+
+    keys = plan.test_keys
+    cs = Changeset(checkout)
+    text = cs.original(COMMON_MPS_REL)
+    for o in outcomes:
+        key = keys.get(o.op, o.op)
+        narrowed, changes = testlists.plan_common_mps(text, [key], supported_dtypes=(o.dtype,),
+                                                      complex_action="keep", path=COMMON_MPS_REL)
+        if changes:
+            text = narrowed
+    if text != cs.original(COMMON_MPS_REL):
+        cs.set_text(COMMON_MPS_REL, text, "xfails that now pass")
+        _say(fmt, "these expected failures now pass; this edit removes them (not applied):")
+        _say(fmt, cs.diff())
