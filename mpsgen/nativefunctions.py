@@ -513,9 +513,10 @@ def migrate_family(
 ) -> DispatchEdit:
     """Move every legacy `MPS: k_mps` entry of the family onto its shared CPU/CUDA kernel.
 
-    `shared_kernel` names the kernel for entries that have none to share (one name for all,
-    or a mapping entry name -> kernel).  Raises MpsgenError, and writes nothing, when an
-    entry cannot be moved.
+    `shared_kernel` (`--shared-kernel`) names the kernel MPS should call instead of the one
+    found automatically: one name for every legacy entry, or a mapping entry name -> kernel
+    (entries not in the mapping use the automatic one).  Raises MpsgenError, and returns no
+    text, when an entry cannot be moved.
     """
     idx = _index_for(text, path, index)
     family = idx.family(name)
