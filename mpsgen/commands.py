@@ -62,6 +62,8 @@ def print_summary(plan: Plan, fmt: str) -> None:
         _say(fmt, f"  added     {a}")
     for r in plan.removed:
         _say(fmt, f"  removed   {r}")
+    for t in plan.test_lists:
+        _say(fmt, f"  tests     {t}")
     for n in plan.notes:
         _say(fmt, f"  note      {n}")
     _say(fmt, f"  files     {', '.join(plan.changeset.changed_paths)}")

@@ -73,6 +73,7 @@ class Plan:
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    test_lists: list[str] = field(default_factory=list)  # xfail/skip/decorator/complex-set edits
     # OpInfo names to run tests for, and test-name op part ("special_log_ndtr") -> common_mps.py key.
     test_names: list[str] = field(default_factory=list)
     test_keys: dict[str, str] = field(default_factory=dict)
@@ -93,6 +94,7 @@ class Plan:
             "added": self.added,
             "removed": self.removed,
             "notes": self.notes,
+            "test_lists": self.test_lists,
             "files": self.changeset.changed_paths,
         }
 
@@ -153,6 +155,10 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
     plan = Plan(command, opts.op, family.name, cs)
 
     with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
+        done = _already_native(checkout, cs, family, opts)
+        if done:
+            plan.nothing_to_do = done
+            return plan
         if command == "migrate":
             if not family.has_mps:
                 first = family.entries[0]
@@ -163,11 +169,11 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
             edit = nf.migrate_family(yaml_text, family.name, path=YAML_REL,
                                      shared_kernel=opts.shared_kernel, index=index)
         else:
-            if family.has_mps:
-                e = next(e for e in family.entries if e.mps_lines)
+            if family.legacy_entries:
+                e = family.legacy_entries[0]
                 raise MpsgenError(
                     f"{family.name} already has an MPS kernel ({e.name}: {e.mps_kernel})",
-                    path=YAML_REL, line=e.mps_lines[0].line,
+                    path=YAML_REL, line=e.legacy_lines[0].line,
                     hint=f"use `mpsgen migrate {family.name}` to move it to Metal, or `mpsgen status --op {family.name}`",
                 )
             edit = nf.add_mps_to_family(yaml_text, family.name, path=YAML_REL,
@@ -196,6 +202,22 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
         else:
             verify_structure(plan, checkout)
     return plan
+
+
+def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions) -> str:
+    """Why there is nothing to do: every MPS entry shares its CPU/CUDA kernel and the stub is
+    registered by a Metal host kernel (not by MPSGraph's REGISTER_MPS_UNARY_STUB)."""
+    if not family.has_mps or family.legacy_entries:
+        return ""
+    shared = tuple(dict.fromkeys(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel)))
+    stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
+    regs = host.registered_stubs(_mentions(_texts(cs, checkout.mm_files(), checkout), stub.name.removesuffix("_stub")))
+    metal_regs = [r for r in regs.get(stub.name, []) if r.macro != "REGISTER_MPS_UNARY_STUB"]
+    if not metal_regs:
+        return ""
+    r = metal_regs[0]
+    return (f"{family.name} is already on a native Metal kernel "
+            f"({stub.name} registered at {r.path}:{r.line}, MPS shares {', '.join(shared)})")
 
 
 def _entry_for_kernel(family, edit, kernel: str):
@@ -356,8 +378,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
             plan.test_names.append(ref.name)
     for path, text in result.texts.items():
         cs.set_text(path, text, "test lists")
-    for change in result.changes:
-        plan.removed.append(str(change))
+    plan.test_lists.extend(str(change) for change in result.changes)
 
 
 # -- structural verification ------------------------------------------------------------------
