@@ -468,7 +468,10 @@ def _add_includes(text: str, path: str, headers: Iterable[str], nl: str) -> str:
         if not index.includes:
             raise MpsgenError("no #include lines to extend", path=path, line=1,
                               hint=f"add #include <{header}> by hand")
-        after = max((ln for h, ln in index.includes if h.startswith("c10/")), default=index.includes[-1][1])
+        # Keep the c10/ group sorted: before the first c10 header that sorts after the new one.
+        group = [(h, ln) for h, ln in index.includes if h.startswith("c10/")] or list(index.includes)
+        later = [ln for h, ln in group if h > header]
+        after = later[0] - 1 if later else group[-1][1]
         text = "".join(_insert(_lines(text), after, [f"#include <{header}>"], nl))
     return text
 

@@ -7,25 +7,19 @@ from pathlib import Path
 
 from .errors import MpsgenError
 
-SAMPLE_PACKAGE = "mpsgen.sample_tree"
 _AUTHOR = ("mpsgen", "mpsgen@example.invalid")
 
 
 def sample_source() -> Path:
     """The sample tree: the installed package data, or <repo>/fixtures/sample when run from source."""
-    try:
-        from importlib.resources import files
-
-        installed = Path(str(files(SAMPLE_PACKAGE)))
-        if (installed / "aten").is_dir():
-            return installed
-    except (ModuleNotFoundError, TypeError, FileNotFoundError):
-        pass
-    source = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
-    if not (source / "aten").is_dir():
-        raise MpsgenError("the sample checkout is missing from this installation", path=source,
-                          hint="reinstall mpsgen (pip install .)")
-    return source
+    # pyproject installs fixtures/sample as mpsgen/sample_tree (a data folder without __init__.py,
+    # so importlib.resources would see a namespace package: look for the folder directly).
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "sample_tree", here.parent / "fixtures" / "sample"):
+        if (candidate / "aten").is_dir():
+            return candidate
+    raise MpsgenError("the sample checkout is missing from this installation", path=here / "sample_tree",
+                      hint="reinstall mpsgen (pip install .)")
 
 
 def write_sample(dest: Path) -> Path:

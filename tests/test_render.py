@@ -1,0 +1,281 @@
+"""render.py: functors, registrations and host code; clang-format and tree-sitter checks."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mpsgen.errors import MpsgenError
+from mpsgen.metal import MetalStyle
+from mpsgen.render import (
+    KernelSpec,
+    exec_call_args,
+    functor_overloads,
+    render_functor,
+    render_host_kernel,
+    render_register_dispatch,
+    render_registrations,
+)
+
+DATA = Path(__file__).parent / "data"
+CLANG_FORMAT_STYLE = DATA / ".clang-format"
+
+BINARY_STYLE = MetalStyle(
+    path="kernels/BinaryKernel.metal",
+    local_macros=frozenset(
+        {"REGISTER_FLOAT_BINARY_OP", "REGISTER_INT2FLOAT_BINARY_OP", "REGISTER_INTEGER_BINARY_OP",
+         "REGISTER_OPMATH_FLOAT_BINARY_OP"}
+    ),
+    binary_op_args=3,
+    binary_op_args_line=None,
+    has_unary_kernels2=False,
+    has_unary_vec2=False,
+    semicolon=True,
+)
+BARE_STYLE = MetalStyle("k.metal", frozenset(), 3, None, False, False, True)
+UNARY_STYLE = MetalStyle("kernels/UnaryKernel.metal", frozenset(), 3, None, True, True, True)
+
+ATAN2 = KernelSpec(
+    name="atan2", arity="binary", expr="precise::atan2(float(a), float(b))",
+    dtypes=("float", "int2float"), result="float",
+)
+
+
+def test_atan2_functor_has_float_and_int_to_float_overloads():
+    text = render_functor(ATAN2)
+    assert text == (
+        "struct atan2_functor {\n"
+        "  template <typename T, enable_if_t<is_floating_point_v<T>, bool> = true>\n"
+        "  inline T operator()(const T a, const T b) {\n"
+        "    return static_cast<T>(precise::atan2(float(a), float(b)));\n"
+        "  }\n"
+        "  template <typename T, enable_if_t<is_integral_v<T>, bool> = true>\n"
+        "  inline float operator()(const T a, const T b) {\n"
+        "    return precise::atan2(float(a), float(b));\n"
+        "  }\n"
+        "};"
+    )
+
+
+def test_complex_branch_uses_scalar_traits_and_complex_overload():
+    spec = KernelSpec("logaddexp", "binary", "c10::metal::logaddexp(float(a), float(b))",
+                      complex_expr="c10::metal::logaddexp(a, b)", dtypes=("float", "int2float", "complex"),
+                      result="float")
+    text = render_functor(spec)
+    assert "enable_if_t<c10::metal::is_scalar_floating_point_v<T>, bool>" in text
+    assert "enable_if_t<c10::metal::is_scalar_integral_v<T>, bool>" in text
+    assert "enable_if_t<c10::metal::is_complex_v<T>, bool> = true>\n  inline T operator()(const T a, const T b) {\n" \
+           "    return c10::metal::logaddexp(a, b);" in text
+
+
+def test_identical_overloads_collapse_into_one_template():
+    spec = KernelSpec("logical_and", "binary", "a && b", dtypes=("float", "integer"), result="bool")
+    assert functor_overloads(spec) == [functor_overloads(spec)[0]]
+    assert render_functor(spec) == (
+        "struct logical_and_functor {\n  template <typename T>\n  inline bool operator()(const T a, const T b) {\n"
+        "    return a && b;\n  }\n};"
+    )
+
+
+def test_bool_overload_excludes_bool_from_integral_branch():
+    spec = KernelSpec("xlogy", "binary", "c10::metal::xlogy(float(a), float(b))", bool_expr="(a && !b) ? -INFINITY : 0",
+                      dtypes=("float", "int2float"), result="float")
+    text = render_functor(spec)
+    assert "is_integral_v<T> && !is_same_v<T, bool>" in text
+    assert "enable_if_t<is_same_v<T, bool>, bool> = true>\n  inline float operator()" in text
+
+
+@pytest.mark.parametrize(
+    ("arity", "signature"),
+    [
+        ("unary", "template <typename T, enable_if_t<is_floating_point_v<T>, bool> = true>\n  inline T operator()(const T x)"),
+        ("unary_alpha", "template <typename T, typename T2, enable_if_t<is_floating_point_v<T>, bool> = true>\n"
+                        "  inline T operator()(const T x, const T2 alpha)"),
+        ("binary_alpha", "inline T operator()(const T a, const T b, const T2 alpha)"),
+        ("ternary", "inline T operator()(const T a, const T b, const T c)"),
+    ],
+)
+def test_functor_parameters_follow_arity(arity, signature):
+    assert signature in render_functor(KernelSpec("op", arity, "a", dtypes=("float",)))
+
+
+def test_user_templates_override_by_file_name(tmp_path):
+    (tmp_path / "functor.metal.j2").write_text("// mine\nstruct {{ name }}_functor {};\n")
+    assert render_functor(ATAN2, templates_dir=tmp_path) == "// mine\nstruct atan2_functor {};"
+    # files the user did not override still come from the package
+    assert render_register_dispatch("atan2_stub", "atan2_mps_kernel", False, True, templates_dir=tmp_path) == (
+        "REGISTER_DISPATCH(atan2_stub, &atan2_mps_kernel)"
+    )
+
+
+def test_user_template_with_unknown_variable_is_a_user_error(tmp_path):
+    (tmp_path / "functor.metal.j2").write_text("struct {{ nmae }}_functor {};\n")
+    with pytest.raises(MpsgenError, match="unknown variable") as err:
+        render_functor(ATAN2, templates_dir=tmp_path)
+    assert "name" in err.value.render()
+
+
+def test_missing_templates_dir_is_a_user_error(tmp_path):
+    with pytest.raises(MpsgenError, match="templates folder not found"):
+        render_functor(ATAN2, templates_dir=tmp_path / "nope")
+
+
+# -- registrations -----------------------------------------------------------------------------
+
+
+def test_binary_registrations_use_local_macros():
+    assert render_registrations(ATAN2, BINARY_STYLE) == [
+        "REGISTER_FLOAT_BINARY_OP(atan2);", "REGISTER_INT2FLOAT_BINARY_OP(atan2);"]
+    fmod = KernelSpec("fmod", "binary", "c10::metal::fmod(a, b)", dtypes=("float", "integer"), opmath=True)
+    assert render_registrations(fmod, BINARY_STYLE) == [
+        "REGISTER_OPMATH_FLOAT_BINARY_OP(fmod);", "REGISTER_INTEGER_BINARY_OP(fmod);"]
+    hypot = KernelSpec("hypot", "binary", "x", dtypes=("float",))
+    assert render_registrations(hypot, BINARY_STYLE) == ["REGISTER_FLOAT_BINARY_OP(hypot);"]
+
+
+def test_binary_registrations_expand_when_macros_are_missing_and_follow_semicolon_habit():
+    style = MetalStyle("k.metal", frozenset(), 3, None, False, False, False)
+    lines = render_registrations(ATAN2, style)
+    assert lines[:3] == ["REGISTER_BINARY_OP(atan2, float, float)", "REGISTER_BINARY_OP(atan2, half, half)",
+                         "REGISTER_BINARY_OP(atan2, bfloat, bfloat)"]
+    assert "REGISTER_BINARY_OP(atan2, bool, float)" in lines and len(lines) == 9
+
+
+def test_complex_binary_lines():
+    spec = KernelSpec("logaddexp", "binary", "e", complex_expr="c", dtypes=("float", "complex"))
+    assert render_registrations(spec, BINARY_STYLE)[-2:] == [
+        "REGISTER_BINARY_OP(logaddexp, float2, float2);", "REGISTER_BINARY_OP(logaddexp, half2, half2);"]
+
+
+def test_two_argument_register_binary_op_is_refused_with_location():
+    style = MetalStyle("kernels/BinaryKernel.metal", frozenset({"REGISTER_BINARY_OP"}), 2, 14, False, False, True)
+    with pytest.raises(MpsgenError) as err:
+        render_registrations(ATAN2, style)
+    assert err.value.render().startswith("kernels/BinaryKernel.metal:14: ")
+
+
+def test_unary_registrations_inside_instantiate_macros():
+    spec = KernelSpec("expm1", "unary", "e", complex_expr="c", dtypes=("float", "int2float", "complex"), result="float")
+    assert render_registrations(spec, UNARY_STYLE) == [
+        "REGISTER_UNARY_OP(expm1, DTYPE1, DTYPE0);", "REGISTER_UNARY_OP(expm1, DTYPE##2, DTYPE##2);"]
+
+
+def test_unary_registrations_without_instantiate_macros_are_explicit():
+    spec = KernelSpec("expm1", "unary", "e", complex_expr="c", dtypes=("float", "int2float", "complex"), result="float")
+    lines = render_registrations(spec, BARE_STYLE)
+    assert lines[0] == "REGISTER_UNARY_OP(expm1, float, float);"
+    assert "REGISTER_UNARY_OP(expm1, long, float);" in lines
+    assert lines[-2:] == ["REGISTER_UNARY_OP(expm1, float2, float2);", "REGISTER_UNARY_OP(expm1, half2, half2);"]
+
+
+def test_unary_bool_result_registers_bool_outputs():
+    spec = KernelSpec("signbit", "unary", "signbit(x)", dtypes=("float", "integer"), result="bool")
+    lines = render_registrations(spec, UNARY_STYLE)
+    assert lines[0] == "REGISTER_UNARY_OP(signbit, float, bool);"
+    assert all(line.endswith(", bool);") for line in lines) and len(lines) == 9
+
+
+def test_alpha_and_ternary_registrations():
+    ua = KernelSpec("logit", "unary_alpha", "x", dtypes=("float", "int2float"), result="float")
+    lines = render_registrations(ua, UNARY_STYLE)
+    assert lines[0] == "REGISTER_UNARY_ALPHA_OP(logit, float, float, float);"
+    assert "REGISTER_UNARY_ALPHA_OP(logit, long, float, float);" in lines
+    ba = KernelSpec("add_alpha", "binary_alpha", "a + alpha * b", dtypes=("float",))
+    assert render_registrations(ba, BINARY_STYLE) == [
+        f"REGISTER_BINARY_ALPHA_OP(add_alpha, {t}, {t}, {t});" for t in ("float", "half", "bfloat")]
+    tern = KernelSpec("lerp", "ternary", "a + c * (b - a)", dtypes=("float",), opmath=True)
+    assert render_registrations(tern, BINARY_STYLE)[0] == "REGISTER_OPMATH_TERNARY_OP(lerp, float, float);"
+
+
+# -- host code ---------------------------------------------------------------------------------
+
+
+def test_host_kernel_binary():
+    assert render_host_kernel("atan2_mps_kernel", "TensorIteratorBase& iter", 'lib.exec_binary_kernel(iter, "atan2")') == (
+        'static void atan2_mps_kernel(TensorIteratorBase& iter) {\n  lib.exec_binary_kernel(iter, "atan2");\n}'
+    )
+
+
+def test_host_kernel_alpha_passes_the_scalar():
+    text = render_host_kernel("lerp_scalar_mps_kernel", ["TensorIteratorBase& iter", "const Scalar& weight"],
+                              exec_call_args("binary_alpha", "lerp_alpha", "weight"))
+    assert 'lib.exec_binary_kernel(iter, "lerp_alpha", weight);' in text
+    assert exec_call_args("ternary", "lerp") == ("lib.exec_ternary_kernel", ["iter", '"lerp"'])
+    assert exec_call_args("unary_alpha", "logit")[1] == ["iter", '"logit"', "alpha"]
+
+
+def test_register_dispatch_keeps_file_habits():
+    assert render_register_dispatch("atan2_stub", "atan2_mps_kernel", False, True) == (
+        "REGISTER_DISPATCH(atan2_stub, &atan2_mps_kernel)")
+    assert render_register_dispatch("exp_stub", "exp_kernel_mps", True, False) == (
+        "REGISTER_DISPATCH(exp_stub, exp_kernel_mps);")
+
+
+def _clang_format(text: str) -> str:
+    exe = shutil.which("clang-format")
+    assert exe, "clang-format (pip package) must be installed for this test"
+    result = subprocess.run(
+        [exe, f"--style=file:{CLANG_FORMAT_STYLE}", "--assume-filename=operations/BinaryKernel.mm"],
+        input=text, capture_output=True, text=True, check=True,
+    )
+    return result.stdout
+
+
+def _host_cases() -> str:
+    """Host code for kernel names of every length up to past the column limit, in one .mm text."""
+    parts = []
+    for n in range(1, 90, 3):
+        name = ("op_" * 30)[:n].strip("_") or "o"
+        for arity in ("unary", "binary", "binary_alpha", "ternary"):
+            params = ["TensorIteratorBase& iter"] + (["const Scalar& alpha"] if arity.endswith("alpha") else [])
+            parts.append(render_host_kernel(f"{name}_mps_kernel", params, exec_call_args(arity, name)))
+        for semicolon in (True, False):
+            for amp in (True, False):
+                parts.append(render_register_dispatch(f"{name}_stub", f"{name}_mps_kernel", semicolon, amp))
+    return "\n\n".join(parts) + "\n"
+
+
+def test_rendered_host_code_is_clang_format_clean():
+    text = _host_cases()
+    assert text.count("static void") == 120
+    assert _clang_format(text) == text
+
+
+def test_clang_format_check_can_fail():
+    # The check is real: badly laid out code is changed by clang-format.
+    bad = 'static void f(TensorIteratorBase& iter) { lib.exec_binary_kernel(iter,"f"); }\n'
+    assert _clang_format(bad) != bad
+
+
+# -- tree-sitter --------------------------------------------------------------------------------
+
+
+def count_errors(text: str) -> int:
+    import tree_sitter
+    import tree_sitter_cpp
+
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cpp.language()))
+    tree = parser.parse(text.encode("utf-8"))
+    count, stack = 0, [tree.root_node]
+    while stack:
+        node = stack.pop()
+        count += node.is_error or node.is_missing
+        stack.extend(node.children)
+    return count
+
+
+def test_every_catalog_functor_parses_as_cpp():
+    from mpsgen.catalog import known_ops, load_catalog, spec_for
+
+    for op in known_ops():
+        spec = spec_for(op, load_catalog()[op]["arity"])
+        text = render_functor(spec)
+        assert text.startswith(f"struct {op}_functor {{") and text.endswith("};")
+        assert count_errors(text) == 0, op
+
+
+def test_error_counter_sees_errors():
+    assert count_errors("struct x_functor { inline T operator()(const T a { return a; } };") > 0
