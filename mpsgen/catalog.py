@@ -27,15 +27,19 @@ def catalog_path() -> Path:
     return default_templates_dir() / CATALOG_FILE
 
 
+def load_catalog(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """op -> entry, validated.  Parsed once per process and file with ruamel's safe loader."""
+    return _load(str(Path(path) if path else catalog_path()))
+
+
 @functools.lru_cache(maxsize=4)
-def load_catalog(path: str | None = None) -> dict[str, dict[str, Any]]:
-    """op -> entry, validated.  Parsed once per process with ruamel's safe loader."""
+def _load(path: str) -> dict[str, dict[str, Any]]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    file = Path(path) if path else catalog_path()
+    file = Path(path)
     try:
-        data = YAML(typ="safe", pure=True).load(file.read_text(encoding="utf-8"))
+        data = YAML(typ="safe").load(file.read_text(encoding="utf-8"))  # C loader when ruamel.yaml.clib is there
     except FileNotFoundError:
         raise MpsgenError("catalog not found", path=file, hint="reinstall mpsgen") from None
     except YAMLError as err:
@@ -135,6 +139,8 @@ def spec_for(
         )
     e = entry or {}
     chosen = parse_dtypes(dtypes) if dtypes is not None else parse_dtypes(e.get("dtypes", ["float"]))
+    if complex_expr is not None and "complex" not in chosen:
+        chosen += ("complex",)  # --complex-expr promises complex kernels (else it would be dropped silently)
     body = expr if expr is not None else e["expr"]
     # A user --expr replaces the whole body; other branches fall back to the catalog only with it.
     ie = int_expr if int_expr is not None else (e.get("int_expr") if expr is None else None)

@@ -88,6 +88,13 @@ def run_kernel_command(command: str, checkout: Checkout, options: dict[str, Any]
         _say(fmt, f"nothing to do: {plan.nothing_to_do}")
         return outcome.emit(EXIT_OK, out) if fmt == "json" else EXIT_OK
 
+    config = None
+    if not options["dry_run"]:
+        # Everything that can refuse is checked before the first write, so exit 2 keeps meaning
+        # "nothing written" (and no branch created).
+        config = _check_tools(checkout, options)
+        plan.changeset.verify_unchanged_on_disk()
+        plan.changeset.check_dirty(options["allow_dirty"])
     print_summary(plan, fmt)
     if options["dry_run"]:
         if fmt == "json":
@@ -106,7 +113,7 @@ def run_kernel_command(command: str, checkout: Checkout, options: dict[str, Any]
     outcome.data["applied"] = True
     _say(fmt, f"applied: {len(plan.changeset.changed_paths)} file(s) changed (undo with `mpsgen undo`)", fg="green")
 
-    code = _build_and_test(plan, checkout, options, outcome)
+    code = _build_and_test(plan, checkout, options, outcome, config)
     if code == EXIT_OK and options["commit"]:
         from .gitops import commit, commit_message
 
@@ -118,13 +125,35 @@ def run_kernel_command(command: str, checkout: Checkout, options: dict[str, Any]
     return outcome.emit(code, out) if fmt == "json" else code
 
 
-def _build_and_test(plan: Plan, checkout: Checkout, options: dict[str, Any], outcome: Outcome) -> int:
+def _check_tools(checkout: Checkout, options: dict[str, Any]):  # -> config.Config
+    """The build folder, the build commands' executables and test/test_mps.py exist (else MpsgenError)."""
     from . import runner
+    from .checkout import TEST_MPS_REL
     from .config import load_config
+    from .errors import MpsgenError
+
+    config = load_config(checkout.root, cli_build_cmds=options["build_cmds"])
+    if not options["no_build"]:
+        build = checkout.root / config.build_dir
+        if not build.is_dir():
+            raise MpsgenError("build folder not found; nothing was written", path=build,
+                              hint="configure PyTorch once (python setup.py develop, or cmake -G Ninja), or pass --no-build")
+        for argv in config.build_cmds:
+            if argv:
+                runner._check_executable(argv, checkout.root, "build")
+    if not options["no_test"]:
+        if config.test_cmd:
+            runner._check_executable(config.test_cmd, checkout.root, "tests")
+        elif not checkout.path(TEST_MPS_REL).is_file():
+            raise MpsgenError("file not found; nothing was written", path=TEST_MPS_REL, hint="pass --no-test")
+    return config
+
+
+def _build_and_test(plan: Plan, checkout: Checkout, options: dict[str, Any], outcome: Outcome, config) -> int:
+    from . import runner
 
     fmt = options["fmt"]
     stream = sys.stderr if fmt == "json" else sys.stdout
-    config = load_config(checkout.root, cli_build_cmds=options["build_cmds"])
     undo_hint = "the edits are in place so you can fix them; `mpsgen undo` restores the files"
     try:
         if not options["no_build"]:
@@ -146,7 +175,7 @@ def _build_and_test(plan: Plan, checkout: Checkout, options: dict[str, Any], out
             }
             _say(fmt, tests.summary(), fg=None if tests.ok else "red")
             if tests.unexpected_successes:
-                offer_xfail_removal(plan, checkout, tests.unexpected_successes, fmt)
+                outcome.data["xfail_removal_diff"] = offer_xfail_removal(plan, checkout, tests.unexpected_successes, fmt)
             if not tests.ok:
                 _say(fmt, undo_hint)
                 return EXIT_FINDINGS
@@ -162,22 +191,92 @@ def plan_test_names(plan: Plan) -> list[str]:
     return plan.test_names or [plan.family]
 
 
-def offer_xfail_removal(plan: Plan, checkout: Checkout, outcomes, fmt: str) -> None:
-    """An xfail that now passes: show the edit that removes it (not applied)."""
+def offer_xfail_removal(plan: Plan, checkout: Checkout, outcomes, fmt: str) -> str:
+    """An xfail that now passes: show the edit that removes it (not applied); returns its diff.
+
+    The xfail may live in common_mps.py or in a DecorateInfo of the op's OpInfo, so both are
+    planned, on the tree as it is now (after the apply)."""
     from . import testlists
     from .changeset import Changeset
-    from .checkout import COMMON_MPS_REL
+    from .checkout import CMI_REL, COMMON_MPS_REL
+    from .errors import MpsgenError
 
-    keys = plan.test_keys
     cs = Changeset(checkout)
-    text = cs.original(COMMON_MPS_REL)
-    for o in outcomes:
-        key = keys.get(o.op, o.op)
-        narrowed, changes = testlists.plan_common_mps(text, [key], supported_dtypes=(o.dtype,),
-                                                      complex_action="keep", path=COMMON_MPS_REL)
-        if changes:
-            text = narrowed
-    if text != cs.original(COMMON_MPS_REL):
-        cs.set_text(COMMON_MPS_REL, text, "xfails that now pass")
-        _say(fmt, "these expected failures now pass; this edit removes them (not applied):")
-        _say(fmt, cs.diff())
+    if not checkout.path(COMMON_MPS_REL).is_file() or not checkout.path(CMI_REL).is_file():
+        return ""
+    definitions = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.opinfo_definition_files()}
+    texts = {COMMON_MPS_REL: cs.original(COMMON_MPS_REL), CMI_REL: cs.original(CMI_REL), **definitions}
+    try:
+        for o in outcomes:
+            key = plan.test_keys.get(o.op, o.op)
+            texts[COMMON_MPS_REL], _ = testlists.plan_common_mps(
+                texts[COMMON_MPS_REL], [key], supported_dtypes=(o.dtype,), complex_action="keep", path=COMMON_MPS_REL)
+            # Re-read the OpInfos each time: an earlier edit moves the offsets of later calls.
+            defs = {p: texts[p] for p in definitions}
+            refs = [r for r in testlists.opinfo_keys(texts[CMI_REL], defs, plan.family, cmi_path=CMI_REL) if r.key == key]
+            # A DecorateInfo without a test name covers every test of its class, the one that passed included.
+            tests = (o.kind, None) if o.kind else None
+            for path in dict.fromkeys(r.path for r in refs):
+                texts[path], _ = testlists.plan_opinfo_decorators(
+                    texts[path], refs, tests=tests, supported_dtypes=(o.dtype,), path=path)  # type: ignore[arg-type]
+    except MpsgenError as err:
+        _say(fmt, f"these expected failures now pass, but mpsgen cannot plan their removal: {err.render()}")
+        return ""
+    for path, text in texts.items():
+        if text != cs.original(path):
+            cs.set_text(path, text, "xfails that now pass")
+    if cs.is_empty:
+        _say(fmt, "these expected failures now pass; remove their xfail entries by hand")
+        return ""
+    diff = cs.diff()
+    _say(fmt, "these expected failures now pass; this edit removes them (not applied):")
+    _say(fmt, diff.rstrip("\n"))
+    return diff
+
+
+# -- mpsgen check / mpsgen status ---------------------------------------------------------------
+
+
+def _expand_path_args(paths: tuple[str, ...] | list[str]) -> list[str]:
+    """`@FILE` stands for the paths listed in FILE, one a line (lintrunner's {{PATHSFILE}})."""
+    from .checkout import read_text_file
+    from pathlib import Path
+
+    out: list[str] = []
+    for p in paths:
+        if p.startswith("@") and len(p) > 1:
+            out += [ln.strip() for ln in read_text_file(Path(p[1:])).splitlines() if ln.strip()]
+        else:
+            out.append(p)
+    return out
+
+
+def run_check(checkout: Checkout, paths: tuple[str, ...], fmt: str) -> int:
+    """Analyse the whole tree; print the findings in *paths* (all when empty) in *fmt*; exit code."""
+    from . import report
+    from .checks import run_checks
+    from .inventory import Inventory
+
+    wanted = _expand_path_args(paths)
+    findings = run_checks(Inventory(checkout))
+    if paths:
+        # An empty path list from lintrunner/pre-commit means "no files": report nothing.
+        findings = report.filter_to_paths(findings, wanted, checkout.root) if wanted else []
+    color = fmt == "text" and sys.stdout.isatty()
+    sys.stdout.write(report.render(findings, fmt, checkout.root, color=color))
+    if fmt == "text" and not findings:
+        sys.stdout.write("No problems found.\n")
+    return report.exit_code(findings, fmt)
+
+
+def run_status(checkout: Checkout, fmt: str, op: str | None) -> int:
+    """Print the migration dashboard (or one family's details with *op*)."""
+    from . import status
+    from .inventory import Inventory
+
+    inv = Inventory(checkout)
+    if op is not None:
+        sys.stdout.write(status.render_details(status.family_details(inv, op), fmt))
+    else:
+        sys.stdout.write(status.render_dashboard(status.dashboard(inv), fmt))
+    return EXIT_OK

@@ -10,6 +10,7 @@ read when the stale-xfail rule runs.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -28,8 +29,8 @@ NO_MPS = "no MPS kernel"
 UNKNOWN = "unknown"
 STATES = (NATIVE, MPSGRAPH, METAL_LEGACY, SPLIT, NO_MPS, UNKNOWN)
 
-_MPS_KEY = re.compile(r"^[ \t]+[\w, \t]*\bMPS\b[\w, \t]*:", re.M)
-_BACKEND_KEY = re.compile(r"^[ \t]+[\w, \t]*\b(?:CPU|CUDA|MPS)\b[\w, \t]*:", re.M)
+_DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  # indent and the keys before the match
+_BACKENDS = frozenset({"CPU", "CUDA", "MPS"})
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
 # Macros whose invocation generates a yaml kernel, beside host.LEGACY_MACROS (the stub one is a registration).
@@ -63,7 +64,7 @@ class StubUse:
 class FamilyState:
     name: str
     state: str
-    entries: tuple[Entry, ...]  # entries with an MPS, CPU or CUDA dispatch line
+    entries: tuple[str, ...]  # names of the entries with an MPS, CPU or CUDA dispatch line
     why: str
 
 
@@ -151,14 +152,39 @@ class Inventory:
 
     # -- yaml -------------------------------------------------------------------------------
     @cached_property
+    def _dispatch_hits(self) -> list[tuple[int, tuple[str, ...], str]]:
+        """(head index, keys, kernel) of every dispatch line naming CPU, CUDA or an *MPS key.
+
+        Found with literal-prefix regexes over the whole text (a few ms) instead of parsing all
+        2,584 entries of the real yaml; only entries with an MPS line are parsed afterwards.
+        """
+        text = self.index.text
+        starts = [h.start for h in self.index.heads]
+        seen: set[int] = set()
+        hits = []
+        for word in ("MPS", "CPU", "CUDA"):
+            for m in re.finditer(word + r"[\w, \t]*:[ \t]+([A-Za-z_][\w:]*)", text):
+                line_start = text.rfind("\n", 0, m.start()) + 1
+                if line_start in seen or not _DISPATCH_PREFIX.fullmatch(text, line_start, m.start()):
+                    continue
+                seen.add(line_start)
+                keys = tuple(k.strip() for k in text[line_start : m.start(1)].rstrip(" \t:").split(","))
+                hits.append((bisect_right(starts, line_start) - 1, keys, m.group(1)))
+        return hits
+
+    @cached_property
     def family_heads(self) -> dict[str, tuple[EntryHead, ...]]:
         """Entries grouped by family, keeping only those with a CPU, CUDA or MPS dispatch line."""
-        text = self.index.text
+        heads = self.index.heads
+        wanted = sorted({i for i, keys, _ in self._dispatch_hits if i >= 0 and set(keys) & _BACKENDS})
         groups: dict[str, list[EntryHead]] = {}
-        for h in self.index.heads:
-            if _BACKEND_KEY.search(text, h.start, h.end):
-                groups.setdefault(family_key(h.name.partition(".")[0]), []).append(h)
+        for i in wanted:
+            groups.setdefault(family_key(heads[i].name.partition(".")[0]), []).append(heads[i])
         return {k: tuple(v) for k, v in groups.items()}
+
+    @cached_property
+    def _mps_heads(self) -> frozenset[int]:
+        return frozenset(i for i, keys, _ in self._dispatch_hits if i >= 0 and "MPS" in keys)
 
     @cached_property
     def composite_only(self) -> int:
@@ -167,21 +193,22 @@ class Inventory:
         return len(names - self.family_heads.keys())
 
     @cached_property
-    def entries(self) -> dict[str, tuple[Entry, ...]]:
-        """Parsed entries per family.  Entries without an MPS line are parsed too (few families)."""
-        return {k: tuple(self.index.parse(h) for h in v) for k, v in self.family_heads.items()}
+    def mps_entries(self) -> tuple[Entry, ...]:
+        """Every entry with a dispatch line keyed MPS (SparseMPS is another key), parsed."""
+        heads = self.index.heads
+        return tuple(self.index.parse(heads[i]) for i in sorted(self._mps_heads))
 
     @cached_property
-    def mps_entries(self) -> tuple[Entry, ...]:
-        """Every entry with a dispatch line keyed MPS (SparseMPS is another key)."""
-        text = self.index.text
-        return tuple(self.index.parse(h) for h in self.index.heads if _MPS_KEY.search(text, h.start, h.end))
+    def _mps_by_family(self) -> dict[str, tuple[Entry, ...]]:
+        groups: dict[str, list[Entry]] = {}
+        for e in self.mps_entries:
+            groups.setdefault(family_key(e.base), []).append(e)
+        return {k: tuple(v) for k, v in groups.items()}
 
     @cached_property
     def yaml_kernels(self) -> frozenset[str]:
-        """Every kernel any dispatch line of the yaml names (cheap scan, no parsing)."""
-        names = re.findall(r"^[ \t]+[A-Za-z][\w, \t]*:[ \t]+([A-Za-z_][\w:]*)[ \t]*(?:#.*)?\r?$", self.index.text, re.M)
-        return frozenset(_bare(n) for n in names)
+        """Every kernel named by an MPS-ish dispatch line (MPS, SparseMPS, ...) or a CPU/CUDA one."""
+        return frozenset(_bare(k) for _, _, k in self._dispatch_hits)
 
     # -- MPS host code ------------------------------------------------------------------------
     @cached_property
@@ -297,8 +324,8 @@ class Inventory:
 
     # -- family states ------------------------------------------------------------------------
     def family_state(self, name: str) -> FamilyState:
-        entries = self.entries[name]
-        mps = [e for e in entries if e.mps_lines]
+        entries = tuple(h.name for h in self.family_heads[name])
+        mps = self._mps_by_family.get(name, ())
         if not mps:
             return FamilyState(name, NO_MPS, entries, "no dispatch line has the MPS key")
         legacy = [e for e in mps if e.mps_route == "legacy"]
@@ -327,15 +354,44 @@ class Inventory:
         return FamilyState(name, NATIVE, entries, "every MPS entry shares the CPU/CUDA kernel")
 
     def family_states(self) -> list[FamilyState]:
-        return [self.family_state(name) for name in sorted(self.entries)]
+        return [self.family_state(name) for name in sorted(self.family_heads)]
 
     # -- test lists (read only for the stale-xfail rule) --------------------------------------
-    def test_list_texts(self) -> tuple[str, str, dict[str, str]] | None:
-        """(common_mps.py, common_methods_invocations.py, {definitions path: text}); None when absent."""
+    @cached_property
+    def test_tables(self) -> tuple[str, list] | None:
+        """(common_mps.py path, its table entries); None when the file is absent."""
+        from .testlists import entries
+
         c = self.checkout
-        if not c.common_mps_path.is_file() or not c.cmi_path.is_file():
+        if not c.common_mps_path.is_file():
             return None
-        return c.read_text(c.common_mps_path), c.read_text(c.cmi_path), self._texts(c.opinfo_definition_files())
+        rel = c.rel(c.common_mps_path)
+        return rel, entries(c.read_text(c.common_mps_path), path=rel)
+
+    @cached_property
+    def opinfo_strings(self) -> frozenset[str] | None:
+        """Every quoted name-like string of the OpInfo files (None when common_methods_invocations.py is absent).
+
+        OpInfo names and variant_test_names are among them.  A text scan of the 1.4 MB file takes
+        ~20 ms where parsing each OpInfo call takes over a second (testlists.stale_keys).
+        """
+        c = self.checkout
+        if not c.cmi_path.is_file():
+            return None
+        names: set[str] = set()
+        for path in (c.cmi_path, *c.opinfo_definition_files()):
+            names.update(_QUOTED.findall(c.read_text(path)))
+        return frozenset(names)
+
+
+_QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
+
+
+def could_be_opinfo_key(key: str, strings: frozenset[str]) -> bool:
+    """True when *key* is a quoted name, or a quoted name followed by a quoted variant_test_name."""
+    if key in strings:
+        return True
+    return any(key[:k] in strings and key[k:] in strings for k in range(1, len(key)))
 
 
 def uses_bundled_library(text: str) -> bool:

@@ -409,13 +409,13 @@ def check_kernel_name(indexes: Iterable[MetalIndex], name: str, functor_text: st
             f"kernel name '{name}' is already registered ({macro} at {path}:{line}) with a different {name}_functor",
             path=fpath,
             line=f.line,
-            hint="kernel names are global across all .metal files: choose another --name, or make the bodies identical to reuse it",
+            hint="kernel names are global across all .metal files: rename or delete the existing kernel, or pass an --expr that makes the bodies identical to reuse it",
         )
     raise MpsgenError(
         f"kernel name '{name}' is already registered by {macro}",
         path=path,
         line=line,
-        hint="kernel names are global across all .metal files: choose another --name",
+        hint="kernel names are global across all .metal files: rename or delete the existing registration first",
     )
 
 
@@ -486,7 +486,7 @@ def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl
             f"{spec.name}_functor already exists here with a different body",
             path=path,
             line=existing.line,
-            hint="choose another --name, or delete the old functor first",
+            hint="delete or rename the old functor first",
         )
     lines = _lines(text)
     body = functor_text.splitlines()

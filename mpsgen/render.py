@@ -7,8 +7,9 @@ compute in float and cast back, integral inputs of math ops return float.
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
@@ -85,14 +86,18 @@ def default_templates_dir() -> Path:
 
 
 def _environment(templates_dir: str | Path | None):
+    if templates_dir is not None and not Path(templates_dir).is_dir():
+        raise MpsgenError("templates folder not found", path=templates_dir, hint="pass --templates DIR with *.j2 files")
+    return _cached_environment(str(templates_dir) if templates_dir is not None else None)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_environment(templates_dir: str | None):
     import jinja2
 
     search = [str(default_templates_dir())]
     if templates_dir is not None:
-        user = Path(templates_dir)
-        if not user.is_dir():
-            raise MpsgenError("templates folder not found", path=user, hint="pass --templates DIR with *.j2 files")
-        search.insert(0, str(user))  # a user file overrides the packaged one of the same name
+        search.insert(0, templates_dir)  # a user file overrides the packaged one of the same name
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(search),
         undefined=jinja2.StrictUndefined,

@@ -50,8 +50,40 @@ class Interrupted(Exception):
 _KILL_GRACE_S = 3.0
 
 
+def _descendant_groups(pid: int) -> set[int]:
+    """Process groups of *pid*'s descendants.  ninja starts every command in a group of its own,
+    so killing ninja's group alone can leave a compiler running; `ps` works on macOS and Linux."""
+    try:
+        listing = subprocess.run(["ps", "-A", "-o", "pid=", "-o", "ppid=", "-o", "pgid="],
+                                 capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    children: dict[int, list[tuple[int, int]]] = {}
+    for row in listing.splitlines():
+        parts = row.split()
+        if len(parts) == 3 and all(p.isdigit() for p in parts):
+            child, parent, group = map(int, parts)
+            children.setdefault(parent, []).append((child, group))
+    groups, todo = set(), [pid]
+    while todo:
+        for child, group in children.get(todo.pop(), []):
+            groups.add(group)
+            todo.append(child)
+    return groups
+
+
+def _signal_groups(groups: set[int], sig: int) -> None:
+    for group in groups:
+        try:
+            os.killpg(group, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGINT the child's group (what a terminal Ctrl-C would do), then SIGTERM, then SIGKILL."""
+    """SIGINT the child's group (what a terminal Ctrl-C would do), then SIGTERM, then SIGKILL;
+    then make sure no descendant's group outlives it."""
+    groups = _descendant_groups(proc.pid) | {proc.pid}
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
@@ -59,15 +91,11 @@ def _kill_group(proc: subprocess.Popen) -> None:
             break
         try:
             proc.wait(timeout=_KILL_GRACE_S)
-            # The leader is gone; make sure nothing it started lingers in the group.
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             break
         except subprocess.TimeoutExpired:
             continue
     proc.wait()
+    _signal_groups(groups, signal.SIGKILL)
 
 
 def _stream(

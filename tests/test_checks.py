@@ -1,0 +1,314 @@
+"""`mpsgen check`: one test per rule on a sample tree broken in exactly that way, output formats,
+path filtering, and the real-wheel tree."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mpsgen import report, testlists
+from mpsgen.checkout import CMI_REL, COMMON_MPS_REL, OPINFO_DEFS_REL, YAML_REL, Checkout
+from mpsgen.checks import run_checks
+from mpsgen.cli import main
+from mpsgen.inventory import Inventory
+
+OPS = "aten/src/ATen/native/mps/operations"
+KERNELS = "aten/src/ATen/native/mps/kernels"
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def complete_opinfos(root: Path) -> None:
+    """The sample's common_methods_invocations.py is an excerpt: give every common_mps.py key an OpInfo
+    (found with the exact reader testlists.stale_keys, not with the rule under test)."""
+    cmi = root / CMI_REL
+    text = cmi.read_text()
+    defs = {p.name: p.read_text() for p in (root / OPINFO_DEFS_REL).glob("*.py") if p.name != "__init__.py"}
+    stale = testlists.stale_keys((root / COMMON_MPS_REL).read_text(), text, defs)
+    calls = "".join(f"    OpInfo({e.key!r}),\n" for e in dict((e.key, e) for e in stale).values())
+    cmi.write_text(text + "\n# OpInfos of the full file, named by common_mps.py (test addition)\nop_db_rest = [\n" + calls + "]\n")
+
+
+@pytest.fixture()
+def tree(sample_tree: Path) -> Path:
+    complete_opinfos(sample_tree)
+    return sample_tree
+
+
+def findings(root: Path) -> list[report.Finding]:
+    return run_checks(Inventory(Checkout(root)))
+
+
+def edit(root: Path, rel: str, old: str, new: str, count: int = 1) -> None:
+    p = root / rel
+    text = p.read_text()
+    assert text.count(old) == count, f"{old!r} occurs {text.count(old)} times in {rel}"
+    p.write_text(text.replace(old, new))
+
+
+def line_of(root: Path, rel: str, needle: str, nth: int = 0) -> int:
+    lines = [k for k, ln in enumerate((root / rel).read_text().splitlines(), 1) if needle in ln]
+    return lines[nth]
+
+
+def only(found: list[report.Finding]) -> report.Finding:
+    assert len(found) == 1, report.render(found)
+    return found[0]
+
+
+# -- the clean tree -------------------------------------------------------------------------
+
+
+def test_clean_sample_has_no_findings(tree: Path):
+    assert findings(tree) == []
+
+
+def test_pristine_sample_only_flags_keys_missing_from_its_opinfo_excerpt(sample_tree: Path):
+    # Without the completed OpInfos, the only rule that fires is stale-xfail, for keys whose OpInfos
+    # the sample's excerpt of common_methods_invocations.py leaves out.
+    found = findings(sample_tree)
+    assert found and {f.code for f in found} == {"MPS010"}
+    assert "'heaviside'" not in " ".join(f.message for f in found)  # heaviside has an OpInfo in the excerpt
+
+
+# -- one test per rule ----------------------------------------------------------------------
+
+
+def test_split_family(tree: Path):
+    # logical_xor_ now shares a kernel with MPS while logical_xor.out still calls logical_xor_out_mps.
+    edit(tree, YAML_REL, "    CompositeExplicitAutograd: logical_xor_\n", "    CPU, CUDA, MPS: logical_xor_\n")
+    f = only(findings(tree))
+    assert (f.code, f.path, f.line, f.col) == ("MPS001", YAML_REL, line_of(tree, YAML_REL, "MPS: logical_xor_out_mps"), 5)
+    assert "logical_xor.out" in f.message and "mpsgen migrate logical_xor" in f.hint
+
+
+def test_duplicate_key_leftover_legacy_line(tree: Path):
+    # A migration that added MPS to the shared line but left the legacy line: the legacy one wins.
+    edit(tree, YAML_REL, "    CPU, CUDA: atan2_out\n", "    CPU, CUDA, MPS: atan2_out\n")
+    f = only(findings(tree))
+    legacy = line_of(tree, YAML_REL, "MPS: atan2_out_mps")
+    assert (f.code, f.path, f.line, f.col) == ("MPS002", YAML_REL, legacy, 5)
+    assert "atan2_out_mps" in f.message and f"delete the MPS: line at {YAML_REL}:{legacy}" == f.hint
+
+
+def test_duplicate_key_two_shared_lines_points_at_the_lone_mps_line(tree: Path):
+    edit(tree, YAML_REL, "    CPU, CUDA, MPS: hypot_out\n", "    CPU, CUDA, MPS: hypot_out\n    MPS: hypot_out\n")
+    f = only(findings(tree))
+    assert (f.code, f.line) == ("MPS002", line_of(tree, YAML_REL, "    MPS: hypot_out"))
+
+
+def test_missing_implementation(tree: Path):
+    edit(tree, f"{OPS}/UnaryOps.mm", "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)\n", "")
+    f = only(findings(tree))
+    line = line_of(tree, YAML_REL, "MPS: asinh_out_mps")
+    assert (f.code, f.path, f.line, f.col) == ("MPS003", YAML_REL, line, 10)
+    assert f.severity == "error" and "asinh_out_mps" in f.message
+
+
+DEAD_BLOCK = """
+TORCH_IMPL_FUNC(sinh_out_mps)(const Tensor& self, const Tensor& output) {
+  mps::unary_op(self, output, "sinh_out_mps", ^MPSGraphTensor*(MPSGraph* mpsGraph, MPSGraphTensor* inputTensor) {
+    return [mpsGraph sinhWithTensor:inputTensor name:nil];
+  });
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "added, needle, col",
+    [
+        (DEAD_BLOCK, "TORCH_IMPL_FUNC(sinh_out_mps)", 1),
+        ("\n  CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(acosh_out_mps, acosh)\n", "(acosh_out_mps, acosh)", 3),
+    ],
+)
+def test_dead_implementation(tree: Path, added: str, needle: str, col: int):
+    edit(tree, f"{OPS}/UnaryOps.mm", "\n} // namespace at::native", added + "\n} // namespace at::native")
+    f = only(findings(tree))
+    assert (f.code, f.path, f.line, f.col) == ("MPS004", f"{OPS}/UnaryOps.mm", line_of(tree, f"{OPS}/UnaryOps.mm", needle), col)
+    assert f.severity == "warning" and "not named by any native_functions.yaml entry" in f.message
+
+
+def test_unused_static_helper_is_not_dead(tree: Path):
+    helper = "\nstatic void old_helper_mps(MPSGraph* mpsGraph) {\n  [mpsGraph description];\n}\n"
+    edit(tree, f"{OPS}/UnaryOps.mm", "\n} // namespace at::native", helper + "\n} // namespace at::native")
+    assert findings(tree) == []
+
+
+def test_stub_not_registered(tree: Path):
+    edit(tree, f"{OPS}/BinaryKernel.mm", "REGISTER_DISPATCH(hypot_stub, &hypot_mps_kernel)\n", "")
+    f = only(findings(tree))
+    assert (f.code, f.path, f.line) == ("MPS005", YAML_REL, line_of(tree, YAML_REL, "CPU, CUDA, MPS: hypot_out"))
+    assert f.col == len("    CPU, CUDA, MPS: ") + 1
+    assert "hypot_stub" in f.message and "aten/src/ATen/native/BinaryOps.cpp" in f.message
+
+
+def test_unknown_shared_kernel_is_not_reported(tree: Path):
+    # A shared kernel the .cpp files do not define: its stub cannot be determined, so no noise.
+    edit(tree, YAML_REL, "    CPU, CUDA: heaviside_out\n", "    CPU, CUDA, MPS: heaviside_out_elsewhere\n")
+    assert findings(tree) == []
+
+
+def test_stub_registered_twice(tree: Path):
+    edit(tree, f"{OPS}/UnaryOps.mm", "\n} // namespace at::native", "\nREGISTER_MPS_UNARY_STUB(exp, exponent);\n\n} // namespace at::native")
+    f = only(findings(tree))
+    assert (f.code, f.path, f.line) == ("MPS006", f"{OPS}/UnaryOps.mm", line_of(tree, f"{OPS}/UnaryOps.mm", "REGISTER_MPS_UNARY_STUB(exp"))
+    assert "exp_stub" in f.message and f"{OPS}/UnaryKernel.mm" in f.message
+
+
+def test_host_kernel_name_unregistered(tree: Path):
+    edit(tree, f"{OPS}/BinaryKernel.mm", 'exec_binary_kernel(iter, "copysign")', 'exec_binary_kernel(iter, "copysgn")')
+    f = only(findings(tree))
+    line = line_of(tree, f"{OPS}/BinaryKernel.mm", '"copysgn"')
+    col = (tree / OPS / "BinaryKernel.mm").read_text().splitlines()[line - 1].index('"copysgn"') + 1
+    assert (f.code, f.path, f.line, f.col) == ("MPS007", f"{OPS}/BinaryKernel.mm", line, col)
+    assert "'copysgn'" in f.message
+
+
+def test_functor_never_registered(tree: Path):
+    functor = "struct sinh_functor {\n  template <typename T>\n  inline T operator()(const T x) {\n    return T(precise::sinh(x));\n  }\n};\n\n"
+    edit(tree, f"{KERNELS}/UnaryKernel.metal", "struct exp_functor {", functor + "struct exp_functor {")
+    f = only(findings(tree))
+    assert (f.code, f.path, f.line) == ("MPS008", f"{KERNELS}/UnaryKernel.metal", line_of(tree, f"{KERNELS}/UnaryKernel.metal", "struct sinh_functor"))
+
+
+def test_kernel_registered_in_the_wrong_metal_file(tree: Path):
+    edit(tree, f"{KERNELS}/BinaryKernel.metal", "REGISTER_FLOAT_BINARY_OP(hypot);\n", "")
+    edit(tree, f"{KERNELS}/UnaryKernel.metal", "INSTANTIATE_UNARY_KERNELS_VEC2(half);\n",
+         "INSTANTIATE_UNARY_KERNELS_VEC2(half);\nREGISTER_UNARY_OP(hypot, float, float);\n")
+    f = only(findings(tree))
+    metal = f"{KERNELS}/UnaryKernel.metal"
+    assert (f.code, f.path, f.line) == ("MPS009", metal, line_of(tree, metal, "REGISTER_UNARY_OP(hypot"))
+    assert f"{OPS}/BinaryKernel.mm" in f.message and "BinaryKernel.metal" in f.hint
+
+
+def test_stale_xfail(tree: Path):
+    edit(tree, COMMON_MPS_REL, '"heaviside": None,', '"heavyside": None,')
+    f = only(findings(tree))
+    line = line_of(tree, COMMON_MPS_REL, '"heavyside"')
+    col = (tree / COMMON_MPS_REL).read_text().splitlines()[line - 1].index('"heavyside"') + 1
+    assert (f.code, f.path, f.line, f.col) == ("MPS010", COMMON_MPS_REL, line, col)
+    assert "UNIMPLEMENTED_XFAILLIST" in f.message and "did you mean 'heaviside'" in f.hint
+
+
+# -- CLI: formats, exit codes, paths ----------------------------------------------------------
+
+
+def run(root: Path, *args: str):
+    return CliRunner().invoke(main, ["-C", str(root), "check", *args])
+
+
+def break_two_files(tree: Path) -> None:
+    edit(tree, f"{OPS}/UnaryOps.mm", "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)\n", "")  # MPS003 (yaml)
+    edit(tree, COMMON_MPS_REL, '"heaviside": None,', '"heavyside": None,')  # MPS010 (common_mps.py)
+
+
+def test_cli_clean_exit_0(tree: Path):
+    r = run(tree)
+    assert r.exit_code == 0 and r.output == "No problems found.\n"
+
+
+def test_cli_text_and_exit_1_on_errors(tree: Path):
+    break_two_files(tree)
+    r = run(tree)
+    assert r.exit_code == 1
+    lines = r.output.splitlines()
+    assert lines[0].startswith(f"{YAML_REL}:") and " MPS003 " in lines[0]
+    assert lines[1].startswith(f"{COMMON_MPS_REL}:") and " MPS010 " in lines[1]
+    assert lines[2] == "Found 1 error and 1 warning."
+
+
+def test_cli_warnings_alone_exit_0(tree: Path):
+    edit(tree, COMMON_MPS_REL, '"heaviside": None,', '"heavyside": None,')
+    assert run(tree).exit_code == 0
+
+
+def test_cli_json_and_github(tree: Path):
+    break_two_files(tree)
+    r = run(tree, "--format", "json")
+    doc = json.loads(r.output)
+    assert r.exit_code == 1 and doc["summary"] == {"errors": 1, "warnings": 1}
+    assert [f["code"] for f in doc["findings"]] == ["MPS003", "MPS010"]
+    g = run(tree, "--format", "github")
+    assert g.exit_code == 1 and g.output.startswith(f"::error file={YAML_REL},line=")
+
+
+def test_cli_lintrunner_always_0_absolute_paths(tree: Path):
+    break_two_files(tree)
+    r = run(tree, "--format", "lintrunner")
+    msgs = [json.loads(ln) for ln in r.output.splitlines()]
+    assert r.exit_code == 0 and {m["name"] for m in msgs} == {"MPS003", "MPS010"}
+    assert all(Path(m["path"]).is_absolute() and Path(m["path"]).is_file() for m in msgs)
+
+
+def test_cli_paths_narrow_the_report(tree: Path, monkeypatch):
+    break_two_files(tree)
+    monkeypatch.chdir(tree)
+    r = run(tree, COMMON_MPS_REL)
+    assert r.exit_code == 0 and " MPS010 " in r.output and "MPS003" not in r.output
+    r = run(tree, f"{OPS}/BinaryKernel.mm")
+    assert r.exit_code == 0 and r.output == "No problems found.\n"
+
+
+def test_cli_at_file_lists_paths(tree: Path, monkeypatch):
+    break_two_files(tree)
+    monkeypatch.chdir(tree)
+    (tree / "paths.txt").write_text(f"{YAML_REL}\n")
+    r = run(tree, "@paths.txt")
+    assert r.exit_code == 1 and " MPS003 " in r.output and "MPS010" not in r.output
+    (tree / "empty.txt").write_text("")
+    assert run(tree, "@empty.txt").output == "No problems found.\n"
+
+
+def test_cli_missing_at_file_is_a_user_error(tree: Path):
+    r = run(tree, "@/nonexistent/paths.txt")
+    assert r.exit_code == 2 and "file not found" in r.output and "Traceback" not in r.output
+
+
+# -- the real wheel's files with the sample's sources ---------------------------------------
+
+
+def build_real_tree(root: Path, yaml: Path, testing: Path) -> Path:
+    shutil.copyfile(yaml, root / YAML_REL)
+    shutil.copyfile(testing / "common_mps.py", root / COMMON_MPS_REL)
+    shutil.copyfile(testing / "common_methods_invocations.py", root / CMI_REL)
+    shutil.rmtree(root / OPINFO_DEFS_REL)
+    shutil.copytree(testing / "opinfo" / "definitions", root / OPINFO_DEFS_REL,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture()
+def real_tree(sample_tree: Path, real_yaml_path: Path, real_testing_dir: Path) -> Path:
+    return build_real_tree(sample_tree, real_yaml_path, real_testing_dir)
+
+
+def test_real_tree_findings(real_tree: Path):
+    found = findings(real_tree)
+    by_code: dict[str, list[report.Finding]] = {}
+    for f in found:
+        by_code.setdefault(f.code, []).append(f)
+    # The sample's .mm files define a handful of the ~290 legacy kernels: the rest are missing there.
+    assert len(by_code["MPS003"]) > 250
+    assert not any("asinh_out_mps" in f.message for f in by_code["MPS003"])  # the sample defines it
+    # atan2 is shared in the 2.13 yaml, and the sample's BinaryKernel.mm does not register atan2_stub.
+    (atan2,) = [f for f in by_code["MPS005"] if "atan2.out" in f.message]
+    assert "atan2_stub" in atan2.message
+    # ... so the sample's MPSGraph TORCH_IMPL_FUNC(atan2_out_mps) is dead there.
+    assert [f.message.split()[0] for f in by_code["MPS004"]] == ["TORCH_IMPL_FUNC(atan2_out_mps)"]
+    # pow.Scalar_out keeps its own MPS kernel beside the shared pow.Tensor_Scalar_out (known upstream split).
+    assert any("pow.Scalar_out" in f.message for f in by_code["MPS001"])
+    # Stale keys of the real common_mps.py; signal.windows.* (named through a helper) are not flagged.
+    stale = {f.message.split("'")[1] for f in by_code["MPS010"]}
+    assert {"symeig", "segment.reduce"} <= stale
+    assert not any(k.startswith("signal.windows") for k in stale)
+    assert not by_code.get("MPS002") and not by_code.get("MPS006")
+
+
+def test_real_tree_cli_does_not_crash(real_tree: Path):
+    r = run(real_tree, "--format", "json")
+    assert r.exit_code == 1 and json.loads(r.output)["summary"]["errors"] > 250

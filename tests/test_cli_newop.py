@@ -1,0 +1,98 @@
+"""`mpsgen new-op` end to end through the installed entry point: the sample's build and tests pass."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+MPSGEN = shutil.which("mpsgen")
+HEAVISIDE = "a == 0 ? b : T(a > 0)"
+LOG_NDTR = "log(c10::metal::erfc(-x * M_SQRT1_2_F) / 2)"
+COMMON_MPS = "torch/testing/_internal/common_mps.py"
+
+
+def mpsgen(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    assert MPSGEN, "the mpsgen entry point is not installed (pip install -e .)"
+    return subprocess.run([MPSGEN, *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def pristine_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("pristine") / "pytorch"
+    result = mpsgen("sample", str(dest))
+    assert result.returncode == 0, result.stderr
+    return dest
+
+
+@pytest.fixture()
+def tree(pristine_sample: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / "pytorch"
+    shutil.copytree(pristine_sample, dest, symlinks=True)
+    return dest
+
+
+def tracked_bytes(root: Path) -> dict[str, bytes]:
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
+    return {rel: (root / rel).read_bytes() for rel in files.decode().split("\0") if rel}
+
+
+def test_new_op_heaviside_builds_and_passes(tree: Path) -> None:
+    result = mpsgen("-C", str(tree), "new-op", "heaviside", "--expr", HEAVISIDE, "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    plan = report["plan"]
+    assert plan["moved"] == [{"entry": "heaviside.out", "line": 114, "from": None, "to": "heaviside_out"}]
+    assert plan["stub"]["name"] == "heaviside_stub" and plan["arity"] == "binary"
+    assert report["build"]["ok"] is True
+    tests = report["tests"]
+    assert tests["ok"] is True and tests["unexpected_successes"] == []
+    for dtype in ("float32", "float16", "bfloat16"):
+        assert tests["by_dtype"][dtype]["passed"] == 1, dtype
+    # Integer dtypes have no kernel: their xfail stays (narrowed), and they still fail as expected.
+    assert tests["by_dtype"]["int32"]["xfail"] == 1
+    text = (tree / COMMON_MPS).read_text()
+    assert '"heaviside": None' not in text
+    assert '"heaviside": [\n                torch.uint8,' in text
+    assert "CPU, CUDA, MPS: heaviside_out" in (tree / "aten/src/ATen/native/native_functions.yaml").read_text()
+
+
+def test_new_op_special_log_ndtr_builds_and_passes(tree: Path) -> None:
+    result = mpsgen("-C", str(tree), "new-op", "special_log_ndtr", "--expr", LOG_NDTR)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "added     aten/src/ATen/native/mps/operations/UnaryKernel.mm: REGISTER_UNARY_TI_DISPATCH(special_log_ndtr)" in out
+    assert 'narrowed "special.log_ndtr" in UNIMPLEMENTED_XFAILLIST' in out
+    assert "build succeeded" in out
+    assert "test_output_match float32                1 passed" in out
+    assert "0 unexpected successes" in out and "0 failed, 0 errors" in out
+    again = mpsgen("-C", str(tree), "new-op", "special_log_ndtr", "--expr", LOG_NDTR)
+    assert again.returncode == 0 and again.stdout.startswith("nothing to do: special_log_ndtr is already on a native Metal kernel")
+
+
+def test_new_op_refuses_an_op_with_a_legacy_mps_kernel(tree: Path) -> None:
+    before = tracked_bytes(tree)
+    result = mpsgen("-C", str(tree), "new-op", "frac", "--expr", "x")
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "frac already has an MPS kernel (frac.out: frac_out_mps)" in result.stderr
+    assert "mpsgen migrate frac" in result.stderr and "mpsgen status --op frac" in result.stderr
+    assert tracked_bytes(tree) == before
+
+
+def test_new_op_refuses_an_op_not_in_native_functions(tree: Path) -> None:
+    before = tracked_bytes(tree)
+    result = mpsgen("-C", str(tree), "new-op", "heavyside", "--expr", HEAVISIDE)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "no op family named 'heavyside'" in result.stderr and "heaviside" in result.stderr
+    assert tracked_bytes(tree) == before
+
+
+def test_migrate_points_an_op_without_mps_to_new_op(tree: Path) -> None:
+    result = mpsgen("-C", str(tree), "migrate", "special_log_ndtr")
+    assert result.returncode == 2
+    assert "has no MPS kernel to migrate" in result.stderr and "mpsgen new-op special_log_ndtr" in result.stderr

@@ -1,0 +1,122 @@
+"""The shipped pre-commit hook (`pre-commit try-repo`) and the lintrunner adapter, with the real tools.
+
+pre-commit installs mpsgen from a git repository into its own virtualenv (dependencies from PyPI),
+so the hook is tried from a committed snapshot of this working tree: try-repo on /work/main itself
+would miss files that are not committed yet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mpsgen.checkout import COMMON_MPS_REL, YAML_REL
+
+from test_checks import complete_opinfos, edit
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def git_tree(root: Path) -> Path:
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "sample")
+    return root
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory) -> Path:
+    """A committed snapshot of this repository's working tree (tracked and new files)."""
+    dest = tmp_path_factory.mktemp("mpsgen-repo")
+    files = git(REPO, "ls-files", "--cached", "--others", "--exclude-standard", "-z").split("\0")
+    for rel in filter(None, files):
+        src = REPO / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    return git_tree(dest)
+
+
+@pytest.fixture()
+def broken_git_sample(sample_tree: Path) -> Path:
+    complete_opinfos(sample_tree)
+    git_tree(sample_tree)
+    edit(sample_tree, COMMON_MPS_REL, '"heaviside": None,', '"heavyside": None,')  # MPS010, a warning
+    edit(sample_tree, "aten/src/ATen/native/mps/operations/UnaryOps.mm",
+         "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)\n", "")  # MPS003 in the yaml
+    return sample_tree
+
+
+def test_hook_definition_is_the_shipped_one():
+    text = (REPO / ".pre-commit-hooks.yaml").read_text()
+    assert "- id: mpsgen-check" in text and "entry: mpsgen check" in text and "language: python" in text
+
+
+def test_pre_commit_try_repo(hook_repo: Path, broken_git_sample: Path, tmp_path_factory):
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+
+    def try_repo(*files: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(BIN / "pre-commit"), "try-repo", str(hook_repo), "mpsgen-check", "--files", *files],
+                              cwd=broken_git_sample, env=env, capture_output=True, text=True, timeout=600)
+
+    both = try_repo(YAML_REL, COMMON_MPS_REL)
+    out = both.stdout + both.stderr
+    assert both.returncode == 1, out
+    assert f"{YAML_REL}:" in out and " MPS003 " in out and " MPS010 " in out and "Traceback" not in out
+    # Only the warning's file: the hook passes (warnings alone exit 0) but still prints it.
+    warn = try_repo(COMMON_MPS_REL)
+    assert warn.returncode == 0, warn.stdout + warn.stderr
+    assert "Passed" in warn.stdout
+    # A file with no findings passes.
+    clean = try_repo("aten/src/ATen/native/mps/operations/BinaryKernel.mm")
+    assert clean.returncode == 0 and "Passed" in clean.stdout, clean.stdout + clean.stderr
+
+
+LINTRUNNER_TOML = """\
+[[linter]]
+code = 'MPSGEN'
+include_patterns = [
+    'aten/src/ATen/native/native_functions.yaml',
+    'aten/src/ATen/native/*.h',
+    'aten/src/ATen/native/*.cpp',
+    'aten/src/ATen/native/mps/**/*.mm',
+    'aten/src/ATen/native/mps/**/*.metal',
+    'torch/testing/_internal/common_mps.py',
+]
+command = [
+    '{mpsgen}',
+    'check',
+    '--format=lintrunner',
+    '@{{{{PATHSFILE}}}}',
+]
+"""
+
+
+def test_lintrunner(broken_git_sample: Path, tmp_path: Path):
+    root = broken_git_sample
+    (root / ".lintrunner.toml").write_text(LINTRUNNER_TOML.format(mpsgen=BIN / "mpsgen"))
+    git(root, "add", ".lintrunner.toml")
+    git(root, "commit", "-qm", "lintrunner")
+    r = subprocess.run([str(BIN / "lintrunner"), "--all-files", "--output=json", f"--data-path={tmp_path / 'lr'}"],
+                       cwd=root, capture_output=True, text=True, timeout=300)
+    msgs = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
+    assert r.returncode == 1, r.stdout + r.stderr  # lintrunner fails on error-severity messages
+    by_name = {m["name"]: m for m in msgs}
+    assert set(by_name) == {"MPS003", "MPS010"}, r.stdout + r.stderr
+    assert by_name["MPS003"]["code"] == "MPSGEN" and by_name["MPS003"]["severity"] == "error"
+    assert by_name["MPS003"]["path"].endswith(YAML_REL) and by_name["MPS003"]["line"] > 1
+    assert by_name["MPS010"]["severity"] == "warning" and "heavyside" in by_name["MPS010"]["description"]
