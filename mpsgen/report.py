@@ -39,7 +39,7 @@ SPLIT_FAMILY = Rule(
 )
 DUPLICATE_KEY = Rule(
     "MPS002", "duplicate-key", ERROR,
-    "the same key appears twice in one mapping (yaml dispatch or common_mps.py table); the last one silently wins",
+    "MPS appears in two dispatch keys of one native_functions.yaml entry; torchgen silently keeps the later one",
 )
 MISSING_IMPLEMENTATION = Rule(
     "MPS003", "missing-implementation", ERROR,
@@ -71,7 +71,7 @@ KERNEL_STEM_MISMATCH = Rule(
 )
 STALE_XFAIL = Rule(
     "MPS010", "stale-xfail", WARNING,
-    "an xfail/skip entry names an op that now has a native MPS kernel; remove it or narrow its dtypes",
+    "a common_mps.py xfail/skip key names no OpInfo (misspelt, or the OpInfo was renamed); fix or remove it",
 )
 
 RULES: dict[str, Rule] = {
