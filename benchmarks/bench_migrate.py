@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import shutil
 import statistics
 import subprocess
@@ -52,11 +53,17 @@ def build_tree(dest: Path) -> Path:
     return dest
 
 
-def time_process(argv: list[str], cwd: Path, reset: bool, repeat: int) -> tuple[list[float], str]:
+def time_process(argv: list[str], cwd: Path, reset: bool, repeat: int, pyc: bool = True) -> tuple[list[float], str]:
+    # pyc=True: bytecode caching allowed, as for any installed package (the first run writes it);
+    # pyc=False: PYTHONDONTWRITEBYTECODE=1, so every run recompiles mpsgen's modules.
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if not pyc:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     times, last = [], ""
     for _ in range(repeat + 1):  # the first run warms the OS file cache and is dropped
         start = time.perf_counter()
-        result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+        result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env)
         elapsed = (time.perf_counter() - start) * 1000
         last = result.stdout + result.stderr
         if result.returncode not in (0,):
@@ -64,7 +71,6 @@ def time_process(argv: list[str], cwd: Path, reset: bool, repeat: int) -> tuple[
         times.append(elapsed)
         if reset:
             subprocess.run(["git", "checkout", "--", "."], cwd=cwd, check=True)
-            subprocess.run([shutil.which("mpsgen") or "mpsgen", "undo"], cwd=cwd, capture_output=True)
     return times[1:], last
 
 
@@ -94,10 +100,10 @@ def main() -> int:
     rows.append(("mpsgen --help", time_process([mpsgen, "--help"], root, False, args.repeat)[0]))
     for op, extra in CASES:
         argv = [mpsgen, "migrate", op, *extra, "--no-build", "--no-test"]
+        name = f"mpsgen migrate {op} {' '.join(extra)}".rstrip() + " --no-build --no-test"
         times, out = time_process(argv, root, True, args.repeat)
-        first = out.splitlines()[0] if out else ""
-        rows.append((f"mpsgen migrate {op} {' '.join(extra)}".rstrip() + " --no-build --no-test", times))
-        print(f"# {op}: {first}", file=sys.stderr)
+        rows.append((name, times))
+        print(f"# {op}: {out.splitlines()[0] if out else ''}", file=sys.stderr)
 
     yaml_text = (root / "aten/src/ATen/native/native_functions.yaml").read_text(encoding="utf-8")
 

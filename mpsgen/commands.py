@@ -109,7 +109,7 @@ def run_kernel_command(command: str, checkout: Checkout, options: dict[str, Any]
 
         create_branch(checkout.root, options["branch"])
         _say(fmt, f"switched to new branch {options['branch']}")
-    plan.changeset.apply(allow_dirty=options["allow_dirty"])
+    plan.changeset.apply(allow_dirty=True)  # dirtiness was checked above (git is slow to ask twice)
     outcome.data["applied"] = True
     _say(fmt, f"applied: {len(plan.changeset.changed_paths)} file(s) changed (undo with `mpsgen undo`)", fg="green")
 
