@@ -18,7 +18,7 @@ import pytest
 
 from mpsgen.checkout import COMMON_MPS_REL, YAML_REL
 
-from test_checks import complete_opinfos, edit
+from test_checks import edit
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -52,7 +52,6 @@ def hook_repo(tmp_path_factory) -> Path:
 
 @pytest.fixture()
 def broken_git_sample(sample_tree: Path) -> Path:
-    complete_opinfos(sample_tree)
     git_tree(sample_tree)
     edit(sample_tree, COMMON_MPS_REL, '"heaviside": None,', '"heavyside": None,')  # MPS010, a warning
     edit(sample_tree, "aten/src/ATen/native/mps/operations/UnaryOps.mm",
