@@ -318,52 +318,13 @@ def recover_if_interrupted(checkout: Checkout) -> list[str]:
 
 
 def dirty_paths(root: Path, rels: list[str]) -> list[str]:
-    """Those of *rels* (checkout-relative) with uncommitted changes; [] if not in a git repo."""
+    """Those of *rels* (checkout-relative) with uncommitted changes; [] if not in a git repo.
+    The checkout may be the top of its repository or sit inside a larger one."""
     if not rels or jr.find_git_dir(root) is None:
         return []
     from . import gitops
 
-    if gitops.is_git_repo(root):  # the usual case: the checkout is the top of its repository
-        return sorted(gitops.dirty_paths(root, rels))
-    # The checkout sits inside a larger repository: ask git about paths below its top.
-    try:
-        import git  # gitpython; heavy, so imported here
-    except ImportError as err:  # gitpython raises ImportError when no git executable is found
-        raise MpsgenError(
-            f"cannot run git to look for uncommitted changes ({err})",
-            path=root,
-            hint="install git, or pass --allow-dirty",
-        ) from None
-    try:
-        repo = git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return []
-    top = Path(repo.working_tree_dir or root).resolve()
-    try:
-        out = repo.git.status("--porcelain", "-z", "--untracked-files=all", "--", *[str(root / r) for r in rels])
-    except git.GitCommandError as err:
-        raise MpsgenError(
-            f"git status failed: {' '.join(str(err.stderr).split())}", path=root, hint="pass --allow-dirty to skip"
-        ) from None
-    wanted = set(rels)
-    dirty: set[str] = set()
-    items = out.split("\0")
-    i = 0
-    while i < len(items):
-        item = items[i]
-        i += 1
-        if len(item) < 4:
-            continue
-        status, name = item[:2], item[3:]
-        if status[0] in "RC":
-            i += 1  # the rename's source path follows
-        try:
-            rel = (top / name).relative_to(root).as_posix()
-        except ValueError:
-            continue
-        if rel in wanted:
-            dirty.add(rel)
-    return sorted(dirty)
+    return sorted(gitops.dirty_paths(root, rels))
 
 
 # -- the transaction ---------------------------------------------------------------------

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
-from .changeset import recover_if_interrupted
 from .checkout import Checkout
 from .errors import EXIT_FINDINGS, EXIT_OK
-from .kernelplan import KernelOptions, Plan, plan_kernel_command
+
+if TYPE_CHECKING:  # the planning modules load only for migrate/new-op, not for check/status
+    from .kernelplan import Plan
 
 
 class Outcome:
@@ -70,6 +71,9 @@ def print_summary(plan: Plan, fmt: str) -> None:
 
 
 def run_kernel_command(command: str, checkout: Checkout, options: dict[str, Any]) -> int:
+    from .changeset import recover_if_interrupted
+    from .kernelplan import KernelOptions, plan_kernel_command
+
     fmt = options["fmt"]
     restored = recover_if_interrupted(checkout)
     if restored:
