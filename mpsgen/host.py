@@ -12,7 +12,15 @@ from dataclasses import dataclass
 
 from .checkout import newline_of
 from .errors import MpsgenError
-from .stubs import directive_lines, line_at, mask_code, match_close, split_top_level
+from .stubs import (
+    definition_body,
+    directive_lines,
+    line_at,
+    looks_like_definition_name,
+    mask_code,
+    match_close,
+    split_top_level,
+)
 
 # --------------------------------------------------------------------------------------------
 # Shared line helpers
@@ -107,23 +115,11 @@ def function_spans(masked: str) -> list[FunctionSpan]:
     spans: list[FunctionSpan] = []
     for m in re.finditer(r"\bTORCH_IMPL_FUNC\s*\(\s*(\w+)\s*\)\s*\(|\b([A-Za-z_]\w*)\s*\(", masked):
         name = m.group(1) or m.group(2)
-        if m.group(2) in _CONTROL:
+        if m.group(2) and (m.group(2) in _CONTROL or not looks_like_definition_name(masked, m.start())):
             continue
-        if m.group(2):
-            before = masked[: m.start()].rstrip()
-            if not before or not re.search(r"[\w&*>]$", before) or re.search(r"\b(return|new|else)$", before):
-                continue
-            if re.search(r"(\.|->|::)$", before):
-                continue
-        pclose = match_close(masked, m.end() - 1)
-        if pclose is None:
-            continue
-        brace = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\{").match(masked, pclose + 1)
-        if not brace:
-            continue
-        bclose = match_close(masked, brace.end() - 1)
-        if bclose is not None:
-            spans.append(FunctionSpan(name, m.start(), brace.end() - 1, bclose))
+        body = definition_body(masked, m.end() - 1)
+        if body is not None:
+            spans.append(FunctionSpan(name, m.start(), *body))
     return spans
 
 

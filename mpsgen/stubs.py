@@ -477,24 +477,39 @@ def _impl_func_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
     return None
 
 
+def looks_like_definition_name(masked: str, pos: int) -> bool:
+    """Whether the identifier at *pos* can name a function being defined: a return type (or `&`,
+    `*`, `>`) comes before it, not `return`/`new`/`else`, and it is not a member or qualified call."""
+    before = masked[:pos].rstrip()
+    if not before or not re.search(r"[\w&*>]$", before) or re.search(r"\b(return|new|else)$", before):
+        return False
+    return not re.search(r"(\.|->|::)$", before)
+
+
+_BODY_OPEN = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\{")
+
+
+def definition_body(masked: str, paren_open: int) -> tuple[int, int] | None:
+    """(body_open, body_close) when the parameter list opening at *paren_open* is followed by a body."""
+    pclose = match_close(masked, paren_open)
+    if pclose is None:
+        return None
+    brace = _BODY_OPEN.match(masked, pclose + 1)
+    if not brace:
+        return None
+    bclose = match_close(masked, brace.end() - 1)
+    return None if bclose is None else (brace.end() - 1, bclose)
+
+
 def _function_def_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
     """(start, body_open, body_close) of a plain function definition `T kernel(...) {...}`."""
     for m in re.finditer(rf"\b{re.escape(kernel)}\s*\(", masked):
-        before = masked[: m.start()].rstrip()
-        if not before or not re.search(r"[\w&*>]$", before) or re.search(r"\b(return|new|else)$", before):
+        if not looks_like_definition_name(masked, m.start()):
             continue
-        if before.endswith("::") or re.search(r"(\.|->)$", before):
-            continue
-        pclose = match_close(masked, m.end() - 1)
-        if pclose is None:
-            continue
-        brace = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?\{").match(masked, pclose + 1)
-        if not brace:
-            continue
-        bclose = match_close(masked, brace.end() - 1)
-        if bclose is not None:
+        body = definition_body(masked, m.end() - 1)
+        if body is not None:
             line_start = masked.rfind("\n", 0, m.start()) + 1
-            return line_start, brace.end() - 1, bclose
+            return line_start, *body
     return None
 
 
