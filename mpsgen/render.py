@@ -41,7 +41,7 @@ _PARAMS = {
 FLOAT_TYPES = ("float", "half", "bfloat")
 INT_TYPES = ("long", "int", "short", "char", "uchar", "bool")
 COMPLEX_TYPES = ("float2", "half2")
-COLUMN_LIMIT = 80
+COLUMN_LIMIT = 120  # PyTorch's .clang-format, `Language: ObjC` section (.mm files)
 
 
 @dataclass(frozen=True)
@@ -274,20 +274,25 @@ def _alpha_or_ternary_registrations(spec: KernelSpec, style: "MetalStyle") -> li
 
 
 def _wrap_call(indent: int, head: str, args: Sequence[str], tail: str, *, declaration: bool) -> str:
-    """Lay out ``head(args)tail`` the way clang-format does with PyTorch's style
-    (ColumnLimit 80, AlignAfterOpenBracket AlwaysBreak, no bin-packing)."""
-    pad, cont = " " * indent, " " * (indent + 4)
+    """Lay out ``head(args)tail`` the way clang-format does with the ObjC section of PyTorch's
+    .clang-format, which governs .mm files (ColumnLimit 120, AlignAfterOpenBracket Align, no
+    bin-packing): one line if it fits, else one argument per line aligned after the parenthesis."""
+    pad = " " * indent
     one = f"{pad}{head}({', '.join(args)}){tail}"
     if len(one) <= COLUMN_LIMIT:
         return one
-    # Calls may put every argument on one continuation line; declarations may not.
+    cont = " " * (indent + 4)
+    # A call may put all its arguments on one continuation line (clang-format prefers that);
+    # a declaration may not (BinPackParameters false).
     joined = f"{cont}{', '.join(args)}){tail}"
     if not declaration and len(joined) <= COLUMN_LIMIT:
         return f"{pad}{head}(\n{joined}"
-    if len(args) == 1:
-        return f"{pad}{head}(\n{cont}{args[0]}){tail}"
-    body = (",\n").join(f"{cont}{a}" for a in args)
-    return f"{pad}{head}(\n{body}){tail}"
+    align = " " * (indent + len(head) + 1)
+    aligned = f"{pad}{head}(" + (",\n" + align).join(args) + f"){tail}"
+    if len(args) > 1 and max(len(line) for line in aligned.split("\n")) <= COLUMN_LIMIT:
+        return aligned
+    # Aligning does not fit: clang-format breaks after the parenthesis, one argument per line.
+    return f"{pad}{head}(\n{cont}" + (",\n" + cont).join(args) + f"){tail}"
 
 
 def exec_call_args(arity: str, kernel: str, scalar: str | None = None) -> tuple[str, list[str]]:
