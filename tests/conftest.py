@@ -47,3 +47,22 @@ def sample_tree(tmp_path: Path) -> Path:
     dest = tmp_path / "pytorch"
     shutil.copytree(SAMPLE, dest, symlinks=True)
     return dest
+
+
+@pytest.fixture(scope="session")
+def pristine_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One `mpsgen sample` (git-initialised) per session, through the installed entry point."""
+    from cli_support import mpsgen
+
+    dest = tmp_path_factory.mktemp("pristine") / "pytorch"
+    result = mpsgen("sample", str(dest))
+    assert result.returncode == 0, result.stderr
+    return dest
+
+
+@pytest.fixture()
+def tree(pristine_sample: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the git-initialised sample (git history included)."""
+    dest = tmp_path / "pytorch"
+    shutil.copytree(pristine_sample, dest, symlinks=True)
+    return dest

@@ -16,35 +16,8 @@ from pathlib import Path
 
 import pytest
 
-MPSGEN = shutil.which("mpsgen")
+from cli_support import MPSGEN, mpsgen, tracked_bytes  # noqa: F401
 BROKEN_ATAN2 = "precise::atan2(float(a), float(b)) +"  # a syntax error the build must report
-
-
-def mpsgen(*args: str, cwd: Path | None = None, env: dict | None = None,
-           timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    assert MPSGEN, "the mpsgen entry point is not installed (pip install -e .)"
-    return subprocess.run([MPSGEN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
-
-
-@pytest.fixture(scope="session")
-def pristine_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dest = tmp_path_factory.mktemp("pristine") / "pytorch"
-    result = mpsgen("sample", str(dest))
-    assert result.returncode == 0, result.stderr
-    return dest
-
-
-@pytest.fixture()
-def tree(pristine_sample: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "pytorch"
-    shutil.copytree(pristine_sample, dest, symlinks=True)
-    return dest
-
-
-def source_bytes(root: Path) -> dict[str, bytes]:
-    """The tracked sources (git ls-files): what mpsgen may edit; build outputs and logs excluded."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
-    return {rel: (root / rel).read_bytes() for rel in files.decode().split("\0") if rel}
 
 
 def git(root: Path, *args: str) -> str:
@@ -66,13 +39,13 @@ def test_migrate_atan2_full_pipeline_then_second_run_is_a_no_op(tree: Path) -> N
     table = json.loads((tree / "torch/lib/dispatch_table.json").read_text())
     assert "atan2" in json.dumps(table)
 
-    before = source_bytes(tree)
+    before = tracked_bytes(tree)
     again = mpsgen("-C", str(tree), "migrate", "atan2", "--format", "json")
     assert again.returncode == 0, again.stderr
     report = json.loads(again.stdout)
     assert report["plan"]["nothing_to_do"].startswith("atan2 is already on a native Metal kernel")
     assert report["applied"] is False and report["exit_code"] == 0
-    assert source_bytes(tree) == before
+    assert tracked_bytes(tree) == before
 
 
 def test_migrate_frac_json_report_with_build_and_tests(tree: Path) -> None:
@@ -107,28 +80,28 @@ def test_broken_kernel_expression_fails_the_build_and_leaves_the_edits(tree: Pat
 
     undo = mpsgen("-C", str(tree), "undo")
     assert undo.returncode == 0, undo.stderr
-    assert source_bytes(tree) == source_bytes(pristine_sample)
+    assert tracked_bytes(tree) == tracked_bytes(pristine_sample)
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(tree: Path) -> None:
-    before = source_bytes(tree)
+    before = tracked_bytes(tree)
     result = mpsgen("-C", str(tree), "migrate", "frac", "--dry-run")
     assert result.returncode == 0, result.stderr
     assert "+    CPU, CUDA, MPS: frac_out\n" in result.stdout
     assert "-TORCH_IMPL_FUNC(frac_out_mps)\n" in result.stdout
     assert result.stdout.rstrip().endswith("dry run: nothing written")
-    assert source_bytes(tree) == before
+    assert tracked_bytes(tree) == before
     assert git(tree, "status", "--porcelain") == ""
 
 
 def test_print_shows_the_generated_code_and_touches_nothing(tree: Path) -> None:
-    before = source_bytes(tree)
+    before = tracked_bytes(tree)
     result = mpsgen("-C", str(tree), "migrate", "atan2", "--print")
     assert result.returncode == 0, result.stderr
     assert "struct atan2_functor {" in result.stdout
     assert "static void atan2_mps_kernel(TensorIteratorBase& iter)" in result.stdout
     assert "REGISTER_DISPATCH(atan2_stub, &atan2_mps_kernel)\n" in result.stdout  # the file's last line has no ;
-    assert source_bytes(tree) == before and git(tree, "status", "--porcelain") == ""
+    assert tracked_bytes(tree) == before and git(tree, "status", "--porcelain") == ""
 
 
 def test_branch_and_commit_name_the_op_and_overloads(tree: Path) -> None:
@@ -171,12 +144,12 @@ def test_missing_ninja_is_a_clear_error_before_any_write(tree: Path, tmp_path: P
     bin_dir = tmp_path / "bin"  # a PATH with git but without ninja
     bin_dir.mkdir()
     (bin_dir / "git").symlink_to(shutil.which("git"))
-    before = source_bytes(tree)
+    before = tracked_bytes(tree)
     result = mpsgen("-C", str(tree), "migrate", "atan2", env=dict(os.environ, PATH=str(bin_dir)))
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert "`ninja` not found on PATH" in result.stderr and "--no-build" in result.stderr
-    assert source_bytes(tree) == before and git(tree, "status", "--porcelain") == ""
+    assert tracked_bytes(tree) == before and git(tree, "status", "--porcelain") == ""
 
 
 def test_unexpected_success_prints_the_removing_edit_and_exits_1(tree: Path) -> None:

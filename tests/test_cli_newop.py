@@ -9,35 +9,10 @@ from pathlib import Path
 
 import pytest
 
-MPSGEN = shutil.which("mpsgen")
+from cli_support import MPSGEN, mpsgen, tracked_bytes  # noqa: F401
 HEAVISIDE = "a == 0 ? b : T(a > 0)"
 LOG_NDTR = "log(c10::metal::erfc(-x * M_SQRT1_2_F) / 2)"
 COMMON_MPS = "torch/testing/_internal/common_mps.py"
-
-
-def mpsgen(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    assert MPSGEN, "the mpsgen entry point is not installed (pip install -e .)"
-    return subprocess.run([MPSGEN, *args], capture_output=True, text=True, timeout=timeout)
-
-
-@pytest.fixture(scope="session")
-def pristine_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dest = tmp_path_factory.mktemp("pristine") / "pytorch"
-    result = mpsgen("sample", str(dest))
-    assert result.returncode == 0, result.stderr
-    return dest
-
-
-@pytest.fixture()
-def tree(pristine_sample: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "pytorch"
-    shutil.copytree(pristine_sample, dest, symlinks=True)
-    return dest
-
-
-def tracked_bytes(root: Path) -> dict[str, bytes]:
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
-    return {rel: (root / rel).read_bytes() for rel in files.decode().split("\0") if rel}
 
 
 def test_new_op_heaviside_builds_and_passes(tree: Path) -> None:

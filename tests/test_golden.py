@@ -19,7 +19,7 @@ import pytest
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("MPSGEN_UPDATE_GOLDEN") == "1"
-MPSGEN = shutil.which("mpsgen")
+from cli_support import MPSGEN, mpsgen, tracked_bytes  # noqa: F401
 
 # A complex asinh in real arithmetic: asinh(x + iy) = sign(x) acosh(A) + i asin(B), where
 # A, B = (sqrt((1+y)^2 + x^2) +/- sqrt((1-y)^2 + x^2)) / 2.  Compiles in the sample's emulation headers.
@@ -42,27 +42,6 @@ SUCCESS_CASES = {
 
 
 # -- helpers (kept local: conftest.py is shared and not ours to edit) ---------------------------
-
-
-def mpsgen(*args: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    assert MPSGEN, "the mpsgen entry point is not installed (pip install -e .)"
-    return subprocess.run([MPSGEN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
-
-
-@pytest.fixture(scope="session")
-def pristine_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One `mpsgen sample` per session; tests work on copies (git history included)."""
-    dest = tmp_path_factory.mktemp("pristine") / "pytorch"
-    result = mpsgen("sample", str(dest))
-    assert result.returncode == 0, result.stderr
-    return dest
-
-
-@pytest.fixture()
-def tree(pristine_sample: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "pytorch"
-    shutil.copytree(pristine_sample, dest, symlinks=True)
-    return dest
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
