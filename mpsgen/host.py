@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from .checkout import newline_of
 from .errors import MpsgenError
 from .stubs import (
+    calls_outside_directives,
     definition_body,
     directive_lines,
     line_at,
@@ -322,15 +323,8 @@ _REG = re.compile(r"\b(REGISTER_DISPATCH|REGISTER_MPS_DISPATCH|REGISTER_UNARY_TI
 def registrations(text: str, path: str = "<text>") -> list[Registration]:
     """Every stub registration in one .mm text (macro definitions excluded), in file order."""
     masked = mask_code(text)
-    skip = directive_lines(text)
     result: list[Registration] = []
-    for m in _REG.finditer(masked):
-        line = line_at(text, m.start())
-        if line in skip:
-            continue
-        close = match_close(masked, m.end() - 1)
-        if close is None:
-            continue
+    for m, line, close in calls_outside_directives(text, masked, _REG):
         args = split_top_level(masked[m.end() : close])
         semicolon = masked[close + 1 :].lstrip(" \t").startswith(";")
         macro = m.group(1)
@@ -374,7 +368,6 @@ def host_kernel_calls(text: str) -> list[KernelCall]:
     """Kernel names passed as string literals to `lib.exec_*_kernel*` and REGISTER_UNARY_TI_DISPATCH(name)."""
     masked = mask_code(text)
     spans = function_spans(masked)
-    skip = directive_lines(text)
 
     def enclosing(pos: int) -> str | None:
         outer = [s for s in spans if s.body_open < pos < s.body_close]
@@ -384,12 +377,7 @@ def host_kernel_calls(text: str) -> list[KernelCall]:
         return pos - _line_start(text, pos) + 1
 
     calls: list[KernelCall] = []
-    for m in _EXEC.finditer(masked):
-        if line_at(text, m.start()) in skip:
-            continue
-        close = match_close(masked, m.end() - 1)
-        if close is None:
-            continue
+    for m, _line, close in calls_outside_directives(text, masked, _EXEC):
         # The name is the second argument; take the literals inside it (a ternary may hold two).
         args_masked = masked[m.end() : close]
         bounds = _arg_bounds(args_masked)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from . import host, metal, stubs
 from .changeset import Changeset
-from .checkout import COMMON_MPS_REL, CMI_REL, KERNELS_REL, OPERATIONS_REL, YAML_REL, Checkout
+from .checkout import COMMON_MPS_REL, CMI_REL, OPERATIONS_REL, YAML_REL, Checkout
 from .errors import MpsgenError, context
 
 Command = Literal["migrate", "new-op"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Collection, Iterable
+from typing import Collection, Iterable, Iterator
 
 from .errors import MpsgenError
 
@@ -81,7 +81,6 @@ _BRACKETS = {o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in _PAIRS
 def match_close(masked: str, open_pos: int) -> int | None:
     """Index of the bracket closing the one at *open_pos* in a masked text, or None if unbalanced."""
     opener = masked[open_pos]
-    closer = _PAIRS[opener]
     depth = 0
     for m in _BRACKETS[opener].finditer(masked, open_pos):
         depth += 1 if m.group(0) == opener else -1
@@ -127,6 +126,21 @@ def directive_lines(text: str) -> set[int]:
                 break
         k += 1
     return result
+
+
+def calls_outside_directives(
+    text: str, masked: str, pattern: re.Pattern[str]
+) -> Iterator[tuple[re.Match[str], int, int]]:
+    """(match, 1-based line, offset of the closing parenthesis) for every match of *pattern* (which
+    must end at an opening parenthesis) that is not on a preprocessor line, such as a #define body."""
+    skip = directive_lines(text)
+    for m in pattern.finditer(masked):
+        line = line_at(text, m.start())
+        if line in skip:
+            continue
+        close = match_close(masked, m.end() - 1)
+        if close is not None:
+            yield m, line, close
 
 
 def namespaces_at(masked: str, positions: Iterable[int]) -> dict[int, str]:
@@ -294,15 +308,8 @@ def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
         if "DECLARE_DISPATCH" not in text:
             continue
         masked = mask_code(text)
-        skip = directive_lines(text)
         spaces = namespaces_at(masked, (m.start() for m in _DECLARE.finditer(masked)))
-        for m in _DECLARE.finditer(masked):
-            line = line_at(text, m.start())
-            if line in skip:
-                continue
-            close = match_close(masked, m.end() - 1)
-            if close is None:
-                continue
+        for m, line, close in calls_outside_directives(text, masked, _DECLARE):
             parts = split_top_level(masked[m.end() : close])
             name = parts[-1] if parts else ""
             if len(parts) < 2 or not re.fullmatch(r"[A-Za-z_]\w*", name):
@@ -459,6 +466,7 @@ def _expand(params: list[str], body: str, args: list[str]) -> str:
     return re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)  # stringize -> bare (masked anyway)
 
 
+_MACRO_CALL = re.compile(r"\b([A-Z][A-Z0-9_]*)\s*\(")
 _IMPL_FUNC = r"\bTORCH_IMPL_FUNC\s*\(\s*{name}\s*\)\s*\("
 
 
@@ -539,18 +547,13 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
 
     for path, text in sources.items():
         masked = masked_all[path]
-        skip = directive_lines(text)
-        for m in re.finditer(r"\b([A-Z][A-Z0-9_]*)\s*\(", masked):
+        for m, line, close in calls_outside_directives(text, masked, _MACRO_CALL):
             macro = m.group(1)
-            if macro == "TORCH_IMPL_FUNC" or line_at(text, m.start()) in skip:
-                continue
-            close = match_close(masked, m.end() - 1)
-            if close is None:
+            if macro == "TORCH_IMPL_FUNC":
                 continue
             args = split_top_level(masked[m.end() : close])
             if kernel not in masked[m.end() : close] and not any(kernel.startswith(a) for a in args if a):
                 continue
-            line = line_at(text, m.start())
             if macro in macros:
                 expanded = _expand_all(macro, args, macros)
                 hit = _impl_func_in(expanded, kernel)

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
 
 from cli_support import MPSGEN, mpsgen, tracked_bytes  # noqa: F401
 HEAVISIDE = "a == 0 ? b : T(a > 0)"
