@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mpsgen.nativefunctions import index_text, migrate_family  # noqa: E402
+from mpsgen.sources.nativefunctions import index_text, migrate_family  # noqa: E402
 
 
 def real_yaml() -> Path:

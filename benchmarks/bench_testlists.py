@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mpsgen.testlists import plan_test_lists  # noqa: E402
+from mpsgen.sources.testlists import plan_test_lists  # noqa: E402
 
 CASES = [  # (op, options): a plain xfail, a dtype list, a variant key, a complex-supported op
     ("heaviside", {}),

@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 import click
 
-from . import __version__
-from .errors import EXIT_USAGE, MpsgenError
+from mpsgen import __version__
+from mpsgen.errors import EXIT_USAGE, MpsgenError
 
 
 def _fail(err: MpsgenError) -> None:
@@ -40,7 +40,7 @@ class Context:
         self.checkout_dir = checkout_dir
 
     def checkout(self):  # -> Checkout
-        from .checkout import Checkout
+        from mpsgen.tree.checkout import Checkout
 
         return Checkout.locate(self.checkout_dir)
 
@@ -106,9 +106,7 @@ def migrate(obj: Context, **options: Any) -> None:
     Example:  mpsgen migrate atan2
               mpsgen migrate frac --dry-run
     """
-    from .commands import run_kernel_command
-
-    sys.exit(run_kernel_command("migrate", obj.checkout(), options))
+    sys.exit(_run_kernel_command("migrate", obj, options))
 
 
 @main.command("new-op")
@@ -121,9 +119,22 @@ def new_op(obj: Context, **options: Any) -> None:
     \b
     Example:  mpsgen new-op heaviside --expr 'a == 0 ? b : T(a > 0)'
     """
-    from .commands import run_kernel_command
+    sys.exit(_run_kernel_command("new-op", obj, options))
 
-    sys.exit(run_kernel_command("new-op", obj.checkout(), options))
+
+def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> int:
+    """Split click's keyword arguments into the two typed option sets, once, here."""
+    import dataclasses
+
+    from mpsgen.commands.migrate import run_kernel_command
+    from mpsgen.model import KernelOptions, RunOptions
+
+    def pick(cls: type) -> Any:
+        return cls(**{f.name: options[f.name] for f in dataclasses.fields(cls) if f.name in options})
+
+    known = {f.name for cls in (KernelOptions, RunOptions) for f in dataclasses.fields(cls)}
+    assert options.keys() <= known, f"CLI options without a typed home: {options.keys() - known}"
+    return run_kernel_command(command, obj.checkout(), kernel=pick(KernelOptions), run=pick(RunOptions))
 
 
 @main.command()
@@ -137,9 +148,9 @@ def check(obj: Context, paths: tuple[str, ...], fmt: str) -> None:
     With PATHS (as pre-commit passes them) the whole tree is analysed but only findings in
     those files are reported.
     """
-    from .commands import run_check
+    from mpsgen.commands.check import run_check
 
-    sys.exit(run_check(obj.checkout(), paths, fmt))
+    sys.exit(run_check(obj.checkout(), paths=paths, fmt=fmt))
 
 
 @main.command()
@@ -149,9 +160,9 @@ def check(obj: Context, paths: tuple[str, ...], fmt: str) -> None:
 @reports_errors
 def status(obj: Context, fmt: str, op: str | None) -> None:
     """The migration dashboard: every op family and where its MPS support stands."""
-    from .commands import run_status
+    from mpsgen.commands.status import run_status
 
-    sys.exit(run_status(obj.checkout(), fmt, op))
+    sys.exit(run_status(obj.checkout(), fmt=fmt, op=op))
 
 
 @main.command()
@@ -159,15 +170,9 @@ def status(obj: Context, fmt: str, op: str | None) -> None:
 @reports_errors
 def undo(obj: Context) -> None:
     """Restore the files of the last applied change exactly."""
-    from .changeset import undo as undo_last
+    from mpsgen.commands.undo import run_undo
 
-    checkout = obj.checkout()
-    restored = undo_last(checkout)
-    if not restored:
-        click.echo("nothing to undo")
-        return
-    for path in restored:
-        click.echo(f"restored {path}")
+    sys.exit(run_undo(obj.checkout()))
 
 
 @main.command()
@@ -175,8 +180,6 @@ def undo(obj: Context) -> None:
 @reports_errors
 def sample(dest: str) -> None:
     """Write a fresh, git-initialised sample PyTorch-shaped checkout to DEST."""
-    from .sample import write_sample
+    from mpsgen.commands.sample import run_sample
 
-    root = write_sample(Path(dest))
-    click.echo(f"sample checkout written to {root}")
-    click.echo(f"try: mpsgen -C {root} status   or   mpsgen -C {root} migrate atan2")
+    sys.exit(run_sample(dest=Path(dest)))

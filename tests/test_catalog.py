@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen.catalog import catalog_path, known_ops, load_catalog, parse_dtypes, spec_for
+from mpsgen.generate.catalog import catalog_path, known_ops, load_catalog, parse_dtypes, spec_for
 from mpsgen.errors import MpsgenError
 
 REQUIRED = {

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen import changeset as cs
-from mpsgen import journal as jr
-from mpsgen.checkout import Checkout, newline_of
+from mpsgen.tree import changeset as cs
+from mpsgen.tree import journal as jr
+from mpsgen.tree.checkout import Checkout, newline_of
 from mpsgen.errors import MpsgenError
 
 YAML = "aten/src/ATen/native/native_functions.yaml"
@@ -253,8 +253,8 @@ def test_keyboard_interrupt_between_writes_restores(tree: Path) -> None:
 
 CRASH_SCRIPT = """
 import os, sys
-from mpsgen import changeset as cs
-from mpsgen.checkout import Checkout
+from mpsgen.tree import changeset as cs
+from mpsgen.tree.checkout import Checkout
 co = Checkout(sys.argv[1])
 ch = cs.Changeset(co)
 for rel in sys.argv[2:]:
@@ -530,7 +530,7 @@ def test_journal_in_worktree_git_file(tmp_path: Path) -> None:
 def test_module_has_no_heavy_imports() -> None:
     code = textwrap.dedent(
         """
-        import sys, mpsgen.changeset, mpsgen.journal
+        import sys, mpsgen.tree.changeset, mpsgen.tree.journal
         print(sorted(m for m in ("git", "libcst", "jinja2", "ruamel") if m in sys.modules))
         """
     )

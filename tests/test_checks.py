@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mpsgen import report, testlists
-from mpsgen.checkout import CMI_REL, COMMON_MPS_REL, OPINFO_DEFS_REL, YAML_REL, Checkout
-from mpsgen.checks import run_checks
+from mpsgen.lint import report
+from mpsgen.sources import testlists
+from mpsgen.tree.checkout import CMI_REL, COMMON_MPS_REL, OPINFO_DEFS_REL, YAML_REL, Checkout
+from mpsgen.lint.checks import run_checks
 from mpsgen.cli import main
-from mpsgen.inventory import Inventory
+from mpsgen.lint.inventory import Inventory
 
 OPS = "aten/src/ATen/native/mps/operations"
 KERNELS = "aten/src/ATen/native/mps/kernels"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen import gitops
+from mpsgen.tree import gitops
 from mpsgen.errors import MpsgenError
 
 MM = "aten/src/ATen/native/mps/operations/BinaryKernel.mm"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.host import (
+from mpsgen.sources.host import (
     add_host_kernel,
     add_unary_ti_dispatch,
     brace_balance,

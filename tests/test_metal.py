@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpsgen.catalog import known_ops, load_catalog, spec_for
+from mpsgen.generate.catalog import known_ops, load_catalog, spec_for
 from mpsgen.errors import MpsgenError
-from mpsgen.metal import (
+from mpsgen.sources.metal import (
     check_kernel_name,
     index_metal,
     metal_file_for,
@@ -19,7 +19,7 @@ from mpsgen.metal import (
     plan_metal_addition,
     registered_kernel_names,
 )
-from mpsgen.render import KernelSpec, render_functor, render_registrations
+from mpsgen.generate.render import KernelSpec, render_functor, render_registrations
 
 DATA = Path(__file__).parent / "data" / "metal"
 UNARY = (DATA / "UnaryKernel.metal").read_text()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.nativefunctions import (
+from mpsgen.sources.nativefunctions import (
     add_mps_to_family,
     family_key,
     index_text,

@@ -58,7 +58,7 @@ def test_installed_wheel_writes_sample_and_renders_from_its_templates(wheel: Pat
     assert "struct atan2_functor {" in printed.stdout
     assert 'lib.exec_binary_kernel(iter, "atan2");' in printed.stdout
     # The installed copy, not the source tree, provided the templates and the sample.
-    where = subprocess.run([sys.executable, "-c", "import mpsgen.render as r, mpsgen.sample as s; "
+    where = subprocess.run([sys.executable, "-c", "import mpsgen.generate.render as r, mpsgen.tree.sample as s; "
                             "print(r.default_templates_dir()); print(s.sample_source())"],
                            capture_output=True, text=True, cwd=tmp_path, env=env).stdout.split()
     assert all(w.startswith(str(site)) for w in where) and len(where) == 2

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen.checkout import COMMON_MPS_REL, YAML_REL
+from mpsgen.tree.checkout import COMMON_MPS_REL, YAML_REL
 
 from test_checks import edit
 

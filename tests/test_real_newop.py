@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from mpsgen import nativefunctions as nf
-from mpsgen import testlists
+from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources import testlists
 
 FLOAT_DTYPES = ("float32", "float16", "bfloat16")
 

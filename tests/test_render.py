@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.metal import MetalStyle
-from mpsgen.render import (
+from mpsgen.sources.metal import MetalStyle
+from mpsgen.generate.render import (
     KernelSpec,
     exec_call_args,
     functor_overloads,
@@ -273,7 +273,7 @@ def count_errors(text: str) -> int:
 
 
 def test_every_catalog_functor_parses_as_cpp():
-    from mpsgen.catalog import known_ops, load_catalog, spec_for
+    from mpsgen.generate.catalog import known_ops, load_catalog, spec_for
 
     for op in known_ops():
         spec = spec_for(op, load_catalog()[op]["arity"])

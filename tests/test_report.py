@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen import report
+from mpsgen.lint import report
 from mpsgen.errors import MpsgenError
-from mpsgen.report import Finding, exit_code, filter_to_paths, render
+from mpsgen.lint.report import Finding, exit_code, filter_to_paths, render
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen import runner
-from mpsgen.config import ENV_BUILD_CMD, Config, default_build_cmds, load_config, split_commands
+from mpsgen.verify import runner
+from mpsgen.tree.config import ENV_BUILD_CMD, Config, default_build_cmds, load_config, split_commands
 from mpsgen.errors import MpsgenError
-from mpsgen.runner import (
+from mpsgen.verify.runner import (
     GRAD_TEST,
     MATCH_TEST,
     Counts,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sample import write_sample
+from mpsgen.tree.sample import write_sample
 
 NINJA = shutil.which("ninja", path=str(Path(sys.executable).parent)) or shutil.which("ninja")
 BINARY_OPS_MM = "aten/src/ATen/native/mps/operations/BinaryOps.mm"

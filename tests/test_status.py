@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mpsgen import inventory as inv_mod
-from mpsgen.checkout import YAML_REL, Checkout
+from mpsgen.lint import inventory as inv_mod
+from mpsgen.tree.checkout import YAML_REL, Checkout
 from mpsgen.cli import main
-from mpsgen.inventory import Inventory
-from mpsgen.status import dashboard, family_details
+from mpsgen.lint.inventory import Inventory
+from mpsgen.lint.status import dashboard, family_details
 
 from test_checks import OPS, build_real_tree, edit
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.stubs import (
+from mpsgen.sources.stubs import (
     find_shared_impl,
     host_params,
     index_stub_declarations,

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mpsgen.errors import MpsgenError
-from mpsgen.testlists import (
+from mpsgen.sources.testlists import (
     entries,
     opinfo_keys,
     plan_common_mps,
@@ -312,7 +312,7 @@ def test_property_removal_on_real_file(real_cm, data):
     ],
 )
 def test_remove_item_layouts(src, index, expected):
-    from mpsgen.testlists._source import Lines, remove_item
+    from mpsgen.sources.testlists._source import Lines, remove_item
 
     node = ast.parse(src, mode="eval").body
     lines = Lines(src)

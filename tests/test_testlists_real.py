@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.testlists import opinfo_keys, plan_common_mps, plan_opinfo_decorators, plan_test_lists, stale_keys
+from mpsgen.sources.testlists import opinfo_keys, plan_common_mps, plan_opinfo_decorators, plan_test_lists, stale_keys
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,175 @@
+"""Known Metal bodies per op (templates/catalog.yaml) and the KernelSpec for an op."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+from mpsgen.errors import MpsgenError
+from mpsgen.generate.render import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, KernelSpec, default_templates_dir
+
+CATALOG_FILE = "catalog.yaml"
+_KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes", "note"}
+
+# What --expr looks like per arity, for error messages.
+EXAMPLES = {
+    "unary": "--expr 'precise::asinh(float(x))'",
+    "unary_alpha": "--expr 'float(x) * float(alpha)'",
+    "binary": "--expr 'precise::atan2(float(a), float(b))'",
+    "binary_alpha": "--expr 'float(a) + float(alpha) * float(b)'",
+    "ternary": "--expr 'float(a) + float(c) * (float(b) - float(a))'",
+}
+
+
+def catalog_path() -> Path:
+    return default_templates_dir() / CATALOG_FILE
+
+
+def load_catalog(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """op -> entry, validated.  Parsed once per process and file with ruamel's safe loader."""
+    return _load(str(Path(path) if path else catalog_path()))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str) -> dict[str, dict[str, Any]]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    file = Path(path)
+    try:
+        data = YAML(typ="safe").load(file.read_text(encoding="utf-8"))  # C loader when ruamel.yaml.clib is there
+    except FileNotFoundError:
+        raise MpsgenError("catalog not found", path=file, hint="reinstall mpsgen") from None
+    except YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise MpsgenError(f"catalog is not valid YAML: {getattr(err, 'problem', err)}", path=file,
+                          line=mark.line + 1 if mark else None) from None
+    if not isinstance(data, dict):
+        raise MpsgenError("catalog must map op names to entries", path=file)
+    for op, entry in data.items():
+        _validate_entry(str(op), entry, file)
+    return {str(k): v for k, v in data.items()}
+
+
+def _validate_entry(op: str, entry: Any, file: Path) -> None:
+    if not isinstance(entry, dict):
+        raise MpsgenError(f"catalog entry '{op}' must be a mapping", path=file)
+    unknown = set(entry) - _KEYS
+    if unknown:
+        raise MpsgenError(f"catalog entry '{op}' has unknown keys: {', '.join(sorted(unknown))}", path=file,
+                          hint=f"known keys: {', '.join(sorted(_KEYS))}")
+    if entry.get("arity") not in ARITIES or not entry.get("expr"):
+        raise MpsgenError(f"catalog entry '{op}' needs arity ({'|'.join(ARITIES)}) and expr", path=file)
+    if entry.get("result", "same") not in RESULTS:
+        raise MpsgenError(f"catalog entry '{op}': result must be one of {', '.join(RESULTS)}", path=file)
+    parse_dtypes(entry.get("dtypes", ["float"]), where=f"catalog entry '{op}'")
+
+
+def known_ops() -> list[str]:
+    return sorted(load_catalog())
+
+
+def parse_dtypes(dtypes: str | Iterable[str], where: str = "--dtypes") -> tuple[str, ...]:
+    """'float,int2float' or ['float', 'int2float'] -> ('float', 'int2float'), validated."""
+    tokens = [t.strip() for t in (dtypes.split(",") if isinstance(dtypes, str) else dtypes)]
+    tokens = [t for t in tokens if t]
+    bad = [t for t in tokens if t not in DTYPE_TOKENS]
+    if bad or not tokens:
+        raise MpsgenError(
+            f"{where}: unknown dtype group {', '.join(repr(t) for t in bad) or '(empty)'}",
+            hint=f"use a comma-separated list of {', '.join(DTYPE_TOKENS)}, e.g. --dtypes float,int2float",
+        )
+    if "int2float" in tokens and "integer" in tokens:
+        raise MpsgenError(f"{where}: int2float and integer both say what integer inputs return; pick one",
+                          hint="int2float: ints compute in float (math ops); integer: ints keep their type")
+    return tuple(dict.fromkeys(tokens))
+
+
+def _uses(expr: str, var: str) -> bool:
+    return re.search(rf"(?<![\w.]){var}\b", expr) is not None
+
+
+def _check_variables(op: str, arity: str, flag: str, expr: str) -> None:
+    missing = [v for v in VARIABLES[arity] if not _uses(expr, v)]
+    if missing:
+        raise MpsgenError(
+            f"{flag} for {arity} op '{op}' does not use {' and '.join(missing)}",
+            hint=f"write the body in {', '.join(VARIABLES[arity])}, e.g. {EXAMPLES[arity]}",
+        )
+
+
+def spec_for(
+    op: str,
+    arity: str,
+    expr: str | None = None,
+    int_expr: str | None = None,
+    complex_expr: str | None = None,
+    dtypes: str | Iterable[str] | None = None,
+    *,
+    bool_expr: str | None = None,
+    opmath: bool | None = None,
+    result: str | None = None,
+    name: str | None = None,
+    catalog: str | None = None,
+) -> KernelSpec:
+    """The KernelSpec for *op*: user options first, catalog defaults for the rest.
+
+    *name* is the kernel name (functor prefix), default *op*.
+    """
+    if arity not in ARITIES:
+        raise MpsgenError(f"unknown arity '{arity}'", hint=f"one of {', '.join(ARITIES)}")
+    kernel = name or op
+    if not re.fullmatch(r"[A-Za-z_]\w*", kernel):
+        raise MpsgenError(f"'{kernel}' is not a valid kernel name", hint="use letters, digits and _ (e.g. atan2)")
+    entry = load_catalog(catalog).get(op)
+    if entry is not None and entry["arity"] != arity:
+        if expr is None:
+            raise MpsgenError(
+                f"the catalog's body for '{op}' is {entry['arity']}, but its stub is {arity}",
+                hint=f"give the body yourself: {EXAMPLES[arity]}",
+            )
+        entry = None  # the user's own body for another arity; catalog defaults do not apply
+    if expr is None and entry is None:
+        raise MpsgenError(
+            f"no Metal body known for '{op}' ({arity}) and no --expr given",
+            hint=f"pass {EXAMPLES[arity]} (a Metal expression in {', '.join(VARIABLES[arity])}); "
+            f"known ops: mpsgen's catalog lists {len(load_catalog(catalog))}",
+        )
+    e = entry or {}
+    chosen = parse_dtypes(dtypes) if dtypes is not None else parse_dtypes(e.get("dtypes", ["float"]))
+    if complex_expr is not None and "complex" not in chosen:
+        chosen += ("complex",)  # --complex-expr promises complex kernels (else it would be dropped silently)
+    body = expr if expr is not None else e["expr"]
+    # A user --expr replaces the whole body; other branches fall back to the catalog only with it.
+    ie = int_expr if int_expr is not None else (e.get("int_expr") if expr is None else None)
+    ce = complex_expr if complex_expr is not None else (e.get("complex_expr") if expr is None else None)
+    be = bool_expr if bool_expr is not None else (e.get("bool_expr") if expr is None else None)
+    res = result or e.get("result") or ("float" if "int2float" in chosen else "same")
+    if res not in RESULTS:
+        raise MpsgenError(f"unknown result kind '{res}'", hint=f"one of {', '.join(RESULTS)}")
+    if res == "bool" and "int2float" in chosen:
+        raise MpsgenError(f"'{op}' returns bool, so integer inputs cannot return float",
+                          hint="use --dtypes float,integer")
+    if "complex" in chosen and not ce:
+        raise MpsgenError(
+            f"--dtypes has complex but '{op}' has no complex body",
+            hint="pass --complex-expr with a float2/half2 expression, e.g. --complex-expr 'c10::metal::logaddexp(a, b)'",
+        )
+    _check_variables(op, arity, "--expr", body)
+    if int_expr is not None:
+        _check_variables(op, arity, "--int-expr", int_expr)
+    return KernelSpec(
+        name=kernel,
+        arity=arity,
+        expr=body,
+        int_expr=ie,
+        complex_expr=ce if "complex" in chosen else None,
+        bool_expr=be,
+        dtypes=chosen,
+        opmath=bool(e.get("opmath", False)) if opmath is None else opmath,
+        result=res,
+        includes=tuple(e.get("includes", ())),
+        note=str(e.get("note", "")),
+    )

@@ -1,0 +1,371 @@
+"""Render Metal functors, REGISTER_* lines and host code from jinja2 templates.
+
+Pure text in, text out.  The functor shape follows c10/metal conventions: one
+``operator()`` per dtype family, selected with ``enable_if_t``; floating inputs
+compute in float and cast back, integral inputs of math ops return float.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from mpsgen.errors import MpsgenError
+
+if TYPE_CHECKING:  # metal.py holds the file-style facts; imported only for hints
+    from mpsgen.sources.metal import MetalStyle
+
+ARITIES = ("unary", "binary", "unary_alpha", "binary_alpha", "ternary")
+DTYPE_TOKENS = ("float", "int2float", "integer", "complex")
+RESULTS = ("same", "float", "bool")
+
+# Input variables each arity's expression is written in (alpha is optional).
+VARIABLES = {
+    "unary": ("x",),
+    "unary_alpha": ("x",),
+    "binary": ("a", "b"),
+    "binary_alpha": ("a", "b"),
+    "ternary": ("a", "b", "c"),
+}
+_PARAMS = {
+    "unary": ("typename T", "const T x"),
+    "unary_alpha": ("typename T, typename T2", "const T x, const T2 alpha"),
+    "binary": ("typename T", "const T a, const T b"),
+    "binary_alpha": ("typename T, typename T2", "const T a, const T b, const T2 alpha"),
+    "ternary": ("typename T", "const T a, const T b, const T c"),
+}
+
+FLOAT_TYPES = ("float", "half", "bfloat")
+INT_TYPES = ("long", "int", "short", "char", "uchar", "bool")
+COMPLEX_TYPES = ("float2", "half2")
+COLUMN_LIMIT = 120  # PyTorch's .clang-format, `Language: ObjC` section (.mm files)
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """What to generate for one Metal kernel (the functor prefix is ``name``)."""
+
+    name: str
+    arity: str
+    expr: str
+    int_expr: str | None = None
+    complex_expr: str | None = None
+    bool_expr: str | None = None
+    dtypes: tuple[str, ...] = ("float",)
+    opmath: bool = False
+    result: str = "same"  # "same" | "float" (ints -> float) | "bool"
+    includes: tuple[str, ...] = ()  # c10/metal headers the body needs, e.g. "c10/metal/expm1f.h"
+    note: str = ""
+
+    @property
+    def is_unary_family(self) -> bool:
+        return self.arity in ("unary", "unary_alpha")
+
+
+@dataclass(frozen=True)
+class Overload:
+    trait: str | None
+    ret: str
+    body: str
+
+
+# -- templates ---------------------------------------------------------------------------
+
+
+def default_templates_dir() -> Path:
+    """The packaged templates (mpsgen.templates when installed, else <repo>/templates)."""
+    try:
+        from importlib.resources import files
+
+        return Path(str(files("mpsgen.templates")))
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "templates"
+
+
+def _environment(templates_dir: str | Path | None):
+    if templates_dir is not None and not Path(templates_dir).is_dir():
+        raise MpsgenError("templates folder not found", path=templates_dir, hint="pass --templates DIR with *.j2 files")
+    return _cached_environment(str(templates_dir) if templates_dir is not None else None)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_environment(templates_dir: str | None):
+    import jinja2
+
+    search = [str(default_templates_dir())]
+    if templates_dir is not None:
+        search.insert(0, templates_dir)  # a user file overrides the packaged one of the same name
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(search),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+
+
+def _render(template: str, templates_dir: str | Path | None, **values: object) -> str:
+    import jinja2
+
+    env = _environment(templates_dir)
+    try:
+        return env.get_template(template).render(**values).rstrip("\n")
+    except jinja2.TemplateSyntaxError as err:
+        raise MpsgenError(f"template syntax error: {err.message}", path=err.filename or template, line=err.lineno) from None
+    except jinja2.UndefinedError as err:
+        raise MpsgenError(
+            f"template uses an unknown variable ({err.message})",
+            path=template,
+            hint=f"variables available: {', '.join(sorted(values))}",
+        ) from None
+
+
+# -- functor -----------------------------------------------------------------------------
+
+
+def functor_overloads(spec: KernelSpec) -> list[Overload]:
+    """One overload per dtype family; identical overloads collapse into one template."""
+    complex_ = "complex" in spec.dtypes
+    bool_branch = spec.bool_expr is not None
+    f_trait = "c10::metal::is_scalar_floating_point_v<T>" if complex_ else "is_floating_point_v<T>"
+    i_trait = "c10::metal::is_scalar_integral_v<T>" if complex_ else "is_integral_v<T>"
+    if bool_branch:
+        i_trait += " && !is_same_v<T, bool>"
+    to_bool = spec.result == "bool"
+    out: list[Overload] = []
+    if "float" in spec.dtypes:
+        body = spec.expr if to_bool else f"static_cast<T>({spec.expr})"
+        out.append(Overload(f_trait, "bool" if to_bool else "T", body))
+    int_expr = spec.int_expr or spec.expr
+    if "int2float" in spec.dtypes:
+        out.append(Overload(i_trait, "float", int_expr))
+    elif "integer" in spec.dtypes:
+        body = int_expr if to_bool else f"static_cast<T>({int_expr})"
+        out.append(Overload(i_trait, "bool" if to_bool else "T", body))
+    if bool_branch:
+        ret = "float" if "int2float" in spec.dtypes else ("bool" if to_bool else "T")
+        out.append(Overload("is_same_v<T, bool>", ret, str(spec.bool_expr)))
+    if complex_:
+        out.append(Overload("c10::metal::is_complex_v<T>", "bool" if to_bool else "T", str(spec.complex_expr)))
+    if len(out) > 1 and len({(o.ret, o.body) for o in out}) == 1:
+        out = [Overload(None, out[0].ret, out[0].body)]
+    return out
+
+
+def render_functor(spec: KernelSpec, templates_dir: str | Path | None = None) -> str:
+    """``struct <name>_functor { ... };`` (no trailing newline)."""
+    tparams, params = _PARAMS[spec.arity]
+    return _render(
+        "functor.metal.j2",
+        templates_dir,
+        name=spec.name,
+        tparams=tparams,
+        params=params,
+        overloads=functor_overloads(spec),
+        spec=spec,
+    )
+
+
+# -- registrations -----------------------------------------------------------------------
+
+
+def _end(style: "MetalStyle") -> str:
+    return ";" if style.semicolon else ""
+
+
+def render_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
+    """REGISTER_* lines in the target file's style (no indentation, no newline).
+
+    Lines meant for the body of ``INSTANTIATE_UNARY_KERNELS2`` use ``DTYPE1, DTYPE0``;
+    lines for ``INSTANTIATE_UNARY_KERNELS_VEC2`` use ``DTYPE##2``; metal.py places them.
+    """
+    if spec.arity == "unary":
+        return _unary_registrations(spec, style)
+    if spec.arity == "binary":
+        return _binary_registrations(spec, style)
+    return _alpha_or_ternary_registrations(spec, style)
+
+
+def _out(spec: KernelSpec, in_type: str, family: str) -> str:
+    if spec.result == "bool":
+        return "bool"
+    if family == "int2float":
+        return "float"
+    return in_type
+
+
+def _unary_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
+    end, n = _end(style), spec.name
+    lines: list[str] = []
+    in_macro = style.has_unary_kernels2 and spec.result != "bool"
+    if in_macro and "float" in spec.dtypes and "int2float" in spec.dtypes:
+        # INSTANTIATE_UNARY_KERNELS2 covers float/half/bfloat and every integer type -> float.
+        lines.append(f"REGISTER_UNARY_OP({n}, DTYPE1, DTYPE0);")
+    else:
+        for fam, types in (("float", FLOAT_TYPES), ("int2float", INT_TYPES)):
+            if fam in spec.dtypes:
+                lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, fam)}){end}" for t in types]
+    if "integer" in spec.dtypes:
+        lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, 'integer')}){end}" for t in INT_TYPES]
+    if "complex" in spec.dtypes:
+        if style.has_unary_vec2 and spec.result != "bool":
+            lines.append(f"REGISTER_UNARY_OP({n}, DTYPE##2, DTYPE##2);")
+        else:
+            lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, 'complex')}){end}" for t in COMPLEX_TYPES]
+    return lines
+
+
+def _binary_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
+    end, n = _end(style), spec.name
+    if style.binary_op_args == 2:
+        raise MpsgenError(
+            "this .metal file uses the early-2025 two-argument REGISTER_BINARY_OP(NAME, DTYPE); mpsgen writes the "
+            "three-argument form only",
+            path=style.path,
+            line=style.binary_op_args_line,
+            hint="update the file to the c10/metal REGISTER_BINARY_OP(NAME, IN, OUT) scheme first",
+        )
+    base = "REGISTER_OPMATH_BINARY_OP" if spec.opmath else "REGISTER_BINARY_OP"
+    lines: list[str] = []
+
+    def family(local_macro: str, fam: str, types: Sequence[str]) -> None:
+        if spec.result != "bool" and local_macro in style.local_macros:
+            lines.append(f"{local_macro}({n}){end}")
+        else:
+            macro = base if fam != "int2float" else "REGISTER_BINARY_OP"
+            lines.extend(f"{macro}({n}, {t}, {_out(spec, t, fam)}){end}" for t in types)
+
+    if "float" in spec.dtypes:
+        family("REGISTER_OPMATH_FLOAT_BINARY_OP" if spec.opmath else "REGISTER_FLOAT_BINARY_OP", "float", FLOAT_TYPES)
+    if "int2float" in spec.dtypes:
+        family("REGISTER_INT2FLOAT_BINARY_OP", "int2float", INT_TYPES)
+    if "integer" in spec.dtypes:
+        family("REGISTER_INTEGER_BINARY_OP", "integer", INT_TYPES)
+    if "complex" in spec.dtypes:
+        lines += [f"{base}({n}, {t}, {_out(spec, t, 'complex')}){end}" for t in COMPLEX_TYPES]
+    return lines
+
+
+def _alpha_or_ternary_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
+    end, n = _end(style), spec.name
+    fams = [("float", FLOAT_TYPES), ("int2float", INT_TYPES), ("integer", INT_TYPES), ("complex", COMPLEX_TYPES)]
+    lines: list[str] = []
+    for fam, types in fams:
+        if fam not in spec.dtypes:
+            continue
+        for t in types:
+            out = _out(spec, t, fam)
+            if spec.arity == "ternary":
+                macro = "REGISTER_OPMATH_TERNARY_OP" if spec.opmath else "REGISTER_TERNARY_OP"
+                lines.append(f"{macro}({n}, {t}, {out}){end}")
+            else:
+                # The alpha scalar arrives in the input's dtype (float for ints promoted to float).
+                alpha = "float" if fam == "int2float" else t
+                macro = "REGISTER_UNARY_ALPHA_OP" if spec.arity == "unary_alpha" else "REGISTER_BINARY_ALPHA_OP"
+                lines.append(f"{macro}({n}, {t}, {alpha}, {out}){end}")
+    return lines
+
+
+# -- host code (operations/*.mm) -----------------------------------------------------------
+
+
+def _wrap_call(indent: int, head: str, args: Sequence[str], tail: str, *, declaration: bool) -> str:
+    """Lay out ``head(args)tail`` the way clang-format does with the ObjC section of PyTorch's
+    .clang-format, which governs .mm files (ColumnLimit 120, AlignAfterOpenBracket Align, no
+    bin-packing): one line if it fits, else one argument per line aligned after the parenthesis."""
+    pad = " " * indent
+    one = f"{pad}{head}({', '.join(args)}){tail}"
+    if len(one) <= COLUMN_LIMIT:
+        return one
+    cont = " " * (indent + 4)
+    # A call may put all its arguments on one continuation line (clang-format prefers that);
+    # a declaration may not (BinPackParameters false).
+    joined = f"{cont}{', '.join(args)}){tail}"
+    if not declaration and len(joined) <= COLUMN_LIMIT:
+        return f"{pad}{head}(\n{joined}"
+    align = " " * (indent + len(head) + 1)
+    aligned = f"{pad}{head}(" + (",\n" + align).join(args) + f"){tail}"
+    if len(args) > 1 and max(len(line) for line in aligned.split("\n")) <= COLUMN_LIMIT:
+        return aligned
+    # Aligning does not fit: clang-format breaks after the parenthesis, one argument per line.
+    return f"{pad}{head}(\n{cont}" + (",\n" + cont).join(args) + f"){tail}"
+
+
+def exec_call_args(arity: str, kernel: str, scalar: str | None = None) -> tuple[str, list[str]]:
+    """The ``lib.exec_*_kernel`` callee and arguments for an arity (alpha forms pass the scalar)."""
+    callee = {"unary": "lib.exec_unary_kernel", "unary_alpha": "lib.exec_unary_kernel",
+              "binary": "lib.exec_binary_kernel", "binary_alpha": "lib.exec_binary_kernel",
+              "ternary": "lib.exec_ternary_kernel"}[arity]
+    args = ["iter", f'"{kernel}"']
+    if arity.endswith("_alpha"):
+        args.append(scalar or "alpha")
+    return callee, args
+
+
+def render_host_kernel(
+    fn_name: str,
+    params: str | Sequence[str],
+    exec_call: str | tuple[str, Sequence[str]],
+    templates_dir: str | Path | None = None,
+) -> str:
+    """``static void fn(params) {\\n  lib.exec_...(iter, "k");\\n}`` formatted like clang-format.
+
+    *exec_call* is either the call text without ``;`` or ``(callee, args)`` from exec_call_args.
+    """
+    plist = [p.strip() for p in params.split(",")] if isinstance(params, str) else list(params)
+    head = f"static void {fn_name}"
+    if len(head) + 1 > COLUMN_LIMIT:  # clang-format then breaks after the return type
+        signature = "static void\n" + _wrap_call(0, fn_name, plist, " {", declaration=True)
+    else:
+        signature = _wrap_call(0, head, plist, " {", declaration=True)
+    if isinstance(exec_call, str):
+        callee, args = _split_call(exec_call)
+    else:
+        callee, args = exec_call[0], list(exec_call[1])
+    call = _wrap_call(2, callee, args, ";", declaration=False)
+    return _render("host_kernel.mm.j2", templates_dir, signature=signature, call=call, fn_name=fn_name)
+
+
+def _split_call(text: str) -> tuple[str, list[str]]:
+    m = re.fullmatch(r"\s*([\w:.>-]+)\((.*)\)\s*;?\s*", text, re.S)
+    if not m:
+        raise MpsgenError(f"not a call expression: {text!r}", hint='write it as lib.exec_binary_kernel(iter, "name")')
+    return m.group(1), _split_args(m.group(2))
+
+
+def _split_args(text: str) -> list[str]:
+    """Split on top-level commas (not inside (), <>, [] or strings)."""
+    args, depth, cur, quote = [], 0, "", ""
+    for ch in text:
+        if quote:
+            cur += ch
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "([<{":
+            depth += 1
+        elif ch in ")]>}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    if cur.strip():
+        args.append(cur.strip())
+    return args
+
+
+def render_register_dispatch(
+    stub: str, fn: str, semicolon: bool, ampersand: bool, templates_dir: str | Path | None = None
+) -> str:
+    """``REGISTER_DISPATCH(stub, &fn);`` with the file's ``&`` and ``;`` habits."""
+    call = _wrap_call(0, "REGISTER_DISPATCH", [stub, f"&{fn}" if ampersand else fn], ";" if semicolon else "",
+                      declaration=True)  # at namespace scope clang-format reads it as a declaration
+    return _render("register_dispatch.mm.j2", templates_dir, call=call, stub=stub, fn=fn)

@@ -1,0 +1,1 @@
+"""`check` and `status`: one read of the tree, the rules, and their output formats."""

@@ -1,0 +1,251 @@
+"""Findings of `mpsgen check` and their output formats (text, json, github, lintrunner).
+
+The rules themselves live in checks.py; this module only owns the code table, the
+Finding shape, path filtering (pre-commit passes file names) and rendering.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
+
+ERROR = "error"
+WARNING = "warning"
+SEVERITIES = (ERROR, WARNING)
+
+FORMATS = ("text", "json", "github", "lintrunner")
+
+# lintrunner groups every message of one linter under this code; the rule goes in `name`.
+LINTRUNNER_CODE = "MPSGEN"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    summary: str
+
+
+# Stable codes: never renumber, only append.  One line each, used by checks.py and --explain-like docs.
+SPLIT_FAMILY = Rule(
+    "MPS001", "split-family", ERROR,
+    "overloads of one op family dispatch MPS to different implementations (half migrated)",
+)
+DUPLICATE_KEY = Rule(
+    "MPS002", "duplicate-key", ERROR,
+    "MPS appears in two dispatch keys of one native_functions.yaml entry; torchgen silently keeps the later one",
+)
+MISSING_IMPLEMENTATION = Rule(
+    "MPS003", "missing-implementation", ERROR,
+    "native_functions.yaml names an MPS function that no operations/*.mm defines",
+)
+DEAD_IMPLEMENTATION = Rule(
+    "MPS004", "dead-implementation", WARNING,
+    "an operations/*.mm function is never named by native_functions.yaml (leftover after a migration)",
+)
+STUB_NOT_REGISTERED = Rule(
+    "MPS005", "stub-not-registered", ERROR,
+    "an overload uses a shared CPU/CUDA kernel on MPS but its DispatchStub has no MPS REGISTER_DISPATCH",
+)
+STUB_REGISTERED_TWICE = Rule(
+    "MPS006", "stub-registered-twice", ERROR,
+    "a DispatchStub is registered for MPS more than once (e.g. a leftover REGISTER_MPS_UNARY_STUB)",
+)
+HOST_NAME_UNREGISTERED = Rule(
+    "MPS007", "host-kernel-unregistered", ERROR,
+    "a host kernel name used in an .mm has no REGISTER_* line in any kernels/*.metal",
+)
+FUNCTOR_UNREGISTERED = Rule(
+    "MPS008", "functor-unregistered", WARNING,
+    "a <name>_functor in a .metal file is never instantiated by a REGISTER_* line",
+)
+KERNEL_STEM_MISMATCH = Rule(
+    "MPS009", "kernel-stem-mismatch", ERROR,
+    "a kernel is registered in a .metal whose stem differs from the .mm that calls it (breaks JIT builds)",
+)
+STALE_XFAIL = Rule(
+    "MPS010", "stale-xfail", WARNING,
+    "a common_mps.py xfail/skip key names no OpInfo (misspelt, or the OpInfo was renamed); fix or remove it",
+)
+
+RULES: dict[str, Rule] = {
+    r.code: r
+    for r in (
+        SPLIT_FAMILY,
+        DUPLICATE_KEY,
+        MISSING_IMPLEMENTATION,
+        DEAD_IMPLEMENTATION,
+        STUB_NOT_REGISTERED,
+        STUB_REGISTERED_TWICE,
+        HOST_NAME_UNREGISTERED,
+        FUNCTOR_UNREGISTERED,
+        KERNEL_STEM_MISMATCH,
+        STALE_XFAIL,
+    )
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One located problem.  `path` is relative to the checkout root (posix) or absolute."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    severity: str
+    message: str
+    hint: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {SEVERITIES}, not {self.severity!r}")
+        if self.line < 1 or self.col < 1:
+            raise ValueError("line and col are 1-based")
+
+    @classmethod
+    def of(cls, rule: Rule, path: str, line: int, message: str, *, col: int = 1, hint: str | None = None) -> "Finding":
+        """A finding with the rule's code and default severity."""
+        return cls(path=path, line=line, col=col, code=rule.code, severity=rule.severity, message=message, hint=hint)
+
+    def full_message(self) -> str:
+        return f"{self.message} (hint: {self.hint})" if self.hint else self.message
+
+
+def sort_key(f: Finding) -> tuple:
+    return (f.path, f.line, f.col, f.code, f.message)
+
+
+# -- filtering -----------------------------------------------------------------------------
+
+
+def _absolute(path: str | Path, base: Path) -> Path:
+    p = Path(path)
+    return Path(os.path.normpath(p if p.is_absolute() else base / p))
+
+
+def filter_to_paths(
+    findings: Iterable[Finding], paths: Sequence[str | Path], root: Path, cwd: Path | None = None
+) -> list[Finding]:
+    """Keep the findings in *paths* (as pre-commit passes them: relative to *cwd*).
+
+    The whole tree is still analysed by the caller; this only narrows what is reported.
+    An empty *paths* keeps everything.
+    """
+    findings = list(findings)
+    if not paths:
+        return findings
+    root = Path(root).resolve()
+    base = (cwd or Path.cwd()).resolve()
+    wanted = {_absolute(p, base) for p in paths}
+    return [f for f in findings if _absolute(f.path, root) in wanted]
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+
+def exit_code(findings: Iterable[Finding], fmt: str) -> int:
+    """1 when there are errors (warnings alone pass); lintrunner always 0, it decides itself."""
+    if fmt == "lintrunner":
+        return EXIT_OK
+    return EXIT_FINDINGS if any(f.severity == ERROR for f in findings) else EXIT_OK
+
+
+def render(findings: Iterable[Finding], fmt: str = "text", root: Path | None = None, *, color: bool = False) -> str:
+    """The findings in *fmt*, sorted by place.  Ends with a newline unless empty (json always prints)."""
+    ordered = sorted(findings, key=sort_key)
+    if fmt == "text":
+        return _render_text(ordered, color)
+    if fmt == "json":
+        return _render_json(ordered)
+    if fmt == "github":
+        return "".join(_github_line(f) + "\n" for f in ordered)
+    if fmt == "lintrunner":
+        return "".join(json.dumps(_lint_message(f, root), sort_keys=True) + "\n" for f in ordered)
+    raise MpsgenError(f"unknown output format {fmt!r}", hint="use one of: " + ", ".join(FORMATS))
+
+
+_COLORS = {ERROR: "\033[31m", WARNING: "\033[33m"}
+_BOLD, _RESET = "\033[1m", "\033[0m"
+
+
+def _render_text(findings: list[Finding], color: bool) -> str:
+    lines = []
+    for f in findings:
+        where = f"{f.path}:{f.line}:{f.col}:"
+        code = f.code
+        if color:
+            where = f"{_BOLD}{where}{_RESET}"
+            code = f"{_COLORS[f.severity]}{code}{_RESET}"
+        lines.append(f"{where} {code} {f.full_message()}")
+    errors = sum(f.severity == ERROR for f in findings)
+    warnings = len(findings) - errors
+    if findings:
+        lines.append(f"Found {_plural(errors, 'error')} and {_plural(warnings, 'warning')}.")
+    return "".join(line + "\n" for line in lines)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def finding_to_dict(f: Finding) -> dict:
+    rule = RULES.get(f.code)
+    return {
+        "path": f.path,
+        "line": f.line,
+        "col": f.col,
+        "code": f.code,
+        "name": rule.name if rule else None,
+        "severity": f.severity,
+        "message": f.message,
+        "hint": f.hint,
+    }
+
+
+def _render_json(findings: list[Finding]) -> str:
+    errors = sum(f.severity == ERROR for f in findings)
+    doc = {
+        "findings": [finding_to_dict(f) for f in findings],
+        "summary": {"errors": errors, "warnings": len(findings) - errors},
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _escape_data(s: str) -> str:
+    # GitHub workflow command escaping (actions/toolkit command.ts).
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(s: str) -> str:
+    return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def _github_line(f: Finding) -> str:
+    props = ",".join(
+        f"{k}={_escape_property(str(v))}"
+        for k, v in (("file", f.path), ("line", f.line), ("col", f.col), ("title", f"mpsgen {f.code}"))
+    )
+    return f"::{f.severity} {props}::{_escape_data(f.code + ' ' + f.full_message())}"
+
+
+def _lint_message(f: Finding, root: Path | None) -> dict:
+    # lintrunner's LintMessage; it resolves relative paths against its own cwd, so send absolute ones.
+    path = str(_absolute(f.path, Path(root).resolve())) if root is not None else f.path
+    return {
+        "path": path,
+        "line": f.line,
+        "char": f.col,  # as PyTorch's flake8/ruff adapters do: the tool's 1-based column
+        "code": LINTRUNNER_CODE,
+        "severity": f.severity,
+        "name": f.code,
+        "original": None,
+        "replacement": None,
+        "description": f.full_message(),
+    }

@@ -1,0 +1,604 @@
+"""kernels/*.metal: index functors and REGISTER_* lines; insert a new kernel in the file's style.
+
+Readers take a text and a display path and return located facts (1-based, inclusive spans).
+Editors are pure text -> text and change only the lines they must.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from mpsgen.tree.checkout import KERNELS_REL, newline_of
+from mpsgen.errors import MpsgenError
+
+if TYPE_CHECKING:
+    from mpsgen.generate.render import KernelSpec
+
+# Registration macros from c10/metal/indexing.h; their first argument is the kernel name.
+BUILTIN_REGISTER_MACROS = frozenset(
+    {
+        "REGISTER_UNARY_OP",
+        "REGISTER_UNARY_ALPHA_OP",
+        "REGISTER_BINARY_OP",
+        "REGISTER_BINARY_OP_",
+        "REGISTER_OPMATH_BINARY_OP",
+        "REGISTER_BINARY_ALPHA_OP",
+        "REGISTER_BINARY_CASTOUT_OP",
+        "REGISTER_TERNARY_OP",
+        "REGISTER_TERNARY_OP_",
+        "REGISTER_OPMATH_TERNARY_OP",
+    }
+)
+FUNCTOR_DEFINING_MACROS = frozenset({"DEFINE_UNARY_FLOATING_FUNCTOR", "DEFINE_BINARY_COMPARISON_FUNCTOR"})
+KERNELS2 = "INSTANTIATE_UNARY_KERNELS2"
+VEC2 = "INSTANTIATE_UNARY_KERNELS_VEC2"
+COMPLEX_BLOCK_COMMENT = "// Complex binary functions"
+
+_CALL_RE = re.compile(r"^\s*([A-Z_][A-Z0-9_]*)\s*\(")
+_DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?")
+_STRUCT_RE = re.compile(r"^\s*struct\s+([A-Za-z_]\w*)_functor\b")
+_INCLUDE_RE = re.compile(r"^\s*#\s*include\s*[<\"]([^>\"]+)[>\"]")
+
+
+@dataclass(frozen=True)
+class Functor:
+    name: str  # the prefix: "atan2" for atan2_functor
+    line: int
+    end_line: int
+    text: str  # source of the span (comments kept), or the defining macro call
+    macro: str | None = None  # DEFINE_UNARY_FLOATING_FUNCTOR etc., None for a struct
+
+
+@dataclass(frozen=True)
+class MacroCall:
+    macro: str
+    args: tuple[str, ...]
+    line: int
+    end_line: int
+    in_define: str | None  # name of the enclosing #define, None at top level
+    semicolon: bool = False  # the call is followed by ';'
+
+    @property
+    def text(self) -> str:
+        return f"{self.macro}({', '.join(self.args)})"
+
+
+@dataclass(frozen=True)
+class MacroDef:
+    name: str
+    params: tuple[str, ...] | None  # None for an object-like macro
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class MetalIndex:
+    path: str
+    functors: tuple[Functor, ...]
+    calls: tuple[MacroCall, ...]
+    defines: tuple[MacroDef, ...]
+    includes: tuple[tuple[str, int], ...]  # (header, line)
+    binary_op_args: int | None  # 2 in early-2025 files, 3 with c10/metal's macro, None if unused
+    binary_op_args_line: int | None
+    complex_comment_line: int | None
+    uses_c10_namespace: bool
+
+    def functor(self, name: str) -> Functor | None:
+        return next((f for f in self.functors if f.name == name), None)
+
+    def define(self, name: str) -> MacroDef | None:
+        return next((d for d in self.defines if d.name == name), None)
+
+    def top_level_calls(self) -> list[MacroCall]:
+        return [c for c in self.calls if c.in_define is None]
+
+    def calls_in(self, define: str) -> list[MacroCall]:
+        return [c for c in self.calls if c.in_define == define]
+
+    @property
+    def local_register_macros(self) -> frozenset[str]:
+        return frozenset(d.name for d in self.defines if d.name.startswith("REGISTER_"))
+
+    @property
+    def plain_block(self) -> tuple[int, int] | None:
+        """Span of the plain binary registration run (REGISTER_*BINARY* lines, no alpha, no complex)."""
+        limit = min(
+            [c.line for c in self.top_level_calls() if c.macro == "REGISTER_BINARY_ALPHA_OP"]
+            + ([self.complex_comment_line] if self.complex_comment_line else [])
+            + [10**9]
+        )
+        runs = [
+            c
+            for c in self.top_level_calls()
+            if "BINARY" in c.macro
+            and "ALPHA" not in c.macro
+            and c.line < limit
+            and not _is_complex_args(c.args)
+        ]
+        return (runs[0].line, runs[-1].end_line) if runs else None
+
+    @property
+    def complex_block(self) -> tuple[int, int] | None:
+        """``// Complex binary functions`` and the registration run right after it."""
+        if self.complex_comment_line is None:
+            return None
+        end = self.complex_comment_line
+        for c in self.top_level_calls():
+            if c.line == end + 1 and c.macro.startswith("REGISTER_"):
+                end = c.end_line
+        return (self.complex_comment_line, end)
+
+    def block_span(self, define: str) -> tuple[int, int] | None:
+        d = self.define(define)
+        return (d.line, d.end_line) if d else None
+
+
+@dataclass(frozen=True)
+class MetalStyle:
+    """How a .metal file writes registrations (read by render.render_registrations)."""
+
+    path: str
+    local_macros: frozenset[str]
+    binary_op_args: int
+    binary_op_args_line: int | None
+    has_unary_kernels2: bool
+    has_unary_vec2: bool
+    semicolon: bool
+
+
+# -- reading -----------------------------------------------------------------------------
+
+
+def _code_lines(lines: list[str]) -> list[str]:
+    """Each line with comments and string contents blanked (same length not needed)."""
+    out: list[str] = []
+    in_block = False
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        code, i = "", 0
+        while i < len(line):
+            if in_block:
+                j = line.find("*/", i)
+                if j < 0:
+                    i = len(line)
+                    break
+                in_block, i = False, j + 2
+                continue
+            if line.startswith("//", i):
+                break
+            if line.startswith("/*", i):
+                in_block, i = True, i + 2
+                continue
+            ch = line[i]
+            if ch == '"':
+                j = i + 1
+                while j < len(line) and line[j] != '"':
+                    j += 2 if line[j] == "\\" else 1
+                code += '""'
+                i = j + 1
+                continue
+            code += ch
+            i += 1
+        out.append(code)
+    return out
+
+
+def _split_args(text: str) -> tuple[str, ...]:
+    args, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "(<[{":
+            depth += 1
+        elif ch in ")>]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(" ".join(cur.split()))
+            cur = ""
+            continue
+        cur += ch
+    if cur.strip() or args:
+        args.append(" ".join(cur.split()))
+    return tuple(args)
+
+
+def _is_complex_args(args: Iterable[str]) -> bool:
+    return any(re.search(r"\b(float2|half2)\b|##\s*2\b", a) for a in args)
+
+
+def index_metal(text: str, path: str | Path) -> MetalIndex:
+    """Functors, macro calls (top level and inside #defines), local #defines and includes."""
+    path = str(path)
+    raw = text.splitlines(keepends=True)
+    code = _code_lines(raw)
+    functors: list[Functor] = []
+    calls: list[MacroCall] = []
+    defines: list[MacroDef] = []
+    includes: list[tuple[str, int]] = []
+    complex_comment = None
+    define_of_line: dict[int, str] = {}
+
+    # #define spans first: their bodies are scanned as calls "in_define".
+    i = 0
+    while i < len(code):
+        m = _DEFINE_RE.match(code[i])
+        if m:
+            start = i
+            while code[i].rstrip().endswith("\\") and i + 1 < len(code):
+                i += 1
+            params = tuple(p.strip() for p in m.group(3).split(",")) if m.group(2) else None
+            defines.append(MacroDef(m.group(1), params, start + 1, i + 1))
+            for k in range(start, i + 1):
+                define_of_line[k] = m.group(1)
+        i += 1
+
+    i = 0
+    while i < len(code):
+        line = code[i]
+        inc = _INCLUDE_RE.match(line)
+        if inc:
+            includes.append((inc.group(1), i + 1))
+        if complex_comment is None and raw[i].strip().lower().startswith(COMPLEX_BLOCK_COMMENT.lower()):
+            complex_comment = i + 1
+        in_define = define_of_line.get(i)
+        st = _STRUCT_RE.match(line)
+        if st and in_define is None:
+            end = _struct_end(code, i, path)
+            functors.append(Functor(st.group(1), i + 1, end + 1, "".join(raw[i : end + 1])))
+            i = end + 1
+            continue
+        body = line
+        if in_define is not None and i == next(d.line for d in defines if d.name == in_define) - 1:
+            body = _DEFINE_RE.sub("", line, count=1)  # the call may follow the #define head
+        cm = _CALL_RE.match(body)
+        if cm and not body.lstrip().startswith("#"):
+            joined, end, semi = _balanced(code, i, body, define_of_line)
+            if joined is not None:
+                inner = joined[joined.index("(") + 1 : -1]
+                args = _split_args(inner)
+                call = MacroCall(cm.group(1), args, i + 1, end + 1, in_define, semi)
+                calls.append(call)
+                if call.macro in FUNCTOR_DEFINING_MACROS and args and in_define is None:
+                    functors.append(Functor(args[0], i + 1, end + 1, "".join(raw[i : end + 1]), call.macro))
+                i = end + 1
+                continue
+        i += 1
+
+    bin_args, bin_line = _binary_op_arity(defines, calls)
+    uses_c10 = re.search(r"using\s+namespace\s+c10::metal\s*;", text) is not None
+    return MetalIndex(path, tuple(functors), tuple(calls), tuple(defines), tuple(includes), bin_args, bin_line,
+                      complex_comment, uses_c10)
+
+
+def _struct_end(code: list[str], start: int, path: str) -> int:
+    depth, seen = 0, False
+    for k in range(start, len(code)):
+        for ch in code[k]:
+            if ch == "{":
+                depth, seen = depth + 1, True
+            elif ch == "}":
+                depth -= 1
+        if seen and depth == 0:
+            return k
+    raise MpsgenError("unterminated struct (no closing '};')", path=path, line=start + 1,
+                      hint="fix the .metal file so it compiles, then re-run")
+
+
+def _balanced(code: list[str], i: int, first: str, define_of_line: dict[int, str]) -> tuple[str | None, int, bool]:
+    """The call starting on line *i* up to its closing parenthesis (may span lines inside one #define).
+
+    Returns (call text, last line index, followed by ';').
+    """
+    text, depth, k, segment = "", 0, i, first
+    while True:
+        seg = segment.rstrip()
+        if seg.endswith("\\"):
+            seg = seg[:-1]
+        for pos, ch in enumerate(seg):
+            text += ch
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    return text, k, seg[pos + 1 :].lstrip().startswith(";")
+        text += " "
+        k += 1
+        if k >= len(code) or define_of_line.get(k) != define_of_line.get(i):
+            return None, i, False
+        segment = code[k]
+
+
+def _binary_op_arity(defines: list[MacroDef], calls: list[MacroCall]) -> tuple[int | None, int | None]:
+    for d in defines:
+        if d.name == "REGISTER_BINARY_OP" and d.params is not None:
+            return len(d.params), d.line
+    for c in calls:
+        if c.macro == "REGISTER_BINARY_OP" and "##" not in " ".join(c.args):
+            return len(c.args), c.line
+    return None, None
+
+
+def style_of(index: MetalIndex) -> MetalStyle:
+    top = [c for c in index.top_level_calls() if c.macro.startswith("REGISTER_")]
+    # Follow the majority habit for a trailing ';' (default: write it).
+    semicolon = not top or sum(c.semicolon for c in top) * 2 >= len(top)
+    return MetalStyle(
+        path=index.path,
+        local_macros=index.local_register_macros,
+        binary_op_args=index.binary_op_args or 3,
+        binary_op_args_line=index.binary_op_args_line,
+        has_unary_kernels2=index.define(KERNELS2) is not None,
+        has_unary_vec2=index.define(VEC2) is not None,
+        semicolon=semicolon,
+    )
+
+
+def metal_style(text: str, path: str | Path) -> MetalStyle:
+    """The registration style of a .metal text."""
+    return style_of(index_metal(text, path))
+
+
+# -- names across files --------------------------------------------------------------------
+
+
+def _name_params(index: MetalIndex) -> dict[str, int]:
+    """Local macros that pass one of their parameters on as a kernel name: macro -> param position."""
+    passing: dict[str, int] = {}
+    changed = True
+    while changed:
+        changed = False
+        for d in index.defines:
+            if d.params is None or d.name in passing:
+                continue
+            for c in index.calls_in(d.name):
+                pos = 0 if c.macro in BUILTIN_REGISTER_MACROS else passing.get(c.macro)
+                if pos is not None and pos < len(c.args) and c.args[pos] in d.params:
+                    passing[d.name] = d.params.index(c.args[pos])
+                    changed = True
+                    break
+            else:
+                if d.name.startswith("REGISTER_") and d.params and d.params[0] == "NAME":
+                    passing[d.name] = 0  # e.g. early-2025 local REGISTER_BINARY_OP(NAME, DTYPE)
+                    changed = True
+    return passing
+
+
+def registered_kernel_names(indexes: Iterable[MetalIndex]) -> dict[str, list[tuple[str, int, str]]]:
+    """Kernel name -> [(path, line, macro)] over all files (kernel names are global in the metallib)."""
+    names: dict[str, list[tuple[str, int, str]]] = {}
+    for index in indexes:
+        passing = _name_params(index)
+        for c in index.calls:
+            pos = 0 if c.macro in BUILTIN_REGISTER_MACROS else passing.get(c.macro)
+            if pos is None or pos >= len(c.args):
+                continue
+            name = c.args[pos]
+            if c.in_define is not None:
+                d = index.define(c.in_define)
+                if d is not None and d.params and name in d.params:
+                    continue  # a parameter, resolved at the macro's call sites
+            if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                continue
+            macro = c.in_define or c.macro
+            names.setdefault(name, []).append((index.path, c.line, macro))
+    return names
+
+
+def _normalise(functor_text: str) -> str:
+    code = "\n".join(_code_lines(functor_text.splitlines()))
+    return re.sub(r"\s+", "", code)
+
+
+def check_kernel_name(indexes: Iterable[MetalIndex], name: str, functor_text: str) -> str:
+    """"new" when *name* is free, "reuse" when it is registered with exactly this functor
+    (a two-step migration: write nothing); MpsgenError on a clash with a different functor."""
+    indexes = list(indexes)
+    where = registered_kernel_names(indexes).get(name)
+    if not where:
+        return "new"
+    wanted = _normalise(functor_text)
+    existing = [(ix.path, f) for ix in indexes if (f := ix.functor(name)) is not None]
+    if any(_normalise(f.text) == wanted for _, f in existing):
+        return "reuse"
+    path, line, macro = where[0]
+    if existing:
+        fpath, f = existing[0]
+        raise MpsgenError(
+            f"kernel name '{name}' is already registered ({macro} at {path}:{line}) with a different {name}_functor",
+            path=fpath,
+            line=f.line,
+            hint="kernel names are global across all .metal files: rename or delete the existing kernel, or pass an --expr that makes the bodies identical to reuse it",
+        )
+    raise MpsgenError(
+        f"kernel name '{name}' is already registered by {macro}",
+        path=path,
+        line=line,
+        hint="kernel names are global across all .metal files: rename or delete the existing registration first",
+    )
+
+
+def metal_file_for(mm: str | Path) -> str:
+    """kernels/<Stem>.metal for operations/<Stem>.mm (JIT-shader builds see only that file)."""
+    return f"{KERNELS_REL}/{Path(str(mm)).stem}.metal"
+
+
+# -- editing -------------------------------------------------------------------------------
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _insert(lines: list[str], after: int, new: list[str], nl: str) -> list[str]:
+    """Insert *new* (without newlines) after 1-based line *after* (0 = at the top)."""
+    out = list(lines)
+    if after > 0 and after == len(out) and not out[-1].endswith(("\n", "\r")):
+        out[-1] += nl  # the file lacked a final newline; the new last line keeps that habit
+        block = [s + nl for s in new]
+        block[-1] = block[-1][: -len(nl)]
+    else:
+        block = [s + nl for s in new]
+    out[after:after] = block
+    return out
+
+
+def plan_metal_addition(
+    text: str, path: str | Path, spec: "KernelSpec", functor_text: str, registrations: list[str]
+) -> str:
+    """Add the functor, its registrations and needed includes in the file's layout.
+
+    Idempotent: an identical functor or registration already present is not written again.
+    """
+    path = str(path)
+    nl = newline_of(text)
+    text = _add_includes(text, path, spec.includes, nl)
+    text = _add_functor(text, path, spec, functor_text, nl)
+    for line in registrations:
+        text = _add_registration(text, path, spec, line, nl)
+    return text
+
+
+def _add_includes(text: str, path: str, headers: Iterable[str], nl: str) -> str:
+    for header in headers:
+        index = index_metal(text, path)
+        if any(h == header for h, _ in index.includes):
+            continue
+        if not index.includes:
+            raise MpsgenError("no #include lines to extend", path=path, line=1,
+                              hint=f"add #include <{header}> by hand")
+        # Keep the c10/ group sorted: before the first c10 header that sorts after the new one.
+        group = [(h, ln) for h, ln in index.includes if h.startswith("c10/")] or list(index.includes)
+        later = [ln for h, ln in group if h > header]
+        after = later[0] - 1 if later else group[-1][1]
+        text = "".join(_insert(_lines(text), after, [f"#include <{header}>"], nl))
+    return text
+
+
+def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl: str) -> str:
+    index = index_metal(text, path)
+    existing = index.functor(spec.name)
+    if existing is not None:
+        if _normalise(existing.text) == _normalise(functor_text):
+            return text
+        raise MpsgenError(
+            f"{spec.name}_functor already exists here with a different body",
+            path=path,
+            line=existing.line,
+            hint="delete or rename the old functor first",
+        )
+    lines = _lines(text)
+    body = functor_text.splitlines()
+    structs = [f for f in index.functors if f.macro is None]
+    if spec.is_unary_family:
+        first_reg = min(
+            [c.line for c in index.top_level_calls() if c.macro.startswith(("REGISTER_", "INSTANTIATE_"))]
+            + [d.line for d in index.defines if d.name.startswith(("REGISTER_", "INSTANTIATE_"))]
+            + [10**9]
+        )
+        before = [f for f in structs if f.end_line < first_reg]
+        if before:
+            return "".join(_insert(lines, before[-1].end_line, ["", *body], nl))
+        if first_reg < 10**9:
+            return "".join(_insert(lines, _above_comments(lines, first_reg) - 1, [*body, ""], nl))
+    else:
+        local = [d for d in index.defines if d.name.startswith("REGISTER_")]
+        if local:
+            return "".join(_insert(lines, _above_comments(lines, local[0].line) - 1, [*body, ""], nl))
+        if structs:
+            return "".join(_insert(lines, structs[-1].end_line, ["", *body], nl))
+    raise MpsgenError(
+        "cannot tell where functors go in this .metal file (no functor and no registration found)",
+        path=path,
+        line=1,
+        hint="add the functor by hand, or point mpsgen at the .metal that matches the .mm",
+    )
+
+
+def _above_comments(lines: list[str], line: int) -> int:
+    """Move up from *line* over comment lines directly above it (they belong to it)."""
+    while line > 1 and lines[line - 2].lstrip().startswith("//"):
+        line -= 1
+    return line
+
+
+def _present(index: MetalIndex, reg: str, where: str | None) -> bool:
+    want = _normalise(reg.rstrip(";"))
+    return any(_normalise(c.text) == want and c.in_define == where for c in index.calls)
+
+
+def _add_registration(text: str, path: str, spec: "KernelSpec", reg: str, nl: str) -> str:
+    index = index_metal(text, path)
+    if "DTYPE1, DTYPE0" in reg or "DTYPE##2" in reg:
+        macro = KERNELS2 if "DTYPE1, DTYPE0" in reg else VEC2
+        if _present(index, reg, macro):
+            return text
+        d = index.define(macro)
+        if d is None:
+            raise MpsgenError(f"#define {macro} not found", path=path, line=1,
+                              hint="render registrations with this file's style (metal_style)")
+        return _add_to_macro(text, path, d, reg, nl)
+    if _present(index, reg, None):
+        return text
+    lines = _lines(text)
+    top = index.top_level_calls()
+    if spec.arity == "binary" and _is_complex_args(_split_args(reg[reg.index("(") + 1 : reg.rindex(")")])):
+        block = index.complex_block
+        if block is not None:
+            return "".join(_insert(lines, block[1], [reg], nl))
+    if spec.arity in ("binary", "binary_alpha", "ternary"):
+        family = {"binary_alpha": "BINARY_ALPHA", "ternary": "TERNARY"}.get(spec.arity)
+        same = [c for c in top if family and family in c.macro]
+        if same:
+            return "".join(_insert(lines, same[-1].end_line, [reg], nl))
+        block = index.plain_block
+        if block is not None:
+            return "".join(_insert(lines, block[1], [reg], nl))
+        raise MpsgenError("no REGISTER_*_BINARY_OP registration run found", path=path, line=1,
+                          hint="is this the BinaryKernel-style .metal that matches the .mm?")
+    # Unary: explicit lines form their own block after the last one of their kind.
+    kind = "REGISTER_UNARY_ALPHA_OP" if spec.arity == "unary_alpha" else "REGISTER_UNARY_OP"
+    name = reg[reg.index("(") + 1 :].split(",")[0].strip()
+    mine = [c for c in top if c.macro == kind and c.args and c.args[0] == name]
+    if mine:
+        return "".join(_insert(lines, mine[-1].end_line, [reg], nl))
+    kernels2 = index.define(KERNELS2)
+    same = [c for c in top if c.macro == kind and (kernels2 is None or kind != "REGISTER_UNARY_OP"
+                                                    or c.line < kernels2.line)]
+    if same:
+        return "".join(_insert(lines, same[-1].end_line, ["", reg], nl))
+    if kernels2 is not None and kind == "REGISTER_UNARY_OP":
+        return "".join(_insert(lines, _above_comments(lines, kernels2.line) - 1, [reg, ""], nl))
+    regs = [c for c in top if c.macro.startswith(("REGISTER_", "INSTANTIATE_"))]
+    if regs:
+        return "".join(_insert(lines, regs[-1].end_line, ["", reg], nl))
+    raise MpsgenError("no registration lines found to place the new ones next to", path=path, line=1,
+                      hint="is this the .metal that matches the .mm?")
+
+
+def _add_to_macro(text: str, path: str, d: MacroDef, reg: str, nl: str) -> str:
+    """Insert *reg* as the second-to-last body line of a multi-line #define and re-align backslashes."""
+    lines = _lines(text)
+    if d.end_line == d.line:
+        raise MpsgenError(f"{d.name} is a one-line macro; mpsgen expects a multi-line body",
+                          path=path, line=d.line, hint="split it one registration per line")
+    span = lines[d.line - 1 : d.end_line]
+    ending = [s[len(s.rstrip("\r\n")) :] for s in span]
+    bodies = [s.rstrip("\r\n") for s in span]
+    # Content without the trailing backslash, and the column the backslashes sit at now.
+    content = [re.sub(r"\s*\\$", "", b) for b in bodies]
+    cols = {len(b) - 1 for b in bodies[:-1]}
+    indent = re.match(r"\s*", content[-1]).group(0) or "  "  # type: ignore[union-attr]
+    uses_semi = any(c.rstrip().endswith(";") for c in content[1:-1]) or content[-1].rstrip().endswith(";")
+    new = indent + (reg if uses_semi else reg.rstrip(";"))
+    content = content[:-1] + [new] + content[-1:]
+    ending = ending[:-1] + [nl] + ending[-1:]
+    longest = max(len(c) for c in content[:-1])
+    if len(cols) == 1 and (col := cols.pop()) > longest:
+        width = col  # existing alignment column still fits: leave other lines untouched
+    else:
+        width = longest + 1
+    out = [c.ljust(width) + "\\" if k < len(content) - 1 else c for k, c in enumerate(content)]
+    lines[d.line - 1 : d.end_line] = [o + e for o, e in zip(out, ending)]
+    return "".join(lines)

@@ -1,0 +1,102 @@
+"""Test lists: the op's entries in common_mps.py and its MPS DecorateInfos in OpInfos.
+
+Readers and editors are pure functions on texts (no file I/O):
+
+* `opinfo_keys(cmi_text, definitions, op)`: the op's OpInfos and their common_mps.py keys.
+* `plan_common_mps(text, keys, supported_dtypes=, complex_action=)`: xfail/skip tables, SUPPORTED_COMPLEX_OPS.
+* `plan_opinfo_decorators(text, refs, tests=)`: MPS expectedFailure/skip DecorateInfos.
+* `plan_test_lists(...)`: all of the above for one op.
+* `stale_keys(common_mps_text, cmi_text, definitions)`: table keys naming no OpInfo (`mpsgen check`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from mpsgen.sources.testlists.commonmps import COMPLEX_SET, ComplexAction, entries, plan_common_mps
+from mpsgen.sources.testlists.decorators import DEFAULT_TESTS, plan_opinfo_decorators
+from mpsgen.sources.testlists.opinfos import all_opinfos, name_candidates, opinfo_keys
+from mpsgen.sources.testlists.records import Change, OpInfoRef, TableEntry
+
+__all__ = [
+    "COMPLEX_SET",
+    "DEFAULT_TESTS",
+    "Change",
+    "ComplexAction",
+    "OpInfoRef",
+    "TableEntry",
+    "TestListPlan",
+    "entries",
+    "name_candidates",
+    "opinfo_keys",
+    "plan_common_mps",
+    "plan_opinfo_decorators",
+    "plan_test_lists",
+    "stale_keys",
+]
+
+
+def stale_keys(
+    common_mps_text: str,
+    cmi_text: str,
+    definitions: Mapping[str, str],
+    *,
+    common_mps_path: str = "common_mps.py",
+    cmi_path: str = "common_methods_invocations.py",
+) -> list[TableEntry]:
+    """Keys of common_mps.py tables that are no OpInfo's name + variant_test_name.
+
+    OpInfos whose name is computed at run time cannot be seen, so a reported key may still be
+    valid when such OpInfos exist; the report names the line so a human can judge.
+    """
+    known = {ref.key for ref in all_opinfos(cmi_text, cmi_path)}
+    for path, text in definitions.items():
+        known.update(ref.key for ref in all_opinfos(text, path))
+    return [e for e in entries(common_mps_text, path=common_mps_path) if e.key not in known]
+
+
+@dataclass(frozen=True)
+class TestListPlan:
+    """New texts (only for files that change) and the located changes, for the command summary."""
+
+    __test__ = False  # not a pytest class
+
+    refs: tuple[OpInfoRef, ...]
+    texts: Mapping[str, str]
+    changes: tuple[Change, ...]
+
+
+def plan_test_lists(
+    op: str,
+    *,
+    common_mps_text: str,
+    cmi_text: str,
+    definitions: Mapping[str, str],
+    supported_dtypes: Iterable[str] | None = None,
+    complex_action: ComplexAction = "refuse-if-listed",
+    tests: Iterable[str] | None = DEFAULT_TESTS,
+    common_mps_path: str = "common_mps.py",
+    cmi_path: str = "common_methods_invocations.py",
+) -> TestListPlan:
+    """The whole test-list edit for ATen op *op*.  Falls back to the op name as the only key when
+    no OpInfo is found (common_mps.py keys are OpInfo names, which usually equal the ATen name)."""
+    supported = None if supported_dtypes is None else tuple(supported_dtypes)
+    refs = opinfo_keys(cmi_text, definitions, op, cmi_path=cmi_path)
+    keys = [r.key for r in refs] or [op]
+    texts: dict[str, str] = {}
+    changes: list[Change] = []
+    new_text, found = plan_common_mps(common_mps_text, keys, supported_dtypes=supported,
+                                      complex_action=complex_action, path=common_mps_path)
+    if new_text != common_mps_text:
+        texts[common_mps_path] = new_text
+    changes += found
+    for path, text in [(cmi_path, cmi_text), *definitions.items()]:
+        mine = [r for r in refs if r.path == path]
+        if not mine:
+            continue
+        new_text, found = plan_opinfo_decorators(text, mine, tests=tests, supported_dtypes=supported, path=path)
+        if new_text != text:
+            texts[path] = new_text
+        changes += found
+    return TestListPlan(refs=tuple(refs), texts=texts, changes=tuple(changes))

@@ -1,0 +1,319 @@
+"""common_mps.py: the op's keys in the xfail/skip tables, and SUPPORTED_COMPLEX_OPS.
+
+The file is never imported (most of it exists only on macOS).  Tables are found by shape: a dict or
+set literal of string keys assigned to an UPPERCASE name, anywhere in the file.  `SUPPORTED_*` sets
+list what works; every other such table lists what fails or is skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from mpsgen.tree.checkout import newline_of
+from mpsgen.errors import MpsgenError
+from mpsgen.sources.testlists import dtypes as dt
+from mpsgen.sources.testlists._source import Lines, has_lone_cr, insert_after_item, remove_item
+from mpsgen.sources.testlists.records import Change, TableEntry
+
+ComplexAction = Literal["keep", "add", "drop", "refuse-if-listed"]
+COMPLEX_SET = "SUPPORTED_COMPLEX_OPS"
+_UPPER = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_WIDTH = 88  # black's line length, used by the real file
+
+
+@dataclass(frozen=True)
+class _Table:
+    name: str
+    function: str
+    kind: str  # "dict" | "set"
+    start: int  # offset of "{" in the file
+    end: int  # offset past "}"
+    line: int
+    keys: tuple[str, ...]
+    key_lines: tuple[int, ...]
+
+
+def parse_file(text: str, path: str) -> ast.Module:
+    if has_lone_cr(text):
+        raise MpsgenError("mixed or old-Mac (CR) line endings", path=path, hint="convert the file to LF or CRLF")
+    try:
+        return ast.parse(text)
+    except SyntaxError as err:
+        raise MpsgenError(f"not valid Python: {err.msg}", path=path, line=err.lineno,
+                          hint="fix the syntax error first") from None
+
+
+def _tables(text: str, path: str) -> list[_Table]:
+    tree = parse_file(text, path)
+    lines = Lines(text)
+    found: list[_Table] = []
+
+    def visit(body: list[ast.stmt], function: str) -> None:
+        # Statements only: a table is an assignment statement, so expressions need no walk.
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(stmt.body, stmt.name)
+                continue
+            table = _as_table(stmt, function, lines)
+            if table is not None:
+                found.append(table)
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list):
+                    visit(inner, function)
+
+    visit(tree.body, "<module>")
+    return found
+
+
+def _as_table(node: ast.AST, function: str, lines: Lines) -> _Table | None:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        target, value = node.target, node.value
+    else:
+        return None
+    if not (isinstance(target, ast.Name) and _UPPER.match(target.id)):
+        return None
+    if isinstance(value, ast.Dict):
+        keys, kind = value.keys, "dict"
+    elif isinstance(value, ast.Set):
+        keys, kind = value.elts, "set"
+    else:
+        return None
+    if not keys or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
+        return None
+    start, end = lines.span(value)
+    return _Table(
+        name=target.id,
+        function=function,
+        kind=kind,
+        start=start,
+        end=end,
+        line=value.lineno,
+        keys=tuple(k.value for k in keys),  # type: ignore[union-attr]
+        key_lines=tuple(k.lineno for k in keys),  # type: ignore[union-attr]
+    )
+
+
+def entries(text: str, *, path: str = "common_mps.py") -> list[TableEntry]:
+    """Every key of every table (xfail/skip tables and SUPPORTED_* sets), in file order."""
+    out = []
+    for t in _tables(text, path):
+        for key, line in zip(t.keys, t.key_lines):
+            out.append(TableEntry(key=key, table=t.name, function=t.function, line=line, end_line=line))
+    return out
+
+
+# -- planning -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Action:
+    index: int  # entry index in the table literal
+    key: str
+    kind: str  # "delete" | "narrow" | "replace"
+    dtypes: tuple[str, ...] = ()  # narrow: dtypes to drop; replace: the new list
+
+
+def plan_common_mps(
+    text: str,
+    keys: Iterable[str],
+    *,
+    supported_dtypes: Iterable[str] | None = None,
+    complex_action: ComplexAction = "refuse-if-listed",
+    path: str = "common_mps.py",
+) -> tuple[str, list[Change]]:
+    """Remove or narrow the op's *keys* in every xfail/skip table; handle SUPPORTED_COMPLEX_OPS.
+
+    *supported_dtypes*: dtype names the new kernel supports (None = all).  A list value keeps only
+    the dtypes the kernel does not support; a None value (every dtype fails) becomes the explicit
+    list of tested dtypes the kernel does not support.  An entry left empty is deleted.
+    Complex: "add" = the kernel has a complex branch (complex64 counts as supported; keys are added
+    to SUPPORTED_COMPLEX_OPS); "drop" = no complex branch, keys are removed from that set;
+    "refuse-if-listed" = no complex branch, MpsgenError when a key is in the set; "keep" = the set
+    is not touched and complex64 support is whatever *supported_dtypes* says.
+    """
+    keys = list(dict.fromkeys(keys))
+    if complex_action not in ("keep", "add", "drop", "refuse-if-listed"):
+        raise ValueError(f"complex_action={complex_action!r}")
+    tables = _tables(text, path)
+    complex_tables = [t for t in tables if t.name == COMPLEX_SET]
+    listed = {k for t in complex_tables for k in t.keys}
+    listed_keys = [k for k in keys if k in listed]
+
+    if complex_action == "refuse-if-listed" and listed_keys:
+        key = listed_keys[0]
+        t = next(t for t in complex_tables if key in t.keys)
+        raise MpsgenError(
+            f'"{key}" is in {COMPLEX_SET}: MPSGraph served complex inputs, and the new kernel has no '
+            "complex branch, so migrating would silently break complex64 on MPS",
+            path=path,
+            line=t.key_lines[t.keys.index(key)],
+            hint="give --complex-expr to add a complex branch, or --drop-complex to accept the loss "
+            f"(removes it from {COMPLEX_SET})",
+        )
+    if complex_action == "add" and not complex_tables:
+        raise MpsgenError(f"no {COMPLEX_SET} set found", path=path,
+                          hint="is this common_mps.py? the op cannot be marked complex-supported")
+
+    supported = dt.normalise(supported_dtypes)
+    supported = frozenset(dt.KNOWN) if supported is None else supported
+    if complex_action == "add":
+        supported |= {"complex64", "complex32"}
+    elif complex_action in ("drop", "refuse-if-listed"):
+        supported -= dt.COMPLEX
+    complex_listed_after = {
+        k: (complex_action == "add") or (complex_action == "keep" and k in listed) for k in keys
+    }
+    complex_functions = {t.function for t in complex_tables}
+
+    edits: list[tuple[_Table, list[_Action]]] = []
+    changes: list[Change] = []
+    wanted = set(keys)
+    for t in tables:
+        if t.name.startswith("SUPPORTED_") or wanted.isdisjoint(t.keys):
+            continue
+        node = _literal(text[t.start : t.end])
+        actions = []
+        for i, key in enumerate(t.keys):
+            if key not in wanted:
+                continue
+            line = t.key_lines[i]
+            where = f"{t.name} ({t.function})"
+            if t.kind == "set":
+                actions.append(_Action(i, key, "delete"))
+                changes.append(Change(path, line, f'removed "{key}" from {where}'))
+                continue
+            value = node.values[i]  # type: ignore[attr-defined]
+            tested = dt.MPS_GRAD_DTYPES if "grad" in t.function else dt.MPS_DTYPES
+            if isinstance(value, ast.Constant) and value.value is None:
+                failing = [d for d in tested if d not in supported]
+                if t.function in complex_functions and not complex_listed_after[key]:
+                    # The complex64 xfail comes from SUPPORTED_COMPLEX_OPS already.
+                    failing = [d for d in failing if d not in dt.COMPLEX]
+                if failing:
+                    actions.append(_Action(i, key, "replace", tuple(failing)))
+                    shown = ", ".join(f"torch.{d}" for d in failing)
+                    changes.append(Change(path, line, f'narrowed "{key}" in {where} from None to [{shown}]'))
+                else:
+                    actions.append(_Action(i, key, "delete"))
+                    changes.append(Change(path, line, f'removed "{key}" from {where}'))
+                continue
+            if not isinstance(value, (ast.List, ast.Tuple)):
+                raise MpsgenError(
+                    f'"{key}" in {t.name}: value is neither None nor a list of dtypes',
+                    path=path, line=line, hint="edit this entry by hand",
+                )
+            names = []
+            for elt in value.elts:
+                name = dt.dtype_of(elt)
+                if name is None:
+                    raise MpsgenError(
+                        f'"{key}" in {t.name}: {ast.unparse(elt)} is not a torch dtype',
+                        path=path, line=line + elt.lineno - 1, hint="edit this entry by hand",
+                    )
+                names.append(name)
+            drop = tuple(d for d in dict.fromkeys(names) if d in supported)
+            if not drop:
+                continue
+            if len(drop) == len(set(names)):
+                actions.append(_Action(i, key, "delete"))
+                changes.append(Change(path, line, f'removed "{key}" from {where}'))
+            else:
+                actions.append(_Action(i, key, "narrow", drop))
+                kept = ", ".join(f"torch.{d}" for d in names if d not in drop)
+                changes.append(Change(path, line, f'narrowed "{key}" in {where} to [{kept}]'))
+        if actions:
+            edits.append((t, actions))
+
+    if complex_action in ("add", "drop"):
+        for t in complex_tables:
+            if complex_action == "drop":
+                acts = [_Action(i, k, "delete") for i, k in enumerate(t.keys) if k in wanted]
+                for a in acts:
+                    changes.append(Change(path, t.key_lines[a.index], f'removed "{a.key}" from {COMPLEX_SET}'))
+            else:
+                acts = [_Action(-1, k, "add") for k in keys if k not in listed]
+                for a in acts:
+                    changes.append(Change(path, t.line, f'added "{a.key}" to {COMPLEX_SET}'))
+            if acts:
+                edits.append((t, acts))
+            if complex_action == "add":
+                break  # one set is enough when adding
+
+    out = text
+    for t, actions in sorted(edits, key=lambda e: e[0].start, reverse=True):
+        # Each edit stays inside one bracketed literal, so the file stays valid if the literal does.
+        new_literal = _edit_table(out[t.start : t.end], actions)
+        _literal(new_literal)
+        out = out[: t.start] + new_literal + out[t.end :]
+    return out, sorted(changes, key=lambda c: c.line)
+
+
+def _literal(src: str) -> ast.Dict | ast.Set:
+    node = ast.parse(src, mode="eval").body
+    assert isinstance(node, (ast.Dict, ast.Set))
+    return node
+
+
+def _item_spans(node: ast.Dict | ast.Set, lines: Lines) -> list[tuple[int, int]]:
+    if isinstance(node, ast.Set):
+        return [lines.span(e) for e in node.elts]
+    return [(lines.span(k)[0], lines.span(v)[1]) for k, v in zip(node.keys, node.values)]  # type: ignore[arg-type]
+
+
+def _edit_table(src: str, actions: list[_Action]) -> str:
+    """Apply *actions* to one table literal, last entry first, re-reading positions after each."""
+    for act in sorted((a for a in actions if a.kind != "add"), key=lambda a: a.index, reverse=True):
+        node = _literal(src)
+        lines = Lines(src)
+        spans = _item_spans(node, lines)
+        if act.kind == "delete":
+            src = remove_item(src, spans, act.index, len(src) - 1)
+            continue
+        value = node.values[act.index]  # type: ignore[union-attr]
+        vstart, vend = lines.span(value)
+        if act.kind == "narrow":
+            new_value = _narrow(src[vstart:vend], set(act.dtypes))
+        else:
+            line_start = src.rfind("\n", 0, spans[act.index][0]) + 1
+            indent = src[line_start : spans[act.index][0]]
+            new_value = _format_dtypes(act.dtypes, indent, src, prefix_width=vstart - line_start)
+        src = src[:vstart] + new_value + src[vend:]
+    for act in (a for a in actions if a.kind == "add"):
+        node = _literal(src)
+        spans = _item_spans(node, Lines(src))
+        keys = [e.value for e in node.elts]  # type: ignore[union-attr]
+        lower = [i for i, k in enumerate(keys) if k < act.key]
+        anchor = max(lower, key=lambda i: keys[i]) if lower else -1
+        quote = src[spans[max(anchor, 0)][0]]
+        src = insert_after_item(src, spans, anchor, len(src) - 1, f"{quote}{act.key}{quote}")
+    return src
+
+
+def _narrow(src: str, drop: set[str]) -> str:
+    """Remove the dtypes in *drop* from a list/tuple literal's text."""
+    while True:
+        node = ast.parse(src, mode="eval").body
+        assert isinstance(node, (ast.List, ast.Tuple))
+        hits = [i for i, e in enumerate(node.elts) if dt.dtype_of(e) in drop]
+        if not hits:
+            return src
+        lines = Lines(src)
+        spans = [lines.span(e) for e in node.elts]
+        src = remove_item(src, spans, hits[-1], len(src) - 1, is_tuple=isinstance(node, ast.Tuple))
+
+
+def _format_dtypes(names: tuple[str, ...], indent: str, src: str, *, prefix_width: int) -> str:
+    """`[torch.a, torch.b]`, or one dtype a line (black style) when that would pass the line width."""
+    one_line = "[" + ", ".join(f"torch.{n}" for n in names) + "]"
+    if prefix_width + len(one_line) + 1 <= _WIDTH or indent.strip():
+        return one_line
+    nl = newline_of(src)
+    inner = indent + "    "
+    return "[" + nl + "".join(f"{inner}torch.{n},{nl}" for n in names) + indent + "]"

@@ -1,0 +1,165 @@
+"""Find the PyTorch root, name its files, read each file once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpsgen.errors import MpsgenError
+
+YAML_REL = "aten/src/ATen/native/native_functions.yaml"
+NATIVE_REL = "aten/src/ATen/native"
+MPS_REL = "aten/src/ATen/native/mps"
+KERNELS_REL = "aten/src/ATen/native/mps/kernels"
+OPERATIONS_REL = "aten/src/ATen/native/mps/operations"
+COMMON_MPS_REL = "torch/testing/_internal/common_mps.py"
+CMI_REL = "torch/testing/_internal/common_methods_invocations.py"
+OPINFO_DEFS_REL = "torch/testing/_internal/opinfo/definitions"
+TEST_MPS_REL = "test/test_mps.py"
+BUILD_REL = "build"
+
+
+def find_root(start: Path) -> Path | None:
+    """Walk up from *start* to the folder that holds native_functions.yaml."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / YAML_REL).is_file():
+            return candidate
+    return None
+
+
+class Checkout:
+    """A PyTorch source tree.  Texts are read once, strictly as UTF-8, newlines kept."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+        self._texts: dict[Path, str] = {}
+
+    @classmethod
+    def locate(cls, explicit: str | Path | None = None, cwd: Path | None = None) -> "Checkout":
+        if explicit is not None:
+            root = Path(explicit)
+            if not (root / YAML_REL).is_file():
+                raise MpsgenError(
+                    f"not a PyTorch checkout: {YAML_REL} not found",
+                    path=root,
+                    hint="pass -C with the folder that holds aten/, or make one with `mpsgen sample DIR`",
+                )
+            return cls(root)
+        here = cwd or Path.cwd()
+        root = find_root(here)
+        if root is None:
+            raise MpsgenError(
+                f"not inside a PyTorch checkout: no {YAML_REL} here or above",
+                path=here,
+                hint="run mpsgen from a PyTorch checkout or pass -C DIR",
+            )
+        return cls(root)
+
+    # -- names of the files mpsgen reads and edits --------------------------------------
+    def path(self, rel: str | Path) -> Path:
+        return self.root / rel
+
+    def rel(self, path: str | Path) -> str:
+        p = Path(path)
+        try:
+            return p.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return str(p)
+
+    @property
+    def yaml_path(self) -> Path:
+        return self.root / YAML_REL
+
+    @property
+    def native_dir(self) -> Path:
+        return self.root / NATIVE_REL
+
+    @property
+    def kernels_dir(self) -> Path:
+        return self.root / KERNELS_REL
+
+    @property
+    def operations_dir(self) -> Path:
+        return self.root / OPERATIONS_REL
+
+    @property
+    def common_mps_path(self) -> Path:
+        return self.root / COMMON_MPS_REL
+
+    @property
+    def cmi_path(self) -> Path:
+        return self.root / CMI_REL
+
+    @property
+    def opinfo_definitions_dir(self) -> Path:
+        return self.root / OPINFO_DEFS_REL
+
+    @property
+    def test_mps_path(self) -> Path:
+        return self.root / TEST_MPS_REL
+
+    @property
+    def build_dir(self) -> Path:
+        return self.root / BUILD_REL
+
+    def metal_files(self) -> list[Path]:
+        return sorted(self.kernels_dir.glob("*.metal"))
+
+    def mm_files(self) -> list[Path]:
+        return sorted(self.operations_dir.glob("*.mm"))
+
+    def native_headers(self) -> list[Path]:
+        return sorted(self.native_dir.glob("*.h"))
+
+    def native_sources(self) -> list[Path]:
+        return sorted(self.native_dir.glob("*.cpp"))
+
+    def opinfo_definition_files(self) -> list[Path]:
+        d = self.opinfo_definitions_dir
+        return sorted(p for p in d.glob("*.py") if p.name != "__init__.py") if d.is_dir() else []
+
+    # -- reading ------------------------------------------------------------------------
+    def read_text(self, path: str | Path) -> str:
+        """The file's text, decoded strictly as UTF-8 with line endings untouched."""
+        p = Path(path)
+        if not p.is_absolute():
+            p = self.root / p
+        cached = self._texts.get(p)
+        if cached is not None:
+            return cached
+        text = read_text_file(p, shown=self.rel(p))
+        self._texts[p] = text
+        return text
+
+    def forget(self, path: str | Path) -> None:
+        """Drop a cached text (after the file was written)."""
+        p = Path(path)
+        self._texts.pop(p if p.is_absolute() else self.root / p, None)
+
+
+def read_text_file(path: Path, shown: str | None = None) -> str:
+    shown = shown or str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise MpsgenError("file not found", path=shown, hint="is this a complete PyTorch checkout?") from None
+    except IsADirectoryError:
+        raise MpsgenError("expected a file, found a folder", path=shown) from None
+    except PermissionError:
+        raise MpsgenError("file is not readable", path=shown, hint="check its permissions") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise MpsgenError(
+            f"not valid UTF-8 (byte 0x{data[err.start]:02x})",
+            path=shown,
+            line=line,
+            hint="save the file as UTF-8",
+        ) from None
+
+
+def newline_of(text: str) -> str:
+    """The file's newline style, so inserted lines match it."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"

@@ -1,0 +1,192 @@
+"""Git: is the tree a repository, which paths are dirty, a branch, a commit (gitpython, lazily imported).
+
+Paths are given and returned relative to the repository root, in posix form.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from mpsgen.errors import MpsgenError
+
+# Used only when neither the repository config nor the environment names an author (CI runners).
+FALLBACK_NAME = "mpsgen"
+FALLBACK_EMAIL = "mpsgen@users.noreply.github.com"
+
+
+def _git():
+    try:
+        import git
+    except ImportError as err:  # gitpython also raises ImportError when the git executable is missing
+        raise MpsgenError(f"git is not usable: {err}", hint="install git and gitpython, or drop --branch/--commit") \
+            from None
+    return git
+
+
+def _repo(root: Path):
+    git = _git()
+    try:
+        return git.Repo(root, search_parent_directories=False)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise MpsgenError(
+            "not a git repository", path=root, hint="run `git init`, or drop --branch/--commit"
+        ) from None
+
+
+def _run(repo, *args: str, **kwargs):
+    git = _git()
+    try:
+        return repo.git.execute(["git", *args], **kwargs)
+    except git.GitCommandError as err:
+        detail = (err.stderr or err.stdout or "").strip().replace("\n", " ")
+        detail = detail.removeprefix("stderr: ").strip("'\" ")
+        raise MpsgenError(f"`git {' '.join(args[:2])}` failed: {detail}", path=repo.working_tree_dir) from None
+
+
+def _git_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Plain `git` for the read-only queries every editing command makes: gitpython's import alone
+    costs ~0.1 s, which `migrate` cannot afford on its fast path."""
+    try:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    except OSError as err:
+        raise MpsgenError(f"git is not usable: {err}", path=root, hint="install git, or pass --allow-dirty") from None
+
+
+def work_tree_prefix(root: Path) -> str | None:
+    """*root*'s path inside its git work tree ("" at the top, "sub/dir/" below it); None outside git."""
+    if not Path(root).is_dir():
+        return None
+    done = _git_cli(root, "rev-parse", "--is-inside-work-tree", "--show-prefix")
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or not lines or lines[0] != "true":
+        return None
+    return lines[1] if len(lines) > 1 else ""
+
+
+def is_git_repo(root: Path) -> bool:
+    """True when *root* is the top of a git work tree (a repository above it does not count)."""
+    return work_tree_prefix(root) == ""
+
+
+def dirty_paths(root: Path, paths: Iterable[str | Path]) -> set[str]:
+    """Those of *paths* (relative to *root*) with uncommitted changes: staged, unstaged, deleted, or
+    untracked.  *root* may be the top of the work tree or a folder inside it.
+
+    Untracked files count as dirty (they are work git does not hold yet); ignored files and
+    paths that exist nowhere do not.  Used to refuse editing over a user's uncommitted work.
+    """
+    root = Path(root)
+    wanted = [_rel(root, p) for p in paths]
+    prefix = work_tree_prefix(root)
+    if prefix is None:
+        raise MpsgenError("not a git repository", path=root, hint="run `git init`, or pass --allow-dirty")
+    if not wanted:
+        return set()
+    done = _git_cli(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *wanted)
+    if done.returncode != 0:
+        raise MpsgenError(f"`git status` failed: {' '.join(done.stderr.split())}", path=root,
+                          hint="pass --allow-dirty to skip the check")
+    dirty: set[str] = set()
+    entries = done.stdout.split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        xy, path = entry[:2], entry[3:]
+        dirty.add(path.removeprefix(prefix))  # git names paths from the top of the work tree
+        if "R" in xy or "C" in xy:
+            dirty.add(entries[i].removeprefix(prefix))  # the source of a rename/copy follows as its own field
+            i += 1
+    return {p for p in dirty if p in wanted or any(p.startswith(w.rstrip("/") + "/") for w in wanted)}
+
+
+def current_branch(root: Path) -> str | None:
+    repo = _repo(root)
+    return None if repo.head.is_detached else repo.active_branch.name
+
+
+def create_branch(root: Path, name: str) -> None:
+    """Create branch *name* at HEAD and switch to it; uncommitted changes come along.  Refuses an existing name."""
+    repo = _repo(root)
+    git = _git()
+    try:
+        repo.git.check_ref_format("--branch", name)
+    except git.GitCommandError:
+        raise MpsgenError(f"{name!r} is not a valid branch name", hint="see `git check-ref-format --help`") from None
+    if name in [h.name for h in repo.heads]:
+        raise MpsgenError(
+            f"branch {name!r} already exists", path=root, hint="choose another --branch name or delete that branch"
+        )
+    _run(repo, "checkout", "-b", name)
+
+
+def _identity_env(repo) -> dict[str, str]:
+    """Author/committer from the environment or git config, else a fallback so CI with no identity works."""
+    reader = repo.config_reader()  # repository, global and system levels
+    name = reader.get_value("user", "name", default="") or ""
+    email = reader.get_value("user", "email", default="") or ""
+    env: dict[str, str] = {}
+    for role in ("AUTHOR", "COMMITTER"):
+        if not os.environ.get(f"GIT_{role}_NAME") and not name:
+            env[f"GIT_{role}_NAME"] = FALLBACK_NAME
+        if not os.environ.get(f"GIT_{role}_EMAIL") and not email:
+            env[f"GIT_{role}_EMAIL"] = FALLBACK_EMAIL
+    return env
+
+
+def commit(root: Path, paths: Sequence[str | Path], message: str) -> str:
+    """Commit exactly *paths* (added, changed or deleted) with *message*; other staged work is left staged.
+
+    Returns the new commit's hex sha.
+    """
+    root = Path(root)
+    wanted = sorted({_rel(root, p) for p in paths})
+    if not wanted:
+        raise MpsgenError("nothing to commit: no files were named")
+    if not message.strip():
+        raise MpsgenError("empty commit message")
+    repo = _repo(root)
+    changed = dirty_paths(root, wanted)
+    if not changed:
+        raise MpsgenError("nothing to commit: the files are unchanged since HEAD", path=root,
+                          hint="was the change already committed?")
+    changed_list = sorted(changed)
+    _run(repo, "add", "-A", "--", *changed_list)
+    # --only: commit these paths as they are, whatever else the user has staged.
+    env = _identity_env(repo)
+    try:
+        with repo.git.custom_environment(**env):
+            _run(repo, "commit", "--quiet", "-m", message, "--only", "--", *changed_list)
+    except MpsgenError as err:
+        err.hint = err.hint or "the edits stay in place and are staged; fix the cause and run `git commit` yourself"
+        raise
+    return repo.head.commit.hexsha
+
+
+def commit_message(op: str, overloads: Sequence[str], *, action: str = "migrate") -> str:
+    """`[MPS] Migrate atan2 to a native Metal kernel` + the overloads moved, one per line."""
+    if action == "migrate":
+        title = f"[MPS] Migrate {op} from MPSGraph to a native Metal kernel"
+        moved = "Overloads moved to the Metal kernel:"
+    elif action == "new":
+        title = f"[MPS] Add a native Metal kernel for {op}"
+        moved = "Overloads now dispatched to MPS:"
+    else:
+        raise ValueError(f"unknown action {action!r}")
+    body = f"{moved}\n" + "".join(f"- {o}\n" for o in overloads) + "\n" if overloads else ""
+    return f"{title}\n\n{body}Generated with mpsgen.\n"
+
+
+def _rel(root: Path, path: str | Path) -> str:
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            p = p.resolve().relative_to(Path(root).resolve())
+        except ValueError:
+            raise MpsgenError("path is outside the repository", path=path) from None
+    return p.as_posix()

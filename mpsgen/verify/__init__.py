@@ -1,0 +1,1 @@
+"""After the write: processes, the build and test_mps.py, and their results."""
