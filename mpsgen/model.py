@@ -1,26 +1,41 @@
-"""Shared frozen types: where a fact was found, and the options a command runs with.
+"""Shared frozen types: where a fact was found, what kernel to generate, and the options a command
+runs with.
 
 Options are built once by the CLI and passed down typed; no ``dict[str, Any]`` crosses a module
 boundary (modelled on torchgen's model.py, whose parsed objects each carry a ``Location``).
+Types that two stages share live here, so that neither stage imports the other for them
+(render.py and metal.py both use `KernelSpec` and `MetalStyle`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 Command = Literal["migrate", "new-op"]
+
+# One command line, run without a shell (build and test commands).
+Argv = tuple[str, ...]
+
+# The fixed vocabularies of a kernel; the tuples are the Literal's values, for validation and messages.
+Arity = Literal["unary", "binary", "unary_alpha", "binary_alpha", "ternary"]
+DtypeToken = Literal["float", "int2float", "integer", "complex"]
+ResultKind = Literal["same", "float", "bool"]
+ARITIES: tuple[Arity, ...] = get_args(Arity)
+DTYPE_TOKENS: tuple[DtypeToken, ...] = get_args(DtypeToken)
+RESULTS: tuple[ResultKind, ...] = get_args(ResultKind)
 
 
 @dataclass(frozen=True)
 class Location:
-    """A file (as shown to the user, relative to the checkout) and a 1-based line."""
+    """A file (as shown to the user, relative to the checkout), a 1-based line and optionally a column."""
 
     file: str
     line: int
+    col: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}"
+        return f"{self.file}:{self.line}" if self.col is None else f"{self.file}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True)
@@ -52,3 +67,38 @@ class RunOptions:
     allow_dirty: bool = False
     branch: str | None = None
     commit: bool = False
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """What to generate for one Metal kernel (the functor prefix is ``name``)."""
+
+    name: str
+    arity: Arity
+    expr: str
+    int_expr: str | None = None
+    complex_expr: str | None = None
+    bool_expr: str | None = None
+    dtypes: tuple[DtypeToken, ...] = ("float",)
+    opmath: bool = False
+    result: ResultKind = "same"  # "float": integral inputs return float; "bool": comparisons
+    includes: tuple[str, ...] = ()  # c10/metal headers the body needs, e.g. "c10/metal/expm1f.h"
+    note: str = ""
+
+    @property
+    def is_unary_family(self) -> bool:
+        return self.arity in ("unary", "unary_alpha")
+
+
+@dataclass(frozen=True)
+class MetalStyle:
+    """How a .metal file writes registrations (read from the file by sources/metal.py, used by
+    generate/render.py to write new ones the same way)."""
+
+    path: str
+    local_macros: frozenset[str]
+    binary_op_args: int
+    binary_op_args_line: int | None
+    has_unary_kernels2: bool
+    has_unary_vec2: bool
+    semicolon: bool

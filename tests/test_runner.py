@@ -1,4 +1,4 @@
-"""runner.py against a real ninja and a real unittest file; config.py on small config files."""
+"""verify/ (build, tests, processes) against a real ninja and a real unittest file; config.py on small config files."""
 
 from __future__ import annotations
 
@@ -12,20 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen.verify import runner
-from mpsgen.tree.config import ENV_BUILD_CMD, Config, default_build_cmds, load_config, split_commands
 from mpsgen.errors import MpsgenError
-from mpsgen.verify.runner import (
-    GRAD_TEST,
-    MATCH_TEST,
-    Counts,
-    Interrupted,
-    needs_reconfigure,
-    parse_compiler_errors,
-    parse_unittest_output,
-    run_build,
-    run_tests,
-)
+from mpsgen.tree.config import ENV_BUILD_CMD, Config, default_build_cmds, load_config, split_commands
+from mpsgen.verify import mps_tests
+from mpsgen.verify.build import needs_reconfigure, parse_compiler_errors, run_build
+from mpsgen.verify.mps_tests import run_tests
+from mpsgen.verify.processes import Interrupted
+from mpsgen.verify.unittest_log import GRAD_TEST, MATCH_TEST, Counts, parse_unittest_output
 
 EDITED_MM = "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
 NINJA = ("ninja", "-C", "build", "torch_cpu")
@@ -330,7 +323,7 @@ def test_run_tests_no_match_is_not_ok(fake_checkout: Path):
 
 
 def test_run_tests_dotted_names_and_missing_file(tmp_path: Path):
-    assert runner.k_patterns(["special.zeta"], grad=False) == ["test_output_match_special_zeta"]
+    assert mps_tests.k_patterns(["special.zeta"], grad=False) == ["test_output_match_special_zeta"]
     with pytest.raises(MpsgenError, match="file not found"):
         run_tests(tmp_path, ["atan2"], out=io.StringIO())
 

@@ -145,10 +145,10 @@ def _check_tools(checkout: Checkout, run: RunOptions):  # -> config.Config
                               hint="configure PyTorch once (python setup.py develop, or cmake -G Ninja), or pass --no-build")
         for argv in config.build_cmds:
             if argv:
-                runner._check_executable(argv, checkout.root, "build")
+                runner.check_executable(argv, checkout.root, "build")
     if not run.no_test:
         if config.test_cmd:
-            runner._check_executable(config.test_cmd, checkout.root, "tests")
+            runner.check_executable(config.test_cmd, checkout.root, "tests")
         elif not checkout.path(TEST_MPS_REL).is_file():
             raise MpsgenError("file not found; nothing was written", path=TEST_MPS_REL, hint="pass --no-test")
     return config

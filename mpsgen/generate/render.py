@@ -11,16 +11,13 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from mpsgen.errors import MpsgenError
 
-if TYPE_CHECKING:  # metal.py holds the file-style facts; imported only for hints
-    from mpsgen.sources.metal import MetalStyle
-
-ARITIES = ("unary", "binary", "unary_alpha", "binary_alpha", "ternary")
-DTYPE_TOKENS = ("float", "int2float", "integer", "complex")
-RESULTS = ("same", "float", "bool")
+# KernelSpec, MetalStyle and the kernel vocabularies moved to model.py; imported here under their
+# old names too, for the modules that still import them from render.
+from mpsgen.model import ARITIES, DTYPE_TOKENS, RESULTS, KernelSpec, MetalStyle  # noqa: F401
 
 # Input variables each arity's expression is written in (alpha is optional).
 VARIABLES = {
@@ -42,27 +39,6 @@ FLOAT_TYPES = ("float", "half", "bfloat")
 INT_TYPES = ("long", "int", "short", "char", "uchar", "bool")
 COMPLEX_TYPES = ("float2", "half2")
 COLUMN_LIMIT = 120  # PyTorch's .clang-format, `Language: ObjC` section (.mm files)
-
-
-@dataclass(frozen=True)
-class KernelSpec:
-    """What to generate for one Metal kernel (the functor prefix is ``name``)."""
-
-    name: str
-    arity: str
-    expr: str
-    int_expr: str | None = None
-    complex_expr: str | None = None
-    bool_expr: str | None = None
-    dtypes: tuple[str, ...] = ("float",)
-    opmath: bool = False
-    result: str = "same"  # "same" | "float" (ints -> float) | "bool"
-    includes: tuple[str, ...] = ()  # c10/metal headers the body needs, e.g. "c10/metal/expm1f.h"
-    note: str = ""
-
-    @property
-    def is_unary_family(self) -> bool:
-        return self.arity in ("unary", "unary_alpha")
 
 
 @dataclass(frozen=True)
@@ -173,11 +149,11 @@ def render_functor(spec: KernelSpec, templates_dir: str | Path | None = None) ->
 # -- registrations -----------------------------------------------------------------------
 
 
-def _end(style: "MetalStyle") -> str:
+def _end(style: MetalStyle) -> str:
     return ";" if style.semicolon else ""
 
 
-def render_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
+def render_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     """REGISTER_* lines in the target file's style (no indentation, no newline).
 
     Lines meant for the body of ``INSTANTIATE_UNARY_KERNELS2`` use ``DTYPE1, DTYPE0``;
@@ -198,7 +174,7 @@ def _out(spec: KernelSpec, in_type: str, family: str) -> str:
     return in_type
 
 
-def _unary_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
+def _unary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     end, n = _end(style), spec.name
     lines: list[str] = []
     in_macro = style.has_unary_kernels2 and spec.result != "bool"
@@ -219,7 +195,7 @@ def _unary_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
     return lines
 
 
-def _binary_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
+def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     end, n = _end(style), spec.name
     if style.binary_op_args == 2:
         raise MpsgenError(
@@ -250,7 +226,7 @@ def _binary_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
     return lines
 
 
-def _alpha_or_ternary_registrations(spec: KernelSpec, style: "MetalStyle") -> list[str]:
+def _alpha_or_ternary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     end, n = _end(style), spec.name
     fams = [("float", FLOAT_TYPES), ("int2float", INT_TYPES), ("integer", INT_TYPES), ("complex", COMPLEX_TYPES)]
     lines: list[str] = []

@@ -9,13 +9,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from mpsgen.tree.checkout import KERNELS_REL, newline_of
 from mpsgen.errors import MpsgenError
-
-if TYPE_CHECKING:
-    from mpsgen.generate.render import KernelSpec
+from mpsgen.model import KernelSpec, MetalStyle
 
 # Registration macros from c10/metal/indexing.h; their first argument is the kernel name.
 BUILTIN_REGISTER_MACROS = frozenset(
@@ -134,19 +132,6 @@ class MetalIndex:
     def block_span(self, define: str) -> tuple[int, int] | None:
         d = self.define(define)
         return (d.line, d.end_line) if d else None
-
-
-@dataclass(frozen=True)
-class MetalStyle:
-    """How a .metal file writes registrations (read by render.render_registrations)."""
-
-    path: str
-    local_macros: frozenset[str]
-    binary_op_args: int
-    binary_op_args_line: int | None
-    has_unary_kernels2: bool
-    has_unary_vec2: bool
-    semicolon: bool
 
 
 # -- reading -----------------------------------------------------------------------------

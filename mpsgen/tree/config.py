@@ -19,16 +19,14 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from mpsgen.errors import MpsgenError
+from mpsgen.model import Argv
 
 CONFIG_FILES = ("mpsgen.toml", "pyproject.toml")
 ENV_BUILD_CMD = "MPSGEN_BUILD_CMD"
 DEFAULT_BUILD_DIR = "build"
 KNOWN_KEYS = ("build_dir", "build_cmd", "test_cmd")
 
-Command = tuple[str, ...]
-
-
-def default_build_cmds(build_dir: str = DEFAULT_BUILD_DIR) -> tuple[Command, ...]:
+def default_build_cmds(build_dir: str = DEFAULT_BUILD_DIR) -> tuple[Argv, ...]:
     # torch_cpu builds the metallibs too; install copies the library into torch/lib (anatomy §5).
     return (("ninja", "-C", build_dir, "torch_cpu"), ("ninja", "-C", build_dir, "install"))
 
@@ -36,20 +34,20 @@ def default_build_cmds(build_dir: str = DEFAULT_BUILD_DIR) -> tuple[Command, ...
 @dataclass(frozen=True)
 class Config:
     build_dir: str = DEFAULT_BUILD_DIR
-    build_cmds: tuple[Command, ...] = field(default_factory=default_build_cmds)
-    test_cmd: Command | None = None  # None: `<python> test/test_mps.py`
+    build_cmds: tuple[Argv, ...] = field(default_factory=default_build_cmds)
+    test_cmd: Argv | None = None  # None: `<python> test/test_mps.py`
     # Where build_cmds came from, for messages: "default", a file name, the env var or "--build-cmd".
     build_cmd_source: str = "default"
 
 
-def split_commands(text: str, *, source: str) -> tuple[Command, ...]:
+def split_commands(text: str, *, source: str) -> tuple[Argv, ...]:
     """Shell-split *text* into commands separated by a standalone `&&` (no shell is run)."""
     try:
         words = shlex.split(text)
     except ValueError as err:
         raise MpsgenError(f"cannot split the build command {text!r}: {err}", path=source,
                           hint="check the quotes") from None
-    commands: list[Command] = []
+    commands: list[Argv] = []
     current: list[str] = []
     for word in words:
         if word == "&&":
@@ -182,12 +180,12 @@ def _expect_str(value: object, key: str, shown: str, text: str) -> str:
     return value
 
 
-def _commands_value(value: object, key: str, shown: str, text: str) -> tuple[Command, ...]:
+def _commands_value(value: object, key: str, shown: str, text: str) -> tuple[Argv, ...]:
     """A string ('a && b'), a list of command strings, or a list of argv lists."""
     if isinstance(value, str):
         return split_commands(value, source=shown)
     if isinstance(value, list) and value:
-        out: list[Command] = []
+        out: list[Argv] = []
         for item in value:
             if isinstance(item, str):
                 out.extend(split_commands(item, source=shown))
@@ -199,7 +197,7 @@ def _commands_value(value: object, key: str, shown: str, text: str) -> tuple[Com
     raise _bad(key, "a string or a list of command strings / argv lists", shown, text)
 
 
-def _command_value(value: object, key: str, shown: str, text: str) -> Command:
+def _command_value(value: object, key: str, shown: str, text: str) -> Argv:
     if isinstance(value, list) and value and all(isinstance(w, str) for w in value):
         return tuple(value)
     if isinstance(value, str):
