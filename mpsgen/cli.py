@@ -1,6 +1,6 @@
 """Command line: parse options, call one function, print, exit code.
 
-Heavy modules (ruamel.yaml, libcst, jinja2, git) are imported inside the commands so that
+Heavy modules (ruamel.yaml, jinja2, git) are imported inside the commands so that
 `mpsgen --help` starts instantly.
 """
 

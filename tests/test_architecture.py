@@ -258,3 +258,24 @@ def _imported_by(*args: str) -> set[str]:
 @pytest.mark.parametrize("args", [("--help",), ("migrate", "--help"), ("check", "--help")])
 def test_help_imports_no_heavy_module(args: tuple[str, ...]) -> None:
     assert sorted(set(HEAVY) & _imported_by(*args)) == []
+
+
+# The import name of each runtime dependency (pyproject's [project] dependencies).
+IMPORT_NAMES = {"click": "click", "ruamel.yaml": "ruamel", "jinja2": "jinja2", "gitpython": "git"}
+
+
+def test_every_runtime_dependency_is_imported_by_the_package() -> None:
+    import re
+    import tomllib
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = [re.split(r"[<>=!~ \[;]", d, maxsplit=1)[0] for d in declared]
+    assert sorted(names) == sorted(IMPORT_NAMES)  # a new dependency needs its import name here
+    imported = set()
+    for m in MODULES.values():
+        for node in ast.walk(ast.parse(m.path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
+    assert sorted(n for n in names if IMPORT_NAMES[n] not in imported) == []
