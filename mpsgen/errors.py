@@ -6,8 +6,6 @@ import contextlib
 from pathlib import Path
 from typing import Callable, Iterator
 
-from mpsgen.model import Location
-
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # findings, build failure or test failure
 EXIT_USAGE = 2  # usage or input error; nothing was written
@@ -38,7 +36,7 @@ class MpsgenError(Exception):
     def where(self) -> str:
         if self.path is None:
             return ""
-        return f"{Location(self.path, self.line)}: " if self.line else f"{self.path}: "
+        return f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
 
     def render(self) -> str:
         text = f"{self.where()}{self.message}"
