@@ -244,3 +244,19 @@ def test_migrating_the_whole_pow_family_is_refused_naming_the_overload_without_a
     line = one_line_error(mpsgen("-C", str(tree), "migrate", "pow", "--expr", POW_EXPR, "--no-build", "--no-test"))
     assert "pow_Scalar_out calls no DispatchStub" in line
     assert all_bytes(tree) == before
+
+
+def test_a_commit_after_runs_without_one_takes_their_edits_and_names_them(tree: Path) -> None:
+    assert mpsgen("-C", str(tree), "migrate", "atan2", "--no-build", "--no-test").returncode == 0
+    result = mpsgen("-C", str(tree), "migrate", "frac", "--no-build", "--no-test", "--commit")
+    assert result.returncode == 0, result.stdout + result.stderr
+    message = git(tree, "log", "-1", "--format=%B")
+    assert message.startswith("[MPS] Migrate frac from MPSGraph to a native Metal kernel\n")
+    assert "Also in this commit, the earlier uncommitted runs:\n- mpsgen migrate atan2 (atan2.out)\n" in message
+    assert git(tree, "status", "--porcelain", "--untracked-files=no") == ""  # atan2's BinaryOps.mm too
+    assert BINARY_OPS in git(tree, "show", "--name-only", "--format=", "HEAD").split()
+
+    result = mpsgen("-C", str(tree), "migrate", "signbit", "--no-build", "--no-test", "--commit")
+    assert result.returncode == 0, result.stdout + result.stderr
+    message = git(tree, "log", "-1", "--format=%B")
+    assert "signbit.out" in message and "earlier" not in message and "atan2" not in message

@@ -130,17 +130,22 @@ def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOp
         create_branch(checkout.root, run.branch)
         _say(fmt, f"switched to new branch {run.branch}")
     # dirtiness was checked above (git is slow to ask twice)
-    plan.changeset.apply(allow_dirty=True, label=f"{command} {' '.join(plan.ops)}")
+    moved = [m.entry for p in plan.todo for m in p.moved]
+    plan.changeset.apply(allow_dirty=True, label=f"{command} {' '.join(plan.ops)}" + (f" ({', '.join(moved)})" if moved else ""))
     outcome.data["applied"] = True
     _say(fmt, f"applied: {len(plan.changeset.changed_paths)} file(s) changed (undo with `mpsgen undo`)", fg="green")
 
     code = _build_and_test(plan, checkout, run, outcome, config)
     if code == EXIT_OK and run.commit:
         from mpsgen.tree.gitops import commit, commit_message
+        from mpsgen.tree.undostack import uncommitted_earlier_changes
 
         action = "migrate" if command == "migrate" else "new"
-        sha = commit(checkout.root, plan.changeset.changed_paths,
-                     commit_message(plan.title_names(), [m.entry for p in plan.todo for m in p.moved], action=action))
+        # Earlier runs without a commit edited files this commit takes: name them too.
+        earlier, earlier_files = uncommitted_earlier_changes(checkout.root)
+        message = commit_message(plan.title_names(), moved, action=action,
+                                 earlier=[f"mpsgen {c.label}" for c in reversed(earlier)])
+        sha = commit(checkout.root, sorted({*plan.changeset.changed_paths, *earlier_files}), message)
         outcome.data["commit"] = sha
         _say(fmt, f"committed {sha[:12]}")
     return outcome.emit(code, out) if fmt == "json" else code

@@ -189,10 +189,12 @@ def commit(root: Path, paths: Sequence[str | Path], message: str) -> str:
     return repo.head.commit.hexsha
 
 
-def commit_message(op: str | Sequence[str], overloads: Sequence[str], *, action: str = "migrate") -> str:
+def commit_message(op: str | Sequence[str], overloads: Sequence[str], *, action: str = "migrate",
+                   earlier: Sequence[str] = ()) -> str:
     """`[MPS] Migrate atan2 to a native Metal kernel` + the overloads moved, one per line.
 
-    *op* may name several ops (or overloads) moved in one change: `atan2 and frac`."""
+    *op* may name several ops (or overloads) moved in one change: `atan2 and frac`.  *earlier*
+    names the uncommitted mpsgen runs before this one whose edits the commit takes along."""
     names = [op] if isinstance(op, str) else list(op)
     several = len(names) > 1
     shown = names[0] if not several else ", ".join(names[:-1]) + " and " + names[-1]
@@ -205,6 +207,8 @@ def commit_message(op: str | Sequence[str], overloads: Sequence[str], *, action:
     else:
         raise ValueError(f"unknown action {action!r}")
     body = f"{moved}\n" + "".join(f"- {o}\n" for o in overloads) + "\n" if overloads else ""
+    if earlier:
+        body += "Also in this commit, the earlier uncommitted runs:\n" + "".join(f"- {e}\n" for e in earlier) + "\n"
     return f"{title}\n\n{body}Generated with mpsgen.\n"
 
 

@@ -87,12 +87,18 @@ def git_blob_id(data: bytes | None) -> str | None:
 
 
 def written_by_mpsgen(root: Path, rels: list[str], head_blobs: dict[str, str | None]) -> set[str]:
-    """Those of *rels* whose uncommitted changes are exactly what mpsgen wrote.
+    """Those of *rels* whose uncommitted changes are exactly what mpsgen wrote."""
+    return set(mpsgen_chains(root, rels, head_blobs))
+
+
+def mpsgen_chains(root: Path, rels: list[str], head_blobs: dict[str, str | None]) -> dict[str, list[str]]:
+    """For each of *rels* whose uncommitted changes are exactly mpsgen's: the ids of the changes
+    that made them, newest first.
 
     Walking the stack from the newest change, each change that touched the file must have
     written what the file holds now (or what the next change found), until a change whose
     old bytes are the file at HEAD (*head_blobs*: git blob ids, None when not in HEAD)."""
-    ours: set[str] = set()
+    chains: dict[str, list[str]] = {}
     changes = load_stack(root) if rels else []
     for rel in rels:
         try:
@@ -102,14 +108,30 @@ def written_by_mpsgen(root: Path, rels: list[str], head_blobs: dict[str, str | N
         except OSError:
             continue  # unreadable: leave it to the dirty check's refusal
         expect = None if current is None else jr.sha256(current)
+        chain: list[str] = []
         for change in changes:
             f = change.file(rel)
             if f is None:
                 continue
             if f.new_sha256 != expect:
                 break  # edited by hand between two mpsgen runs
+            chain.append(change.id)
             if git_blob_id(f.old) == head_blobs.get(rel):
-                ours.add(rel)
+                chains[rel] = chain
                 break
             expect = None if f.old is None else jr.sha256(f.old)
-    return ours
+    return chains
+
+
+def uncommitted_earlier_changes(root: Path) -> tuple[list[jr.Journal], list[str]]:
+    """The applied changes below the top that are still uncommitted, and their files: what a
+    commit of the top change must take along (git only)."""
+    from mpsgen.tree import gitops
+
+    changes = load_stack(root)
+    rels = sorted({f.rel for change in changes[1:] for f in change.files})
+    dirty = sorted(gitops.dirty_paths(root, rels)) if rels else []
+    chains = mpsgen_chains(root, dirty, gitops.head_blob_ids(root, dirty)) if dirty else {}
+    ids = {i for chain in chains.values() for i in chain}
+    earlier = [c for c in changes[1:] if c.id and c.id in ids]
+    return earlier, sorted(chains)
