@@ -70,7 +70,7 @@ def main(ctx: click.Context, checkout_dir: str | None) -> None:
 def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by `migrate` and `new-op`."""
     options = [
-        click.argument("op"),
+        click.argument("ops", nargs=-1, required=True, metavar="OP [OP]..."),
         click.option("--expr", help="Metal expression of the functor: in x (unary) or a, b (binary)."),
         click.option("--int-expr", help="Expression for integral inputs (default: the float expression on float(x))."),
         click.option("--complex-expr", help="Expression for complex (float2/half2) inputs; adds complex kernels."),
@@ -100,11 +100,14 @@ def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.pass_obj
 @reports_errors
 def migrate(obj: Context, **options: Any) -> None:
-    """Move OP from MPSGraph to a native Metal kernel, then build and test.
+    """Move each OP from MPSGraph to a native Metal kernel in one change, then build and test.
+
+    OP.OVERLOAD (pow.Tensor_Tensor_out) moves that overload only.
 
     \b
     Example:  mpsgen migrate atan2
-              mpsgen migrate frac --dry-run
+              mpsgen migrate atan2 frac --dry-run
+              mpsgen migrate pow.Tensor_Tensor_out
     """
     sys.exit(_run_kernel_command("migrate", obj, options))
 
@@ -114,7 +117,7 @@ def migrate(obj: Context, **options: Any) -> None:
 @click.pass_obj
 @reports_errors
 def new_op(obj: Context, **options: Any) -> None:
-    """Give OP, which has a shared CPU/CUDA kernel but no MPS one, a native Metal kernel.
+    """Give each OP, which has a shared CPU/CUDA kernel but no MPS one, a native Metal kernel.
 
     \b
     Example:  mpsgen new-op heaviside --expr 'a == 0 ? b : T(a > 0)'
@@ -132,9 +135,11 @@ def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> 
     def pick(cls: type) -> Any:
         return cls(**{f.name: options[f.name] for f in dataclasses.fields(cls) if f.name in options})
 
+    ops = tuple(options.pop("ops"))
+    options["op"] = ops[0]
     known = {f.name for cls in (KernelOptions, RunOptions) for f in dataclasses.fields(cls)}
     assert options.keys() <= known, f"CLI options without a typed home: {options.keys() - known}"
-    return run_kernel_command(command, obj.checkout(), kernel=pick(KernelOptions), run=pick(RunOptions))
+    return run_kernel_command(command, obj.checkout(), kernel=pick(KernelOptions), run=pick(RunOptions), ops=ops)
 
 
 @main.command()

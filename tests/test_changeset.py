@@ -359,7 +359,8 @@ def test_undo_restores_exactly_then_nothing_to_undo(tree: Path) -> None:
     assert cs.undo(co) == []
 
 
-def test_undo_only_goes_back_one_change(tree: Path) -> None:
+def test_undo_is_a_stack_one_change_per_call(tree: Path) -> None:
+    # Issue 15 changed this from one level of undo to a stack.
     co = Checkout(tree)
     for text in ("one\n", "two\n"):
         ch = cs.Changeset(co)
@@ -367,7 +368,10 @@ def test_undo_only_goes_back_one_change(tree: Path) -> None:
         ch.apply()
     assert cs.undo(co) == [OPS]
     assert (tree / OPS).read_bytes() == b"one\n"
+    assert cs.undo(co) == [OPS]
+    assert (tree / OPS).read_bytes() == FILES[OPS].encode()
     assert cs.undo(co) == []
+    assert not (tree / ".mpsgen").exists()  # an emptied stack leaves no journal folder
 
 
 def test_undo_refuses_after_user_edit(tree: Path) -> None:

@@ -17,14 +17,16 @@ from mpsgen.errors import EXIT_FINDINGS, EXIT_OK
 from mpsgen.model import Command, KernelOptions, RunOptions
 
 if TYPE_CHECKING:  # the planning modules load only for migrate/new-op, not for check/status
+    from mpsgen.plan.group import GroupPlan
     from mpsgen.plan.kernelplan import Plan
 
 
 class Outcome:
     """The machine-readable report of one command (printed with --format json)."""
 
-    def __init__(self, plan: Plan) -> None:
-        self.data: dict[str, Any] = {"plan": plan.to_json(), "applied": False, "build": None, "tests": None}
+    def __init__(self, group: GroupPlan) -> None:
+        self.data: dict[str, Any] = {"plan": group.to_json(), "plans": [p.to_json() for p in group.plans],
+                                     "applied": False, "build": None, "tests": None}
 
     def emit(self, exit_code: int, out: TextIO) -> int:
         self.data["exit_code"] = exit_code
@@ -52,9 +54,19 @@ def print_rendered(plan: Plan) -> None:
         click.echo(r.register_line)
 
 
-def print_summary(plan: Plan, fmt: str) -> None:
+def print_summary(group: GroupPlan, fmt: str) -> None:
+    for plan in group.plans:
+        if plan.nothing_to_do:
+            _say(fmt, f"nothing to do for {plan.op}: {plan.nothing_to_do}")
+        else:
+            print_plan_summary(plan, fmt)
+    _say(fmt, f"  files     {', '.join(group.changeset.changed_paths)}")
+
+
+def print_plan_summary(plan: Plan, fmt: str) -> None:
     verb = "migrate" if plan.command == "migrate" else "new-op"
-    _say(fmt, f"mpsgen {verb} {plan.family}:", bold=True)
+    selected = f" ({', '.join(plan.overloads)} only)" if plan.overloads else ""
+    _say(fmt, f"mpsgen {verb} {plan.family}{selected}:", bold=True)
     for m in plan.moved:
         frm = f"{m.legacy_kernel} -> " if m.legacy_kernel else ""
         _say(fmt, f"  dispatch  {m.entry} (line {m.line}): MPS {frm}{m.shared_kernel}")
@@ -68,26 +80,29 @@ def print_summary(plan: Plan, fmt: str) -> None:
         _say(fmt, f"  tests     {t}")
     for n in plan.notes:
         _say(fmt, f"  note      {n}")
-    _say(fmt, f"  files     {', '.join(plan.changeset.changed_paths)}")
 
 
-def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOptions, run: RunOptions) -> int:
+def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOptions, run: RunOptions,
+                       ops: tuple[str, ...] = ()) -> int:
+    """`mpsgen migrate OP [OP…]`: one plan, one diff, one changeset, one build and test run."""
     from mpsgen.tree.changeset import recover_if_interrupted
-    from mpsgen.plan.kernelplan import plan_kernel_command
+    from mpsgen.plan.group import plan_group
 
     fmt = run.fmt
     restored = recover_if_interrupted(checkout)
     if restored:
         _say(fmt, f"recovered from an interrupted run: restored {', '.join(restored)}", fg="yellow")
-    plan = plan_kernel_command(command, checkout, kernel)
+    plan = plan_group(command, checkout, list(ops or (kernel.op,)), kernel)
     outcome = Outcome(plan)
     out = sys.stdout
 
     if run.print_only:
         if fmt == "json":
-            outcome.data["rendered"] = vars(plan.rendered)
+            outcome.data["rendered"] = vars(plan.plans[0].rendered)
+            outcome.data["rendered_by_op"] = {p.op: vars(p.rendered) for p in plan.plans}
             return outcome.emit(EXIT_OK, out)
-        print_rendered(plan)
+        for p in plan.todo or plan.plans:
+            print_rendered(p)
         return EXIT_OK
     if plan.nothing_to_do:
         _say(fmt, f"nothing to do: {plan.nothing_to_do}")
@@ -114,17 +129,23 @@ def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOp
 
         create_branch(checkout.root, run.branch)
         _say(fmt, f"switched to new branch {run.branch}")
-    plan.changeset.apply(allow_dirty=True)  # dirtiness was checked above (git is slow to ask twice)
+    # dirtiness was checked above (git is slow to ask twice)
+    moved = [m.entry for p in plan.todo for m in p.moved]
+    plan.changeset.apply(allow_dirty=True, label=f"{command} {' '.join(plan.ops)}" + (f" ({', '.join(moved)})" if moved else ""))
     outcome.data["applied"] = True
     _say(fmt, f"applied: {len(plan.changeset.changed_paths)} file(s) changed (undo with `mpsgen undo`)", fg="green")
 
     code = _build_and_test(plan, checkout, run, outcome, config)
     if code == EXIT_OK and run.commit:
         from mpsgen.tree.gitops import commit, commit_message
+        from mpsgen.tree.undostack import uncommitted_earlier_changes
 
         action = "migrate" if command == "migrate" else "new"
-        sha = commit(checkout.root, plan.changeset.changed_paths,
-                     commit_message(plan.family, [m.entry for m in plan.moved], action=action))
+        # Earlier runs without a commit edited files this commit takes: name them too.
+        earlier, earlier_files = uncommitted_earlier_changes(checkout.root)
+        message = commit_message(plan.title_names(), moved, action=action,
+                                 earlier=[f"mpsgen {c.label}" for c in reversed(earlier)])
+        sha = commit(checkout.root, sorted({*plan.changeset.changed_paths, *earlier_files}), message)
         outcome.data["commit"] = sha
         _say(fmt, f"committed {sha[:12]}")
     return outcome.emit(code, out) if fmt == "json" else code
@@ -154,7 +175,7 @@ def _check_tools(checkout: Checkout, run: RunOptions):  # -> config.Config
     return config
 
 
-def _build_and_test(plan: Plan, checkout: Checkout, run: RunOptions, outcome: Outcome, config) -> int:
+def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcome: Outcome, config) -> int:
     from mpsgen.verify import runner
 
     fmt = run.fmt
@@ -192,11 +213,11 @@ def _build_and_test(plan: Plan, checkout: Checkout, run: RunOptions, outcome: Ou
     return EXIT_OK
 
 
-def plan_test_names(plan: Plan) -> list[str]:
-    return plan.test_names or [plan.family]
+def plan_test_names(plan: GroupPlan) -> list[str]:
+    return plan.test_names
 
 
-def offer_xfail_removal(plan: Plan, checkout: Checkout, outcomes, fmt: str) -> str:
+def offer_xfail_removal(group: GroupPlan, checkout: Checkout, outcomes, fmt: str) -> str:
     """An xfail that now passes: show the edit that removes it (not applied); returns its diff.
 
     The xfail may live in common_mps.py or in a DecorateInfo of the op's OpInfo, so both are
@@ -213,6 +234,7 @@ def offer_xfail_removal(plan: Plan, checkout: Checkout, outcomes, fmt: str) -> s
     texts = {COMMON_MPS_REL: cs.original(COMMON_MPS_REL), CMI_REL: cs.original(CMI_REL), **definitions}
     try:
         for o in outcomes:
+            plan = group.plan_for_test(o.op)
             key = plan.test_keys.get(o.op, o.op)
             texts[COMMON_MPS_REL], _ = testlists.plan_common_mps(
                 texts[COMMON_MPS_REL], [key], supported_dtypes=(o.dtype,), complex_action="keep", path=COMMON_MPS_REL)

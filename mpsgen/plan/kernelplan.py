@@ -62,12 +62,16 @@ class Plan:
     # OpInfo names to run tests for, and test-name op part ("special_log_ndtr") -> common_mps.py key.
     test_names: list[str] = field(default_factory=list)
     test_keys: dict[str, str] = field(default_factory=dict)
+    # `migrate pow.Tensor_Tensor_out`: the entries selected (empty: the whole family).
+    overloads: tuple[str, ...] = ()
+    files: list[str] = field(default_factory=list)  # the files this op's edits touched
 
     def to_json(self) -> dict[str, Any]:
         return {
             "command": self.command,
             "op": self.op,
             "family": self.family,
+            "overloads": list(self.overloads),
             "nothing_to_do": self.nothing_to_do or None,
             "moved": [{"entry": m.entry, "line": m.line, "from": m.legacy_kernel, "to": m.shared_kernel}
                       for m in self.moved],
@@ -81,7 +85,7 @@ class Plan:
             "removed": self.removed,
             "notes": self.notes,
             "test_lists": self.test_lists,
-            "files": self.changeset.changed_paths,
+            "files": self.files,
         }
 
 
@@ -130,14 +134,27 @@ def _supported_dtypes(dtypes: tuple[str, ...]) -> tuple[str, ...]:
 # -- the plan ---------------------------------------------------------------------------------
 
 
-def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOptions) -> Plan:
-    """Every edit of `migrate OP` / `new-op OP`, planned in one changeset (nothing written)."""
+def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOptions,
+                        changeset: Changeset | None = None) -> Plan:
+    """Every edit of `migrate OP` / `new-op OP`, planned in one changeset (nothing written).
 
-    cs = Changeset(checkout)
-    yaml_text = cs.original(YAML_REL)
+    With *changeset*, the op is planned on the texts earlier ops of a group left there."""
+
+    cs = changeset if changeset is not None else Changeset(checkout)
+    before = cs.snapshot()
+    plan = _plan_on(command, checkout, opts, cs)
+    plan.files = cs.changed_since(before)
+    if not plan.files and not plan.nothing_to_do:
+        plan.nothing_to_do = f"{plan.family} is already on a native Metal kernel"
+    return plan
+
+
+def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Changeset) -> Plan:
+    yaml_text = cs.current(YAML_REL)
     index = nf.index_text(yaml_text, YAML_REL)
-    family = index.family(opts.op)
-    plan = Plan(command, opts.op, family.name, cs)
+    family = nf.select_overloads(index, opts.op)
+    only = tuple(e.name for e in family.entries) if family.partial else None
+    plan = Plan(command, opts.op, family.name, cs, overloads=only or ())
 
     with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
         done = _already_native(checkout, cs, family, opts)
@@ -152,7 +169,7 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
                     hint=f"use `mpsgen new-op {family.name}` to give it a native one",
                 )
             edit = nf.migrate_family(yaml_text, family.name, path=YAML_REL,
-                                     shared_kernel=opts.shared_kernel, index=index)
+                                     shared_kernel=opts.shared_kernel, index=index, only=only)
         else:
             if family.legacy_entries:
                 e = family.legacy_entries[0]
@@ -162,7 +179,7 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
                     hint=f"use `mpsgen migrate {family.name}` to move it to Metal, or `mpsgen status --op {family.name}`",
                 )
             edit = nf.add_mps_to_family(yaml_text, family.name, path=YAML_REL,
-                                        shared_kernel=opts.shared_kernel, index=index)
+                                        shared_kernel=opts.shared_kernel, index=index, only=only)
         if edit.changed:
             cs.set_text(YAML_REL, edit.text, f"MPS dispatch of {family.name}")
         plan.moved = list(edit.moved)
@@ -178,12 +195,13 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
         plan.arity = arity_of(schema_entry.func, plan.stub)
         _plan_kernel_code(plan, checkout, opts)
         for legacy in edit.legacy_kernels:
+            user = nf.entry_calling(cs.current(YAML_REL), legacy)
+            if user:  # an overload that was not selected still calls it
+                plan.notes.append(f"kept {legacy}: {user} still calls it")
+                continue
             _remove_legacy(plan, checkout, legacy)
         _plan_test_lists(plan, checkout, opts)
-        if cs.is_empty:
-            plan.nothing_to_do = f"{family.name} is already on a native Metal kernel"
-        else:
-            verify_structure(plan, checkout)
+        verify_structure(plan, checkout)
     return plan
 
 
@@ -344,11 +362,11 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         action = "drop"
     else:
         action = "refuse-if-listed"
-    definitions = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.opinfo_definition_files()}
+    definitions = {checkout.rel(p): cs.current(checkout.rel(p)) for p in checkout.opinfo_definition_files()}
     result = testlists.plan_test_lists(
         plan.family,
-        common_mps_text=cs.original(COMMON_MPS_REL),
-        cmi_text=cs.original(CMI_REL),
+        common_mps_text=cs.current(COMMON_MPS_REL),
+        cmi_text=cs.current(CMI_REL),
         definitions=definitions,
         supported_dtypes=_supported_dtypes(plan.dtypes),
         complex_action=action,
@@ -374,7 +392,7 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
     so it is reported before anything is written."""
 
     cs = plan.changeset
-    family = nf.index_text(cs.current(YAML_REL), YAML_REL).family(plan.family)
+    family = nf.select_overloads(nf.index_text(cs.current(YAML_REL), YAML_REL), plan.op)
     problems = []
     if family.legacy_entries:
         problems.append("entries still on a legacy kernel: " + ", ".join(e.name for e in family.legacy_entries))

@@ -105,6 +105,27 @@ def dirty_paths(root: Path, paths: Iterable[str | Path]) -> set[str]:
     return {p for p in dirty if p in wanted or any(p.startswith(w.rstrip("/") + "/") for w in wanted)}
 
 
+def head_blob_ids(root: Path, paths: Iterable[str | Path]) -> dict[str, str | None]:
+    """The git blob id of each of *paths* (relative to *root*) at HEAD; None where HEAD has no
+    such file (or there is no HEAD yet)."""
+    root = Path(root)
+    wanted = [_rel(root, p) for p in paths]
+    ids: dict[str, str | None] = dict.fromkeys(wanted)
+    prefix = work_tree_prefix(root)
+    if not wanted or prefix is None:
+        return ids
+    done = _git_cli(root, "ls-tree", "-z", "--full-name", "HEAD", "--", *wanted)
+    if done.returncode != 0:
+        return ids  # no commit yet: nothing is in HEAD
+    for record in done.stdout.split("\0"):
+        meta, _, path = record.partition("\t")
+        fields = meta.split()
+        rel = path.removeprefix(prefix)
+        if len(fields) == 3 and fields[1] == "blob" and rel in ids:
+            ids[rel] = fields[2]
+    return ids
+
+
 def current_branch(root: Path) -> str | None:
     repo = _repo(root)
     return None if repo.head.is_detached else repo.active_branch.name
@@ -168,17 +189,26 @@ def commit(root: Path, paths: Sequence[str | Path], message: str) -> str:
     return repo.head.commit.hexsha
 
 
-def commit_message(op: str, overloads: Sequence[str], *, action: str = "migrate") -> str:
-    """`[MPS] Migrate atan2 to a native Metal kernel` + the overloads moved, one per line."""
+def commit_message(op: str | Sequence[str], overloads: Sequence[str], *, action: str = "migrate",
+                   earlier: Sequence[str] = ()) -> str:
+    """`[MPS] Migrate atan2 to a native Metal kernel` + the overloads moved, one per line.
+
+    *op* may name several ops (or overloads) moved in one change: `atan2 and frac`.  *earlier*
+    names the uncommitted mpsgen runs before this one whose edits the commit takes along."""
+    names = [op] if isinstance(op, str) else list(op)
+    several = len(names) > 1
+    shown = names[0] if not several else ", ".join(names[:-1]) + " and " + names[-1]
     if action == "migrate":
-        title = f"[MPS] Migrate {op} from MPSGraph to a native Metal kernel"
-        moved = "Overloads moved to the Metal kernel:"
+        title = f"[MPS] Migrate {shown} from MPSGraph to " + ("native Metal kernels" if several else "a native Metal kernel")
+        moved = "Overloads moved to the Metal kernel" + ("s:" if several else ":")
     elif action == "new":
-        title = f"[MPS] Add a native Metal kernel for {op}"
+        title = f"[MPS] Add " + ("native Metal kernels" if several else "a native Metal kernel") + f" for {shown}"
         moved = "Overloads now dispatched to MPS:"
     else:
         raise ValueError(f"unknown action {action!r}")
     body = f"{moved}\n" + "".join(f"- {o}\n" for o in overloads) + "\n" if overloads else ""
+    if earlier:
+        body += "Also in this commit, the earlier uncommitted runs:\n" + "".join(f"- {e}\n" for e in earlier) + "\n"
     return f"{title}\n\n{body}Generated with mpsgen.\n"
 
 

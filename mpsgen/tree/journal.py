@@ -6,8 +6,10 @@ work tree stays clean; ``<root>/.mpsgen/`` otherwise):
 * ``pending.json`` exists only while a transaction (an apply or an undo) is running.  It is
   written *before* any target is replaced and holds every target's old bytes, so a run that
   died half-way can be rolled back by the next mpsgen command (``recover_if_interrupted``).
-* ``last.json`` is the last applied change (one level of undo).  A successful apply turns its
-  pending journal into ``last.json``; a successful undo deletes it.
+* ``last.json`` is the last applied change, the top of the undo stack.  A successful apply
+  moves the previous ``last.json`` to ``stack/NNNN.json`` and turns its pending journal into
+  ``last.json``; a successful undo deletes it and moves the newest ``stack/`` entry back.
+  The stack keeps the last ``STACK_LIMIT`` changes.
 
 Both are JSON written atomically (temp file + fsync + rename).
 """
@@ -15,9 +17,12 @@ Both are JSON written atomically (temp file + fsync + rename).
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
 import os
+import uuid
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +31,8 @@ from mpsgen.errors import MpsgenError
 FORMAT_VERSION = 1
 PENDING_NAME = "pending.json"
 LAST_NAME = "last.json"
+STACK_NAME = "stack"  # older applied changes, oldest first: stack/0001.json, stack/0002.json, ...
+STACK_LIMIT = 20
 IN_PROGRESS = "in-progress"
 APPLIED = "applied"  # the transaction finished; only book-keeping may remain
 KIND_APPLY = "apply"
@@ -60,7 +67,10 @@ class JournalFile:
 
     @classmethod
     def from_json(cls, raw: dict) -> "JournalFile":
-        old = None if raw["old"] is None else base64.b64decode(raw["old"])
+        rel = raw["path"]
+        if not isinstance(rel, str) or not rel or rel.startswith("/") or ".." in rel.split("/"):
+            raise ValueError(f"file path {rel!r} is not inside the checkout")
+        old = None if raw["old"] is None else base64.b64decode(raw["old"], validate=True)
         if old is not None and sha256(old) != raw["old_sha256"]:
             raise ValueError(f"saved copy of {raw['path']} is corrupt")
         owner = raw.get("old_owner")
@@ -84,13 +94,19 @@ class Journal:
     created: str  # ISO time, for messages
     files: tuple[JournalFile, ...]
     created_dirs: tuple[str, ...] = ()  # folders the transaction made, outermost first
+    id: str = ""  # unique per transaction, so book-keeping can be finished twice safely
+    undoes: str = ""  # an undo: the id of the change it undoes
+    label: str = ""  # what the change was, for messages (`migrate atan2 frac`)
 
     @property
     def paths(self) -> list[str]:
         return [f.rel for f in self.files]
 
+    def file(self, rel: str) -> JournalFile | None:
+        return next((f for f in self.files if f.rel == rel), None)
+
     def with_state(self, state: str, path: Path | None = None) -> "Journal":
-        return Journal(path or self.path, self.kind, state, self.created, self.files, self.created_dirs)
+        return dataclasses.replace(self, path=path or self.path, state=state)
 
     def to_json(self) -> dict:
         return {
@@ -98,9 +114,16 @@ class Journal:
             "kind": self.kind,
             "state": self.state,
             "created": self.created,
+            "id": self.id,
+            "undoes": self.undoes,
+            "label": self.label,
             "files": [f.to_json() for f in self.files],
             "created_dirs": list(self.created_dirs),
         }
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
 
 
 def find_git_dir(root: Path) -> Path | None:
@@ -132,6 +155,10 @@ def pending_path(root: Path) -> Path:
 
 def last_path(root: Path) -> Path:
     return journal_dir(root) / LAST_NAME
+
+
+def stack_dir(root: Path) -> Path:
+    return journal_dir(root) / STACK_NAME
 
 
 def save(journal: Journal, path: Path) -> Journal:
@@ -169,6 +196,8 @@ def load(path: Path) -> Journal | None:
     try:
         if raw.get("mpsgen_journal") != FORMAT_VERSION:
             raise ValueError(f"unknown journal format {raw.get('mpsgen_journal')!r}")
+        if raw["kind"] not in (KIND_APPLY, KIND_UNDO) or raw["state"] not in (IN_PROGRESS, APPLIED):
+            raise ValueError(f"unknown kind or state {raw['kind']!r}/{raw['state']!r}")
         return Journal(
             path=path,
             kind=raw["kind"],
@@ -176,8 +205,11 @@ def load(path: Path) -> Journal | None:
             created=raw["created"],
             files=tuple(JournalFile.from_json(f) for f in raw["files"]),
             created_dirs=tuple(raw.get("created_dirs", ())),
+            id=str(raw.get("id", "")),
+            undoes=str(raw.get("undoes", "")),
+            label=str(raw.get("label", "")),
         )
-    except (KeyError, TypeError, ValueError, IndexError) as err:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, binascii.Error) as err:
         raise MpsgenError(
             f"the mpsgen journal is damaged ({err})",
             path=path,
