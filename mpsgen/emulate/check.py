@@ -1,0 +1,109 @@
+"""check_kernel: compile a functor, run it on every registered dtype, compare with torch.
+
+The whole result is cached next to the build (keyed by the build's hash, the torch version and
+the input set), so a re-run needs neither the compiler nor torch's import.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from pathlib import Path
+
+from ..errors import MpsgenError
+from ..render import KernelSpec
+from . import compile as cc
+from . import inputs as inp
+from .compare import DtypeResult, TryResult, compare
+
+RESULT_VERSION = "1"  # bump when inputs, tolerances or rules change
+
+
+def expressions_of(spec: KernelSpec, flags: dict[str, str] | None = None) -> dict[str, str]:
+    """flag name -> expression text, for mapping compiler errors (catalog bodies are named as such)."""
+    names = flags or {}
+    out = {names.get("expr", "--expr"): spec.expr}
+    for key, flag in (("int_expr", "--int-expr"), ("complex_expr", "--complex-expr"), ("bool_expr", "bool_expr")):
+        text = getattr(spec, key)
+        if text:
+            out[names.get(key, flag)] = text
+    # Longest first: a body that contains another is matched by the more specific one.
+    return dict(sorted(out.items(), key=lambda kv: -len(kv[1])))
+
+
+def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str | Path,
+                 flags: dict[str, str] | None = None) -> TryResult:
+    """Compile *functor* (the text migrate/new-op write) and compare every registration with torch."""
+    from .reference import import_torch, torch_version
+
+    if torch_version() is None:
+        import_torch()  # raises the one-line "pip install torch" error
+    built = cc.build(spec, functor, include_root, expressions=expressions_of(spec, flags))
+    key_file = cc.cache_dir() / f"{built.key}.{op}.{torch_version()}.{RESULT_VERSION}.json"
+    if key_file.is_file():
+        try:
+            return TryResult.from_json(json.loads(key_file.read_text(encoding="utf-8")), cached=True)
+        except (ValueError, KeyError, TypeError):
+            pass  # a damaged cache entry: recompute
+    result = _run(spec, op, built)
+    tmp = key_file.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(result.to_json()), encoding="utf-8")
+    os.replace(tmp, key_file)
+    return result
+
+
+def _run(spec: KernelSpec, op: str, built: cc.Build) -> TryResult:
+    from . import reference as ref
+
+    torch = ref.import_torch()
+    fn = ref.resolve(op)
+    library = ctypes.CDLL(str(built.library))
+    rows: list[DtypeResult] = []
+    for reg in built.registrations:
+        data = inp.make_inputs(reg.in_type, spec.arity, reg.alpha_type)
+        note = ""
+        args = [ref.tensor(col, reg.in_type) for col in data.columns]
+        alphas = data.alphas or (None,)
+        try:
+            expected = [ref.expected(fn, args, a, reg.out_type) for a in alphas]
+        except RuntimeError as err:
+            if "ZeroDivisionError" not in str(err) or len(args) < 2:
+                raise _refusal(fn.name, ref.TORCH_DTYPES[reg.in_type], err) from None
+            # Integer division by zero raises in torch (and traps on the host); Metal returns
+            # some value.  Compare the rest.
+            data, note = _without_zero_divisors(data, reg.in_type), "integer division by zero not compared"
+            args = [ref.tensor(col, reg.in_type) for col in data.columns]
+            expected = [ref.expected(fn, args, a, reg.out_type) for a in alphas]
+        except (TypeError, NotImplementedError, ValueError) as err:
+            raise _refusal(fn.name, ref.TORCH_DTYPES[reg.in_type], err) from None
+        rows_in: list[tuple[object, ...]] = []
+        exp_all: list[object] = []
+        got_all: list[object] = []
+        for a, e in zip(alphas, expected):
+            alpha_t = ref.tensor((a,), reg.alpha_type) if a is not None and reg.alpha_type else None
+            got = ref.call_kernel(library, reg.symbol, args, alpha_t, reg.out_type)
+            shown = list(zip(*(ref.as_python(t) for t in args)))
+            rows_in += [r + (a,) for r in shown] if a is not None else shown
+            exp_all += ref.as_python(e)
+            got_all += ref.as_python(got)
+        if reg.in_type == "half2":
+            note = (note + "; " if note else "") + "reference computed in complex64, rounded to complex32"
+        rows.append(compare(ref.TORCH_DTYPES[reg.in_type], ref.TORCH_DTYPES[reg.out_type], rows_in, exp_all,
+                            got_all, note))
+    del torch
+    return TryResult(op, fn.name, f"emulated Metal ({Path(cc.find_compiler()[0]).name})", tuple(rows))
+
+
+def _refusal(name: str, dtype: str, err: BaseException) -> MpsgenError:
+    first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return MpsgenError(f"cannot call the reference {name} on {dtype} tensors: {first}",
+                       hint="mpsgen try compares elementwise ops whose torch function takes the kernel's inputs "
+                       "(and alpha) only")
+
+
+def _without_zero_divisors(data: inp.Inputs, metal: str) -> inp.Inputs:
+    lo = inp.INT_RANGES.get(metal, (0, 0))[0]
+    a, b = data.columns[0], data.columns[1]
+    keep = [bool(y) and not (x == lo and y == -1) for x, y in zip(a, b)]
+    return inp.drop_rows(data, keep)
