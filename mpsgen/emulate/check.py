@@ -10,6 +10,7 @@ import ctypes
 import json
 import os
 from pathlib import Path
+from typing import Any, Callable
 
 from ..errors import MpsgenError
 from ..render import KernelSpec
@@ -56,11 +57,24 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
 def _run(spec: KernelSpec, op: str, built: cc.Build) -> TryResult:
     from . import reference as ref
 
+    library = ctypes.CDLL(str(built.library))
+
+    def run(reg: cc.Registration, args: list[Any], alpha: Any, out_dtype: Any) -> Any:
+        return ref.call_kernel(library, reg.symbol, args, alpha, reg.out_type)
+
+    return compare_all(spec, op, run, backend=f"emulated Metal ({Path(cc.find_compiler()[0]).name})")
+
+
+def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: str) -> TryResult:
+    """Every registration of *spec*: inputs, torch's result, *run*'s result, compared.
+
+    *run(registration, input tensors, alpha tensor or None, output dtype)* returns a CPU tensor."""
+    from . import reference as ref
+
     torch = ref.import_torch()
     fn = ref.resolve(op)
-    library = ctypes.CDLL(str(built.library))
     rows: list[DtypeResult] = []
-    for reg in built.registrations:
+    for reg in cc.registrations(spec):
         data = inp.make_inputs(reg.in_type, spec.arity, reg.alpha_type)
         note = ""
         args = [ref.tensor(col, reg.in_type) for col in data.columns]
@@ -77,13 +91,14 @@ def _run(spec: KernelSpec, op: str, built: cc.Build) -> TryResult:
             expected = [ref.expected(fn, args, a, reg.out_type) for a in alphas]
         except (TypeError, NotImplementedError, ValueError) as err:
             raise _refusal(fn.name, ref.TORCH_DTYPES[reg.in_type], err) from None
+        out_dtype = getattr(torch, ref.TORCH_DTYPES[reg.out_type])
         rows_in: list[tuple[object, ...]] = []
         exp_all: list[object] = []
         got_all: list[object] = []
+        shown = list(zip(*(ref.as_python(t) for t in args)))
         for a, e in zip(alphas, expected):
-            alpha_t = ref.tensor((a,), reg.alpha_type) if a is not None and reg.alpha_type else None
-            got = ref.call_kernel(library, reg.symbol, args, alpha_t, reg.out_type)
-            shown = list(zip(*(ref.as_python(t) for t in args)))
+            alpha_t = ref.tensor((a,), str(reg.alpha_type)) if a is not None else None
+            got = run(reg, args, alpha_t, out_dtype)
             rows_in += [r + (a,) for r in shown] if a is not None else shown
             exp_all += ref.as_python(e)
             got_all += ref.as_python(got)
@@ -91,8 +106,7 @@ def _run(spec: KernelSpec, op: str, built: cc.Build) -> TryResult:
             note = (note + "; " if note else "") + "reference computed in complex64, rounded to complex32"
         rows.append(compare(ref.TORCH_DTYPES[reg.in_type], ref.TORCH_DTYPES[reg.out_type], rows_in, exp_all,
                             got_all, note))
-    del torch
-    return TryResult(op, fn.name, f"emulated Metal ({Path(cc.find_compiler()[0]).name})", tuple(rows))
+    return TryResult(op, fn.name, backend, tuple(rows))
 
 
 def _refusal(name: str, dtype: str, err: BaseException) -> MpsgenError:

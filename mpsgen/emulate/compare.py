@@ -30,7 +30,7 @@ TOLERANCES = {
 # (significand bits, smallest normal exponent) for ULP errors in the output dtype.
 _FORMATS = {"float32": (23, -126), "complex64": (23, -126), "float16": (10, -14), "complex32": (10, -14),
             "bfloat16": (7, -126)}
-SHOWN_MISMATCHES = 5
+SHOWN_MISMATCHES = 3
 
 
 @dataclass(frozen=True)

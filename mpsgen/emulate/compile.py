@@ -28,6 +28,10 @@ FUNCTOR_FILE = "<functor>"  # the #line name of the rendered functor in the driv
 BASE_HEADERS = ("c10/metal/utils.h", "c10/metal/special_math.h")
 
 
+class ToolMissing(MpsgenError):
+    """No C++ compiler or no torch: `try` exits 2, migrate/new-op skip the check with one line."""
+
+
 @dataclass(frozen=True)
 class Registration:
     """One REGISTER_* line: Metal input type, alpha type (alpha ops), output type, opmath."""
@@ -79,14 +83,14 @@ def find_compiler() -> list[str]:
     if env:
         argv = shlex.split(env)
         if shutil.which(argv[0]) is None:
-            raise MpsgenError(f"the C++ compiler CXX={env} was not found",
+            raise ToolMissing(f"the C++ compiler CXX={env} was not found",
                               hint="install g++ or clang++ (apt-get install g++; on macOS xcode-select --install), "
                               "or set CXX to one")
         return argv
     for name in ("g++", "clang++", "c++"):
         if shutil.which(name):
             return [name]
-    raise MpsgenError("no C++ compiler found (g++, clang++ or c++ on PATH) for the numeric check",
+    raise ToolMissing("no C++ compiler found (g++, clang++ or c++ on PATH) for the numeric check",
                       hint="install g++ or clang++ (apt-get install g++; on macOS xcode-select --install), or set CXX")
 
 

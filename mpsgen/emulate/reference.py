@@ -6,11 +6,11 @@ torch is optional for mpsgen; it is imported here, lazily, with a one-line error
 from __future__ import annotations
 
 import ctypes
-import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import MpsgenError
+from .compile import ToolMissing
 
 # Metal type name -> torch dtype name (half2 is torch.complex32, "ComplexHalf").
 TORCH_DTYPES = {
@@ -28,7 +28,7 @@ def import_torch() -> Any:
             warnings.simplefilter("ignore")  # "Failed to initialize NumPy" and the like
             import torch
     except ImportError:
-        raise MpsgenError("the numeric check needs PyTorch, which is not installed",
+        raise ToolMissing("the numeric check needs PyTorch, which is not installed",
                           hint="pip install torch") from None
     return torch
 
@@ -41,6 +41,10 @@ def torch_version() -> str | None:
         return metadata.version("torch")
     except metadata.PackageNotFoundError:
         return None
+
+
+class NoReference(MpsgenError):
+    """torch has no op of that name: `try` refuses (exit 2), migrate/new-op skip the check."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ def resolve(op: str) -> Reference:
     packet = getattr(torch.ops.aten, op, None) if hasattr(torch.ops.aten, op) else None
     if packet is not None:
         return Reference(f"torch.ops.aten.{op}", packet)
-    raise MpsgenError(f"no torch reference for '{op}' (not torch.{op}, torch.special.{op} or torch.ops.aten.{op})",
+    raise NoReference(f"no torch reference for '{op}' (not torch.{op}, torch.special.{op} or torch.ops.aten.{op})",
                       hint="mpsgen try compares with torch's CPU op of the same name")
 
 
@@ -119,7 +123,3 @@ def as_python(t: Any) -> list[object]:
     elif t.dtype == torch.complex32:
         t = t.to(torch.complex64)
     return t.tolist()
-
-
-def finite_ints(values: list[object]) -> bool:
-    return all(not isinstance(v, float) or math.isfinite(v) for v in values)
