@@ -18,7 +18,7 @@ from . import compile as cc
 from . import inputs as inp
 from .compare import DtypeResult, TryResult, compare
 
-RESULT_VERSION = "1"  # bump when inputs, tolerances or rules change
+RESULT_VERSION = "3"  # bump when inputs, tolerances or rules change
 
 
 def expressions_of(spec: KernelSpec, flags: dict[str, str] | None = None) -> dict[str, str]:
@@ -80,15 +80,16 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
         args = [ref.tensor(col, reg.in_type) for col in data.columns]
         alphas = data.alphas or (None,)
         try:
-            expected = [ref.expected(fn, args, a, reg.out_type) for a in alphas]
+            expected, note = _expected(fn, args, alphas, reg)
         except RuntimeError as err:
             if "ZeroDivisionError" not in str(err) or len(args) < 2:
                 raise _refusal(fn.name, ref.TORCH_DTYPES[reg.in_type], err) from None
             # Integer division by zero raises in torch (and traps on the host); Metal returns
             # some value.  Compare the rest.
-            data, note = _without_zero_divisors(data, reg.in_type), "integer division by zero not compared"
+            data = _without_zero_divisors(data, reg.in_type)
             args = [ref.tensor(col, reg.in_type) for col in data.columns]
-            expected = [ref.expected(fn, args, a, reg.out_type) for a in alphas]
+            expected, note = _expected(fn, args, alphas, reg)
+            note = "; ".join(filter(None, ("integer division by zero not compared", note)))
         except (TypeError, NotImplementedError, ValueError) as err:
             raise _refusal(fn.name, ref.TORCH_DTYPES[reg.in_type], err) from None
         out_dtype = getattr(torch, ref.TORCH_DTYPES[reg.out_type])
@@ -104,9 +105,41 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
             got_all += ref.as_python(got)
         if reg.in_type == "half2":
             note = (note + "; " if note else "") + "reference computed in complex64, rounded to complex32"
+        def scalar_path(i: int, reg: cc.Registration = reg, args: list[Any] = args) -> object:
+            row, k = i % len(shown), i // len(shown)
+            one = [t[row:row + 1].clone() for t in args]
+            value, _ = _expected(fn, one, (alphas[k],), reg)
+            return ref.as_python(value[0])[0]
+
         rows.append(compare(ref.TORCH_DTYPES[reg.in_type], ref.TORCH_DTYPES[reg.out_type], rows_in, exp_all,
-                            got_all, note))
+                            got_all, note, signed_zero=spec.arity == "unary", second_opinion=scalar_path))
     return TryResult(op, fn.name, backend, tuple(rows))
+
+
+def _expected(fn: Any, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registration) -> tuple[list[Any], str]:
+    """torch's results for each alpha, and a note when the reference ran in a wider dtype.
+
+    The alpha scalar is rounded to its registered dtype first: the kernel receives it so.
+    torch has no CPU kernel of some ops for integer or bool inputs (logaddexp on int64, fmod on
+    bool) while MPS registers them (int2float: ints compute in float; bool among the integer
+    types).  Those dtypes are compared with torch on the same values widened to float32 (int2float)
+    or uint8 (bool), which is what the kernel computes."""
+    from . import reference as ref
+
+    torch = ref.import_torch()
+    rounded = [ref.tensor((a,), str(reg.alpha_type)).item() if a is not None else None for a in alphas]
+    try:
+        return [ref.expected(fn, args, a, reg.out_type) for a in rounded], ""
+    except RuntimeError as err:
+        integral = reg.in_type in inp.INT_RANGES or reg.in_type == "bool"
+        if "not implemented for" not in str(err) or not integral:
+            raise
+        wide = "float32" if reg.out_type == "float" else ("uint8" if reg.in_type == "bool" else None)
+        if wide is None:
+            raise
+        widened = [a.to(getattr(torch, wide)) for a in args]
+        note = f"{fn.name} has no {ref.TORCH_DTYPES[reg.in_type]} CPU kernel: reference on the values as {wide}"
+        return [ref.expected(fn, widened, a, reg.out_type) for a in rounded], note
 
 
 def _refusal(name: str, dtype: str, err: BaseException) -> MpsgenError:

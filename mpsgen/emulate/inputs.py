@@ -24,7 +24,10 @@ FLOAT_EDGES = {
     "half": (5.9604645e-08, 3e-06, 6.1035156e-05, 65504.0),
     "bfloat": (9.2e-41, 1e-39, 1.1754944e-38, 3.38e38),
 }
-ALPHAS = (0.0, 1e-6, 0.25, -1.0)  # alpha ops: zero, tiny, ordinary, negative (logit: "no clamping")
+# alpha ops: zero, small, ordinary, negative (logit's eps: "no clamping").  The small one is 1e-3,
+# not smaller: alpha arrives in the input dtype, and 1 - 1e-6 is 1 in half and bfloat.
+ALPHAS = (0.0, 1e-3, 0.25, -1.0)
+_COMPLEX_PAIR_PARTS = (0.0, -0.0, 1.0, -1.0, 2.0, INF, -INF, NAN)
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ def make_inputs(metal: str, arity: str, alpha_type: str | None = None) -> Inputs
     rng = random.Random(f"{SEED}:{metal}:{arity}")
     edges = edge_values(metal)
     nargs = {"unary": 1, "unary_alpha": 1, "binary": 2, "binary_alpha": 2, "ternary": 3}[arity]
+    if nargs > 1 and metal.endswith("2"):  # complex pairs: a smaller edge set (64^2 pairs, not 144^2)
+        edges = [complex(r, i) for r, i in itertools.product(_COMPLEX_PAIR_PARTS, repeat=2)]
     if nargs == 1:
         cols = [edges + random_values(metal, RANDOM_COUNT * 4, rng)]
     else:
