@@ -75,8 +75,12 @@ def tensor(values: tuple[object, ...], metal: str) -> Any:
     torch = import_torch()
     dtype = getattr(torch, TORCH_DTYPES[metal])
     if metal.endswith("2"):
+        import warnings
+
         wide = torch.tensor([complex(v) for v in values], dtype=torch.complex128)  # type: ignore[arg-type]
-        return wide.to(torch.complex64).to(dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "ComplexHalf support is experimental"
+            return wide.to(torch.complex64).to(dtype)
     if metal == "bool":
         return torch.tensor(values, dtype=torch.bool)
     if metal in ("float", "half", "bfloat"):
