@@ -40,14 +40,19 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
 
     if torch_version() is None:
         import_torch()  # raises the one-line "pip install torch" error
-    built = cc.build(spec, functor, include_root, expressions=expressions_of(spec, flags))
-    key_file = cc.cache_dir() / f"{built.key}.{op}.{torch_version()}.{RESULT_VERSION}.json"
-    if key_file.is_file():
+    pending = cc.start_build(spec, functor, include_root, expressions=expressions_of(spec, flags))
+    key_file = cc.cache_dir() / f"{pending.build.key}.{op}.{torch_version()}.{RESULT_VERSION}.json"
+    if pending.build.cached and key_file.is_file():
         try:
             return TryResult.from_json(json.loads(key_file.read_text(encoding="utf-8")), cached=True)
         except (ValueError, KeyError, TypeError):
             pass  # a damaged cache entry: recompute
-    result = _run(spec, op, built)
+    try:
+        import_torch()  # while the compiler runs (both take a second or two)
+    except MpsgenError:
+        pending.wait()  # report a compile error first; then the missing torch
+        raise
+    result = _run(spec, op, pending.wait())
     tmp = key_file.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(result.to_json()), encoding="utf-8")
     os.replace(tmp, key_file)

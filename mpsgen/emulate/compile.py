@@ -153,8 +153,33 @@ def _header_digest(include_root: Path) -> str:
     return h.hexdigest()
 
 
-def build(spec: KernelSpec, functor: str, include_root: str | Path, *, expressions: dict[str, str]) -> Build:
-    """Compile (or reuse from the cache) the shared library for *functor*.
+class PendingBuild:
+    """A compile running in the background (torch imports meanwhile); wait() gives the Build."""
+
+    def __init__(self, build: Build, process: subprocess.Popen[str] | None = None, source: Path | None = None,
+                 tmp: Path | None = None, functor: str = "", expressions: dict[str, str] | None = None) -> None:
+        self.build, self._process, self._source, self._tmp = build, process, source, tmp
+        self._functor, self._expressions = functor, expressions or {}
+
+    def wait(self) -> Build:
+        if self._process is None:
+            return self.build
+        try:
+            _, stderr = self._process.communicate()
+            if self._process.returncode != 0:
+                raise compile_error(stderr, self._functor, self._expressions)
+            os.replace(str(self._tmp), self.build.library)  # atomic: concurrent runs see all or nothing
+        finally:
+            self._process = None
+            for p in (self._source, self._tmp):
+                if p is not None:
+                    p.unlink(missing_ok=True)
+        return self.build
+
+
+def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
+                expressions: dict[str, str]) -> PendingBuild:
+    """Start compiling *functor* (or find it in the cache).
 
     *expressions* maps a flag name (``--expr``) to the expression text, for error messages.
     """
@@ -167,22 +192,20 @@ def build(spec: KernelSpec, functor: str, include_root: str | Path, *, expressio
                                     _compiler_id(cxx)]).encode()).hexdigest()[:32]
     folder = cache_dir()
     lib = folder / f"{key}.so"
-    regs = registrations(spec)
     if lib.is_file():
-        return Build(lib, regs, True, key)
+        return PendingBuild(Build(lib, registrations(spec), True, key))
     folder.mkdir(parents=True, exist_ok=True)
     src = folder / f"{key}.{os.getpid()}.cpp"
     tmp = folder / f"{key}.{os.getpid()}.so"
     src.write_text(source, encoding="utf-8")
-    try:
-        done = subprocess.run([*argv, "-x", "c++", str(src), "-o", str(tmp)], capture_output=True, text=True)
-        if done.returncode != 0:
-            raise compile_error(done.stderr, functor, expressions)
-        os.replace(tmp, lib)  # atomic: a concurrent run sees the whole library or none
-    finally:
-        src.unlink(missing_ok=True)
-        tmp.unlink(missing_ok=True)
-    return Build(lib, regs, False, key)
+    process = subprocess.Popen([*argv, "-x", "c++", str(src), "-o", str(tmp)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    return PendingBuild(Build(lib, registrations(spec), False, key), process, src, tmp, functor, expressions)
+
+
+def build(spec: KernelSpec, functor: str, include_root: str | Path, *, expressions: dict[str, str]) -> Build:
+    """Compile (or reuse from the cache) the shared library for *functor*."""
+    return start_build(spec, functor, include_root, expressions=expressions).wait()
 
 
 # -- errors ------------------------------------------------------------------------------------
