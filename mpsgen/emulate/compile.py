@@ -25,6 +25,7 @@ EMULATION_INCLUDE = Path(__file__).resolve().parent / "include"
 FLAGS = ("-std=c++17", "-O0", "-fPIC", "-shared", "-fsigned-char", "-ffp-contract=off", "-fno-fast-math",
          "-Wno-attributes")
 FUNCTOR_FILE = "<functor>"  # the #line name of the rendered functor in the driver
+DRIVER_VERSION = "1"  # bump when driver_source or mpsgen_try_io.h's loops change shape
 # Headers every kernels/*.metal file includes (anatomy notes, 2.1), when the include root has them.
 BASE_HEADERS = ("c10/metal/utils.h", "c10/metal/special_math.h")
 
@@ -51,7 +52,6 @@ class Registration:
 @dataclass(frozen=True)
 class Build:
     library: Path
-    registrations: tuple[Registration, ...]
     cached: bool
     key: str
 
@@ -96,8 +96,12 @@ def find_compiler() -> list[str]:
 
 
 def _compiler_id(argv: list[str]) -> str:
-    done = subprocess.run([*argv, "--version"], capture_output=True, text=True)
-    return f"{shutil.which(argv[0])}\n{done.stdout}"
+    """The compiler's identity for the cache key: its resolved file's path, size and mtime (cheaper
+    than running --version on every re-run; an upgrade replaces the file)."""
+    path = shutil.which(argv[0]) or argv[0]
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    return f"{' '.join(argv)}|{real}|{st.st_size}|{st.st_mtime_ns}"
 
 
 def cache_dir() -> Path:
@@ -185,22 +189,25 @@ def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
     """
     root = Path(include_root)
     cxx = find_compiler()
-    source = driver_source(spec, functor, root)
-    argv = [*cxx, *FLAGS, "-I", str(EMULATION_INCLUDE), "-include", "metal_stdlib", "-I", str(root)]
-    # Content, not paths: the same headers in another checkout reuse the build.
-    key = hashlib.sha256("\0".join([source, " ".join(FLAGS), _header_digest(root),
-                                    _compiler_id(cxx)]).encode()).hexdigest()[:32]
+    # Content, not paths: the same headers in another checkout reuse the build.  The spec and the
+    # functor determine the driver source (rendered only on a miss: it needs the .metal style code).
+    from dataclasses import asdict
+
+    key = hashlib.sha256("\0".join([DRIVER_VERSION, repr(sorted(asdict(spec).items())), functor, " ".join(FLAGS),
+                                    _header_digest(root), _compiler_id(cxx)]).encode()).hexdigest()[:32]
     folder = cache_dir()
     lib = folder / f"{key}.so"
     if lib.is_file():
-        return PendingBuild(Build(lib, registrations(spec), True, key))
+        return PendingBuild(Build(lib, True, key))
+    source = driver_source(spec, functor, root)
+    argv = [*cxx, *FLAGS, "-I", str(EMULATION_INCLUDE), "-include", "metal_stdlib", "-I", str(root)]
     folder.mkdir(parents=True, exist_ok=True)
     src = folder / f"{key}.{os.getpid()}.cpp"
     tmp = folder / f"{key}.{os.getpid()}.so"
     src.write_text(source, encoding="utf-8")
     process = subprocess.Popen([*argv, "-x", "c++", str(src), "-o", str(tmp)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
-    return PendingBuild(Build(lib, registrations(spec), False, key), process, src, tmp, functor, expressions)
+    return PendingBuild(Build(lib, False, key), process, src, tmp, functor, expressions)
 
 
 def build(spec: KernelSpec, functor: str, include_root: str | Path, *, expressions: dict[str, str]) -> Build:

@@ -34,13 +34,24 @@ def import_torch() -> Any:
 
 
 def torch_version() -> str | None:
-    """torch's version without importing it (cheap; part of the result cache key)."""
-    from importlib import metadata
+    """torch's version without importing it or importlib.metadata (both cost on a cached re-run):
+    torch/version.py of the torch that `import torch` would load."""
+    import importlib.util
+    import re
+    from pathlib import Path
 
     try:
-        return metadata.version("torch")
-    except metadata.PackageNotFoundError:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
         return None
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        text = (Path(spec.origin).parent / "version.py").read_text(encoding="utf-8")
+    except OSError:
+        return "unknown"
+    m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", text, re.M)
+    return m.group(1) if m else "unknown"
 
 
 class NoReference(MpsgenError):
