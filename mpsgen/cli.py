@@ -87,6 +87,7 @@ def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--branch", metavar="NAME", help="Create and switch to this git branch first."),
         click.option("--commit", is_flag=True, help="Commit the change (git)."),
         click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True),
+        click.option("--no-try", is_flag=True, help="Skip the numeric check (mpsgen try) that runs before writing."),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -140,6 +141,32 @@ def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> 
     known = {f.name for cls in (KernelOptions, RunOptions) for f in dataclasses.fields(cls)}
     assert options.keys() <= known, f"CLI options without a typed home: {options.keys() - known}"
     return run_kernel_command(command, obj.checkout(), kernel=pick(KernelOptions), run=pick(RunOptions), ops=ops)
+
+
+@main.command("try")
+@click.argument("op")
+@click.option("--expr", help="Metal expression of the functor: in x (unary) or a, b (binary).")
+@click.option("--int-expr", help="Expression for integral inputs.")
+@click.option("--complex-expr", help="Expression for complex (float2/half2) inputs; adds complex kernels.")
+@click.option("--dtypes", help="Registrations, e.g. float | float,int2float | float,integer | float,complex.")
+@click.option("--templates", "templates_dir", type=click.Path(file_okay=False), help="Folder of *.j2 templates overriding the built-in ones.")
+@click.option("--emulate", is_flag=True, help="Run on the host emulation even where MPS is available.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_obj
+@reports_errors
+def try_(obj: Context, op: str, **options: Any) -> None:
+    """Check OP's generated kernel against torch's CPU op, per dtype, before any build.
+
+    \b
+    Compiles the functor migrate/new-op would write (on the host against the checkout's
+    c10/metal headers, or with torch.mps.compile_shader on a Mac) and compares edge cases and
+    random inputs with torch.  Writes nothing.  Exit 0 all dtypes agree, 1 a mismatch, 2 usage.
+    Example:  mpsgen try atan2
+              mpsgen try atan2 --expr 'precise::atan2(float(a), float(b))'
+    """
+    from mpsgen.commands.try_op import run_try
+
+    sys.exit(run_try(obj.checkout(), op=op, **options))
 
 
 @main.command()

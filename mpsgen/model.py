@@ -67,6 +67,7 @@ class RunOptions:
     allow_dirty: bool = False
     branch: str | None = None
     commit: bool = False
+    no_try: bool = False  # skip the numeric check (mpsgen try) before writing
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "fixtures" / "sample"
+
+# mpsgen try (also run by migrate/new-op before writing) caches builds and results; keep them out
+# of the user's ~/.cache, shared by this session's subprocesses.
+os.environ["MPSGEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="mpsgen-try-cache-")
 
 
 def _package_dir(name: str) -> Path:

@@ -62,3 +62,10 @@ def test_installed_wheel_writes_sample_and_renders_from_its_templates(wheel: Pat
                             "print(r.default_templates_dir()); print(s.sample_source())"],
                            capture_output=True, text=True, cwd=tmp_path, env=env).stdout.split()
     assert all(w.startswith(str(site)) for w in where) and len(where) == 2
+
+
+def test_wheel_ships_the_metal_emulation_headers_of_try(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    headers = {f"mpsgen/emulate/include/{p.name}" for p in (REPO / "mpsgen" / "emulate" / "include").iterdir()}
+    assert "mpsgen/emulate/include/metal_stdlib" in headers and "mpsgen/emulate/include/mpsgen_try_io.h" in headers
+    assert headers - names == set()

@@ -108,6 +108,14 @@ def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOp
         _say(fmt, f"nothing to do: {plan.nothing_to_do}")
         return outcome.emit(EXIT_OK, out) if fmt == "json" else EXIT_OK
 
+    if not run.dry_run and not run.no_try:
+        # The numeric check (mpsgen try) refuses a wrong body before anything is written.
+        from mpsgen.commands.try_op import check_before_writing
+
+        code = check_before_writing(plan, checkout, kernel=kernel, fmt=fmt)
+        if code != EXIT_OK:
+            return outcome.emit(code, out) if fmt == "json" else code
+
     config = None
     if not run.dry_run:
         # Everything that can refuse is checked before the first write, so exit 2 keeps meaning

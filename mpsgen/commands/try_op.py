@@ -1,0 +1,179 @@
+"""`mpsgen try OP`: check a generated kernel's numbers against torch's CPU op, before any build.
+
+The functor is planned and rendered exactly as `migrate`/`new-op` would (nothing is written),
+then compiled on the host against the checkout's c10/metal headers with mpsgen's Metal
+emulation, or, on a Mac with MPS, compiled by torch.mps.compile_shader and run on the GPU.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
+
+if TYPE_CHECKING:
+    from mpsgen.tree.checkout import Checkout
+    from mpsgen.emulate.compare import TryResult
+    from mpsgen.model import KernelOptions
+    from mpsgen.plan.group import GroupPlan
+    from mpsgen.model import KernelSpec
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What to check: the spec, the functor text migrate/new-op would write, where it came from."""
+
+    spec: KernelSpec
+    functor: str
+    source: str  # "plan" (the checkout's planner) or "catalog" / "--expr" (op already native)
+
+
+def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: str | None = None,
+            complex_expr: str | None = None, dtypes: str | None = None, templates_dir: str | None = None,
+            emulate: bool = False, fmt: str = "text", include_root: str | Path | None = None,
+            out: TextIO | None = None) -> int:
+    """Plan, render, compile and compare; print the table (or JSON); 0 agree, 1 mismatch."""
+    subject = cached_subject(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
+                             dtypes=dtypes, templates_dir=templates_dir)
+    result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate)
+    stream = out or sys.stdout
+    from mpsgen.emulate.compare import render_json, render_text
+
+    stream.write(render_json(result) if fmt == "json" else render_text(result))
+    return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
+    """plan_subject, remembered under a fingerprint of every file the planner reads (path, size,
+    mtime, like ninja) and of mpsgen itself, so a re-run skips the planning."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    from mpsgen.emulate.compile import cache_dir
+    from mpsgen.generate.render import default_templates_dir
+    from mpsgen.model import KernelSpec
+
+    package = Path(__file__).resolve().parent.parent
+    files = [checkout.yaml_path, *checkout.metal_files(), *checkout.mm_files(), *checkout.native_headers(),
+             *checkout.native_sources(), checkout.common_mps_path, checkout.cmi_path,
+             *checkout.opinfo_definition_files(), *default_templates_dir().glob("*"), *package.rglob("*.py")]
+    if options.get("templates_dir"):
+        files += Path(str(options["templates_dir"])).glob("*")
+    h = hashlib.sha256(json.dumps(sorted(options.items(), key=lambda kv: kv[0])).encode())
+    for f in files:
+        try:
+            st = f.stat()
+        except OSError:
+            continue
+        h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    entry = cache_dir() / f"subject-{h.hexdigest()[:32]}.json"
+    if entry.is_file():
+        try:
+            data = json.loads(entry.read_text(encoding="utf-8"))
+            spec = KernelSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()})
+            return Subject(spec, data["functor"], data["source"])
+        except (ValueError, KeyError, TypeError):
+            pass  # damaged entry: plan again
+    subject = plan_subject(checkout, **options)  # type: ignore[arg-type]
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    tmp = entry.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"spec": asdict(subject.spec), "functor": subject.functor, "source": subject.source}),
+                   encoding="utf-8")
+    tmp.replace(entry)
+    return subject
+
+
+def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str | None,
+                 complex_expr: str | None, dtypes: str | None, templates_dir: str | None) -> Subject:
+    """The planner's spec and functor (read-only); for an op already on Metal, the catalog/--expr spec."""
+    from mpsgen.generate import catalog, render
+    from mpsgen.model import KernelOptions
+    from mpsgen.plan.kernelplan import plan_kernel_command
+
+    # drop_complex: the test-list refusal about SUPPORTED_COMPLEX_OPS is migrate's business; the
+    # kernel checked is the same either way.
+    opts = KernelOptions(op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr, dtypes=dtypes,
+                         templates_dir=templates_dir, drop_complex=True)
+    try:
+        plan = plan_kernel_command("migrate", checkout, opts)
+    except MpsgenError as err:
+        if "has no MPS kernel to migrate" not in err.message:
+            raise
+        plan = plan_kernel_command("new-op", checkout, opts)
+    if not plan.nothing_to_do:
+        spec = catalog.spec_for(plan.family, plan.arity, expr, int_expr, complex_expr, dtypes)
+        return Subject(spec, plan.rendered.functor, "plan")
+    arity = _arity(op, expr)
+    spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
+    return Subject(spec, render.render_functor(spec, templates_dir), "--expr" if expr else "catalog")
+
+
+def _arity(op: str, expr: str | None) -> str:
+    """The catalog's arity, else the one the expression's variables imply."""
+    from mpsgen.generate import catalog
+
+    entry = catalog.load_catalog().get(op)
+    if expr is None:
+        if entry is None:
+            raise MpsgenError(f"no Metal body known for '{op}' and no --expr given",
+                              hint="pass --expr with a Metal expression in x (unary) or a and b (binary)")
+        return str(entry["arity"])
+    uses = {v for v in ("x", "a", "b", "c", "alpha") if re.search(rf"(?<![\w.]){v}\b", expr)}
+    if entry is not None:
+        wanted = {"x"} if str(entry["arity"]).startswith("unary") else {"a", "b"}
+        if wanted <= uses:
+            return str(entry["arity"])
+    base = "ternary" if "c" in uses else ("binary" if uses & {"a", "b"} else "unary")
+    return f"{base}_alpha" if "alpha" in uses and base != "ternary" else base
+
+
+def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool) -> TryResult:
+    """Run the numeric check on the GPU (macOS with MPS, unless *emulate*) or emulated on the host."""
+    from mpsgen.emulate import gpu
+
+    if not emulate and gpu.available():
+        return gpu.check_on_mps(subject.spec, subject.functor, op=op, include_root=include_root)
+    from mpsgen.emulate.check import check_kernel
+
+    return check_kernel(subject.spec, subject.functor, op=op, include_root=include_root)
+
+
+# -- the check migrate and new-op run before writing ------------------------------------------------
+
+
+def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions, fmt: str) -> int:
+    """0 to go on (every op agreed, or skipped for want of a compiler or torch), 1 on a mismatch.
+
+    Progress goes to stderr in json mode, like the rest of migrate's messages."""
+    from mpsgen.emulate.compare import render_text
+    from mpsgen.emulate.compile import ToolMissing
+    from mpsgen.emulate.reference import NoReference
+    from mpsgen.generate import catalog
+
+    stream = sys.stderr if fmt == "json" else sys.stdout
+    for plan in group.todo:
+        spec = catalog.spec_for(plan.family, plan.arity, kernel.expr, kernel.int_expr, kernel.complex_expr,
+                                kernel.dtypes)
+        try:
+            result = check(Subject(spec, plan.rendered.functor, "plan"), op=plan.family,
+                           include_root=checkout.root, emulate=False)
+        except (ToolMissing, NoReference) as why:
+            stream.write(f"numeric check of {plan.family} skipped: {why.render()}\n")
+            continue
+        except MpsgenError as err:
+            err.hint = (err.hint + "; " if err.hint else "") + "--no-try skips this check"
+            raise
+        if not result.ok:
+            stream.write(render_text(result))
+            stream.write(f"the {plan.family} kernel disagrees with the CPU: nothing written "
+                         "(--no-try skips this check)\n")
+            return EXIT_FINDINGS
+        stream.write(f"numeric check: {plan.family}: {len(result.rows)} dtype(s) agree with {result.reference} "
+                     f"({result.backend})\n")
+    return EXIT_OK

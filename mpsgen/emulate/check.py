@@ -1,0 +1,161 @@
+"""check_kernel: compile a functor, run it on every registered dtype, compare with torch.
+
+The whole result is cached next to the build (keyed by the build's hash, the torch version and
+the input set), so a re-run needs neither the compiler nor torch's import.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from mpsgen.errors import MpsgenError
+from mpsgen.model import KernelSpec
+from . import compile as cc
+from . import inputs as inp
+from .compare import DtypeResult, TryResult, compare
+
+RESULT_VERSION = "3"  # bump when inputs, tolerances or rules change
+
+
+def expressions_of(spec: KernelSpec, flags: dict[str, str] | None = None) -> dict[str, str]:
+    """flag name -> expression text, for mapping compiler errors (catalog bodies are named as such)."""
+    names = flags or {}
+    out = {names.get("expr", "--expr"): spec.expr}
+    for key, flag in (("int_expr", "--int-expr"), ("complex_expr", "--complex-expr"), ("bool_expr", "bool_expr")):
+        text = getattr(spec, key)
+        if text:
+            out[names.get(key, flag)] = text
+    # Longest first: a body that contains another is matched by the more specific one.
+    return dict(sorted(out.items(), key=lambda kv: -len(kv[1])))
+
+
+def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str | Path,
+                 flags: dict[str, str] | None = None) -> TryResult:
+    """Compile *functor* (the text migrate/new-op write) and compare every registration with torch."""
+    from .reference import import_torch, torch_version
+
+    if torch_version() is None:
+        import_torch()  # raises the one-line "pip install torch" error
+    pending = cc.start_build(spec, functor, include_root, expressions=expressions_of(spec, flags))
+    key_file = cc.cache_dir() / f"{pending.build.key}.{op}.{torch_version()}.{RESULT_VERSION}.json"
+    if pending.build.cached and key_file.is_file():
+        try:
+            return TryResult.from_json(json.loads(key_file.read_text(encoding="utf-8")), cached=True)
+        except (ValueError, KeyError, TypeError):
+            pass  # a damaged cache entry: recompute
+    try:
+        import_torch()  # while the compiler runs (both take a second or two)
+    except MpsgenError:
+        pending.wait()  # report a compile error first; then the missing torch
+        raise
+    result = _run(spec, op, pending.wait())
+    tmp = key_file.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(result.to_json()), encoding="utf-8")
+    os.replace(tmp, key_file)
+    return result
+
+
+def _run(spec: KernelSpec, op: str, built: cc.Build) -> TryResult:
+    from . import reference as ref
+
+    library = ctypes.CDLL(str(built.library))
+
+    def run(reg: cc.Registration, args: list[Any], alpha: Any, out_dtype: Any) -> Any:
+        return ref.call_kernel(library, reg.symbol, args, alpha, reg.out_type)
+
+    return compare_all(spec, op, run, backend=f"emulated Metal ({Path(cc.find_compiler()[0]).name})")
+
+
+def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: str) -> TryResult:
+    """Every registration of *spec*: inputs, torch's result, *run*'s result, compared.
+
+    *run(registration, input tensors, alpha tensor or None, output dtype)* returns a CPU tensor."""
+    from . import reference as ref
+
+    torch = ref.import_torch()
+    fn = ref.resolve(op)
+    rows: list[DtypeResult] = []
+    for reg in cc.registrations(spec):
+        data = inp.make_inputs(reg.in_type, spec.arity, reg.alpha_type)
+        note = ""
+        args = [ref.tensor(col, reg.in_type) for col in data.columns]
+        alphas = data.alphas or (None,)
+        try:
+            expected, note = _expected(fn, args, alphas, reg)
+        except RuntimeError as err:
+            if "ZeroDivisionError" not in str(err) or len(args) < 2:
+                raise _refusal(fn.name, ref.TORCH_DTYPES[reg.in_type], err) from None
+            # Integer division by zero raises in torch (and traps on the host); Metal returns
+            # some value.  Compare the rest.
+            data = _without_zero_divisors(data, reg.in_type)
+            args = [ref.tensor(col, reg.in_type) for col in data.columns]
+            expected, note = _expected(fn, args, alphas, reg)
+            note = "; ".join(filter(None, ("integer division by zero not compared", note)))
+        except (TypeError, NotImplementedError, ValueError) as err:
+            raise _refusal(fn.name, ref.TORCH_DTYPES[reg.in_type], err) from None
+        out_dtype = getattr(torch, ref.TORCH_DTYPES[reg.out_type])
+        rows_in: list[tuple[object, ...]] = []
+        exp_all: list[object] = []
+        got_all: list[object] = []
+        shown = list(zip(*(ref.as_python(t) for t in args)))
+        for a, e in zip(alphas, expected):
+            alpha_t = ref.tensor((a,), str(reg.alpha_type)) if a is not None else None
+            got = run(reg, args, alpha_t, out_dtype)
+            rows_in += [r + (a,) for r in shown] if a is not None else shown
+            exp_all += ref.as_python(e)
+            got_all += ref.as_python(got)
+        if reg.in_type == "half2":
+            note = (note + "; " if note else "") + "reference computed in complex64, rounded to complex32"
+        def scalar_path(i: int, reg: cc.Registration = reg, args: list[Any] = args) -> object:
+            row, k = i % len(shown), i // len(shown)
+            one = [t[row:row + 1].clone() for t in args]
+            value, _ = _expected(fn, one, (alphas[k],), reg)
+            return ref.as_python(value[0])[0]
+
+        rows.append(compare(ref.TORCH_DTYPES[reg.in_type], ref.TORCH_DTYPES[reg.out_type], rows_in, exp_all,
+                            got_all, note, signed_zero=spec.arity == "unary", second_opinion=scalar_path))
+    return TryResult(op, fn.name, backend, tuple(rows))
+
+
+def _expected(fn: Any, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registration) -> tuple[list[Any], str]:
+    """torch's results for each alpha, and a note when the reference ran in a wider dtype.
+
+    The alpha scalar is rounded to its registered dtype first: the kernel receives it so.
+    torch has no CPU kernel of some ops for integer or bool inputs (logaddexp on int64, fmod on
+    bool) while MPS registers them (int2float: ints compute in float; bool among the integer
+    types).  Those dtypes are compared with torch on the same values widened to float32 (int2float)
+    or uint8 (bool), which is what the kernel computes."""
+    from . import reference as ref
+
+    torch = ref.import_torch()
+    rounded = [ref.tensor((a,), str(reg.alpha_type)).item() if a is not None else None for a in alphas]
+    try:
+        return [ref.expected(fn, args, a, reg.out_type) for a in rounded], ""
+    except RuntimeError as err:
+        integral = reg.in_type in inp.INT_RANGES or reg.in_type == "bool"
+        if "not implemented for" not in str(err) or not integral:
+            raise
+        wide = "float32" if reg.out_type == "float" else ("uint8" if reg.in_type == "bool" else None)
+        if wide is None:
+            raise
+        widened = [a.to(getattr(torch, wide)) for a in args]
+        note = f"{fn.name} has no {ref.TORCH_DTYPES[reg.in_type]} CPU kernel: reference on the values as {wide}"
+        return [ref.expected(fn, widened, a, reg.out_type) for a in rounded], note
+
+
+def _refusal(name: str, dtype: str, err: BaseException) -> MpsgenError:
+    first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return MpsgenError(f"cannot call the reference {name} on {dtype} tensors: {first}",
+                       hint="mpsgen try compares elementwise ops whose torch function takes the kernel's inputs "
+                       "(and alpha) only")
+
+
+def _without_zero_divisors(data: inp.Inputs, metal: str) -> inp.Inputs:
+    lo = inp.INT_RANGES.get(metal, (0, 0))[0]
+    a, b = data.columns[0], data.columns[1]
+    keep = [bool(y) and not (x == lo and y == -1) for x, y in zip(a, b)]
+    return inp.drop_rows(data, keep)

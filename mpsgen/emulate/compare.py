@@ -1,0 +1,201 @@
+"""Compare kernel results with the reference: tolerances, ULP errors, the per-dtype table.
+
+Rules (one place, applied to every op):
+* NaN equals NaN; an infinity must be matched exactly (same sign).
+* Floating results agree when |got - expected| <= atol + rtol * |expected| (torch.testing's
+  formula), with the tolerances of TOLERANCES for the *output* dtype.
+* Signed zero, for unary ops with real floating outputs: where torch gives -0.0 the kernel must
+  give -0.0.  For those ops the sign of a zero follows from the input (neg, trunc, ceil, sign,
+  frac, asinh, expm1(-0.0) = -0.0).  torch's +0.0 is often a formula artefact, so the kernel may
+  give either zero there.  Binary ops (an exact zero's sign depends on the evaluation order, as
+  in a - b with a == b) and complex components compare zeros like torch.testing: sign ignored.
+* torch's CPU op has a vectorised and a scalar path, which can disagree (fmod's vectorised path
+  returns NaN for a subnormal divisor).  A value that differs from the vectorised result is
+  checked again against the op on that one element; agreeing with either counts.
+* Integer and bool results must be equal.  Complex results compare real and imaginary parts
+  separately with the component type's tolerances.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from typing import Callable
+
+# (atol, rtol) per torch output dtype.  float32/complex64: torch.testing.assert_close's defaults
+# (rtol 1.3e-6, atol 1e-5); float16 and bfloat16: the looser per-dtype tolerances test_mps.py's
+# test_output_match applies to reduced-precision outputs (1e-3 and 1.6e-2).
+TOLERANCES = {
+    "float32": (1e-5, 1.3e-6),
+    "complex64": (1e-5, 1.3e-6),
+    "float16": (1e-3, 1e-3),
+    "complex32": (1e-3, 1e-3),
+    "bfloat16": (1.6e-2, 1.6e-2),
+}
+# (significand bits, smallest normal exponent) for ULP errors in the output dtype.
+_FORMATS = {"float32": (23, -126), "complex64": (23, -126), "float16": (10, -14), "complex32": (10, -14),
+            "bfloat16": (7, -126)}
+SHOWN_MISMATCHES = 3
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    inputs: tuple[str, ...]
+    expected: str
+    got: str
+
+
+@dataclass(frozen=True)
+class DtypeResult:
+    """One registered dtype's comparison (one row of the table)."""
+
+    dtype: str  # torch dtype of the inputs
+    out_dtype: str
+    values: int
+    mismatches: int
+    max_abs_error: float
+    max_ulp_error: float
+    worst_input: str
+    first_mismatches: tuple[Mismatch, ...]
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatches == 0
+
+
+@dataclass(frozen=True)
+class TryResult:
+    op: str
+    reference: str
+    backend: str  # "emulated (g++ ...)" or "mps"
+    rows: tuple[DtypeResult, ...]
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.rows)
+
+    def to_json(self) -> dict[str, object]:
+        return {"op": self.op, "reference": self.reference, "backend": self.backend, "ok": self.ok,
+                "dtypes": [{**asdict(r), "ok": r.ok} for r in self.rows]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, object], *, cached: bool) -> "TryResult":
+        rows = []
+        for r in data["dtypes"]:  # type: ignore[union-attr]
+            r = {k: v for k, v in dict(r).items() if k != "ok"}
+            r["first_mismatches"] = tuple(Mismatch(tuple(m["inputs"]), m["expected"], m["got"])
+                                          for m in r["first_mismatches"])
+            rows.append(DtypeResult(**r))
+        return cls(str(data["op"]), str(data["reference"]), str(data["backend"]), tuple(rows), cached)
+
+
+def fmt(v: object) -> str:
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) or math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(v, complex):
+        return f"({fmt(v.real)}{'+' if not str(fmt(v.imag)).startswith('-') else ''}{fmt(v.imag)}j)"
+    return repr(v)
+
+
+def _ulp(x: float, dtype: str) -> float:
+    bits, emin = _FORMATS[dtype]
+    e = math.frexp(abs(x))[1] - 1 if x != 0 and math.isfinite(x) else emin
+    return math.ldexp(1.0, max(e, emin) - bits)
+
+
+def _component(e: float, g: float, dtype: str, signed_zero: bool) -> tuple[bool, float, float, float]:
+    """(agrees, abs error, ulp error, error / tolerance) of one real component."""
+    atol, rtol = TOLERANCES[dtype]
+    if math.isnan(e) or math.isnan(g):
+        same = math.isnan(e) and math.isnan(g)
+        return same, 0.0 if same else math.inf, 0.0 if same else math.inf, 0.0 if same else math.inf
+    if math.isinf(e) or math.isinf(g):
+        same = e == g
+        return same, 0.0 if same else math.inf, 0.0 if same else math.inf, 0.0 if same else math.inf
+    err = abs(g - e)
+    if signed_zero and e == 0 and g == 0 and math.copysign(1, e) < 0 < math.copysign(1, g):
+        return False, 0.0, 0.0, math.inf  # signed zero
+    tol = atol + rtol * abs(e)
+    return err <= tol, err, err / _ulp(e, dtype), err / tol
+
+
+def compare(dtype: str, out_dtype: str, inputs: list[tuple[object, ...]], expected: list[object],
+            got: list[object], note: str = "", *, signed_zero: bool = True,
+            second_opinion: Callable[[int], object] | None = None) -> DtypeResult:
+    """Element-wise comparison of one dtype's results.
+
+    *second_opinion(i)* gives another reference value for element *i* (torch's scalar path)."""
+    floating = out_dtype in TOLERANCES
+    comp = "float16" if out_dtype == "complex32" else ("float32" if out_dtype == "complex64" else out_dtype)
+    mismatches: list[Mismatch] = []
+    count, max_abs, max_ulp, worst, worst_ratio = 0, 0.0, 0.0, "", -1.0
+    scalar_only = 0
+    for i, (args, e, g) in enumerate(zip(inputs, expected, got)):
+        ok, abs_err, ulp_err, ratio = _element(e, g, out_dtype, comp, floating, signed_zero)
+        if not ok and second_opinion is not None:
+            other = _element(second_opinion(i), g, out_dtype, comp, floating, signed_zero)
+            if other[0]:
+                ok, abs_err, ulp_err, ratio = other
+                scalar_only += 1
+        if not ok:
+            count += 1
+            if len(mismatches) < SHOWN_MISMATCHES:
+                mismatches.append(Mismatch(tuple(fmt(a) for a in args), fmt(e), fmt(g)))
+        max_abs, max_ulp = max(max_abs, abs_err), max(max_ulp, ulp_err)
+        if ratio > worst_ratio:
+            worst_ratio, worst = ratio, ", ".join(fmt(a) for a in args)
+    if scalar_only:
+        extra = f"{scalar_only} value(s) agree only with torch's scalar CPU path (its vectorised path differs)"
+        note = f"{note}; {extra}" if note else extra
+    return DtypeResult(dtype, out_dtype, len(expected), count, max_abs, max_ulp, worst, tuple(mismatches), note)
+
+
+def _element(e: object, g: object, out_dtype: str, comp: str, floating: bool,
+             signed_zero: bool) -> tuple[bool, float, float, float]:
+    """(agrees, abs error, ULP error, error / tolerance) of one element."""
+    if not floating:
+        ok = e == g
+        abs_err = 0.0 if ok else abs(float(e) - float(g))  # type: ignore[arg-type]
+        return ok, abs_err, abs_err, 0.0 if ok else math.inf
+    if out_dtype.startswith("complex"):
+        ce, cg = complex(e), complex(g)  # type: ignore[arg-type]
+        parts = [_component(ce.real, cg.real, comp, False), _component(ce.imag, cg.imag, comp, False)]
+    else:
+        parts = [_component(float(e), float(g), comp, signed_zero)]  # type: ignore[arg-type]
+    return (all(p[0] for p in parts), max(p[1] for p in parts), max(p[2] for p in parts),
+            max(p[3] for p in parts))
+
+
+# -- output --------------------------------------------------------------------------------------
+
+
+def _num(v: float) -> str:
+    return "inf" if math.isinf(v) else f"{v:.3g}"
+
+
+def render_text(result: TryResult) -> str:
+    head = ("dtype", "values", "mismatches", "max abs err", "max ULP", "worst input")
+    rows = [head]
+    for r in result.rows:
+        name = r.dtype if r.dtype == r.out_dtype else f"{r.dtype}->{r.out_dtype}"
+        rows.append((name, str(r.values), str(r.mismatches), _num(r.max_abs_error), _num(r.max_ulp_error),
+                     r.worst_input))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines = [f"mpsgen try {result.op}: {result.backend} vs {result.reference} (CPU)"
+             + (" [cached]" if result.cached else "")]
+    lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    for r in result.rows:
+        if r.note:
+            lines.append(f"  note ({r.dtype}): {r.note}")
+        for m in r.first_mismatches:
+            lines.append(f"  MISMATCH {r.dtype}: {result.op}({', '.join(m.inputs)}) expected {m.expected}, got {m.got}")
+    bad = [r.dtype for r in result.rows if not r.ok]
+    lines.append(f"mismatches in {', '.join(bad)}" if bad else "all dtypes agree")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(result: TryResult) -> str:
+    return json.dumps(result.to_json(), indent=2, default=lambda v: None) + "\n"

@@ -1,0 +1,245 @@
+"""Compile a rendered functor on the host: driver source, compiler call, build cache, error mapping.
+
+The functor text is exactly what migrate/new-op write into the .metal file; it is compiled as
+C++17 against the checkout's own c10/metal headers, with mpsgen's Metal emulation
+(``include/metal_stdlib``) force-included first, the way the Metal compiler provides its stdlib.
+One extern "C" function per registration maps whole arrays (called through ctypes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpsgen.errors import MpsgenError
+from mpsgen.model import KernelSpec
+
+EMULATION_INCLUDE = Path(__file__).resolve().parent / "include"
+# -O0: compile time dominates (a few thousand elements run in microseconds); IEEE semantics are the same.
+FLAGS = ("-std=c++17", "-O0", "-fPIC", "-shared", "-fsigned-char", "-ffp-contract=off", "-fno-fast-math",
+         "-Wno-attributes")
+FUNCTOR_FILE = "<functor>"  # the #line name of the rendered functor in the driver
+DRIVER_VERSION = "1"  # bump when driver_source or mpsgen_try_io.h's loops change shape
+# Headers every kernels/*.metal file includes (anatomy notes, 2.1), when the include root has them.
+BASE_HEADERS = ("c10/metal/utils.h", "c10/metal/special_math.h")
+
+
+class ToolMissing(MpsgenError):
+    """No C++ compiler or no torch: `try` exits 2, migrate/new-op skip the check with one line."""
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One REGISTER_* line: Metal input type, alpha type (alpha ops), output type, opmath."""
+
+    in_type: str
+    out_type: str
+    alpha_type: str | None = None
+    opmath: bool = False
+
+    @property
+    def symbol(self) -> str:
+        alpha = f"_{self.alpha_type}" if self.alpha_type else ""
+        return f"mpsgen_try_{self.out_type}_{self.in_type}{alpha}"
+
+
+@dataclass(frozen=True)
+class Build:
+    library: Path
+    cached: bool
+    key: str
+
+
+def registrations(spec: KernelSpec) -> tuple[Registration, ...]:
+    """The (in, out) pairs the REGISTER_* lines of *spec* instantiate, from render's own lines."""
+    from mpsgen.model import MetalStyle
+    from mpsgen.generate.render import render_registrations
+
+    plain = MetalStyle(path="<try>", local_macros=frozenset(), binary_op_args=3, binary_op_args_line=None,
+                       has_unary_kernels2=False, has_unary_vec2=False, semicolon=True)
+    out: list[Registration] = []
+    for line in render_registrations(spec, plain):
+        m = re.fullmatch(r"(\w+)\((.*)\);", line.strip())
+        assert m, line
+        macro, args = m.group(1), [a.strip() for a in m.group(2).split(",")][1:]
+        if "ALPHA" in macro:
+            out.append(Registration(args[0], args[2], alpha_type=args[1]))
+        else:
+            out.append(Registration(args[0], args[1], opmath="OPMATH" in macro))
+    return tuple(dict.fromkeys(out))
+
+
+# -- compiler ----------------------------------------------------------------------------------
+
+
+def find_compiler() -> list[str]:
+    """argv of the C++ compiler: $CXX, else g++, clang++ or c++ on PATH."""
+    env = os.environ.get("CXX", "").strip()
+    if env:
+        argv = shlex.split(env)
+        if shutil.which(argv[0]) is None:
+            raise ToolMissing(f"the C++ compiler CXX={env} was not found",
+                              hint="install g++ or clang++ (apt-get install g++; on macOS xcode-select --install), "
+                              "or set CXX to one")
+        return argv
+    for name in ("g++", "clang++", "c++"):
+        if shutil.which(name):
+            return [name]
+    raise ToolMissing("no C++ compiler found (g++, clang++ or c++ on PATH) for the numeric check",
+                      hint="install g++ or clang++ (apt-get install g++; on macOS xcode-select --install), or set CXX")
+
+
+def _compiler_id(argv: list[str]) -> str:
+    """The compiler's identity for the cache key: its resolved file's path, size and mtime (cheaper
+    than running --version on every re-run; an upgrade replaces the file)."""
+    path = shutil.which(argv[0]) or argv[0]
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    return f"{' '.join(argv)}|{real}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def cache_dir() -> Path:
+    if os.environ.get("MPSGEN_CACHE_DIR"):
+        return Path(os.environ["MPSGEN_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mpsgen" / "try"
+
+
+# -- driver ------------------------------------------------------------------------------------
+
+
+def _cxx_type(metal: str) -> str:
+    return {"char": "char", "float2": "metal::float2", "half2": "metal::half2", "half": "metal::half",
+            "bfloat": "metal::bfloat", "uchar": "metal::uchar"}.get(metal, metal)
+
+
+def _call(spec: KernelSpec, r: Registration) -> str:
+    f, ti, to = f"{spec.name}_functor", _cxx_type(r.in_type), _cxx_type(r.out_type)
+    omt = f"::c10::metal::opmath_t<{ti}>" if r.opmath else ti
+    if spec.arity == "unary":
+        return f"mpsgen_try::unary<{f}, {ti}, {to}>(a, out, n);"
+    if spec.arity == "binary":
+        return f"mpsgen_try::binary<{f}, {ti}, {to}, {omt}>(a, b, out, n);"
+    if spec.arity == "unary_alpha":
+        return f"mpsgen_try::unary_alpha<{f}, {ti}, {_cxx_type(str(r.alpha_type))}, {to}>(a, alpha, out, n);"
+    if spec.arity == "binary_alpha":
+        return f"mpsgen_try::binary_alpha<{f}, {ti}, {_cxx_type(str(r.alpha_type))}, {to}>(a, b, alpha, out, n);"
+    return f"mpsgen_try::ternary<{f}, {ti}, {to}, {omt}>(a, b, c, out, n);"
+
+
+def driver_source(spec: KernelSpec, functor: str, include_root: Path) -> str:
+    """The C++ translation unit: headers, the functor verbatim (under #line), one entry per dtype."""
+    headers = [h for h in BASE_HEADERS if (include_root / h).is_file()]
+    headers += [h for h in spec.includes if h not in headers]
+    lines = ["// generated by mpsgen try", *(f"#include <{h}>" for h in headers), "#include <mpsgen_try_io.h>",
+             "using namespace metal;"]
+    if spec.is_unary_family:  # UnaryKernel.metal also has this; BinaryKernel.metal does not
+        lines.append("using namespace c10::metal;")
+    lines += [f'#line 1 "{FUNCTOR_FILE}"', functor, '#line 1 "<driver>"']
+    for r in registrations(spec):
+        lines.append(f'extern "C" void {r.symbol}(const void* a, const void* b, const void* c, const void* alpha, '
+                     f"void* out, long n) {{ (void)b; (void)c; (void)alpha; {_call(spec, r)} }}")
+    return "\n".join(lines) + "\n"
+
+
+def _header_digest(include_root: Path) -> str:
+    h = hashlib.sha256()
+    for folder in (EMULATION_INCLUDE, include_root / "c10" / "metal"):
+        for p in sorted(folder.glob("*")):
+            if p.is_file():
+                h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+class PendingBuild:
+    """A compile running in the background (torch imports meanwhile); wait() gives the Build."""
+
+    def __init__(self, build: Build, process: subprocess.Popen[str] | None = None, source: Path | None = None,
+                 tmp: Path | None = None, functor: str = "", expressions: dict[str, str] | None = None) -> None:
+        self.build, self._process, self._source, self._tmp = build, process, source, tmp
+        self._functor, self._expressions = functor, expressions or {}
+
+    def wait(self) -> Build:
+        if self._process is None:
+            return self.build
+        try:
+            _, stderr = self._process.communicate()
+            if self._process.returncode != 0:
+                raise compile_error(stderr, self._functor, self._expressions)
+            os.replace(str(self._tmp), self.build.library)  # atomic: concurrent runs see all or nothing
+        finally:
+            self._process = None
+            for p in (self._source, self._tmp):
+                if p is not None:
+                    p.unlink(missing_ok=True)
+        return self.build
+
+
+def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
+                expressions: dict[str, str]) -> PendingBuild:
+    """Start compiling *functor* (or find it in the cache).
+
+    *expressions* maps a flag name (``--expr``) to the expression text, for error messages.
+    """
+    root = Path(include_root)
+    cxx = find_compiler()
+    # Content, not paths: the same headers in another checkout reuse the build.  The spec and the
+    # functor determine the driver source (rendered only on a miss: it needs the .metal style code).
+    from dataclasses import asdict
+
+    key = hashlib.sha256("\0".join([DRIVER_VERSION, repr(sorted(asdict(spec).items())), functor, " ".join(FLAGS),
+                                    _header_digest(root), _compiler_id(cxx)]).encode()).hexdigest()[:32]
+    folder = cache_dir()
+    lib = folder / f"{key}.so"
+    if lib.is_file():
+        return PendingBuild(Build(lib, True, key))
+    source = driver_source(spec, functor, root)
+    argv = [*cxx, *FLAGS, "-I", str(EMULATION_INCLUDE), "-include", "metal_stdlib", "-I", str(root)]
+    folder.mkdir(parents=True, exist_ok=True)
+    src = folder / f"{key}.{os.getpid()}.cpp"
+    tmp = folder / f"{key}.{os.getpid()}.so"
+    src.write_text(source, encoding="utf-8")
+    process = subprocess.Popen([*argv, "-x", "c++", str(src), "-o", str(tmp)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    return PendingBuild(Build(lib, False, key), process, src, tmp, functor, expressions)
+
+
+def build(spec: KernelSpec, functor: str, include_root: str | Path, *, expressions: dict[str, str]) -> Build:
+    """Compile (or reuse from the cache) the shared library for *functor*."""
+    return start_build(spec, functor, include_root, expressions=expressions).wait()
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+_DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.M)
+
+
+def compile_error(stderr: str, functor: str, expressions: dict[str, str]) -> MpsgenError:
+    """The first compiler error, mapped onto the user's expression when it points into one."""
+    diags = list(_DIAG.finditer(stderr))
+    if not diags:
+        tail = " ".join(stderr.strip().splitlines()[-3:]) or "no message"
+        return MpsgenError(f"the generated functor does not compile: {tail}")
+    inside = [d for d in diags if d.group("file") == FUNCTOR_FILE] or diags
+    d = inside[0]
+    msg = d.group("msg").replace("‘", "'").replace("’", "'")
+    if d.group("file") == FUNCTOR_FILE:
+        text = functor.splitlines()[int(d.group("line")) - 1]
+        col = int(d.group("col")) - 1  # 0-based in the line
+        for flag, expr in expressions.items():
+            start = text.find(expr)
+            if expr and start >= 0 and start <= col <= start + len(expr):
+                return MpsgenError(f"{flag}:1:{col - start + 1}: error: {msg}",
+                                   hint=f"in `{expr}` (column {col - start + 1}); the functor is compiled against "
+                                   "the checkout's c10/metal headers")
+        return MpsgenError(f"functor line {d.group('line')}:{d.group('col')}: error: {msg}",
+                           hint=f"the line is `{text.strip()}`")
+    where = Path(d.group("file")).name
+    return MpsgenError(f"the functor does not compile ({where}:{d.group('line')}: error: {msg})",
+                       hint="check the expression's types against c10/metal (e.g. float(x) for math functions)")

@@ -1,0 +1,140 @@
+"""The torch side: tensors of each Metal dtype, the CPU reference op, and the kernel call.
+
+torch is optional for mpsgen; it is imported here, lazily, with a one-line error when missing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from mpsgen.errors import MpsgenError
+from .compile import ToolMissing
+
+# Metal type name -> torch dtype name (half2 is torch.complex32, "ComplexHalf").
+TORCH_DTYPES = {
+    "float": "float32", "half": "float16", "bfloat": "bfloat16", "long": "int64", "int": "int32",
+    "short": "int16", "char": "int8", "uchar": "uint8", "bool": "bool", "float2": "complex64",
+    "half2": "complex32",
+}
+
+
+def import_torch() -> Any:
+    try:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Failed to initialize NumPy" and the like
+            import torch
+    except ImportError:
+        raise ToolMissing("the numeric check needs PyTorch, which is not installed",
+                          hint="pip install torch") from None
+    return torch
+
+
+def torch_version() -> str | None:
+    """torch's version without importing it or importlib.metadata (both cost on a cached re-run):
+    torch/version.py of the torch that `import torch` would load."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        text = (Path(spec.origin).parent / "version.py").read_text(encoding="utf-8")
+    except OSError:
+        return "unknown"
+    m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", text, re.M)
+    return m.group(1) if m else "unknown"
+
+
+class NoReference(MpsgenError):
+    """torch has no op of that name: `try` refuses (exit 2), migrate/new-op skip the check."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    name: str  # how it is called, e.g. "torch.special.log_ndtr"
+    fn: Callable[..., Any]
+
+
+def resolve(op: str) -> Reference:
+    """torch.<op>, torch.special.<op> (also for special_<op>), or torch.ops.aten.<op>."""
+    torch = import_torch()
+    candidates = []
+    if op.startswith("special_"):
+        candidates.append(("torch.special." + op[len("special_"):], getattr(torch.special, op[len("special_"):], None)))
+    candidates += [(f"torch.{op}", getattr(torch, op, None)), (f"torch.special.{op}", getattr(torch.special, op, None))]
+    for name, fn in candidates:
+        if callable(fn):
+            return Reference(name, fn)
+    packet = getattr(torch.ops.aten, op, None) if hasattr(torch.ops.aten, op) else None
+    if packet is not None:
+        return Reference(f"torch.ops.aten.{op}", packet)
+    raise NoReference(f"no torch reference for '{op}' (not torch.{op}, torch.special.{op} or torch.ops.aten.{op})",
+                      hint="mpsgen try compares with torch's CPU op of the same name")
+
+
+def tensor(values: tuple[object, ...], metal: str) -> Any:
+    """A CPU tensor of the Metal type's torch dtype (half/bfloat round here, as a store would)."""
+    torch = import_torch()
+    dtype = getattr(torch, TORCH_DTYPES[metal])
+    if metal.endswith("2"):
+        import warnings
+
+        wide = torch.tensor([complex(v) for v in values], dtype=torch.complex128)  # type: ignore[arg-type]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "ComplexHalf support is experimental"
+            return wide.to(torch.complex64).to(dtype)
+    if metal == "bool":
+        return torch.tensor(values, dtype=torch.bool)
+    if metal in ("float", "half", "bfloat"):
+        return torch.tensor(values, dtype=torch.float64).to(dtype)
+    return torch.tensor(values, dtype=torch.int64).to(dtype)
+
+
+def expected(ref: Reference, args: list[Any], alpha: float | None, out_metal: str) -> Any:
+    """The reference result as a tensor of the kernel's output dtype.
+
+    complex32 has almost no CPU kernels, so half2 runs in complex64 on the complex32-rounded
+    inputs and the result is rounded back to complex32."""
+    torch = import_torch()
+    call = [a.to(torch.complex64) if a.dtype == torch.complex32 else a for a in args]
+    if alpha is not None:
+        call.append(alpha)
+    result = ref.fn(*call)
+    if not isinstance(result, torch.Tensor):
+        raise MpsgenError(f"{ref.name} returned {type(result).__name__}, not a tensor", hint="pick an elementwise op")
+    out_dtype = getattr(torch, TORCH_DTYPES[out_metal])
+    if result.shape != args[0].shape:
+        raise MpsgenError(f"{ref.name} is not elementwise (result shape {tuple(result.shape)})")
+    return result.to(out_dtype)
+
+
+def call_kernel(library: ctypes.CDLL, symbol: str, args: list[Any], alpha: Any, out_metal: str) -> Any:
+    """Run the compiled functor over whole tensors (data pointers through ctypes)."""
+    torch = import_torch()
+    out = torch.empty(args[0].shape, dtype=getattr(torch, TORCH_DTYPES[out_metal]))
+    ptrs = [ctypes.c_void_p(a.contiguous().data_ptr()) for a in args]
+    ptrs += [ctypes.c_void_p(0)] * (3 - len(ptrs))
+    fn = getattr(library, symbol)
+    fn.restype = None
+    fn(*ptrs, ctypes.c_void_p(alpha.data_ptr() if alpha is not None else 0), ctypes.c_void_p(out.data_ptr()),
+       ctypes.c_long(out.numel()))
+    return out
+
+
+def as_python(t: Any) -> list[object]:
+    """Exact Python values (half/bfloat widen exactly to float32; complex32 to complex64)."""
+    torch = import_torch()
+    if t.dtype in (torch.float16, torch.bfloat16):
+        t = t.to(torch.float32)
+    elif t.dtype == torch.complex32:
+        t = t.to(torch.complex64)
+    return t.tolist()

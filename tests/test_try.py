@@ -1,0 +1,153 @@
+"""mpsgen try, through the Python API: planted wrong bodies fail naming the right dtype, the
+comparison rules, compile errors mapped onto the expression, refusals, the cache, the GPU shader."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from try_support import SAMPLE_HEADERS, failing, run, table, wheel_headers
+
+from mpsgen import catalog, render
+from mpsgen.emulate import compare, gpu
+from mpsgen.emulate.check import check_kernel
+from mpsgen.emulate.compile import ToolMissing, registrations
+from mpsgen.emulate.reference import NoReference
+from mpsgen.errors import MpsgenError
+
+FLOATS = {"float32", "float16", "bfloat16"}
+INTS = {"int64", "int32", "int16", "int8", "uint8", "bool"}
+
+
+# -- planted wrong bodies --------------------------------------------------------------------------
+
+
+def test_sign_error_in_the_integer_branch_fails_only_the_integer_dtypes() -> None:
+    result = run("asinh", "unary", int_expr="-precise::asinh(float(x))")
+    assert failing(result) == INTS
+    assert all(r.ok for r in result.rows if r.dtype in FLOATS)
+    int32 = next(r for r in result.rows if r.dtype == "int32")
+    assert int32.first_mismatches and int32.first_mismatches[0].expected.lstrip("-") == \
+        int32.first_mismatches[0].got.lstrip("-")
+
+
+def test_integer_overflow_fails_the_wide_integer_dtypes_only() -> None:
+    # Multiplying in short wraps where torch's int64/int32 multiplication does not.
+    result = run("mul", "binary", expr="a * b", int_expr="short(a) * short(b)", dtypes="float,integer")
+    assert failing(result) == {"int64", "int32"}, table(result)
+    row = next(r for r in result.rows if r.dtype == "int64")
+    assert row.mismatches > 10 and not row.first_mismatches[0].got == row.first_mismatches[0].expected
+
+
+def test_missing_nan_propagation_fails_the_float_dtypes() -> None:
+    result = run("maximum", "binary", expr="a > b ? a : b", dtypes="float,integer")
+    assert failing(result) == FLOATS, table(result)
+    f32 = next(r for r in result.rows if r.dtype == "float32")
+    assert any("nan" in m.inputs for m in f32.first_mismatches)
+    assert all(m.expected == "nan" and m.got != "nan" for m in f32.first_mismatches)
+
+
+def test_wrong_complex_branch_fails_only_complex() -> None:
+    good = catalog.spec_for("expm1", "unary").complex_expr
+    assert good is not None
+    wrong = good.replace(", precise::exp", ", -precise::exp")  # conjugated imaginary part
+    result = run("expm1", "unary", "sample", complex_expr=wrong)
+    assert failing(result) == {"complex64", "complex32"}, table(result)
+
+
+def test_lost_negative_zero_of_a_unary_op_fails() -> None:
+    # 0 - x gives +0.0 for x = +0.0 where neg gives -0.0 (the sign follows from the input).
+    result = run("neg", "unary", expr="T(0) - x", dtypes="float")
+    assert failing(result) == FLOATS
+    assert next(r for r in result.rows if r.dtype == "float32").first_mismatches[0].expected == "-0.0"
+
+
+def test_catalog_atan2_agrees_on_the_wheel_headers_in_every_dtype() -> None:
+    result = run("atan2", "binary", "wheel")
+    assert result.ok, table(result)
+    assert [r.dtype for r in result.rows] == ["float32", "float16", "bfloat16", *sorted(INTS, key=list(
+        ["int64", "int32", "int16", "int8", "uint8", "bool"]).index)]
+    assert next(r for r in result.rows if r.dtype == "int64").out_dtype == "float32"
+
+
+# -- comparison rules -------------------------------------------------------------------------------
+
+
+def test_compare_rules() -> None:
+    nan, inf = math.nan, math.inf
+    row = compare.compare("float32", "float32", [(1,), (2,), (3,), (4,), (5,)],
+                          [nan, inf, -0.0, 1.0, 0.0], [nan, inf, -0.0, 1.0 + 1e-6, -0.0])
+    assert row.ok and row.values == 5
+    assert not compare.compare("float32", "float32", [(1,)], [-0.0], [0.0]).ok
+    assert compare.compare("float32", "float32", [(1,)], [-0.0], [0.0], signed_zero=False).ok
+    assert not compare.compare("float32", "float32", [(1,)], [inf], [-inf]).ok
+    assert not compare.compare("float32", "float32", [(1,)], [1.0], [1.0001]).ok
+    assert compare.compare("float16", "float16", [(1,)], [1.0], [1.0009765625]).ok  # one half ULP
+    assert not compare.compare("int64", "int64", [(1,)], [2**62], [2**62 + 1]).ok
+    second = compare.compare("float32", "float32", [(1,)], [nan], [0.5], second_opinion=lambda i: 0.5)
+    assert second.ok and "scalar CPU path" in second.note
+
+
+def test_registrations_follow_the_rendered_register_lines() -> None:
+    regs = registrations(catalog.spec_for("logaddexp", "binary"))
+    assert [(r.in_type, r.out_type) for r in regs][:4] == [("float", "float"), ("half", "half"),
+                                                           ("bfloat", "bfloat"), ("long", "float")]
+    assert ("float2", "float2") in [(r.in_type, r.out_type) for r in regs]
+    fmod = registrations(catalog.spec_for("fmod", "binary"))
+    assert all(r.opmath for r in fmod if r.in_type in ("float", "half", "bfloat"))
+
+
+# -- errors -------------------------------------------------------------------------------------------
+
+
+def test_an_expression_that_does_not_compile_is_mapped_onto_the_expression() -> None:
+    with pytest.raises(MpsgenError) as err:
+        run("atan2", "binary", expr="precise::nosuch(float(a), float(b))")
+    text = err.value.render()
+    assert text.startswith("--expr:1:10: error: ") and "nosuch" in text
+    assert "precise::nosuch(float(a), float(b))" in text  # the hint quotes the expression
+
+
+def test_a_missing_compiler_is_one_line_naming_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CXX", "/nonexistent/g++")
+    with pytest.raises(ToolMissing) as err:
+        run("atan2", "binary")
+    assert "CXX=/nonexistent/g++ was not found" in err.value.render() and "g++" in err.value.hint
+
+
+def test_an_op_torch_cannot_run_with_these_inputs_is_refused() -> None:
+    with pytest.raises(MpsgenError) as err:
+        run("clamp", "unary", expr="x")
+    assert "cannot call the reference torch.clamp on float32 tensors" in err.value.render()
+    with pytest.raises(NoReference) as missing:
+        run("nosuchop", "unary", expr="x")
+    assert "no torch reference for 'nosuchop'" in missing.value.render()
+
+
+# -- cache and GPU shader -----------------------------------------------------------------------------
+
+
+def test_builds_and_results_are_cached_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path))
+    spec = catalog.spec_for("frac", "unary")
+    first = check_kernel(spec, render.render_functor(spec), op="frac", include_root=SAMPLE_HEADERS)
+    again = check_kernel(spec, render.render_functor(spec), op="frac", include_root=SAMPLE_HEADERS)
+    assert not first.cached and again.cached and again.rows == first.rows
+    assert len(list(tmp_path.glob("*.so"))) == 1
+    other = catalog.spec_for("frac", "unary", expr="float(x) - ::metal::floor(float(x))")
+    changed = check_kernel(other, render.render_functor(other), op="frac", include_root=SAMPLE_HEADERS)
+    assert not changed.cached and len(list(tmp_path.glob("*.so"))) == 2
+    assert not changed.ok  # floor differs from trunc for negative inputs
+
+
+def test_gpu_shader_inlines_the_headers_and_holds_the_same_functor() -> None:
+    spec = catalog.spec_for("atan2", "binary")
+    functor = render.render_functor(spec)
+    source = gpu.shader_source(spec, functor, wheel_headers())
+    assert functor in source
+    assert "#include <c10/metal" not in source and "inline float hypot(float a_, float b_)" in source
+    assert "kernel void mpsgen_try_float_long(device float* out [[buffer(0)]], constant long* a [[buffer(1)]]" \
+        in source
+    assert source.count("kernel void mpsgen_try_") == len(registrations(spec))
+    assert not gpu.available()  # Linux: the emulated path runs

@@ -1,0 +1,51 @@
+"""Every catalog body agrees with torch's CPU op for every dtype it registers, on the sample's
+c10/metal headers and on the real ones from the torch 2.13.0 wheel (mpsgen try, emulated)."""
+
+from __future__ import annotations
+
+import pytest
+from try_support import run, table
+
+from mpsgen import catalog
+
+# Catalog entries that disagree with the CPU, found by this test and reported (not hidden):
+# the assertion stays strict, and a fix turns these into XPASS failures (strict=True).
+KNOWN = {
+    ("wheel", "expm1"): "c10/metal/expm1f.h in the 2.13 wheel reduces by ln2 with one constant "
+                        "(no -1.42860677e-6f step): ~5e-6 relative error for |x| >= 1 in float32",
+    ("wheel", "logaddexp"): "c10/metal/special_math.h's complex logaddexp picks the same operand as max "
+                            "and min when the real parts are equal: logaddexp(0, 1j) = log(2) + 1j",
+    ("wheel", "remainder"): "c10::metal::remainder(x, y) = x - y * floor(x / y): NaN for y = +-inf "
+                            "(CPU: x)",
+    ("wheel", "log1p"): "c10::metal::log1p(float2) squares |1 + z| (overflow near FLT_MAX; CPU uses hypot)",
+    ("sample", "log1p"): "torch's CPU complex log1p (vectorised) gives NaN for (tiny + inf j) and is exact "
+                         "near FLT_MAX; the sample's log(hypot(1 + x, y)) overflows there",
+    ("sample", "logaddexp"): "complex logaddexp with +inf real parts and an infinite imaginary part: "
+                             "CPU (inf + nan j), the sample's header (nan + nan j)",
+    ("sample", "logit"): "half/bfloat16: the CPU clamps to [eps, 1 - eps] in the input dtype "
+                         "(1 - 0.001 is 1.0 in bfloat16: inf), the catalog body in float",
+    ("wheel", "logit"): "as on the sample: the CPU clamps in the input dtype, the body in float",
+}
+
+
+def _cases() -> list:
+    cases = []
+    for headers in ("sample", "wheel"):
+        for op in catalog.known_ops():
+            mark = [pytest.mark.xfail(reason=KNOWN[(headers, op)], strict=True)] if (headers, op) in KNOWN else []
+            cases.append(pytest.param(headers, op, id=f"{headers}-{op}", marks=mark))
+    return cases
+
+
+@pytest.mark.parametrize(("headers", "op"), _cases())
+def test_catalog_body_agrees_with_torch_for_every_registered_dtype(headers: str, op: str) -> None:
+    entry = catalog.load_catalog()[op]
+    result = run(op, entry["arity"], headers)
+    registered = {"float": {"float32", "float16", "bfloat16"},
+                  "integer": {"int64", "int32", "int16", "int8", "uint8", "bool"},
+                  "int2float": {"int64", "int32", "int16", "int8", "uint8", "bool"},
+                  "complex": {"complex64", "complex32"}}
+    wanted = set().union(*(registered[d] for d in entry.get("dtypes", ["float"])))
+    assert {r.dtype for r in result.rows} == wanted
+    assert all(r.values > 100 for r in result.rows)
+    assert result.ok, table(result)
