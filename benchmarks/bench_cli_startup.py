@@ -6,12 +6,14 @@ Each `--mpsgen` is an installed entry point (default: the one on PATH); give two
 e.g. one installed from an older commit into another venv.  Every migrate runs on a fresh
 `mpsgen sample` tree (written by the same entry point, not timed).  The runs of the entry points
 alternate, so that a change in the machine's load hits all of them alike.  Prints the median and the
-minimum of each, in ms.
+minimum wall time of each, and the median CPU time (user + system of the process and the children it
+waited for, e.g. git), which a loaded machine inflates less than the wall time.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -21,13 +23,20 @@ import time
 from pathlib import Path
 
 
-def timed(argv: list[str], cwd: Path) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU milliseconds of one run of *argv*."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
     elapsed = (time.perf_counter() - start) * 1000
     if result.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} exited {result.returncode}:\n{result.stdout}{result.stderr}")
-    return elapsed
+    return elapsed, (_children_cpu() - cpu) * 1000
 
 
 def fresh_sample(mpsgen: str, work: Path, n: int) -> Path:
@@ -45,7 +54,7 @@ def main() -> int:
     assert all(entries), "install mpsgen first (pip install -e .), or pass --mpsgen PATH"
 
     cases = {"--help": ["--help"], "migrate atan2 --no-build --no-test": ["migrate", "atan2", "--no-build", "--no-test"]}
-    times: dict[tuple[str, str], list[float]] = {(e, c): [] for e in entries for c in cases}
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {(e, c): [] for e in entries for c in cases}
     with tempfile.TemporaryDirectory(prefix="mpsgen-bench-") as tmp:
         work = Path(tmp)
         n = 0
@@ -54,15 +63,17 @@ def main() -> int:
                 for case, words in cases.items():
                     n += 1
                     cwd = fresh_sample(entry, work, n) if words[0] == "migrate" else work
-                    elapsed = timed([entry, *words], cwd)
+                    wall_cpu = timed([entry, *words], cwd)
                     if run:
-                        times[(entry, case)].append(elapsed)
+                        times[(entry, case)].append(wall_cpu)
 
     print(f"\n(median and min of {args.repeat} runs, ms; python {sys.version.split()[0]})\n")
-    print("| entry point | command | median ms | min ms |")
-    print("|---|---|---:|---:|")
+    print("| entry point | command | median wall ms | min wall ms | median CPU ms |")
+    print("|---|---|---:|---:|---:|")
     for (entry, case), values in times.items():
-        print(f"| {entry} | mpsgen {case} | {statistics.median(values):.0f} | {min(values):.0f} |")
+        wall, cpu = [v[0] for v in values], [v[1] for v in values]
+        print(f"| {entry} | mpsgen {case} | {statistics.median(wall):.0f} | {min(wall):.0f} | "
+              f"{statistics.median(cpu):.0f} |")
     return 0
 
 

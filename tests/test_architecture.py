@@ -219,6 +219,18 @@ def test_cycles_are_reported_as_paths() -> None:
     assert _cycles(graph) == [["a", "b", "c", "a"], ["e", "f", "e"]]
 
 
+def test_the_import_graph_sees_private_uses(tmp_path: Path) -> None:
+    fake = tmp_path / "fake.py"
+    fake.write_text("from mpsgen.sources import host as h\n"
+                    "def f(x):\n"
+                    "    from mpsgen.verify.build import _compiler_cwd, run_build\n"
+                    "    return h._classify(x), h.registrations\n")
+    targets, uses = _imports(Module("mpsgen.lint.fake", fake))
+    assert targets == {"mpsgen.sources.host", "mpsgen.verify.build"}
+    private = sorted((u.target, u.name, u.line) for u in uses if _is_private(u.name))
+    assert private == [("mpsgen.sources.host", "_classify", 4), ("mpsgen.verify.build", "_compiler_cwd", 3)]
+
+
 def test_no_import_cycles() -> None:
     graph = {name: sorted(targets) for name, (targets, _) in IMPORTS.items()}
     assert [" -> ".join(c) for c in _cycles(graph)] == []
