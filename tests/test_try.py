@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from try_support import SAMPLE_HEADERS, failing, run, table, wheel_headers
 
-from mpsgen import catalog, render
+from mpsgen.generate import catalog, render
 from mpsgen.emulate import compare, gpu
 from mpsgen.emulate.check import check_kernel
 from mpsgen.emulate.compile import ToolMissing, registrations

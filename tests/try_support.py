@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from mpsgen import catalog, render
+from mpsgen.generate import catalog, render
 from mpsgen.emulate.check import check_kernel
 from mpsgen.emulate.compare import TryResult
 

@@ -164,7 +164,7 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
             result = check(Subject(spec, plan.rendered.functor, "plan"), op=plan.family,
                            include_root=checkout.root, emulate=False)
         except (ToolMissing, NoReference) as why:
-            stream.write(f"numeric check of {plan.family} skipped: {why.render()}\n")
+            stream.write(f"numeric check skipped: {why.render()}\n")
             continue
         except MpsgenError as err:
             err.hint = (err.hint + "; " if err.hint else "") + "--no-try skips this check"
@@ -174,6 +174,6 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
             stream.write(f"the {plan.family} kernel disagrees with the CPU: nothing written "
                          "(--no-try skips this check)\n")
             return EXIT_FINDINGS
-        stream.write(f"numeric check: {plan.family}: {len(result.rows)} dtype(s) agree with {result.reference} "
+        stream.write(f"numeric check: {len(result.rows)} dtype(s) agree with {result.reference} "
                      f"({result.backend})\n")
     return EXIT_OK
