@@ -151,3 +151,14 @@ def test_gpu_shader_inlines_the_headers_and_holds_the_same_functor() -> None:
         in source
     assert source.count("kernel void mpsgen_try_") == len(registrations(spec))
     assert not gpu.available()  # Linux: the emulated path runs
+
+
+@pytest.mark.parametrize("headers", ["sample", "wheel"])
+def test_a_functor_whose_result_type_breaks_its_registration_is_refused(headers: str) -> None:
+    from try_support import include_root
+
+    spec = catalog.spec_for("atan2", "binary")
+    functor = render.render_functor(spec).replace("inline float operator()", "inline T operator()")
+    with pytest.raises(MpsgenError) as err:
+        check_kernel(spec, functor, op="atan2", include_root=include_root(headers))
+    assert err.value.render().startswith("the functor does not fit its registration: static assertion failed")

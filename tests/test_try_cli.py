@@ -108,3 +108,11 @@ def test_new_op_without_a_compiler_says_the_check_was_skipped(tree: Path, tmp_pa
     skipped = [line for line in result.stdout.splitlines() if line.startswith("numeric check skipped:")]
     assert len(skipped) == 1 and "no-such-g++ was not found" in skipped[0]
     assert MPSGEN
+
+
+def test_migrate_refuses_a_body_that_does_not_compile_before_writing(tree: Path) -> None:
+    before = tracked_bytes(tree)
+    result = mpsgen("-C", str(tree), "migrate", "atan2", "--expr", "precise::atan2(float(a), float(b)) +")
+    assert result.returncode == 2 and tracked_bytes(tree) == before
+    assert result.stderr.startswith("mpsgen: error: --expr:1:37: error: expected primary-expression")
+    assert "--no-try skips this check" in result.stderr

@@ -197,5 +197,16 @@ def render_text(result: TryResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _finite(v: object) -> object:
+    """JSON has no inf/NaN: non-finite numbers become the strings "inf", "-inf", "nan"."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return fmt(v)
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
+
+
 def render_json(result: TryResult) -> str:
-    return json.dumps(result.to_json(), indent=2, default=lambda v: None) + "\n"
+    return json.dumps(_finite(result.to_json()), indent=2, allow_nan=False) + "\n"

@@ -25,9 +25,10 @@ EMULATION_INCLUDE = Path(__file__).resolve().parent / "include"
 FLAGS = ("-std=c++17", "-O0", "-fPIC", "-shared", "-fsigned-char", "-ffp-contract=off", "-fno-fast-math",
          "-Wno-attributes")
 FUNCTOR_FILE = "<functor>"  # the #line name of the rendered functor in the driver
-DRIVER_VERSION = "1"  # bump when driver_source or mpsgen_try_io.h's loops change shape
-# Headers every kernels/*.metal file includes (anatomy notes, 2.1), when the include root has them.
-BASE_HEADERS = ("c10/metal/utils.h", "c10/metal/special_math.h")
+DRIVER_VERSION = "2"  # bump when driver_source or mpsgen_try_io.h's loops change shape
+REGISTRATIONS_FILE = "<registrations>"  # ... and of its REGISTER_* lines
+# Headers every kernels/*.metal file includes, in their order (anatomy notes, 2.1), when present.
+BASE_HEADERS = ("c10/metal/indexing.h", "c10/metal/special_math.h", "c10/metal/utils.h")
 
 
 class ToolMissing(MpsgenError):
@@ -56,15 +57,21 @@ class Build:
     key: str
 
 
-def registrations(spec: KernelSpec) -> tuple[Registration, ...]:
-    """The (in, out) pairs the REGISTER_* lines of *spec* instantiate, from render's own lines."""
-    from mpsgen.model import MetalStyle
+def register_lines(spec: KernelSpec) -> list[str]:
+    """render's REGISTER_* lines for *spec* in the plain style (indexing.h's macros, no file-local
+    helpers such as REGISTER_FLOAT_BINARY_OP), one (in, out) pair per line."""
     from mpsgen.generate.render import render_registrations
+    from mpsgen.model import MetalStyle
 
     plain = MetalStyle(path="<try>", local_macros=frozenset(), binary_op_args=3, binary_op_args_line=None,
                        has_unary_kernels2=False, has_unary_vec2=False, semicolon=True)
+    return render_registrations(spec, plain)
+
+
+def registrations(spec: KernelSpec) -> tuple[Registration, ...]:
+    """The (in, out) pairs the REGISTER_* lines of *spec* instantiate, from render's own lines."""
     out: list[Registration] = []
-    for line in render_registrations(spec, plain):
+    for line in register_lines(spec):
         m = re.fullmatch(r"(\w+)\((.*)\);", line.strip())
         assert m, line
         macro, args = m.group(1), [a.strip() for a in m.group(2).split(",")][1:]
@@ -141,7 +148,12 @@ def driver_source(spec: KernelSpec, functor: str, include_root: Path) -> str:
              "using namespace metal;"]
     if spec.is_unary_family:  # UnaryKernel.metal also has this; BinaryKernel.metal does not
         lines.append("using namespace c10::metal;")
-    lines += [f'#line 1 "{FUNCTOR_FILE}"', functor, '#line 1 "<driver>"']
+    lines += [f'#line 1 "{FUNCTOR_FILE}"', functor]
+    if (include_root / "c10/metal/indexing.h").is_file():
+        # The registrations themselves, through the checkout's own macros: their static_assert on
+        # the functor's result type and the real kernel templates instantiated for it.
+        lines += [f'#line 1 "{REGISTRATIONS_FILE}"', *register_lines(spec)]
+    lines.append('#line 1 "<driver>"')
     for r in registrations(spec):
         lines.append(f'extern "C" void {r.symbol}(const void* a, const void* b, const void* c, const void* alpha, '
                      f"void* out, long n) {{ (void)b; (void)c; (void)alpha; {_call(spec, r)} }}")
@@ -226,9 +238,15 @@ def compile_error(stderr: str, functor: str, expressions: dict[str, str]) -> Mps
     if not diags:
         tail = " ".join(stderr.strip().splitlines()[-3:]) or "no message"
         return MpsgenError(f"the generated functor does not compile: {tail}")
-    inside = [d for d in diags if d.group("file") == FUNCTOR_FILE] or diags
+    inside = ([d for d in diags if d.group("file") == FUNCTOR_FILE]
+              or [d for d in diags if d.group("file") == REGISTRATIONS_FILE] or diags)
     d = inside[0]
     msg = d.group("msg").replace("‘", "'").replace("’", "'")
+    from_registrations = f"{REGISTRATIONS_FILE}:" in stderr and "static assertion failed" in msg
+    if d.group("file") == REGISTRATIONS_FILE or (d.group("file") != FUNCTOR_FILE and from_registrations):
+        return MpsgenError(f"the functor does not fit its registration: {msg}",
+                           hint="each branch must return the registered output type (T for float types, "
+                           "float for int2float, bool for bool results)")
     if d.group("file") == FUNCTOR_FILE:
         text = functor.splitlines()[int(d.group("line")) - 1]
         col = int(d.group("col")) - 1  # 0-based in the line

@@ -55,7 +55,8 @@ def torch_version() -> str | None:
 
 
 class NoReference(MpsgenError):
-    """torch has no op of that name: `try` refuses (exit 2), migrate/new-op skip the check."""
+    """No usable torch reference (no such op, or it cannot take these inputs): `try` refuses
+    (exit 2), migrate/new-op skip the check with one line."""
 
 
 @dataclass(frozen=True)
