@@ -220,6 +220,54 @@ def test_host_kernel_name_unregistered(tree: Path):
     assert "'copysgn'" in f.message
 
 
+SPECIAL_MM = """\
+#include <ATen/native/UnaryOps.h>
+#include <ATen/native/mps/OperationUtils.h>
+
+namespace at::native {
+#ifndef PYTORCH_JIT_COMPILE_SHADERS
+static auto& lib = mps::MetalShaderLibrary::getBundledLibrary();
+#else
+#include <ATen/native/mps/SpecialOps_metallib.h>
+#endif
+
+static void i0_kernel_mps(TensorIteratorBase& iter) {
+  lib.exec_unary_kernel(iter, "i0");
+}
+
+REGISTER_DISPATCH(special_i0_stub, &i0_kernel_mps);
+} // namespace at::native
+"""
+
+
+def add_template_special_ops(tree: Path, metal_stem: str = "SpecialOps") -> None:
+    # The early-2025 layout: template kernels registered by host_name instantiations in a local macro.
+    from test_metal_names import TEMPLATE_SPECIAL
+
+    (tree / KERNELS / f"{metal_stem}.metal").write_text(TEMPLATE_SPECIAL)
+    (tree / OPS / "SpecialOps.mm").write_text(SPECIAL_MM)
+
+
+def test_template_host_name_kernels_are_registered(tree: Path):
+    add_template_special_ops(tree)
+    assert findings(tree) == []
+
+
+def test_template_host_name_kernel_misspelt_on_the_host(tree: Path):
+    add_template_special_ops(tree)
+    edit(tree, f"{OPS}/SpecialOps.mm", '"i0"', '"i00"')
+    f = only(findings(tree))
+    assert (f.code, f.path, f.line) == ("MPS007", f"{OPS}/SpecialOps.mm", line_of(tree, f"{OPS}/SpecialOps.mm", '"i00"'))
+
+
+def test_template_host_name_kernel_in_the_wrong_metal_file(tree: Path):
+    add_template_special_ops(tree, metal_stem="Special")
+    f = only(findings(tree))
+    metal = f"{KERNELS}/Special.metal"
+    assert (f.code, f.path, f.line) == ("MPS009", metal, line_of(tree, metal, '"i0_" #DTO'))
+    assert "SpecialOps.metal" in f.message
+
+
 def test_functor_never_registered(tree: Path):
     functor = "struct sinh_functor {\n  template <typename T>\n  inline T operator()(const T x) {\n    return T(precise::sinh(x));\n  }\n};\n\n"
     edit(tree, f"{KERNELS}/UnaryKernel.metal", "struct exp_functor {", functor + "struct exp_functor {")
