@@ -83,6 +83,10 @@ class FrontierIndex:
         site = e.shared_kernel()
         if not site.kernel:
             return Overload(e.name, mps_kernel, None, None, (), None, False, site.reason)
+        if e.structured_inherits != "TensorIteratorBase" and "pointwise" not in e.tags:
+            return Overload(e.name, mps_kernel, site.kernel, None, (), None, False,
+                            f"the entry is neither TensorIterator-structured nor tagged pointwise "
+                            f"(a reduction, shape or other op; CPU/CUDA kernel {site.kernel})")
         use = inv.stub_use(site.kernel)
         if use.impl is None:
             return Overload(e.name, mps_kernel, site.kernel, None, (), None, False,
@@ -92,10 +96,6 @@ class FrontierIndex:
         if not stubs:
             return Overload(e.name, mps_kernel, site.kernel, at, (), None, False,
                             f"{site.kernel} ({at}) calls no DispatchStub (it calls other ops)")
-        if e.structured_inherits != "TensorIteratorBase" and "pointwise" not in e.tags:
-            return Overload(e.name, mps_kernel, site.kernel, at, stubs, None, False,
-                            f"{site.kernel} ({at}) calls {', '.join(stubs)}, but the entry is neither "
-                            "TensorIterator-structured nor tagged pointwise (a reduction, shape or other op)")
         decls = [self.stub_declarations.get(s) for s in stubs]
         stub_type = decls[0].fn_type if decls[0] else None
         known = [d for d in decls if d is not None]

@@ -409,7 +409,7 @@ class SharedImpl:
 
 
 _NON_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"}
-_DEVICE_ARG = re.compile(r"^\s*(?:[\w.\->()*]*device_type\(\)|[\w.\->()*]*device\(\)\.type\(\)|k(?:CPU|CUDA|MPS|Meta)|c10::DeviceType::\w+)\s*$")
+_DEVICE_ARG = re.compile(r"^\s*(?:[\w.\->()*]*device_type\(\)|k(?:CPU|CUDA|MPS|Meta)|c10::DeviceType::\w+)\s*$")
 
 
 def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collection[str]) -> list[StubCall]:
