@@ -28,10 +28,14 @@ namespace at::native {
 using pow_tensor_tensor_fn = void (*)(TensorIteratorBase&);
 using pow_tensor_scalar_fn = void (*)(TensorIteratorBase&, const c10::Scalar&);
 using isin_default_fn = void (*)(const Tensor&, const Tensor&, bool, const Tensor&);
+using hardswish_fn = void (*)(TensorIterator&);
+using reduce_fn = void (*)(TensorIterator&);
 
 DECLARE_DISPATCH(pow_tensor_tensor_fn, pow_tensor_tensor_stub)
 DECLARE_DISPATCH(pow_tensor_scalar_fn, pow_tensor_scalar_stub)
 DECLARE_DISPATCH(isin_default_fn, isin_default_stub)
+DECLARE_DISPATCH(hardswish_fn, hardswish_stub)
+DECLARE_DISPATCH(reduce_fn, max_values_stub)
 } // namespace at::native
 """
 
@@ -80,6 +84,19 @@ TORCH_IMPL_FUNC(isin_Tensor_Scalar_out)
     at::ne_out(const_cast<Tensor&>(out), elements, test_elements);
   } else {
     at::eq_out(const_cast<Tensor&>(out), elements, test_elements);
+  }
+}
+
+Tensor& hardswish_out(const Tensor& self, Tensor& result) {
+  auto iter = TensorIterator::unary_op(result, self);
+  hardswish_stub(iter.device_type(), iter);
+  return result;
+}
+
+TORCH_IMPL_FUNC(amax_out) (const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& result) {
+  auto iter = meta::make_reduction(self, result, dim, keepdim, self.scalar_type());
+  if (iter.numel() != 0) {
+    max_values_stub(iter.device_type(), iter);
   }
 }
 
@@ -178,3 +195,16 @@ def test_status_frontier_on_real_shapes(shapes_tree: Path):
     graph = sorted(r.name for r in board.rows if r.state.state == "MPSGraph")
     assert graph == ["asinh", "frac", "logical_xor", "signbit"]
     assert board.frontier_totals() == {"candidate": 4, "not a candidate": 0}
+
+
+def test_non_structured_elementwise_kernel_is_a_candidate_and_a_reduction_is_not(shapes_tree: Path):
+    # Both are shared in the 2.13 yaml; here they are turned back into MPS-only overloads.
+    from test_checks import edit
+
+    edit(shapes_tree, YAML_REL, "    CPU, CUDA, MPS: hardswish_out\n", "    CPU, CUDA: hardswish_out\n    MPS: hardswish_out_mps\n")
+    edit(shapes_tree, YAML_REL, "    CPU, CUDA, MPS: amax_out\n", "    CPU, CUDA: amax_out\n    MPS: amax_out_mps\n")
+    inv = Inventory(Checkout(shapes_tree))
+    hardswish = family_details(inv, "hardswish").frontier
+    assert hardswish.candidate and "hardswish_stub(TensorIterator&...)" in hardswish.why
+    amax = family_details(inv, "amax").frontier
+    assert not amax.candidate and "builds no elementwise TensorIterator" in amax.why

@@ -2,7 +2,8 @@
 
 An overload is a pointwise migration candidate when its CPU and CUDA dispatch name one kernel,
 that kernel (in native/*.cpp) calls a DispatchStub, the entry is pointwise (structured_inherits
-TensorIteratorBase, or tagged pointwise: reductions also take a TensorIterator) and the stub's
+TensorIteratorBase, tagged pointwise, or a non-structured kernel that builds an elementwise
+TensorIterator: reductions also take a TensorIterator) and the stub's
 declared function type takes a TensorIterator (so a Metal kernel run by `exec_*_kernel` can
 implement it; a stub declared outside native/*.h is given the benefit of the doubt).
 Everything else that runs MPSGraph (convolution, RNN, softmax, FFT, reductions, ...) is listed
@@ -11,6 +12,7 @@ apart with the reason it is not a candidate.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -19,7 +21,10 @@ from mpsgen.sources.nativefunctions import Entry
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
-    from mpsgen.sources.stubs import StubDecl
+    from mpsgen.sources.stubs import SharedImpl, StubDecl
+
+_ELEMENTWISE = re.compile(r"\bTensorIterator::\w*(?:unary|binary|comparison|nullary)\w*op\b|\bTensorIteratorConfig\(\)")
+_REDUCTION = re.compile(r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)")
 
 CANDIDATE = "candidate"
 NOT_CANDIDATE = "not a candidate"
@@ -83,15 +88,16 @@ class FrontierIndex:
         site = e.shared_kernel()
         if not site.kernel:
             return Overload(e.name, mps_kernel, None, None, (), None, False, site.reason)
-        if e.structured_inherits != "TensorIteratorBase" and "pointwise" not in e.tags:
-            return Overload(e.name, mps_kernel, site.kernel, None, (), None, False,
-                            f"the entry is neither TensorIterator-structured nor tagged pointwise "
-                            f"(a reduction, shape or other op; CPU/CUDA kernel {site.kernel})")
+        marked = e.structured_inherits == "TensorIteratorBase" or "pointwise" in e.tags
         use = inv.stub_use(site.kernel)
         if use.impl is None:
             return Overload(e.name, mps_kernel, site.kernel, None, (), None, False,
                             f"{site.kernel} is not defined in native/*.cpp")
         at = f"{use.impl.path}:{use.impl.line}"
+        if not marked and not self._builds_elementwise_iterator(use.impl):
+            return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
+                            f"the entry is neither TensorIterator-structured nor tagged pointwise, and {site.kernel} "
+                            f"({at}) builds no elementwise TensorIterator (a reduction, shape or other op)")
         stubs = use.impl.stub_names
         if not stubs:
             return Overload(e.name, mps_kernel, site.kernel, at, (), None, False,
@@ -110,6 +116,13 @@ class FrontierIndex:
         return Overload(e.name, mps_kernel, site.kernel, at, stubs, None, True,
                         f"{site.kernel} ({at}) calls {', '.join(stubs)} (a pointwise entry; "
                         "the stub's declaration is not in native/*.h)")
+
+    def _builds_elementwise_iterator(self, impl: "SharedImpl") -> bool:
+        """True when the body of a non-structured kernel builds an elementwise TensorIterator
+        (`TensorIterator::binary_op(...)`, a TensorIteratorConfig) and no reduction."""
+        text = self.inv.native_sources.get(impl.path, "")
+        body = "\n".join(text.split("\n")[impl.line - 1 : impl.end_line])
+        return _ELEMENTWISE.search(body) is not None and _REDUCTION.search(body) is None
 
     def family(self, name: str) -> Frontier:
         """The frontier state of family *name* (whose MPS runs MPSGraph or an MPS-only kernel)."""

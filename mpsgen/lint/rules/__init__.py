@@ -5,6 +5,12 @@ Each rule is a function `Inventory -> findings` in a module of this package, dec
 detects: a link error, a runtime error, or a half-done migration mpsgen can finish, and how to fix
 it).  One function per code.  The modules are discovered on first use, so adding a rule is adding
 a decorated function; `mpsgen rules [CODE]` and the README's table are generated from here.
+
+The rules ask the Inventory only for: yaml_rel, mps_entries, yaml_kernels, stub_use(),
+legacy_definitions(), definitions, registrations, registration_backend(), macro_arguments,
+native_identifiers, mm_identifier_counts, mm_texts, other_mps_sources, host_calls, metal_stems(),
+metal_names, metal_texts, metal_indexes, test_tables, opinfo_strings and checkout.read_text; an
+index that answers these can replace it.
 """
 
 from __future__ import annotations
