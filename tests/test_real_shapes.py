@@ -30,12 +30,14 @@ using pow_tensor_scalar_fn = void (*)(TensorIteratorBase&, const c10::Scalar&);
 using isin_default_fn = void (*)(const Tensor&, const Tensor&, bool, const Tensor&);
 using hardswish_fn = void (*)(TensorIterator&);
 using reduce_fn = void (*)(TensorIterator&);
+using flip_fn = void (*)(TensorIterator&, const bool);
 
 DECLARE_DISPATCH(pow_tensor_tensor_fn, pow_tensor_tensor_stub)
 DECLARE_DISPATCH(pow_tensor_scalar_fn, pow_tensor_scalar_stub)
 DECLARE_DISPATCH(isin_default_fn, isin_default_stub)
 DECLARE_DISPATCH(hardswish_fn, hardswish_stub)
 DECLARE_DISPATCH(reduce_fn, max_values_stub)
+DECLARE_DISPATCH(flip_fn, flip_stub)
 } // namespace at::native
 """
 
@@ -98,6 +100,14 @@ TORCH_IMPL_FUNC(amax_out) (const Tensor& self, IntArrayRef dim, bool keepdim, co
   if (iter.numel() != 0) {
     max_values_stub(iter.device_type(), iter);
   }
+}
+
+Tensor flip(const Tensor& self, IntArrayRef dims) {
+  Tensor out_tensor = at::empty_like(self, MemoryFormat::Preserve);
+  const auto restrided_self = self.as_strided(self.sizes(), self.strides());
+  auto iter = TensorIteratorConfig().add_output(out_tensor).add_const_input(restrided_self).build();
+  flip_stub(iter.device_type(), iter, self.is_quantized());
+  return out_tensor;
 }
 
 Tensor& set_(Tensor& result, Storage source) {
@@ -197,7 +207,7 @@ def test_status_frontier_on_real_shapes(shapes_tree: Path):
     assert board.frontier_totals() == {"candidate": 4, "not a candidate": 0}
 
 
-def test_non_structured_elementwise_kernel_is_a_candidate_and_a_reduction_is_not(shapes_tree: Path):
+def test_non_structured_elementwise_kernel_is_a_candidate_a_reduction_or_flip_is_not(shapes_tree: Path):
     # Both are shared in the 2.13 yaml; here they are turned back into MPS-only overloads.
     from test_checks import edit
 
@@ -208,3 +218,5 @@ def test_non_structured_elementwise_kernel_is_a_candidate_and_a_reduction_is_not
     assert hardswish.candidate and "hardswish_stub(TensorIterator&...)" in hardswish.why
     amax = family_details(inv, "amax").frontier
     assert not amax.candidate and "builds no elementwise TensorIterator" in amax.why
+    flip = family_details(inv, "flip").frontier  # MPS: flip_mps in the 2.13 yaml; an iterator over a restrided view
+    assert not flip.candidate and "builds no elementwise TensorIterator" in flip.why

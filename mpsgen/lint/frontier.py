@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from mpsgen.sources.stubs import SharedImpl, StubDecl
 
 _ELEMENTWISE = re.compile(r"\bTensorIterator::\w*(?:unary|binary|comparison|nullary)\w*op\b|\bTensorIteratorConfig\(\)")
-_REDUCTION = re.compile(r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)")
+# Reductions, and iterators over restrided views (flip): they take a TensorIterator but are not pointwise.
+_NOT_ELEMENTWISE = re.compile(r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)|\bas_strided\b|\brestride\w*")
 
 CANDIDATE = "candidate"
 NOT_CANDIDATE = "not a candidate"
@@ -119,10 +120,10 @@ class FrontierIndex:
 
     def _builds_elementwise_iterator(self, impl: "SharedImpl") -> bool:
         """True when the body of a non-structured kernel builds an elementwise TensorIterator
-        (`TensorIterator::binary_op(...)`, a TensorIteratorConfig) and no reduction."""
+        (`TensorIterator::binary_op(...)`, a TensorIteratorConfig), not a reduction or a restrided view."""
         text = self.inv.native_sources.get(impl.path, "")
         body = "\n".join(text.split("\n")[impl.line - 1 : impl.end_line])
-        return _ELEMENTWISE.search(body) is not None and _REDUCTION.search(body) is None
+        return _ELEMENTWISE.search(body) is not None and _NOT_ELEMENTWISE.search(body) is None
 
     def family(self, name: str) -> Frontier:
         """The frontier state of family *name* (whose MPS runs MPSGraph or an MPS-only kernel)."""

@@ -104,9 +104,6 @@ class MetalNames:
         """The registrations a host call `exec_*_kernel(iter, "<host_name>")` can reach (empty: none)."""
         return self.by_host_name.get(host_name, ())
 
-    def in_file(self, path: str) -> tuple[MetalName, ...]:
-        return tuple(n for n in self.names if n.path == path)
-
 
 def index_names(texts: Mapping[str, str]) -> MetalNames:
     """The names registered by each .metal text ({path: text})."""
