@@ -198,6 +198,17 @@ def status(obj: Context, fmt: str, op: str | None) -> None:
 
 
 @main.command()
+@click.argument("code", required=False, metavar="[CODE]")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@reports_errors
+def rules(code: str | None, fmt: str) -> None:
+    """List the rules of `mpsgen check`, or explain one (MPS001 or split-family)."""
+    from mpsgen.commands.rules import run_rules
+
+    sys.exit(run_rules(code=code, fmt=fmt))
+
+
+@main.command()
 @click.pass_obj
 @reports_errors
 def undo(obj: Context) -> None:

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from mpsgen.lint import report
 from mpsgen.sources import testlists
 from mpsgen.tree.checkout import CMI_REL, COMMON_MPS_REL, OPINFO_DEFS_REL, YAML_REL, Checkout
-from mpsgen.lint.checks import run_checks
+from mpsgen.lint.rules import run_checks
 from mpsgen.cli import main
 from mpsgen.lint.inventory import Inventory
 
@@ -67,11 +67,75 @@ def test_every_common_mps_key_of_the_sample_names_an_opinfo(tree: Path):
 
 
 def test_split_family(tree: Path):
-    # logical_xor_ now shares a kernel with MPS while logical_xor.out still calls logical_xor_out_mps.
-    edit(tree, YAML_REL, "    CompositeExplicitAutograd: logical_xor_\n", "    CPU, CUDA, MPS: logical_xor_\n")
+    # A half-done (two-step) migration: exp_stub already runs the Metal kernel on MPS
+    # (REGISTER_UNARY_TI_DISPATCH(exp)), but exp.out still dispatches MPS to an MPSGraph kernel.
+    edit(tree, YAML_REL, "    CPU, CUDA, MPS: exp_out\n", "    CPU, CUDA: exp_out\n    MPS: exp_out_mps\n")
+    edit(tree, f"{OPS}/UnaryOps.mm", "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)\n",
+         "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)\n"
+         "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(exp_out_mps, exponent)\n")
     f = only(findings(tree))
-    assert (f.code, f.path, f.line, f.col) == ("MPS001", YAML_REL, line_of(tree, YAML_REL, "MPS: logical_xor_out_mps"), 5)
-    assert "logical_xor.out" in f.message and "mpsgen migrate logical_xor" in f.hint
+    assert (f.code, f.path, f.line, f.col) == ("MPS001", YAML_REL, line_of(tree, YAML_REL, "MPS: exp_out_mps"), 5)
+    assert f.severity == "warning"
+    assert "exp.out dispatches MPS to the MPS-only exp_out_mps" in f.message
+    assert f"exp_stub, which its CPU/CUDA kernel exp_out calls, is registered for MPS at {OPS}/UnaryKernel.mm:" in f.message
+    assert "mpsgen migrate exp" in f.hint
+
+
+def test_split_family_sibling_shares_the_stub(tree: Path):
+    # logical_xor_ was moved to a shared kernel that calls logical_xor_stub while logical_xor.out,
+    # whose CPU/CUDA kernel calls the same stub, still calls logical_xor_out_mps (and no Metal kernel yet).
+    edit(tree, YAML_REL, "    CompositeExplicitAutograd: logical_xor_\n", "    CPU, CUDA, MPS: logical_xor_\n")
+    edit(tree, "aten/src/ATen/native/BinaryOps.cpp", "  return at::logical_xor_out(self, self, other);",
+         "  return comparison_op_out(self, self, other, logical_xor_stub);")
+    found = {f.code: f for f in findings(tree)}
+    assert sorted(found) == ["MPS001", "MPS005"]
+    f = found["MPS001"]
+    assert (f.path, f.line) == (YAML_REL, line_of(tree, YAML_REL, "MPS: logical_xor_out_mps"))
+    assert "logical_xor_ (line" in f.message and "calls the same logical_xor_stub" in f.message
+    assert found["MPS005"].line == line_of(tree, YAML_REL, "CPU, CUDA, MPS: logical_xor_")
+
+
+# Real shapes of families split on purpose (each compiles and runs): no finding.
+SILENT_SPLITS = {
+    # remainder: remainder.Scalar_Tensor is a composite-style `remainder` listed for CPU, CUDA, MPS that
+    # calls other ops (no stub); remainder.Tensor_out keeps its MPS-only kernel.
+    "composite sibling (remainder)": [
+        (YAML_REL, "    CompositeExplicitAutograd: logical_xor_\n", "    CPU, CUDA, MPS: logical_xor_\n"),
+    ],
+    # set_ / _ctc_loss: CPU and CUDA use different kernels, so there is no kernel MPS could share.
+    "CPU and CUDA differ (set_, _ctc_loss)": [
+        (YAML_REL, "    CompositeExplicitAutograd: logical_xor_\n", "    CPU, CUDA, MPS: logical_xor_\n"),
+        (YAML_REL, "    CPU, CUDA: logical_xor_out\n", "    CPU: logical_xor_out\n    CUDA: logical_xor_out_cuda\n"),
+    ],
+    # pow: pow.Tensor_Scalar_out shares a kernel calling pow_tensor_scalar_stub; pow.Scalar_out keeps its own MPS
+    # kernel, and its CPU/CUDA kernel calls another op, not a stub.
+    "sibling calls another stub (pow)": [
+        (YAML_REL, "    CompositeExplicitAutograd: logical_xor_\n", "    CPU, CUDA, MPS: logical_xor_\n"),
+        ("aten/src/ATen/native/BinaryOps.cpp", "  return at::logical_xor_out(self, self, other);",
+         "  return comparison_op_out(self, self, other, hypot_stub);"),
+    ],
+    # isin: isin.Tensor_Tensor_out's CPU/CUDA kernel calls isin_default_stub, which MPS does not run:
+    # a candidate at most (not even pointwise), not a half-done migration.
+}
+
+
+@pytest.mark.parametrize("name", sorted(SILENT_SPLITS))
+def test_deliberate_splits_are_silent(tree: Path, name: str):
+    for rel, old, new in SILENT_SPLITS[name]:
+        edit(tree, rel, old, new)
+    assert [f.code for f in findings(tree) if f.code == "MPS001"] == []
+
+
+def test_fallback_wrapper_calling_the_stub_is_silent(tree: Path):
+    # log ops kept `MPS: log_out_mps`, a wrapper that calls the Metal stub on macOS >= 14 and MPSGraph before.
+    edit(tree, YAML_REL, "    CPU, CUDA, MPS: exp_out\n", "    CPU, CUDA: exp_out\n    MPS: exp_out_mps\n")
+    wrapper = ("\nTORCH_IMPL_FUNC(exp_out_mps)(const Tensor& self, const Tensor& output) {\n"
+               "  if (is_macos_13_or_newer(MacOSVersion::MACOS_VER_14_0_PLUS)) {\n"
+               "    exp_stub(kMPS, *this);\n    return;\n  }\n"
+               "  mps::unary_op(self, output, \"exp_out_mps\", ^MPSGraphTensor*(MPSGraph* mpsGraph, MPSGraphTensor* inputTensor) {\n"
+               "    return [mpsGraph exponentWithTensor:inputTensor name:nil];\n  });\n}\n")
+    edit(tree, f"{OPS}/UnaryOps.mm", "\n} // namespace at::native", wrapper + "\n} // namespace at::native")
+    assert findings(tree) == []
 
 
 def test_duplicate_key_leftover_legacy_line(tree: Path):
@@ -154,6 +218,54 @@ def test_host_kernel_name_unregistered(tree: Path):
     col = (tree / OPS / "BinaryKernel.mm").read_text().splitlines()[line - 1].index('"copysgn"') + 1
     assert (f.code, f.path, f.line, f.col) == ("MPS007", f"{OPS}/BinaryKernel.mm", line, col)
     assert "'copysgn'" in f.message
+
+
+SPECIAL_MM = """\
+#include <ATen/native/UnaryOps.h>
+#include <ATen/native/mps/OperationUtils.h>
+
+namespace at::native {
+#ifndef PYTORCH_JIT_COMPILE_SHADERS
+static auto& lib = mps::MetalShaderLibrary::getBundledLibrary();
+#else
+#include <ATen/native/mps/SpecialOps_metallib.h>
+#endif
+
+static void i0_kernel_mps(TensorIteratorBase& iter) {
+  lib.exec_unary_kernel(iter, "i0");
+}
+
+REGISTER_DISPATCH(special_i0_stub, &i0_kernel_mps);
+} // namespace at::native
+"""
+
+
+def add_template_special_ops(tree: Path, metal_stem: str = "SpecialOps") -> None:
+    # The early-2025 layout: template kernels registered by host_name instantiations in a local macro.
+    from test_metal_names import TEMPLATE_SPECIAL
+
+    (tree / KERNELS / f"{metal_stem}.metal").write_text(TEMPLATE_SPECIAL)
+    (tree / OPS / "SpecialOps.mm").write_text(SPECIAL_MM)
+
+
+def test_template_host_name_kernels_are_registered(tree: Path):
+    add_template_special_ops(tree)
+    assert findings(tree) == []
+
+
+def test_template_host_name_kernel_misspelt_on_the_host(tree: Path):
+    add_template_special_ops(tree)
+    edit(tree, f"{OPS}/SpecialOps.mm", '"i0"', '"i00"')
+    f = only(findings(tree))
+    assert (f.code, f.path, f.line) == ("MPS007", f"{OPS}/SpecialOps.mm", line_of(tree, f"{OPS}/SpecialOps.mm", '"i00"'))
+
+
+def test_template_host_name_kernel_in_the_wrong_metal_file(tree: Path):
+    add_template_special_ops(tree, metal_stem="Special")
+    f = only(findings(tree))
+    metal = f"{KERNELS}/Special.metal"
+    assert (f.code, f.path, f.line) == ("MPS009", metal, line_of(tree, metal, '"i0_" #DTO'))
+    assert "SpecialOps.metal" in f.message
 
 
 def test_functor_never_registered(tree: Path):
@@ -287,8 +399,9 @@ def test_real_tree_findings(real_tree: Path):
     assert "atan2_stub" in atan2.message
     # ... so the sample's MPSGraph TORCH_IMPL_FUNC(atan2_out_mps) is dead there.
     assert [f.message.split()[0] for f in by_code["MPS004"]] == ["TORCH_IMPL_FUNC(atan2_out_mps)"]
-    # pow.Scalar_out keeps its own MPS kernel beside the shared pow.Tensor_Scalar_out (known upstream split).
-    assert any("pow.Scalar_out" in f.message for f in by_code["MPS001"])
+    # pow.Scalar_out keeps its own MPS kernel beside the shared pow.Tensor_Scalar_out: a deliberate upstream
+    # split, silent since MPS001 only reports overloads that could share a stub MPS already runs.
+    assert "MPS001" not in by_code
     # Stale keys of the real common_mps.py; signal.windows.* (named through a helper) are not flagged.
     stale = {f.message.split("'")[1] for f in by_code["MPS010"]}
     assert {"symeig", "segment.reduce"} <= stale

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen.lint import report
+from mpsgen.lint import report, rules
 from mpsgen.errors import MpsgenError
 from mpsgen.lint.report import Finding, exit_code, filter_to_paths, render
 
@@ -21,16 +21,17 @@ WARN = Finding("torch/testing/_internal/common_mps.py", 40, 9, "MPS010", "warnin
 
 
 def test_codes_are_unique_stable_and_described():
-    codes = list(report.RULES)
+    registry = {r.code: r for r in rules.all_rules()}
+    codes = list(registry)
     assert codes == [f"MPS{i:03d}" for i in range(1, 11)]
-    assert len({r.name for r in report.RULES.values()}) == len(codes)
-    assert report.STALE_XFAIL.code == "MPS010" and report.SPLIT_FAMILY.code == "MPS001"
-    for rule in report.RULES.values():
+    assert len({r.name for r in registry.values()}) == len(codes)
+    assert rules.get("MPS010").name == "stale-xfail" and rules.get("MPS001").name == "split-family"
+    for rule in registry.values():
         assert rule.severity in ("error", "warning") and rule.summary and "\n" not in rule.summary
 
 
 def test_finding_of_rule_uses_its_code_and_severity():
-    f = Finding.of(report.DEAD_IMPLEMENTATION, "a.mm", 5, "dead", col=2)
+    f = rules.get("MPS004").finding("a.mm", 5, "dead", col=2)
     assert (f.code, f.severity, f.line, f.col) == ("MPS004", "warning", 5, 2)
 
 

@@ -61,23 +61,24 @@ def test_totals_count_every_listed_family(sample_tree: Path):
 
 def test_op_details_point_at_each_piece(sample_tree: Path):
     d = family_details(Inventory(Checkout(sample_tree)), "torch.hypot")
-    assert d["family"] == "hypot" and d["state"] == inv_mod.NATIVE
-    assert [e["name"] for e in d["entries"]] == ["hypot.out", "hypot", "hypot_"]
-    shared = d["shared_kernels"]["hypot_out"]
-    assert shared["stub"] == "hypot_stub" and shared["defined_at"].startswith("aten/src/ATen/native/BinaryOps.cpp:")
-    (reg,) = shared["registrations"]
-    assert reg["at"] == f"{OPS}/BinaryKernel.mm:{_line(sample_tree, f'{OPS}/BinaryKernel.mm', 'REGISTER_DISPATCH(hypot_stub')}"
-    assert reg["function"] == "hypot_mps_kernel" and reg["backend"] == "metal"
-    (metal,) = reg["metal_kernels"]
-    assert metal["kernel"] == "hypot" and metal["registered_at"].startswith("aten/src/ATen/native/mps/kernels/BinaryKernel.metal:")
+    assert d.family == "hypot" and d.state == inv_mod.NATIVE
+    assert [e.name for e in d.entries] == ["hypot.out", "hypot", "hypot_"]
+    shared = d.shared("hypot_out")
+    assert shared.stub == "hypot_stub" and shared.defined_at.startswith("aten/src/ATen/native/BinaryOps.cpp:")
+    (reg,) = shared.registrations
+    assert reg.at == f"{OPS}/BinaryKernel.mm:{_line(sample_tree, f'{OPS}/BinaryKernel.mm', 'REGISTER_DISPATCH(hypot_stub')}"
+    assert reg.function == "hypot_mps_kernel" and reg.backend == "metal"
+    (metal,) = reg.metal_kernels
+    assert metal.kernel == "hypot" and metal.registered_at.startswith("aten/src/ATen/native/mps/kernels/BinaryKernel.metal:")
+    assert d.frontier is None  # nothing left to migrate
 
 
 def test_op_details_legacy(sample_tree: Path):
     d = family_details(Inventory(Checkout(sample_tree)), "asinh_")
-    (impl,) = d["legacy_kernels"]["asinh_out_mps"]
-    assert impl["form"] == "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC" and impl["backend"] == "mpsgraph"
-    assert impl["at"] == f"{OPS}/UnaryOps.mm:{_line(sample_tree, f'{OPS}/UnaryOps.mm', '(asinh_out_mps, asinh)')}"
-    routes = {e["name"]: (e["route"], e.get("delegates_to")) for e in d["entries"]}
+    (impl,) = d.legacy("asinh_out_mps")
+    assert impl.form == "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC" and impl.backend == "mpsgraph"
+    assert impl.at == f"{OPS}/UnaryOps.mm:{_line(sample_tree, f'{OPS}/UnaryOps.mm', '(asinh_out_mps, asinh)')}"
+    routes = {e.name: (e.route, e.delegates_to) for e in d.entries}
     assert routes["asinh.out"] == ("legacy", None) and routes["asinh_"] == ("none", "asinh.out")
 
 
@@ -134,3 +135,32 @@ def test_real_tree_cli_summarises(real_tree: Path):
     d = json.loads(run(real_tree, "--op", "atan2", "--format", "json").output)
     assert d["shared_kernels"]["atan2_out"]["stub"] == "atan2_stub"
     assert d["shared_kernels"]["atan2_out"]["registrations"] == []
+
+
+def test_frontier_lists_candidates_apart_with_counts(sample_tree: Path):
+    # atan2.out: CPU and CUDA now use different kernels, so MPS has nothing to share: not a candidate.
+    edit(sample_tree, YAML_REL, "    CPU, CUDA: atan2_out\n", "    CPU: atan2_out\n    CUDA: atan2_out_cuda\n")
+    out = run(sample_tree).output.splitlines()
+    assert out[0].split() == ["family", "state", "frontier", "why"]
+    rows = [ln.split()[:3] for ln in out[1:6]]
+    assert rows == [["asinh", "MPSGraph", "candidate"], ["frac", "MPSGraph", "candidate"],
+                    ["logical_xor", "MPSGraph", "candidate"], ["signbit", "MPSGraph", "candidate"],
+                    ["atan2", "MPSGraph", "not"]]
+    assert "atan2.out: CPU uses atan2_out but CUDA uses atan2_out_cuda" in out[5]
+    assert "signbit_out (aten/src/ATen/native/UnaryOps.cpp:" in out[4] and "signbit_stub(TensorIteratorBase&...)" in out[4]
+    assert ("frontier: 4 MPSGraph families are pointwise migration candidates (`mpsgen migrate NAME`), 1 are not "
+            "(no shared TensorIterator kernel calling a DispatchStub)") in out
+    j = json.loads(run(sample_tree, "--format", "json").output)
+    assert j["frontier"] == {"candidate": 4, "not a candidate": 1}
+    assert {f["family"]: f["frontier"] for f in j["families"]}["atan2"] == "not a candidate"
+
+
+def test_op_says_why_it_is_or_is_not_a_candidate(sample_tree: Path):
+    r = run(sample_tree, "--op", "atan2")
+    assert "frontier: candidate" in r.output
+    assert "atan2.out (atan2_out_mps): candidate: atan2_out (aten/src/ATen/native/BinaryOps.cpp:" in r.output
+    d = json.loads(run(sample_tree, "--op", "atan2", "--format", "json").output)
+    (o,) = d["frontier"]["overloads"]
+    assert (o["shared_kernel"], o["stubs"], o["stub_type"], o["candidate"]) == (
+        "atan2_out", ["atan2_stub"], "void(*)(TensorIteratorBase&)", True)
+    assert "frontier" not in json.loads(run(sample_tree, "--op", "hypot", "--format", "json").output)

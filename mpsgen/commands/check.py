@@ -22,8 +22,8 @@ def expand_path_args(paths: tuple[str, ...] | list[str]) -> list[str]:
 def run_check(checkout: Checkout, *, paths: tuple[str, ...], fmt: str) -> int:
     """Analyse the whole tree; print the findings in *paths* (all when empty) in *fmt*; exit code."""
     from mpsgen.lint import report
-    from mpsgen.lint.checks import run_checks
     from mpsgen.lint.inventory import Inventory
+    from mpsgen.lint.rules import run_checks
 
     wanted = expand_path_args(paths)
     findings = run_checks(Inventory(checkout))

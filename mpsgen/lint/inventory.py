@@ -272,6 +272,13 @@ class Inventory:
         return metal.registered_kernel_names(self.metal_indexes)
 
     @cached_property
+    def metal_names(self):  # -> metal_names.MetalNames
+        """Kernel names the .metal files register, in every layout (template host_name kernels too)."""
+        from mpsgen.sources.metal_names import index_names
+
+        return index_names(self.metal_texts)
+
+    @cached_property
     def host_calls(self) -> dict[str, list[host.KernelCall]]:
         """Kernel names each operations/*.mm passes to the bundled library (files with inline shaders skipped)."""
         return {p: host.host_kernel_calls(t) for p, t in self.mm_texts.items() if uses_bundled_library(t)}

@@ -1,6 +1,6 @@
 """Findings of `mpsgen check` and their output formats (text, json, github, lintrunner).
 
-The rules themselves live in checks.py; this module only owns the code table, the
+The rules and their metadata live in lint/rules/ (one registry); this module only owns the
 Finding shape, path filtering (pre-commit passes file names) and rendering.
 """
 
@@ -25,73 +25,6 @@ LINTRUNNER_CODE = "MPSGEN"
 
 
 @dataclass(frozen=True)
-class Rule:
-    code: str
-    name: str
-    severity: str
-    summary: str
-
-
-# Stable codes: never renumber, only append.  One line each, used by checks.py and --explain-like docs.
-SPLIT_FAMILY = Rule(
-    "MPS001", "split-family", ERROR,
-    "overloads of one op family dispatch MPS to different implementations (half migrated)",
-)
-DUPLICATE_KEY = Rule(
-    "MPS002", "duplicate-key", ERROR,
-    "MPS appears in two dispatch keys of one native_functions.yaml entry; torchgen silently keeps the later one",
-)
-MISSING_IMPLEMENTATION = Rule(
-    "MPS003", "missing-implementation", ERROR,
-    "native_functions.yaml names an MPS function that no operations/*.mm defines",
-)
-DEAD_IMPLEMENTATION = Rule(
-    "MPS004", "dead-implementation", WARNING,
-    "an operations/*.mm function is never named by native_functions.yaml (leftover after a migration)",
-)
-STUB_NOT_REGISTERED = Rule(
-    "MPS005", "stub-not-registered", ERROR,
-    "an overload uses a shared CPU/CUDA kernel on MPS but its DispatchStub has no MPS REGISTER_DISPATCH",
-)
-STUB_REGISTERED_TWICE = Rule(
-    "MPS006", "stub-registered-twice", ERROR,
-    "a DispatchStub is registered for MPS more than once (e.g. a leftover REGISTER_MPS_UNARY_STUB)",
-)
-HOST_NAME_UNREGISTERED = Rule(
-    "MPS007", "host-kernel-unregistered", ERROR,
-    "a host kernel name used in an .mm has no REGISTER_* line in any kernels/*.metal",
-)
-FUNCTOR_UNREGISTERED = Rule(
-    "MPS008", "functor-unregistered", WARNING,
-    "a <name>_functor in a .metal file is never instantiated by a REGISTER_* line",
-)
-KERNEL_STEM_MISMATCH = Rule(
-    "MPS009", "kernel-stem-mismatch", ERROR,
-    "a kernel is registered in a .metal whose stem differs from the .mm that calls it (breaks JIT builds)",
-)
-STALE_XFAIL = Rule(
-    "MPS010", "stale-xfail", WARNING,
-    "a common_mps.py xfail/skip key names no OpInfo (misspelt, or the OpInfo was renamed); fix or remove it",
-)
-
-RULES: dict[str, Rule] = {
-    r.code: r
-    for r in (
-        SPLIT_FAMILY,
-        DUPLICATE_KEY,
-        MISSING_IMPLEMENTATION,
-        DEAD_IMPLEMENTATION,
-        STUB_NOT_REGISTERED,
-        STUB_REGISTERED_TWICE,
-        HOST_NAME_UNREGISTERED,
-        FUNCTOR_UNREGISTERED,
-        KERNEL_STEM_MISMATCH,
-        STALE_XFAIL,
-    )
-}
-
-
-@dataclass(frozen=True)
 class Finding:
     """One located problem.  `path` is relative to the checkout root (posix) or absolute."""
 
@@ -108,11 +41,6 @@ class Finding:
             raise ValueError(f"severity must be one of {SEVERITIES}, not {self.severity!r}")
         if self.line < 1 or self.col < 1:
             raise ValueError("line and col are 1-based")
-
-    @classmethod
-    def of(cls, rule: Rule, path: str, line: int, message: str, *, col: int = 1, hint: str | None = None) -> "Finding":
-        """A finding with the rule's code and default severity."""
-        return cls(path=path, line=line, col=col, code=rule.code, severity=rule.severity, message=message, hint=hint)
 
     def full_message(self) -> str:
         return f"{self.message} (hint: {self.hint})" if self.hint else self.message
@@ -196,7 +124,10 @@ def _plural(n: int, word: str) -> str:
 
 
 def finding_to_dict(f: Finding) -> dict:
-    rule = RULES.get(f.code)
+    from mpsgen.lint import rules  # the registry imports this module
+
+    known = {r.code: r for r in rules.all_rules()}
+    rule = known.get(f.code)
     return {
         "path": f.path,
         "line": f.line,

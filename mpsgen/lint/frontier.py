@@ -1,0 +1,142 @@
+"""The migration frontier: which MPS-only (MPSGraph) overloads `mpsgen migrate` can move to a shared kernel.
+
+An overload is a pointwise migration candidate when its CPU and CUDA dispatch name one kernel,
+that kernel (in native/*.cpp) calls a DispatchStub, the entry is pointwise (structured_inherits
+TensorIteratorBase, tagged pointwise, or a non-structured kernel that builds an elementwise
+TensorIterator: reductions also take a TensorIterator) and the stub's
+declared function type takes a TensorIterator (so a Metal kernel run by `exec_*_kernel` can
+implement it; a stub declared outside native/*.h is given the benefit of the doubt).
+Everything else that runs MPSGraph (convolution, RNN, softmax, FFT, reductions, ...) is listed
+apart with the reason it is not a candidate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from mpsgen.sources.nativefunctions import Entry
+
+if TYPE_CHECKING:
+    from mpsgen.lint.inventory import Inventory
+    from mpsgen.sources.stubs import SharedImpl, StubDecl
+
+_ELEMENTWISE = re.compile(r"\bTensorIterator::\w*(?:unary|binary|comparison|nullary)\w*op\b|\bTensorIteratorConfig\(\)")
+# Reductions, and iterators over restrided views (flip): they take a TensorIterator but are not pointwise.
+_NOT_ELEMENTWISE = re.compile(r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)|\bas_strided\b|\brestride\w*")
+
+CANDIDATE = "candidate"
+NOT_CANDIDATE = "not a candidate"
+
+
+@dataclass(frozen=True)
+class Overload:
+    """One MPS-only overload and whether it can move to the shared kernel."""
+
+    entry: str
+    mps_kernel: str
+    shared_kernel: str | None  # the CPU/CUDA kernel (None: CPU and CUDA differ, or one is missing)
+    defined_at: str | None  # where the shared kernel is defined in native/*.cpp
+    stubs: tuple[str, ...]  # the DispatchStubs it calls
+    stub_type: str | None  # the first stub's declared function type
+    candidate: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class Frontier:
+    """A family's place on the frontier: a candidate when any MPS-only overload is one."""
+
+    family: str
+    overloads: tuple[Overload, ...]
+    note: str = ""  # the reason when there is no MPS-only overload to judge
+    note_is_candidate: bool = False  # a shared key whose stub MPSGraph code registers: migrate writes the Metal kernel
+
+    @property
+    def candidate(self) -> bool:
+        return any(o.candidate for o in self.overloads) or self.note_is_candidate
+
+    @property
+    def label(self) -> str:
+        return CANDIDATE if self.candidate else NOT_CANDIDATE
+
+    @property
+    def why(self) -> str:
+        if self.note:
+            return self.note
+        chosen = next((o for o in self.overloads if o.candidate), self.overloads[0] if self.overloads else None)
+        return f"{chosen.entry}: {chosen.why}" if chosen else "no MPS-only overload"
+
+
+class FrontierIndex:
+    """Frontier questions over one Inventory (the stub declarations are read once, on first use)."""
+
+    def __init__(self, inv: "Inventory") -> None:
+        self.inv = inv
+
+    @cached_property
+    def stub_declarations(self) -> dict[str, "StubDecl"]:
+        from mpsgen.sources.stubs import index_stub_declarations
+
+        c = self.inv.checkout
+        return index_stub_declarations({c.rel(p): c.read_text(p) for p in c.native_headers()})
+
+    def overload(self, e: Entry) -> Overload:
+        inv = self.inv
+        mps_kernel = e.mps_kernel or ""
+        site = e.shared_kernel()
+        if not site.kernel:
+            return Overload(e.name, mps_kernel, None, None, (), None, False, site.reason)
+        marked = e.structured_inherits == "TensorIteratorBase" or "pointwise" in e.tags
+        use = inv.stub_use(site.kernel)
+        if use.impl is None:
+            return Overload(e.name, mps_kernel, site.kernel, None, (), None, False,
+                            f"{site.kernel} is not defined in native/*.cpp")
+        at = f"{use.impl.path}:{use.impl.line}"
+        if not marked and not self._builds_elementwise_iterator(use.impl):
+            return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
+                            f"the entry is neither TensorIterator-structured nor tagged pointwise, and {site.kernel} "
+                            f"({at}) builds no elementwise TensorIterator (a reduction, shape or other op)")
+        stubs = use.impl.stub_names
+        if not stubs:
+            return Overload(e.name, mps_kernel, site.kernel, at, (), None, False,
+                            f"{site.kernel} ({at}) calls no DispatchStub (it calls other ops)")
+        decls = [self.stub_declarations.get(s) for s in stubs]
+        stub_type = decls[0].fn_type if decls[0] else None
+        known = [d for d in decls if d is not None]
+        if known and all(d.iterator_type for d in known):
+            its = ", ".join(f"{d.name}({d.iterator_type}&...)" for d in known)
+            return Overload(e.name, mps_kernel, site.kernel, at, stubs, stub_type, True,
+                            f"{site.kernel} ({at}) calls {its}")
+        if known:
+            odd = next(d for d in known if not d.iterator_type)
+            return Overload(e.name, mps_kernel, site.kernel, at, stubs, stub_type, False,
+                            f"{site.kernel} ({at}) calls {odd.name}, whose type {odd.fn_type} takes no TensorIterator")
+        return Overload(e.name, mps_kernel, site.kernel, at, stubs, None, True,
+                        f"{site.kernel} ({at}) calls {', '.join(stubs)} (a pointwise entry; "
+                        "the stub's declaration is not in native/*.h)")
+
+    def _builds_elementwise_iterator(self, impl: "SharedImpl") -> bool:
+        """True when the body of a non-structured kernel builds an elementwise TensorIterator
+        (`TensorIterator::binary_op(...)`, a TensorIteratorConfig), not a reduction or a restrided view."""
+        text = self.inv.native_sources.get(impl.path, "")
+        body = "\n".join(text.split("\n")[impl.line - 1 : impl.end_line])
+        return _ELEMENTWISE.search(body) is not None and _NOT_ELEMENTWISE.search(body) is None
+
+    def family(self, name: str) -> Frontier:
+        """The frontier state of family *name* (whose MPS runs MPSGraph or an MPS-only kernel)."""
+        inv = self.inv
+        entries = [inv.index.parse(h) for h in inv.family_heads.get(name, ())]
+        legacy = [e for e in entries if e.mps_route == "legacy"]
+        if legacy:
+            return Frontier(name, tuple(self.overload(e) for e in legacy))
+        for e in entries:  # shared yaml key, but the stub is registered by MPSGraph code
+            if e.mps_route == "shared" and e.mps_kernel:
+                use = inv.stub_use(e.mps_kernel)
+                graph = [r for r in use.registrations if inv.registration_backend(r) == "mpsgraph"]
+                if graph:
+                    return Frontier(name, (), f"shared kernel {use.kernel} calls {use.stub}, registered by MPSGraph "
+                                              f"code at {graph[0].path}:{graph[0].line}", True)
+        return Frontier(name, (), "no MPS-only overload and no MPSGraph registration found")

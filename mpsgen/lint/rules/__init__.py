@@ -1,0 +1,105 @@
+"""The rules of `mpsgen check`, in one registry (modelled on pylint's checkers).
+
+Each rule is a function `Inventory -> findings` in a module of this package, decorated with
+`@rule(code, name, severity, summary)`; its docstring is the long description (which defect it
+detects: a link error, a runtime error, or a half-done migration mpsgen can finish, and how to fix
+it).  One function per code.  The modules are discovered on first use, so adding a rule is adding
+a decorated function; `mpsgen rules [CODE]` and the README's table are generated from here.
+
+The rules ask the Inventory only for: yaml_rel, mps_entries, yaml_kernels, stub_use(),
+legacy_definitions(), definitions, registrations, registration_backend(), macro_arguments,
+native_identifiers, mm_identifier_counts, mm_texts, other_mps_sources, host_calls, metal_stems(),
+metal_names, metal_texts, metal_indexes, test_tables, opinfo_strings and checkout.read_text; an
+index that answers these can replace it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from mpsgen.errors import MpsgenError
+from mpsgen.lint.report import ERROR, SEVERITIES, WARNING, Finding, sort_key
+
+if TYPE_CHECKING:
+    from mpsgen.lint.inventory import Inventory
+
+__all__ = ["ERROR", "WARNING", "Rule", "rule", "all_rules", "get", "run_checks", "markdown_table"]
+
+Check = Callable[["Inventory"], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str  # stable: never renumber, only append
+    name: str  # symbolic name, e.g. "split-family"
+    severity: str  # ERROR: the tree does not build or fails at run time; WARNING: leftovers, unfinished work
+    summary: str  # one line
+    description: str  # what defect it detects and how to fix it (the function's docstring)
+    check: Check = field(compare=False, repr=False)
+
+    def __call__(self, inv: "Inventory") -> Iterable[Finding]:
+        return self.check(inv)
+
+    def finding(self, path: str, line: int, message: str, *, col: int = 1, hint: str | None = None) -> Finding:
+        """A finding of this rule, with its code and severity."""
+        return Finding(path=path, line=line, col=col, code=self.code, severity=self.severity, message=message, hint=hint)
+
+
+_REGISTRY: dict[str, Rule] = {}
+
+
+def rule(code: str, name: str, severity: str, summary: str) -> Callable[[Check], Rule]:
+    """Register the decorated check function as rule *code*; its docstring is the long description."""
+
+    def register(fn: Check) -> Rule:
+        if severity not in SEVERITIES:
+            raise ValueError(f"{code}: severity must be one of {SEVERITIES}")
+        if not fn.__doc__:
+            raise ValueError(f"{code}: the rule function {fn.__name__} needs a docstring (its long description)")
+        taken = _REGISTRY.get(code)
+        if taken is not None and taken.check is not fn:
+            raise ValueError(f"rule code {code} is emitted by two functions: {taken.check.__name__} and {fn.__name__}")
+        r = Rule(code, name, severity, summary, inspect.cleandoc(fn.__doc__), fn)
+        _REGISTRY[code] = r
+        return r
+
+    return register
+
+
+def _discover() -> None:
+    for mod in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{mod.name}")
+
+
+def all_rules() -> tuple[Rule, ...]:
+    """Every rule, by code."""
+    if not _REGISTRY:
+        _discover()
+    return tuple(_REGISTRY[c] for c in sorted(_REGISTRY))
+
+
+def get(code_or_name: str) -> Rule:
+    """The rule with this code (MPS001, case-insensitive) or symbolic name (split-family)."""
+    key = code_or_name.strip()
+    for r in all_rules():
+        if key.upper() == r.code or key.lower() == r.name:
+            return r
+    raise MpsgenError(f"no rule {code_or_name!r}", hint="`mpsgen rules` lists them: "
+                      + ", ".join(r.code for r in all_rules()))
+
+
+def run_checks(inv: "Inventory", rules: Iterable[Rule] | None = None) -> list[Finding]:
+    """Every rule (or *rules*) over the whole tree, sorted by place."""
+    findings = [f for r in (all_rules() if rules is None else rules) for f in r(inv)]
+    return sorted(findings, key=sort_key)
+
+
+def markdown_table() -> str:
+    """The README's rule table."""
+    out = ["| code | name | severity | rule |", "|---|---|---|---|"]
+    out += [f"| {r.code} | `{r.name}` | {r.severity} | {r.summary} |" for r in all_rules()]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,34 @@
+"""Helpers the rule modules share: columns in a dispatch line, bare kernel names, families."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from mpsgen.sources.nativefunctions import DispatchLine, Entry, family_key
+
+
+def bare(kernel: str) -> str:
+    """`at::native::x` -> `x`."""
+    return kernel.rsplit("::", 1)[-1]
+
+
+def word_col(d: DispatchLine, word: str) -> int:
+    """1-based column of *word* (a key or the kernel) in a dispatch line."""
+    m = re.search(r"\b" + re.escape(word) + r"\b", d.text)
+    return m.start() + 1 if m else 1
+
+
+def mps_col(d: DispatchLine) -> int:
+    return word_col(d, "MPS")
+
+
+def kernel_col(d: DispatchLine) -> int:
+    return d.text.rfind(d.kernel) + 1 if d.kernel in d.text else 1
+
+
+def families(entries: Iterable[Entry]) -> dict[str, list[Entry]]:
+    groups: dict[str, list[Entry]] = {}
+    for e in entries:
+        groups.setdefault(family_key(e.base), []).append(e)
+    return groups

@@ -1,0 +1,178 @@
+"""Rules on native_functions.yaml's MPS dispatch lines (located on the yaml line to edit)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator
+
+from mpsgen.lint.report import Finding
+from mpsgen.lint.rules import ERROR, WARNING, rule
+from mpsgen.lint.rules.shared import bare, families, kernel_col, mps_col
+from mpsgen.sources.nativefunctions import family_key
+
+if TYPE_CHECKING:
+    from mpsgen.lint.inventory import Inventory
+
+
+@rule("MPS001", "split-family", WARNING,
+      "an overload still dispatches MPS to an MPS-only kernel although MPS already runs the DispatchStub "
+      "its shared CPU/CUDA kernel calls (a half-done migration)")
+def split_family(inv: "Inventory") -> Iterator[Finding]:
+    """A half-done migration that `mpsgen migrate FAMILY` finishes.
+
+    Fires on the `MPS: x_mps` line of an overload when all of these hold:
+
+    * its CPU and CUDA dispatch name one kernel K (a deliberate split such as `set_` or `_ctc_loss`,
+      where CPU and CUDA use different kernels, has nothing to share);
+    * K is defined in native/*.cpp and calls one DispatchStub S (a composite-style K that calls
+      other ops, such as `pow_Scalar_out` or `remainder(Scalar, Tensor)`, has no stub to run on MPS);
+    * MPS already runs S: S has an MPS registration (REGISTER_DISPATCH in operations/*.mm), or
+      another overload of the family routes MPS to a shared kernel that calls S;
+    * the MPS-only kernel does not itself call S (a macOS-version fallback wrapper is deliberate).
+
+    Then the MPS-only kernel is a second implementation of what the registered Metal kernel already
+    does, and one overload bypasses it.  The tree builds and runs; the overloads may give different
+    results.  An overload whose stub MPS does not run yet is a migration candidate (see
+    `mpsgen status`), not a finding.
+
+    Fix: `mpsgen migrate FAMILY` routes the overload to K and deletes the MPS-only kernel.
+    """
+    for family, entries in families(inv.mps_entries).items():
+        shared_stub_users = {}
+        for e in entries:
+            if e.mps_route == "shared" and e.mps_kernel:
+                stub = inv.stub_use(e.mps_kernel).stub
+                if stub:
+                    shared_stub_users.setdefault(stub, e)
+        for e in entries:
+            if e.mps_route != "legacy" or e.duplicate_mps:
+                continue  # a duplicated key is reported by its own rule
+            kernel = e.shared_kernel().kernel
+            if not kernel:
+                continue
+            use = inv.stub_use(kernel)
+            if use.impl is None or use.stub is None:
+                continue
+            sibling = shared_stub_users.get(use.stub)
+            if sibling is None and not use.registrations:
+                continue
+            d = e.mps_lines[-1]
+            if _mps_kernel_calls(inv, d.kernel, use.stub):
+                continue
+            if sibling is not None:
+                why = f"while {sibling.name} (line {sibling.mps_lines[-1].line}) shares {sibling.mps_kernel}, which calls the same {use.stub}"
+            else:
+                reg = use.registrations[0]
+                why = f"although {use.stub}, which its CPU/CUDA kernel {kernel} calls, is registered for MPS at {reg.path}:{reg.line}"
+            yield split_family.finding(
+                inv.yaml_rel, d.line,
+                f"{family} is half migrated: {e.name} dispatches MPS to the MPS-only {d.kernel}, {why}",
+                col=mps_col(d),
+                hint=f"run `mpsgen migrate {family}` to route {e.name} to {kernel} and delete {d.kernel}",
+            )
+
+
+def _mps_kernel_calls(inv: "Inventory", kernel: str, stub: str) -> bool:
+    """True when a definition of the MPS-only *kernel* mentions *stub* (it already wraps the Metal kernel)."""
+    word = re.compile(r"\b" + re.escape(stub) + r"\b")
+    for d in inv.legacy_definitions(kernel):
+        text = inv.mm_texts.get(d.impl.path) or inv.other_mps_sources.get(d.impl.path, "")
+        body = "\n".join(text.splitlines()[d.impl.line - 1 : d.impl.end_line])
+        if word.search(body):
+            return True
+    return False
+
+
+@rule("MPS002", "duplicate-key", ERROR,
+      "MPS appears on two dispatch lines of one native_functions.yaml entry; torchgen silently keeps the later one")
+def duplicate_key(inv: "Inventory") -> Iterator[Finding]:
+    """A silently wrong dispatch: one of the two MPS kernels never runs.
+
+    torchgen reads each dispatch key into a dict without a duplicate check, so with
+    `CPU, CUDA, MPS: x_out` followed by `MPS: x_out_mps` the later line wins and the other kernel
+    is dead.  This is what an interrupted migration leaves (the shared key added, the legacy line
+    kept).  The finding points at the line to delete: an MPS-only kernel beside a shared one, else
+    a line keyed only MPS, else the overridden first line.
+
+    Fix: delete that MPS line (or run `mpsgen migrate FAMILY`, which rewrites the entry).
+    """
+    for e in inv.mps_entries:
+        if not e.duplicate_mps:
+            continue
+        lines = e.mps_lines
+        winner = lines[-1]
+        legacy = e.legacy_lines
+        alone = [d for d in lines if d.keys == ("MPS",)]
+        if legacy and len(legacy) < len(lines):
+            target = legacy[0]
+        elif alone and len(alone) < len(lines):
+            target = alone[0]
+        else:
+            target = lines[0]
+        where = ", ".join(str(d.line) for d in lines)
+        yield duplicate_key.finding(
+            inv.yaml_rel, target.line,
+            f"{e.name} has MPS on lines {where}; torchgen silently uses the last one ({winner.kernel})",
+            col=mps_col(target),
+            hint=f"delete the MPS: line at {inv.yaml_rel}:{target.line}",
+        )
+
+
+@rule("MPS003", "missing-implementation", ERROR,
+      "native_functions.yaml names an MPS-only kernel that no operations/*.mm defines (a link error)")
+def missing_implementation(inv: "Inventory") -> Iterator[Finding]:
+    """A link error: torchgen's generated RegisterMPS.cpp calls `at::native::<kernel>`, which nothing defines.
+
+    Looked for in operations/*.mm, the other MPS sources (native/mps/*.mm, *.cpp, operations/*.cpp)
+    as a function, a TORCH_IMPL_FUNC or a CREATE_MPS_* macro.  A name passed to any other
+    UPPER_CASE macro of those files, or spelled anywhere in native/*.cpp, is taken as defined (a
+    macro mpsgen does not expand), so this rule never guesses.  Typical cause: the MPSGraph
+    implementation was deleted but the yaml `MPS:` line kept.
+
+    Fix: restore the implementation, or route MPS to the shared kernel with `mpsgen migrate FAMILY`.
+    """
+    for e in inv.mps_entries:
+        for d in e.legacy_lines:
+            kernel = bare(d.kernel)
+            if inv.legacy_definitions(kernel):
+                continue
+            if kernel in inv.macro_arguments or kernel in inv.native_identifiers:
+                continue
+            yield missing_implementation.finding(
+                inv.yaml_rel, d.line,
+                f"{e.name} dispatches MPS to {kernel}, which no operations/*.mm defines "
+                "(TORCH_IMPL_FUNC, function or CREATE_MPS_* macro)",
+                col=kernel_col(d),
+                hint=f"restore {kernel} in operations/*.mm, or route MPS to the shared kernel with "
+                f"`mpsgen migrate {family_key(e.base)}`",
+            )
+
+
+@rule("MPS005", "stub-not-registered", ERROR,
+      "an overload routes MPS to a shared CPU/CUDA kernel whose DispatchStub has no MPS registration (a runtime error)")
+def stub_not_registered(inv: "Inventory") -> Iterator[Finding]:
+    """A runtime error: the shared kernel calls its DispatchStub on an MPS tensor and no MPS kernel is registered.
+
+    PyTorch raises "DispatchStub: missing kernel for mps" on the first call.  Reported only when the
+    shared kernel's definition in native/*.cpp is found and calls exactly one stub (or one of its
+    stubs is registered), so an unknown kernel is never guessed at.  Typical cause: the yaml line
+    was switched to `CPU, CUDA, MPS: x_out` before the Metal kernel and its REGISTER_DISPATCH landed.
+
+    Fix: `mpsgen migrate FAMILY` writes the Metal kernel and the registration, or add
+    REGISTER_DISPATCH(<stub>, ...) to operations/*.mm.
+    """
+    for e in inv.mps_entries:
+        if e.mps_route != "shared" or not e.mps_kernel:
+            continue
+        use = inv.stub_use(e.mps_kernel)
+        if use.stub is None or use.registrations or use.impl is None:
+            continue
+        d = e.mps_lines[-1]
+        yield stub_not_registered.finding(
+            inv.yaml_rel, d.line,
+            f"{e.name} shares {use.kernel} with MPS, which calls {use.stub} ({use.impl.path}:{use.impl.line}), "
+            f"but no operations/*.mm registers {use.stub} for MPS (a runtime error on MPS)",
+            col=kernel_col(d),
+            hint=f"run `mpsgen migrate {family_key(e.base)}` to write the Metal kernel, "
+            f"or add REGISTER_DISPATCH({use.stub}, ...) to operations/*.mm",
+        )
