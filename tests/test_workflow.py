@@ -14,6 +14,7 @@ from cli_support import mpsgen, tracked_bytes
 YAML = "aten/src/ATen/native/native_functions.yaml"
 BINARY_OPS = "aten/src/ATen/native/mps/operations/BinaryOps.mm"
 BINARY_KERNEL_MM = "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
+BINARY_METAL = "aten/src/ATen/native/mps/kernels/BinaryKernel.metal"
 POW_SPLIT = Path(__file__).resolve().parent / "data" / "pow_split"
 POW_EXPR = "precise::pow(float(a), float(b))"
 
@@ -204,6 +205,11 @@ def add_pow_family(root: Path) -> None:
                                       "#include <ATen/native/BinaryOps.h>\n#include <ATen/native/Pow.h>\n")
     end = text.rindex("} // namespace at::native")
     kernel.write_text(text[:end] + (POW_SPLIT / "BinaryKernel.mm").read_text() + text[end:])
+    metal = root / BINARY_METAL  # pow_scalar, the kernel pow.Tensor_Scalar_out's stub runs
+    text = metal.read_text().replace("#define REGISTER_INTEGER_BINARY_OP",
+                                     (POW_SPLIT / "BinaryKernel.metal").read_text() + "#define REGISTER_INTEGER_BINARY_OP")
+    metal.write_text(text.replace("REGISTER_OPMATH_FLOAT_BINARY_OP(mul);\n",
+                                  "REGISTER_OPMATH_FLOAT_BINARY_OP(mul);\nREGISTER_FLOAT_BINARY_OP(pow_scalar);\n"))
     git(root, "add", "-A")
     git(root, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "pow family")
 
@@ -211,10 +217,11 @@ def add_pow_family(root: Path) -> None:
 def test_migrate_one_overload_keeps_the_others_on_their_kernels(tree: Path) -> None:
     add_pow_family(tree)
     before_yaml = (tree / YAML).read_text()
-    result = mpsgen("-C", str(tree), "migrate", "pow.Tensor_Tensor_out", "--expr", POW_EXPR,
-                    "--no-build", "--no-test", "--commit")
+    # The sample's real build (test_mps.py has no pow reference, so no tests).
+    result = mpsgen("-C", str(tree), "migrate", "pow.Tensor_Tensor_out", "--expr", POW_EXPR, "--no-test", "--commit")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
+    assert "build succeeded" in out
     assert "mpsgen migrate pow (pow.Tensor_Tensor_out, pow.Tensor_Tensor, pow_.Tensor only):" in out
     assert "dispatch  pow.Tensor_Tensor_out" in out and "MPS pow_tensor_tensor_out_mps -> pow_Tensor_Tensor_out" in out
     yaml = (tree / YAML).read_text()
@@ -229,7 +236,7 @@ def test_migrate_one_overload_keeps_the_others_on_their_kernels(tree: Path) -> N
     host = (tree / BINARY_KERNEL_MM).read_text()
     assert "REGISTER_DISPATCH(pow_tensor_tensor_stub, &pow_mps_kernel);" in host
     assert "REGISTER_DISPATCH(pow_tensor_scalar_stub, &pow_tensor_scalar_mps_kernel);" in host
-    assert "struct pow_functor" in (tree / "aten/src/ATen/native/mps/kernels/BinaryKernel.metal").read_text()
+    assert "struct pow_functor" in (tree / BINARY_METAL).read_text()
     message = git(tree, "log", "-1", "--format=%B")
     assert message.startswith("[MPS] Migrate pow.Tensor_Tensor_out, pow.Tensor_Tensor and pow_.Tensor from MPSGraph")
     assert "- pow.Tensor_Tensor_out\n" in message and "pow.Scalar_out" not in message
