@@ -29,9 +29,9 @@ from mpsgen.tree import journal as jr
 from mpsgen.tree import transaction as tx
 from mpsgen.tree.checkout import Checkout
 from mpsgen.tree.history import recover_if_interrupted, undo
+from mpsgen.tree.transaction import FaultHook
 
 __all__ = ["Changeset", "Fingerprint", "FaultHook", "dirty_paths", "recover_if_interrupted", "undo"]
-from mpsgen.tree.transaction import FaultHook
 
 # The rename that installs each target; tests replace it to fail on the n-th write.
 _replace = os.replace
