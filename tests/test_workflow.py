@@ -150,6 +150,21 @@ def test_a_refused_op_refuses_the_whole_group_and_writes_nothing(tree: Path) -> 
     assert all_bytes(tree) == before and not (tree / ".git" / "mpsgen").exists()
 
 
+def test_an_unexpected_success_of_the_second_op_offers_its_xfail_removal(tree: Path) -> None:
+    # A class-wide MPS xfail of frac (as in test_cli_migrate) that frac's new kernel makes pass.
+    cmi = tree / "torch/testing/_internal/common_methods_invocations.py"
+    text = cmi.read_text()
+    old = "DecorateInfo(unittest.expectedFailure, 'TestConsistency', 'test_output_match',\n"
+    cmi.write_text(text.replace(old, "DecorateInfo(unittest.expectedFailure, 'TestConsistency',\n", 1))
+    git(tree, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "class-wide xfail")
+    result = mpsgen("-C", str(tree), "migrate", "atan2", "frac")
+    assert result.returncode == 1, result.stdout + result.stderr
+    out = result.stdout
+    assert "UNEXPECTED SUCCESS: test_output_match_frac_mps_bfloat16" in out
+    assert "these expected failures now pass; this edit removes them (not applied):" in out
+    assert "-                                    device_type='mps', dtypes=(torch.bfloat16,)),\n" in out
+
+
 def test_new_op_for_two_ops_in_one_change(tree: Path) -> None:
     # heaviside and special_log_ndtr need --expr, which names one op's kernel: one run each, stacked.
     line = one_line_error(mpsgen("-C", str(tree), "new-op", "heaviside", "special_log_ndtr", "--expr", "x"))
