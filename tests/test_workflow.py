@@ -14,6 +14,7 @@ from cli_support import mpsgen, tracked_bytes
 YAML = "aten/src/ATen/native/native_functions.yaml"
 BINARY_OPS = "aten/src/ATen/native/mps/operations/BinaryOps.mm"
 BINARY_KERNEL_MM = "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
+BINARY_METAL = "aten/src/ATen/native/mps/kernels/BinaryKernel.metal"
 POW_SPLIT = Path(__file__).resolve().parent / "data" / "pow_split"
 POW_EXPR = "precise::pow(float(a), float(b))"
 
@@ -149,6 +150,21 @@ def test_a_refused_op_refuses_the_whole_group_and_writes_nothing(tree: Path) -> 
     assert all_bytes(tree) == before and not (tree / ".git" / "mpsgen").exists()
 
 
+def test_an_unexpected_success_of_the_second_op_offers_its_xfail_removal(tree: Path) -> None:
+    # A class-wide MPS xfail of frac (as in test_cli_migrate) that frac's new kernel makes pass.
+    cmi = tree / "torch/testing/_internal/common_methods_invocations.py"
+    text = cmi.read_text()
+    old = "DecorateInfo(unittest.expectedFailure, 'TestConsistency', 'test_output_match',\n"
+    cmi.write_text(text.replace(old, "DecorateInfo(unittest.expectedFailure, 'TestConsistency',\n", 1))
+    git(tree, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "class-wide xfail")
+    result = mpsgen("-C", str(tree), "migrate", "atan2", "frac")
+    assert result.returncode == 1, result.stdout + result.stderr
+    out = result.stdout
+    assert "UNEXPECTED SUCCESS: test_output_match_frac_mps_bfloat16" in out
+    assert "these expected failures now pass; this edit removes them (not applied):" in out
+    assert "-                                    device_type='mps', dtypes=(torch.bfloat16,)),\n" in out
+
+
 def test_new_op_for_two_ops_in_one_change(tree: Path) -> None:
     # heaviside and special_log_ndtr need --expr, which names one op's kernel: one run each, stacked.
     line = one_line_error(mpsgen("-C", str(tree), "new-op", "heaviside", "special_log_ndtr", "--expr", "x"))
@@ -204,6 +220,11 @@ def add_pow_family(root: Path) -> None:
                                       "#include <ATen/native/BinaryOps.h>\n#include <ATen/native/Pow.h>\n")
     end = text.rindex("} // namespace at::native")
     kernel.write_text(text[:end] + (POW_SPLIT / "BinaryKernel.mm").read_text() + text[end:])
+    metal = root / BINARY_METAL  # pow_scalar, the kernel pow.Tensor_Scalar_out's stub runs
+    text = metal.read_text().replace("#define REGISTER_INTEGER_BINARY_OP",
+                                     (POW_SPLIT / "BinaryKernel.metal").read_text() + "#define REGISTER_INTEGER_BINARY_OP")
+    metal.write_text(text.replace("REGISTER_OPMATH_FLOAT_BINARY_OP(mul);\n",
+                                  "REGISTER_OPMATH_FLOAT_BINARY_OP(mul);\nREGISTER_FLOAT_BINARY_OP(pow_scalar);\n"))
     git(root, "add", "-A")
     git(root, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "pow family")
 
@@ -211,10 +232,11 @@ def add_pow_family(root: Path) -> None:
 def test_migrate_one_overload_keeps_the_others_on_their_kernels(tree: Path) -> None:
     add_pow_family(tree)
     before_yaml = (tree / YAML).read_text()
-    result = mpsgen("-C", str(tree), "migrate", "pow.Tensor_Tensor_out", "--expr", POW_EXPR,
-                    "--no-build", "--no-test", "--commit")
+    # The sample's real build (test_mps.py has no pow reference, so no tests).
+    result = mpsgen("-C", str(tree), "migrate", "pow.Tensor_Tensor_out", "--expr", POW_EXPR, "--no-test", "--commit")
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
+    assert "build succeeded" in out
     assert "mpsgen migrate pow (pow.Tensor_Tensor_out, pow.Tensor_Tensor, pow_.Tensor only):" in out
     assert "dispatch  pow.Tensor_Tensor_out" in out and "MPS pow_tensor_tensor_out_mps -> pow_Tensor_Tensor_out" in out
     yaml = (tree / YAML).read_text()
@@ -229,9 +251,9 @@ def test_migrate_one_overload_keeps_the_others_on_their_kernels(tree: Path) -> N
     host = (tree / BINARY_KERNEL_MM).read_text()
     assert "REGISTER_DISPATCH(pow_tensor_tensor_stub, &pow_mps_kernel);" in host
     assert "REGISTER_DISPATCH(pow_tensor_scalar_stub, &pow_tensor_scalar_mps_kernel);" in host
-    assert "struct pow_functor" in (tree / "aten/src/ATen/native/mps/kernels/BinaryKernel.metal").read_text()
+    assert "struct pow_functor" in (tree / BINARY_METAL).read_text()
     message = git(tree, "log", "-1", "--format=%B")
-    assert message.startswith("[MPS] Migrate pow.Tensor_Tensor_out, pow.Tensor_Tensor and pow_.Tensor from MPSGraph")
+    assert message.startswith("[MPS] Migrate pow.Tensor_Tensor_out from MPSGraph to a native Metal kernel\n")
     assert "- pow.Tensor_Tensor_out\n" in message and "pow.Scalar_out" not in message
 
     again = mpsgen("-C", str(tree), "migrate", "pow.Tensor_Tensor_out", "--expr", POW_EXPR, "--no-build", "--no-test")

@@ -64,11 +64,8 @@ class GroupPlan:
         return self.plans[0]
 
     def title_names(self) -> list[str]:
-        """What the commit title names: the family, or the overloads when only some moved."""
-        names: list[str] = []
-        for p in self.todo:
-            names.extend(p.overloads if p.overloads else [p.family])
-        return names
+        """What the commit title names: each family, or the overload typed when only it moved."""
+        return [p.op if p.overloads else p.family for p in self.todo]
 
     def to_json(self) -> dict[str, Any]:
         """One op: its plan as before.  Several: the ops, every moved entry and the files."""

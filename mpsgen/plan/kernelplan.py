@@ -146,6 +146,9 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
     plan.files = cs.changed_since(before)
     if not plan.files and not plan.nothing_to_do:
         plan.nothing_to_do = f"{plan.family} is already on a native Metal kernel"
+    elif not plan.nothing_to_do:
+        with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
+            verify_structure(plan, checkout)
     return plan
 
 
@@ -201,7 +204,6 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
                 continue
             _remove_legacy(plan, checkout, legacy)
         _plan_test_lists(plan, checkout, opts)
-        verify_structure(plan, checkout)
     return plan
 
 

@@ -28,8 +28,10 @@ from mpsgen.errors import MpsgenError
 from mpsgen.tree import journal as jr
 from mpsgen.tree import transaction as tx
 from mpsgen.tree.checkout import Checkout
-from mpsgen.tree.history import recover_if_interrupted, undo  # noqa: F401  (the changeset's other half)
+from mpsgen.tree.history import recover_if_interrupted, undo
 from mpsgen.tree.transaction import FaultHook
+
+__all__ = ["Changeset", "Fingerprint", "FaultHook", "dirty_paths", "recover_if_interrupted", "undo"]
 
 # The rename that installs each target; tests replace it to fail on the n-th write.
 _replace = os.replace

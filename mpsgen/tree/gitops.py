@@ -202,7 +202,7 @@ def commit_message(op: str | Sequence[str], overloads: Sequence[str], *, action:
         title = f"[MPS] Migrate {shown} from MPSGraph to " + ("native Metal kernels" if several else "a native Metal kernel")
         moved = "Overloads moved to the Metal kernel" + ("s:" if several else ":")
     elif action == "new":
-        title = f"[MPS] Add " + ("native Metal kernels" if several else "a native Metal kernel") + f" for {shown}"
+        title = "[MPS] Add " + ("native Metal kernels" if several else "a native Metal kernel") + f" for {shown}"
         moved = "Overloads now dispatched to MPS:"
     else:
         raise ValueError(f"unknown action {action!r}")

@@ -67,21 +67,30 @@ class JournalFile:
 
     @classmethod
     def from_json(cls, raw: dict) -> "JournalFile":
-        rel = raw["path"]
-        if not isinstance(rel, str) or not rel or rel.startswith("/") or ".." in rel.split("/"):
-            raise ValueError(f"file path {rel!r} is not inside the checkout")
+        rel = _inside(raw["path"])
         old = None if raw["old"] is None else base64.b64decode(raw["old"], validate=True)
         if old is not None and sha256(old) != raw["old_sha256"]:
             raise ValueError(f"saved copy of {raw['path']} is corrupt")
         owner = raw.get("old_owner")
+        if owner is not None and not (isinstance(owner, list) and len(owner) == 2):
+            raise ValueError(f"owner of {rel} is {owner!r}")
+        new_sha = raw["new_sha256"]
+        if new_sha is not None and not (isinstance(new_sha, str) and len(new_sha) == 64):
+            raise ValueError(f"hash of {rel} is {new_sha!r}")
         return cls(
-            rel=raw["path"],
+            rel=rel,
             old=old,
-            old_mode=raw["old_mode"],
+            old_mode=_mode(raw["old_mode"], rel),
             old_owner=(int(owner[0]), int(owner[1])) if owner else None,
-            new_sha256=raw["new_sha256"],
-            new_mode=raw.get("new_mode"),
+            new_sha256=new_sha,
+            new_mode=_mode(raw.get("new_mode"), rel),
         )
+
+
+def _mode(value: object, rel: str) -> int | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 0o7777):
+        return value  # type: ignore[return-value]
+    raise ValueError(f"mode of {rel} is {value!r}")
 
 
 @dataclass(frozen=True)
@@ -204,7 +213,7 @@ def load(path: Path) -> Journal | None:
             state=raw["state"],
             created=raw["created"],
             files=tuple(JournalFile.from_json(f) for f in raw["files"]),
-            created_dirs=tuple(raw.get("created_dirs", ())),
+            created_dirs=tuple(_inside(d) for d in raw.get("created_dirs", ())),
             id=str(raw.get("id", "")),
             undoes=str(raw.get("undoes", "")),
             label=str(raw.get("label", "")),
@@ -215,6 +224,12 @@ def load(path: Path) -> Journal | None:
             path=path,
             hint="restore the files with git if needed, then delete this journal file",
         ) from None
+
+
+def _inside(rel: object) -> str:
+    if not isinstance(rel, str) or not rel or rel.startswith("/") or ".." in rel.split("/"):
+        raise ValueError(f"path {rel!r} is not inside the checkout")
+    return rel
 
 
 def remove(path: Path) -> None:

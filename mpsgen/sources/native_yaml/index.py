@@ -98,12 +98,15 @@ def select_overloads(index: NativeIndex, name: str) -> Family:
     typed = name.strip()
     for prefix in ("torch.", "aten::", "aten."):
         typed = typed.removeprefix(prefix)
-    base, dot, overload = typed.partition(".")
+    base, dot, overload = typed.rpartition(".")
     if not dot or typed.replace(".", "_") in index._families:
         return index.family(name)
-    family = index.family(base)
-    if typed not in {e.name for e in family.entries}:
-        named = [e.name for e in family.entries if e.overload]
+    family = index.family(base)  # `special.log_ndtr.out`: the family special_log_ndtr
+    names = [e.name for e in family.entries]
+    if typed not in names:
+        typed = f"{family.name}.{overload}"
+    if typed not in names:
+        named = [n for n in names if "." in n]
         close = difflib.get_close_matches(typed, named, n=5, cutoff=0.6)
         raise MpsgenError(
             f"{family.name} has no overload {overload!r}", path=index.path, line=family.entries[0].line,
@@ -118,7 +121,6 @@ def select_overloads(index: NativeIndex, name: str) -> Family:
     if len(selected) == len(family.entries):
         return family
     return Family(family.name, selected, partial=True)
-
 
 
 def _closest(name: str, names: Mapping[str, object] | dict) -> str:
