@@ -162,3 +162,16 @@ def test_a_functor_whose_result_type_breaks_its_registration_is_refused(headers:
     with pytest.raises(MpsgenError) as err:
         check_kernel(spec, functor, op="atan2", include_root=include_root(headers))
     assert err.value.render().startswith("the functor does not fit its registration: static assertion failed")
+
+
+def test_alpha_and_ternary_arities_run_every_registered_dtype() -> None:
+    add = run("add", "binary_alpha", expr="float(a) + float(alpha) * float(b)", dtypes="float")
+    assert {r.dtype for r in add.rows} == FLOATS and all(r.values > 4 * 1000 for r in add.rows)
+    assert add.ok, table(add)
+    wrong = run("add", "binary_alpha", expr="float(a) + float(b)", dtypes="float")
+    assert failing(wrong) == FLOATS
+    # The one-sided lerp formula differs from torch's two-sided one only where b - a is infinite.
+    lerp = run("lerp", "ternary", expr="float(a) + float(c) * (float(b) - float(a))", dtypes="float")
+    assert {r.dtype for r in lerp.rows} == FLOATS and all(r.values > 1000 for r in lerp.rows)
+    assert failing(lerp) == FLOATS
+    assert all(any(v in ("inf", "-inf") for v in m.inputs) for r in lerp.rows for m in r.first_mismatches)

@@ -40,7 +40,8 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
     """Plan, render, compile and compare; print the table (or JSON); 0 agree, 1 mismatch."""
     subject = cached_subject(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
                              dtypes=dtypes, templates_dir=templates_dir)
-    result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate)
+    result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
+                   flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
     stream = out or sys.stdout
     from mpsgen.emulate.compare import render_json, render_text
 
@@ -133,7 +134,14 @@ def _arity(op: str, expr: str | None) -> str:
     return f"{base}_alpha" if "alpha" in uses and base != "ternary" else base
 
 
-def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool) -> TryResult:
+def catalog_flags(op: str, **given: str | None) -> dict[str, str]:
+    """Names for compiler errors in bodies the user did not give (they come from the catalog)."""
+    keys = [k for k in ("expr", "int_expr", "complex_expr") if given.get(k) is None] + ["bool_expr"]
+    return {k: f"catalog.yaml {op}.{k}" for k in keys}
+
+
+def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
+          flags: dict[str, str] | None = None) -> TryResult:
     """Run the numeric check on the GPU (macOS with MPS, unless *emulate*) or emulated on the host."""
     from mpsgen.emulate import gpu
 
@@ -141,7 +149,7 @@ def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool)
         return gpu.check_on_mps(subject.spec, subject.functor, op=op, include_root=include_root)
     from mpsgen.emulate.check import check_kernel
 
-    return check_kernel(subject.spec, subject.functor, op=op, include_root=include_root)
+    return check_kernel(subject.spec, subject.functor, op=op, include_root=include_root, flags=flags)
 
 
 # -- the check migrate and new-op run before writing ------------------------------------------------
@@ -162,7 +170,9 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
                                 kernel.dtypes)
         try:
             result = check(Subject(spec, plan.rendered.functor, "plan"), op=plan.family,
-                           include_root=checkout.root, emulate=False)
+                           include_root=checkout.root, emulate=False,
+                           flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
+                                               complex_expr=kernel.complex_expr))
         except (ToolMissing, NoReference) as why:
             stream.write(f"numeric check skipped: {why.render()}\n")
             continue

@@ -107,9 +107,13 @@ def expected(ref: Reference, args: list[Any], alpha: float | None, out_metal: st
     inputs and the result is rounded back to complex32."""
     torch = import_torch()
     call = [a.to(torch.complex64) if a.dtype == torch.complex32 else a for a in args]
-    if alpha is not None:
-        call.append(alpha)
-    result = ref.fn(*call)
+    if alpha is None:
+        result = ref.fn(*call)
+    else:
+        try:
+            result = ref.fn(*call, alpha)  # logit(x, eps), ...
+        except TypeError:
+            result = ref.fn(*call, alpha=alpha)  # add(a, b, *, alpha), sub(...)
     if not isinstance(result, torch.Tensor):
         raise MpsgenError(f"{ref.name} returned {type(result).__name__}, not a tensor", hint="pick an elementwise op")
     out_dtype = getattr(torch, TORCH_DTYPES[out_metal])
