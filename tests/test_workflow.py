@@ -171,8 +171,9 @@ def test_new_op_for_two_ops_in_one_change(tree: Path) -> None:
     assert "--expr describe one op's kernel, but 2 ops were named" in line
     assert mpsgen("-C", str(tree), "new-op", "heaviside", "--expr", "a == 0 ? b : T(a > 0)",
                   "--no-build", "--no-test").returncode == 0
+    # --no-try: this naive body underflows for large |x| (mpsgen try refuses it); the test is about stacking.
     result = mpsgen("-C", str(tree), "new-op", "special_log_ndtr", "--expr",
-                    "log(c10::metal::erfc(-x * M_SQRT1_2_F) / 2)")
+                    "log(c10::metal::erfc(-x * M_SQRT1_2_F) / 2)", "--no-try")
     assert result.returncode == 0, result.stdout + result.stderr
     yaml = (tree / YAML).read_text()
     assert "CPU, CUDA, MPS: heaviside_out" in yaml and "CPU, CUDA, MPS: special_log_ndtr_out" in yaml

@@ -1,53 +1,24 @@
 """Findings of `mpsgen check` and their output formats (text, json, github, lintrunner).
 
-The rules and their metadata live in lint/rules/ (one registry); this module only owns the
-Finding shape, path filtering (pre-commit passes file names) and rendering.
+The rules and their metadata live in lint/rules/ (one registry) and the Finding shape in
+lint/finding.py; this module owns path filtering (pre-commit passes file names) and rendering.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
 
-ERROR = "error"
-WARNING = "warning"
-SEVERITIES = (ERROR, WARNING)
+from mpsgen.lint.finding import ERROR, SEVERITIES, WARNING, Finding, sort_key  # noqa: F401 (re-exported)
 
 FORMATS = ("text", "json", "github", "lintrunner")
 
 # lintrunner groups every message of one linter under this code; the rule goes in `name`.
 LINTRUNNER_CODE = "MPSGEN"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One located problem.  `path` is relative to the checkout root (posix) or absolute."""
-
-    path: str
-    line: int
-    col: int
-    code: str
-    severity: str
-    message: str
-    hint: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"severity must be one of {SEVERITIES}, not {self.severity!r}")
-        if self.line < 1 or self.col < 1:
-            raise ValueError("line and col are 1-based")
-
-    def full_message(self) -> str:
-        return f"{self.message} (hint: {self.hint})" if self.hint else self.message
-
-
-def sort_key(f: Finding) -> tuple:
-    return (f.path, f.line, f.col, f.code, f.message)
 
 
 # -- filtering -----------------------------------------------------------------------------
@@ -124,7 +95,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def finding_to_dict(f: Finding) -> dict:
-    from mpsgen.lint import rules  # the registry imports this module
+    from mpsgen.lint import rules  # lazily: loading the registry imports every rule module
 
     known = {r.code: r for r in rules.all_rules()}
     rule = known.get(f.code)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from mpsgen.errors import MpsgenError
-from mpsgen.lint.report import ERROR, SEVERITIES, WARNING, Finding, sort_key
+from mpsgen.lint.finding import ERROR, SEVERITIES, WARNING, Finding, sort_key
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from mpsgen.lint.report import Finding
+from mpsgen.lint.finding import Finding
 from mpsgen.lint.rules import ERROR, WARNING, rule
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from mpsgen.lint.report import Finding
+from mpsgen.lint.finding import Finding
 from mpsgen.lint.rules import ERROR, WARNING, rule
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ import difflib
 from typing import TYPE_CHECKING, Iterator
 
 from mpsgen.lint.inventory import could_be_opinfo_key
-from mpsgen.lint.report import Finding
+from mpsgen.lint.finding import Finding
 from mpsgen.lint.rules import WARNING, rule
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterator
 
-from mpsgen.lint.report import Finding
+from mpsgen.lint.finding import Finding
 from mpsgen.lint.rules import ERROR, WARNING, rule
 from mpsgen.lint.rules.shared import bare, families, kernel_col, mps_col
 from mpsgen.sources.nativefunctions import family_key
