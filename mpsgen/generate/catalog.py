@@ -11,7 +11,8 @@ from mpsgen.errors import MpsgenError
 from mpsgen.generate.render import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, KernelSpec, default_templates_dir
 
 CATALOG_FILE = "catalog.yaml"
-_KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes", "note"}
+_KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes",
+         "follows", "note"}
 
 # What --expr looks like per arity, for error messages.
 EXAMPLES = {
@@ -28,29 +29,25 @@ def catalog_path() -> Path:
 
 
 def load_catalog(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
-    """op -> entry, validated.  Parsed once per process and file with ruamel's safe loader."""
+    """op -> entry, validated.  Parsed once per process and file by catalog_reader (no ruamel)."""
     return _load(str(Path(path) if path else catalog_path()))
 
 
 @functools.lru_cache(maxsize=4)
 def _load(path: str) -> dict[str, dict[str, Any]]:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from mpsgen.generate.catalog_reader import CatalogSyntaxError, read_catalog
 
     file = Path(path)
     try:
-        data = YAML(typ="safe").load(file.read_text(encoding="utf-8"))  # C loader when ruamel.yaml.clib is there
+        data = read_catalog(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise MpsgenError("catalog not found", path=file, hint="reinstall mpsgen") from None
-    except YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        raise MpsgenError(f"catalog is not valid YAML: {getattr(err, 'problem', err)}", path=file,
-                          line=mark.line + 1 if mark else None) from None
-    if not isinstance(data, dict):
-        raise MpsgenError("catalog must map op names to entries", path=file)
+    except CatalogSyntaxError as err:
+        raise MpsgenError(f"catalog line not in the shape mpsgen reads: {err.message}", path=file, line=err.line,
+                          hint="see the comment at the top of templates/catalog.yaml") from None
     for op, entry in data.items():
-        _validate_entry(str(op), entry, file)
-    return {str(k): v for k, v in data.items()}
+        _validate_entry(op, entry, file)
+    return data
 
 
 def _validate_entry(op: str, entry: Any, file: Path) -> None:

@@ -71,6 +71,15 @@ class Overload:
     ret: str
     body: str
 
+    @property
+    def statements(self) -> bool:
+        """A catalog body may be a block of statements ending in `return ...;` instead of an expression."""
+        return is_statement_block(self.body)
+
+
+def is_statement_block(body: str) -> bool:
+    return re.search(r"(?<!\w)return\b", body) is not None and body.rstrip().endswith(";")
+
 
 # -- templates ---------------------------------------------------------------------------
 
@@ -138,13 +147,13 @@ def functor_overloads(spec: KernelSpec) -> list[Overload]:
     to_bool = spec.result == "bool"
     out: list[Overload] = []
     if "float" in spec.dtypes:
-        body = spec.expr if to_bool else f"static_cast<T>({spec.expr})"
+        body = spec.expr if to_bool or is_statement_block(spec.expr) else f"static_cast<T>({spec.expr})"
         out.append(Overload(f_trait, "bool" if to_bool else "T", body))
     int_expr = spec.int_expr or spec.expr
     if "int2float" in spec.dtypes:
         out.append(Overload(i_trait, "float", int_expr))
     elif "integer" in spec.dtypes:
-        body = int_expr if to_bool else f"static_cast<T>({int_expr})"
+        body = int_expr if to_bool or is_statement_block(int_expr) else f"static_cast<T>({int_expr})"
         out.append(Overload(i_trait, "bool" if to_bool else "T", body))
     if bool_branch:
         ret = "float" if "int2float" in spec.dtypes else ("bool" if to_bool else "T")
