@@ -36,6 +36,7 @@ class KernelOptions:
     templates_dir: str | None = None
     shared_kernel: str | None = None
     drop_complex: bool = False
+    drop_dtypes: str | None = None  # torch dtypes MPS served that the new kernel deliberately leaves out
 
 
 @dataclass(frozen=True)

@@ -74,10 +74,18 @@ def test_unknown_op_without_expr_shows_the_expected_form():
         spec_for("my_new_op", "binary")
     line = err.value.render()
     assert "no Metal body known for 'my_new_op'" in line
-    assert "--expr 'precise::atan2(float(a), float(b))'" in line and "a, b" in line
+    # Issue 13: the hint says how to write a body, and never suggests another op's (asinh, atan2).
+    assert "--expr 'a == 0 ? b : T(float(a) * float(b))'" in line and "in a and b of the input type T" in line
+    assert "c10/metal/utils.h" in line and "templates/catalog.yaml" in line
+    assert "asinh" not in line and "atan2" not in line
     with pytest.raises(MpsgenError) as err:
         spec_for("my_new_op", "unary")
-    assert "--expr 'precise::asinh(float(x))'" in err.value.render()
+    line = err.value.render()
+    assert "--expr 'x > 0 ? T(float(x) * 2.0f) : T(0)'" in line and "in x of the input type T" in line
+    assert "asinh" not in line
+    with pytest.raises(MpsgenError) as err:
+        spec_for("my_new_op", "binary_alpha")
+    assert "in a and b (and the scalar alpha)" in err.value.render()
 
 
 def test_unknown_op_with_expr():

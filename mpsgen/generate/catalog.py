@@ -14,14 +14,25 @@ CATALOG_FILE = "catalog.yaml"
 _KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes",
          "follows", "note"}
 
-# What --expr looks like per arity, for error messages.
+# The shape of an --expr per arity, for error messages: structure only, no op's own math (a hint
+# must not suggest another op's body).
 EXAMPLES = {
-    "unary": "--expr 'precise::asinh(float(x))'",
+    "unary": "--expr 'x > 0 ? T(float(x) * 2.0f) : T(0)'",
     "unary_alpha": "--expr 'float(x) * float(alpha)'",
-    "binary": "--expr 'precise::atan2(float(a), float(b))'",
+    "binary": "--expr 'a == 0 ? b : T(float(a) * float(b))'",
     "binary_alpha": "--expr 'float(a) + float(alpha) * float(b)'",
     "ternary": "--expr 'float(a) + float(c) * (float(b) - float(a))'",
 }
+
+
+def how_to_write(arity: str) -> str:
+    """Where and how to write a body for an op the catalog does not know."""
+    names = " and ".join(VARIABLES[arity]) + (" (and the scalar alpha)" if arity.endswith("_alpha") else "")
+    first = VARIABLES[arity][0]
+    return (f"write one: {EXAMPLES[arity]}, a Metal expression in {names} of the input type T (compute in float, "
+            f"e.g. float({first}); the result is cast back); use Metal's precise::/::metal:: math and the "
+            "c10::metal helpers of c10/metal/utils.h and special_math.h; --int-expr and --complex-expr (float2: "
+            ".x real, .y imag) give the other branches; known bodies live in templates/catalog.yaml")
 
 
 def catalog_path() -> Path:
@@ -125,15 +136,11 @@ def spec_for(
         if expr is None:
             raise MpsgenError(
                 f"the catalog's body for '{op}' is {entry['arity']}, but its stub is {arity}",
-                hint=f"give the body yourself: {EXAMPLES[arity]}",
+                hint=how_to_write(arity),
             )
         entry = None  # the user's own body for another arity; catalog defaults do not apply
     if expr is None and entry is None:
-        raise MpsgenError(
-            f"no Metal body known for '{op}' ({arity}) and no --expr given",
-            hint=f"pass {EXAMPLES[arity]} (a Metal expression in {', '.join(VARIABLES[arity])}); "
-            f"known ops: mpsgen's catalog lists {len(load_catalog(catalog))}",
-        )
+        raise MpsgenError(f"no Metal body known for '{op}' ({arity}) and no --expr given", hint=how_to_write(arity))
     e = entry or {}
     chosen = parse_dtypes(dtypes) if dtypes is not None else parse_dtypes(e.get("dtypes", ["float"]))
     if complex_expr is not None and "complex" not in chosen:

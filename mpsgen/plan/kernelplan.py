@@ -62,6 +62,8 @@ class Plan:
     # OpInfo names to run tests for, and test-name op part ("special_log_ndtr") -> common_mps.py key.
     test_names: list[str] = field(default_factory=list)
     test_keys: dict[str, str] = field(default_factory=dict)
+    dtype_rows: list[Any] = field(default_factory=list)  # plan.dtypes.Row: per dtype, before -> after
+    dropped: list[str] = field(default_factory=list)  # --drop-dtypes (torch names)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +79,7 @@ class Plan:
             "kernel": self.kernel,
             "arity": self.arity,
             "dtypes": list(self.dtypes),
+            "dtype_table": [r.to_json() for r in self.dtype_rows],
             "added": self.added,
             "removed": self.removed,
             "notes": self.notes,
@@ -180,6 +183,9 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
         for legacy in edit.legacy_kernels:
             _remove_legacy(plan, checkout, legacy)
         _plan_test_lists(plan, checkout, opts)
+        from mpsgen.plan.dtypes import keep_dropped_xfailed
+
+        keep_dropped_xfailed(plan, checkout)
         if cs.is_empty:
             plan.nothing_to_do = f"{family.name} is already on a native Metal kernel"
         else:
@@ -242,7 +248,6 @@ def _host_file(checkout: Checkout, arity: str) -> str:
 
 
 def _plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> None:
-    from mpsgen.generate import catalog
     from mpsgen.generate import render
 
     cs, stub = plan.changeset, plan.stub
@@ -252,7 +257,9 @@ def _plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> No
     if not checkout.path(metal_rel).is_file():
         raise MpsgenError(f"{Path(metal_rel).name} not found", path=metal_rel,
                           hint=f"the kernel must live in the .metal whose stem matches {Path(mm_rel).name}")
-    spec = catalog.spec_for(plan.family, plan.arity, opts.expr, opts.int_expr, opts.complex_expr, opts.dtypes)
+    from mpsgen.plan import dtypes as dtype_plan
+
+    spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
     plan.kernel, plan.dtypes = spec.name, spec.dtypes
     metal_texts = _texts(cs, checkout.metal_files(), checkout)
     indexes = [metal.index_metal(t, p) for p, t in metal_texts.items()]
@@ -340,7 +347,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         return
     if "complex" in plan.dtypes:
         action = "add"
-    elif opts.drop_complex:
+    elif opts.drop_complex or "complex64" in plan.dropped:
         action = "drop"
     else:
         action = "refuse-if-listed"
@@ -350,7 +357,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         common_mps_text=cs.original(COMMON_MPS_REL),
         cmi_text=cs.original(CMI_REL),
         definitions=definitions,
-        supported_dtypes=_supported_dtypes(plan.dtypes),
+        supported_dtypes=[d for d in _supported_dtypes(plan.dtypes) if d not in plan.dropped],
         complex_action=action,
         common_mps_path=COMMON_MPS_REL,
         cmi_path=CMI_REL,
