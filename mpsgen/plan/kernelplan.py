@@ -283,6 +283,12 @@ def _plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> No
     for reg in existing:
         if reg.macro == "REGISTER_MPS_UNARY_STUB":  # MPSGraph registering the stub itself
             _remove_text_lines(plan, reg.path, reg.line, reg.end_line, f"{reg.macro}({stub.name.removesuffix('_stub')}, …)")
+            from mpsgen.sources import unary_stub_macro
+
+            text, line = unary_stub_macro.remove_if_unused(cs.current(reg.path), reg.path)
+            if line is not None:  # that was its last use: the macro goes too
+                cs.set_text(reg.path, text, f"removed #define {reg.macro}")
+                plan.removed.append(f"{reg.path}:{line}: #define {reg.macro} (no use left)")
     if metal_regs:
         reg = metal_regs[0]
         plan.notes.append(f"{stub.name} is already registered for MPS at {reg.path}:{reg.line} ({reg.fn or reg.macro}): kept")
