@@ -38,6 +38,7 @@ class Facts:
     promotes_source: str = ""
     mpsgraph_refuses: Mapping[str, str] = field(default_factory=dict)  # dtype -> the check that refuses it
     mpsgraph_at: str = ""  # "path:line" of the MPSGraph implementation
+    has_lists: bool = True  # common_mps.py exists (else nothing is known about xfails)
 
     @property
     def declared(self) -> frozenset[str] | None:
@@ -223,7 +224,7 @@ def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] =
         elif facts.command == "new-op":
             table = facts.listed.failing.get(d)
             before = f"xfailed ({table})" if table else "no MPS kernel"
-        elif d == "complex64" and not facts.listed.complex_supported:
+        elif d == "complex64" and facts.has_lists and not facts.listed.complex_supported:
             before = "xfailed (not in SUPPORTED_COMPLEX_OPS)"
         elif d in facts.listed.failing:
             before = f"xfailed ({facts.listed.failing[d]})"
@@ -307,7 +308,8 @@ def read_facts(plan, checkout, opts) -> Facts:  # plan: kernelplan.Plan, checkou
                 body = "".join(mm[impl.path].splitlines(True)[impl.line - 1 : impl.end_line])
                 refuses.update(mpsgraph_refusals(body))
                 at = at or f"{impl.path}:{impl.line}"
-    return Facts(plan.command, op_dtypes, listed, promotes, source, refuses, at)
+    return Facts(plan.command, op_dtypes, listed, promotes, source, refuses, at,
+                 has_lists=checkout.path(COMMON_MPS_REL).is_file())
 
 
 def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_rows
