@@ -36,7 +36,9 @@ def test_plan_json_has_the_per_dtype_table(tree: Path) -> None:
 def test_text_summary_prints_the_table(tree: Path) -> None:
     result = mpsgen("-C", str(tree), "migrate", "frac", "--dry-run")
     assert result.returncode == 0, result.stderr
-    assert "  dtype     bfloat16   served by MPSGraph" in result.stdout
+    # The sample's frac_out_mps checks `!= ScalarType::BFloat16`: MPSGraph never served bfloat16.
+    assert "  dtype     bfloat16   refused by MPSGraph (TORCH_CHECK(self.scalar_type() != ScalarType::BFloat16))" in result.stdout
+    assert "  dtype     float16    served by MPSGraph" in result.stdout
     assert "  dtype     int64      not declared by the OpInfo" in result.stdout
 
 

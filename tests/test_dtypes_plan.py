@@ -68,6 +68,18 @@ def test_mpsgraph_dtype_checks():
     assert d.mpsgraph_refusals('TORCH_CHECK(isFloatingType(a) || isIntegralType(a, true), "x");') == {}
 
 
+def test_impl_body_reads_functions_and_macro_lines():
+    text = ("CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)\n\n"
+            "TORCH_IMPL_FUNC(frac_out_mps)\n(const Tensor& self, const Tensor& output) {\n"
+            '  TORCH_CHECK(self.scalar_type() != ScalarType::BFloat16, "no bfloat16");\n  if (x) { y(); }\n}\n\n'
+            "Tensor& logit_out_mps(const Tensor& self, Tensor& result) {\n  return result;\n}\n")
+    assert d.impl_body(text, "asinh_out_mps") == (1, "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)")
+    line, body = d.impl_body(text, "frac_out_mps")
+    assert line == 3 and body.endswith("if (x) { y(); }\n}") and set(d.mpsgraph_refusals(body)) == {"bfloat16"}
+    assert d.impl_body(text, "logit_out_mps") == (9, "Tensor& logit_out_mps(const Tensor& self, Tensor& result) {\n  return result;\n}")
+    assert d.impl_body(text, "sign_out_mps") is None
+
+
 def test_cpu_meta_function_promotion():
     texts = {"UnaryOps.cpp": "#define X\nCREATE_UNARY_FLOAT_META_FUNC(asinh)\nTORCH_META_FUNC(frac) (const Tensor& self) {\n"
                              "  build_borrowing_unary_op(maybe_get_output(), self);\n}\n",

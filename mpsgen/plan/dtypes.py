@@ -66,6 +66,8 @@ class Row:
 
 # -- reading -----------------------------------------------------------------------------------
 
+_SCALAR_TYPES = {"Float": "float32", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64", "Int": "int32",
+                 "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool", "ComplexFloat": "complex64"}
 _CHECK = re.compile(r"TORCH_CHECK(?:_TYPE|_NOT_IMPLEMENTED)?\s*\((?P<cond>[^;]*?),\s*\"", re.S)
 
 
@@ -79,9 +81,32 @@ def mpsgraph_refusals(body: str) -> dict[str, str]:
                 out.setdefault(d, f"TORCH_CHECK({cond})")
         if re.search(r"!\s*(?:c10::)?isComplexType\s*\(|!\s*\w+\.is_complex\(\)", cond):
             out.setdefault("complex64", f"TORCH_CHECK({cond})")
-        if re.search(r"!=\s*(?:ScalarType::Long|kLong|at::kLong)\b", cond):
-            out.setdefault("int64", f"TORCH_CHECK({cond})")
+        for scalar in re.findall(r"!=\s*(?:at::)?(?:ScalarType::|k)(\w+)", cond):
+            if scalar in _SCALAR_TYPES and "||" not in cond:
+                out.setdefault(_SCALAR_TYPES[scalar], f"TORCH_CHECK({cond})")
     return out
+
+
+def impl_body(text: str, name: str) -> tuple[int, str] | None:
+    """(1-based line, text) of the MPSGraph implementation *name*: `TORCH_IMPL_FUNC(name)` or a
+    function `name(` up to its closing brace, or the one line of a `CREATE_MPS_..._FUNC(name, ...)`.
+
+    A light scan (the dtype checks are plain TORCH_CHECK lines); host.py does the exact work of
+    finding and removing the implementation."""
+    n = re.escape(name)
+    m = re.search(rf"TORCH_IMPL_FUNC\(\s*{n}\s*\)|^[\w:<>&*, \t]+?\b{n}[ \t]*\([^;{{]*\)[^;{{]*\{{", text, re.M)
+    if m is not None:
+        depth, i = 0, text.find("{", m.start())
+        while 0 <= i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        return text.count("\n", 0, m.start()) + 1, text[m.start() : i + 1]
+    m = re.search(rf"^[ \t]*[A-Z][A-Z0-9_]*\([ \t]*{n}[ \t]*[,)].*$", text, re.M)
+    if m is not None:
+        return text.count("\n", 0, m.start()) + 1, m.group(0)
+    return None
 
 
 def cpu_promotes(native_texts: Mapping[str, str], op: str) -> str:
@@ -271,7 +296,6 @@ def format_rows(table: list[Row]) -> list[str]:
 
 def read_facts(plan, checkout, opts) -> Facts:  # plan: kernelplan.Plan, checkout: Checkout
     """Everything above, read from the planned tree's texts (nothing written)."""
-    from mpsgen.sources import host
     from mpsgen.sources.testlists.commonmps import listed_dtypes
     from mpsgen.sources.testlists.opinfo_dtypes import mps_dtypes
     from mpsgen.tree.checkout import CMI_REL, COMMON_MPS_REL
@@ -303,11 +327,12 @@ def read_facts(plan, checkout, opts) -> Facts:  # plan: kernelplan.Plan, checkou
     if legacy:
         mm = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.mm_files()}
         for name in legacy:
-            mine = {p: t for p, t in mm.items() if name in t}
-            for impl in host.find_implementations(mine, name):
-                body = "".join(mm[impl.path].splitlines(True)[impl.line - 1 : impl.end_line])
-                refuses.update(mpsgraph_refusals(body))
-                at = at or f"{impl.path}:{impl.line}"
+            for path, text in mm.items():
+                found = impl_body(text, name) if name in text else None
+                if found is not None:
+                    line, body = found
+                    refuses.update(mpsgraph_refusals(body))
+                    at = at or f"{path}:{line}"
     return Facts(plan.command, op_dtypes, listed, promotes, source, refuses, at,
                  has_lists=checkout.path(COMMON_MPS_REL).is_file())
 
