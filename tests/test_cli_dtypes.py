@@ -81,6 +81,8 @@ def test_branch_flags_for_dtypes_the_op_cannot_take(tree: Path) -> None:
     assert "--int-expr given, but frac takes no integer dtypes on MPS" in err
     assert err.startswith("mpsgen: error: torch/testing/_internal/common_methods_invocations.py:")
     assert "takes no complex dtypes on MPS" in refused(tree, "migrate", "atan2", "--complex-expr", "a")
+    err = refused(tree, "migrate", "atan2", "--dtypes", "float", "--int-expr", "float(a) + float(b)")
+    assert "--int-expr given, but the registrations for atan2 (float) have no integer types" in err
 
 
 def test_dtypes_by_torch_name(tree: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan import dtypes as d
+from mpsgen.sources import dtype_checks as checks
 from mpsgen.sources.testlists import plan_common_mps
 from mpsgen.sources.testlists.commonmps import ListedDtypes, add_unimplemented, listed_dtypes
 from mpsgen.sources.testlists.opinfo_dtypes import evaluate, mps_dtypes
@@ -61,11 +62,11 @@ def test_dtypes_if_mps_wins_and_variants_and_aliases_union():
 def test_mpsgraph_dtype_checks():
     body = ('TORCH_IMPL_FUNC(frac_out_mps)(const Tensor& self, const Tensor& output) {\n'
             '  TORCH_CHECK(isFloatingType(self.scalar_type()), "frac_out_mps is only implemented for floating types");\n}\n')
-    refused = d.mpsgraph_refusals(body)
+    refused = checks.mpsgraph_refusals(body)
     assert set(refused) == set(d.INTS) | {"complex64"} and refused["int64"].startswith("TORCH_CHECK(isFloatingType(")
-    assert set(d.mpsgraph_refusals('TORCH_CHECK(self.scalar_type() != ScalarType::Long, "no int64");')) == {"int64"}
-    assert set(d.mpsgraph_refusals('TORCH_CHECK(!self.is_complex(), "no complex");')) == {"complex64"}
-    assert d.mpsgraph_refusals('TORCH_CHECK(isFloatingType(a) || isIntegralType(a, true), "x");') == {}
+    assert set(checks.mpsgraph_refusals('TORCH_CHECK(self.scalar_type() != ScalarType::Long, "no int64");')) == {"int64"}
+    assert set(checks.mpsgraph_refusals('TORCH_CHECK(!self.is_complex(), "no complex");')) == {"complex64"}
+    assert checks.mpsgraph_refusals('TORCH_CHECK(isFloatingType(a) || isIntegralType(a, true), "x");') == {}
 
 
 def test_impl_body_reads_functions_and_macro_lines():
@@ -73,11 +74,11 @@ def test_impl_body_reads_functions_and_macro_lines():
             "TORCH_IMPL_FUNC(frac_out_mps)\n(const Tensor& self, const Tensor& output) {\n"
             '  TORCH_CHECK(self.scalar_type() != ScalarType::BFloat16, "no bfloat16");\n  if (x) { y(); }\n}\n\n'
             "Tensor& logit_out_mps(const Tensor& self, Tensor& result) {\n  return result;\n}\n")
-    assert d.impl_body(text, "asinh_out_mps") == (1, "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)")
-    line, body = d.impl_body(text, "frac_out_mps")
-    assert line == 3 and body.endswith("if (x) { y(); }\n}") and set(d.mpsgraph_refusals(body)) == {"bfloat16"}
-    assert d.impl_body(text, "logit_out_mps") == (9, "Tensor& logit_out_mps(const Tensor& self, Tensor& result) {\n  return result;\n}")
-    assert d.impl_body(text, "sign_out_mps") is None
+    assert checks.impl_body(text, "asinh_out_mps") == (1, "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)")
+    line, body = checks.impl_body(text, "frac_out_mps")
+    assert line == 3 and body.endswith("if (x) { y(); }\n}") and set(checks.mpsgraph_refusals(body)) == {"bfloat16"}
+    assert checks.impl_body(text, "logit_out_mps") == (9, "Tensor& logit_out_mps(const Tensor& self, Tensor& result) {\n  return result;\n}")
+    assert checks.impl_body(text, "sign_out_mps") is None
 
 
 def test_cpu_meta_function_promotion():
@@ -85,9 +86,9 @@ def test_cpu_meta_function_promotion():
                              "  build_borrowing_unary_op(maybe_get_output(), self);\n}\n",
              "BinaryOps.cpp": "TORCH_META_FUNC2(atan2, out) (const Tensor& self, const Tensor& other) {\n"
                               "  build_borrowing_binary_float_op(maybe_get_output(), self, other);\n}\n"}
-    assert d.cpu_promotes(texts, "asinh") == "UnaryOps.cpp:2"
-    assert d.cpu_promotes(texts, "atan2") == "BinaryOps.cpp:1"
-    assert d.cpu_promotes(texts, "frac") == ""
+    assert checks.cpu_promotes(texts, "asinh") == "UnaryOps.cpp:2"
+    assert checks.cpu_promotes(texts, "atan2") == "BinaryOps.cpp:1"
+    assert checks.cpu_promotes(texts, "frac") == ""
 
 
 # -- defaults, table, guard --------------------------------------------------------------------
@@ -234,3 +235,11 @@ def test_real_common_mps_gets_an_xfail_entry_for_dropped_dtypes(real):
     assert listed_dtypes(new, ["sign"]).failing == {"int64": "UNIMPLEMENTED_XFAILLIST", "bool": "UNIMPLEMENTED_XFAILLIST"}
     added = [line for line in new.splitlines() if line not in cm.splitlines()]
     assert added == ['            "sign": [torch.int64, torch.bool],']
+
+
+def test_without_an_opinfo_the_registrations_are_trusted():
+    f = facts(None)
+    rows = {r.dtype: r for r in d.rows(f, ("float",), "same")}
+    assert rows["float32"].before == "served by MPSGraph (no OpInfo: assumed)" and rows["float32"].served
+    assert rows["int64"].before == "unknown (no OpInfo)" and not rows["int64"].served
+    d.guard(list(rows.values()), "tanh_backward", frozenset(), f)  # nothing known to lose

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from mpsgen.errors import MpsgenError
+from mpsgen.sources.dtype_checks import cpu_promotes, impl_body, mpsgraph_refusals
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists.commonmps import ListedDtypes
 from mpsgen.sources.testlists.opinfo_dtypes import OpDtypes
@@ -62,67 +63,6 @@ class Row:
 
     def to_json(self) -> dict[str, object]:
         return {"dtype": self.dtype, "before": self.before, "after": self.after}
-
-
-# -- reading -----------------------------------------------------------------------------------
-
-_SCALAR_TYPES = {"Float": "float32", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64", "Int": "int32",
-                 "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool", "ComplexFloat": "complex64"}
-_CHECK = re.compile(r"TORCH_CHECK(?:_TYPE|_NOT_IMPLEMENTED)?\s*\((?P<cond>[^;]*?),\s*\"", re.S)
-
-
-def mpsgraph_refusals(body: str) -> dict[str, str]:
-    """dtype -> the TORCH_CHECK in an MPSGraph implementation that rejects it (the common shapes only)."""
-    out: dict[str, str] = {}
-    for m in _CHECK.finditer(body):
-        cond = " ".join(m.group("cond").split())
-        if re.search(r"(?<!!)\bisFloatingType\s*\(", cond) and "||" not in cond:
-            for d in INTS + ("complex64",):
-                out.setdefault(d, f"TORCH_CHECK({cond})")
-        if re.search(r"!\s*(?:c10::)?isComplexType\s*\(|!\s*\w+\.is_complex\(\)", cond):
-            out.setdefault("complex64", f"TORCH_CHECK({cond})")
-        for scalar in re.findall(r"!=\s*(?:at::)?(?:ScalarType::|k)(\w+)", cond):
-            if scalar in _SCALAR_TYPES and "||" not in cond:
-                out.setdefault(_SCALAR_TYPES[scalar], f"TORCH_CHECK({cond})")
-    return out
-
-
-def impl_body(text: str, name: str) -> tuple[int, str] | None:
-    """(1-based line, text) of the MPSGraph implementation *name*: `TORCH_IMPL_FUNC(name)` or a
-    function `name(` up to its closing brace, or the one line of a `CREATE_MPS_..._FUNC(name, ...)`.
-
-    A light scan (the dtype checks are plain TORCH_CHECK lines); host.py does the exact work of
-    finding and removing the implementation."""
-    n = re.escape(name)
-    m = re.search(rf"TORCH_IMPL_FUNC\(\s*{n}\s*\)|^[\w:<>&*, \t]+?\b{n}[ \t]*\([^;{{]*\)[^;{{]*\{{", text, re.M)
-    if m is not None:
-        depth, i = 0, text.find("{", m.start())
-        while 0 <= i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if depth == 0:
-                break
-            i += 1
-        return text.count("\n", 0, m.start()) + 1, text[m.start() : i + 1]
-    m = re.search(rf"^[ \t]*[A-Z][A-Z0-9_]*\([ \t]*{n}[ \t]*[,)].*$", text, re.M)
-    if m is not None:
-        return text.count("\n", 0, m.start()) + 1, m.group(0)
-    return None
-
-
-def cpu_promotes(native_texts: Mapping[str, str], op: str) -> str:
-    """"path:line" of the CPU meta function that builds *op* as a float op (ints -> float), else ""."""
-    macro = re.compile(rf"\bCREATE_UNARY_FLOAT_META_FUNC\(\s*{re.escape(op)}\s*\)")
-    meta = re.compile(rf"\bTORCH_META_FUNC2?\s*\(\s*{re.escape(op)}\s*[,)]")
-    for path, text in native_texts.items():
-        m = macro.search(text)
-        if m:
-            return f"{path}:{text.count(chr(10), 0, m.start()) + 1}"
-        m = meta.search(text)
-        if m:
-            close = text.find("\n}", m.end())
-            if "_float_op(" in text[m.end() : close if close != -1 else len(text)]:
-                return f"{path}:{text.count(chr(10), 0, m.start()) + 1}"
-    return ""
 
 
 # -- defaults ----------------------------------------------------------------------------------
@@ -255,9 +195,9 @@ def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] =
             before = f"xfailed ({facts.listed.failing[d]})"
         elif d in facts.mpsgraph_refuses:
             before = f"refused by MPSGraph ({facts.mpsgraph_refuses[d]})"
-        elif declared is None:
-            before = "served by MPSGraph (no OpInfo: assumed)"
-            served = bool(kind)  # nothing to compare against: trust the registrations
+        elif declared is None:  # nothing to compare against: trust the registrations
+            before = "served by MPSGraph (no OpInfo: assumed)" if kind else "unknown (no OpInfo)"
+            served = bool(kind)
         else:
             before, served = "served by MPSGraph", True
         out.append(Row(d, before, f"registered {kind}" if kind else "not registered", served, bool(kind)))
@@ -369,6 +309,9 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
     spec = catalog.spec_for(plan.family, plan.arity, opts.expr, opts.int_expr, opts.complex_expr,
                             groups, result=result if entry is None else None)
+    if opts.int_expr is not None and not {"int2float", "integer"} & set(spec.dtypes):
+        raise MpsgenError(f"--int-expr given, but the registrations for {plan.family} ({','.join(spec.dtypes)}) "
+                          "have no integer types", hint="add integer or int2float to --dtypes, or drop --int-expr")
     spec = dataclasses.replace(spec, skip=tuple(METAL_NAME[d] for d in METAL if d in skip))
     table = rows(facts, spec.dtypes, spec.result, skip)
     guard(table, plan.family, drop, facts, user_dtypes=opts.dtypes is not None)
