@@ -74,7 +74,7 @@ def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--expr", help="Metal expression of the functor: in x (unary) or a, b (binary)."),
         click.option("--int-expr", help="Expression for integral inputs (default: the float expression on float(x))."),
         click.option("--complex-expr", help="Expression for complex (float2/half2) inputs; adds complex kernels."),
-        click.option("--dtypes", help="Registrations, e.g. float | float,int2float | float,integer | float,complex."),
+        click.option("--dtypes", help="Registrations (default: read from the op's OpInfo): groups float, int2float, integer, complex, or torch dtypes such as float32,int64."),
         click.option("--stub", "stub_override", metavar="NAME", help="DispatchStub to register when it cannot be inferred."),
         click.option("--templates", "templates_dir", type=click.Path(file_okay=False), help="Folder of *.j2 templates overriding the built-in ones."),
         click.option("--print", "print_only", is_flag=True, help="Show the rendered functor, registrations and host code; touch nothing."),
@@ -98,6 +98,7 @@ def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @kernel_options
 @click.option("--shared-kernel", metavar="NAME", help="Shared CPU/CUDA kernel to route MPS to when it is ambiguous.")
 @click.option("--drop-complex", is_flag=True, help="Accept losing complex support of an op in SUPPORTED_COMPLEX_OPS.")
+@click.option("--drop-dtypes", metavar="DTYPES", help="Accept losing these dtypes MPSGraph served (e.g. int64,bool); they stay xfailed.")
 @click.pass_obj
 @reports_errors
 def migrate(obj: Context, **options: Any) -> None:

@@ -51,6 +51,7 @@ class KernelOptions:
     templates_dir: str | None = None
     shared_kernel: str | None = None
     drop_complex: bool = False
+    drop_dtypes: str | None = None  # torch dtypes MPS served that the new kernel deliberately leaves out
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class KernelSpec:
     result: ResultKind = "same"  # "float": integral inputs return float; "bool": comparisons
     includes: tuple[str, ...] = ()  # c10/metal headers the body needs, e.g. "c10/metal/expm1f.h"
     note: str = ""
+    skip: tuple[str, ...] = ()  # Metal types of the chosen families left unregistered (--drop-dtypes)
 
     @property
     def is_unary_family(self) -> bool:

@@ -12,9 +12,10 @@ from mpsgen.generate.catalog import catalog_path, known_ops, load_catalog, parse
 from mpsgen.errors import MpsgenError
 
 REQUIRED = {
-    # still on MPSGraph in the 2.13 wheel
+    # still on MPSGraph in the 2.13 wheel (ceil/floor/trunc/round through REGISTER_MPS_UNARY_STUB)
     "asinh", "acosh", "atanh", "sign", "sgn", "signbit", "frac", "logit",
     "logical_and", "logical_or", "logical_xor", "logical_not",
+    "ceil", "floor", "trunc", "round", "conj_physical", "logit_backward", "sigmoid_backward", "tanh_backward",
     # historical migrations
     "atan2", "hypot", "copysign", "logaddexp", "xlogy", "fmod", "remainder", "expm1", "log1p",
 }
@@ -73,10 +74,18 @@ def test_unknown_op_without_expr_shows_the_expected_form():
         spec_for("my_new_op", "binary")
     line = err.value.render()
     assert "no Metal body known for 'my_new_op'" in line
-    assert "--expr 'precise::atan2(float(a), float(b))'" in line and "a, b" in line
+    # Issue 13: the hint says how to write a body, and never suggests another op's (asinh, atan2).
+    assert "--expr 'a == 0 ? b : T(float(a) * float(b))'" in line and "in a and b of the input type T" in line
+    assert "c10/metal/utils.h" in line and "templates/catalog.yaml" in line
+    assert "asinh" not in line and "atan2" not in line
     with pytest.raises(MpsgenError) as err:
         spec_for("my_new_op", "unary")
-    assert "--expr 'precise::asinh(float(x))'" in err.value.render()
+    line = err.value.render()
+    assert "--expr 'x > 0 ? T(float(x) * 2.0f) : T(0)'" in line and "in x of the input type T" in line
+    assert "asinh" not in line
+    with pytest.raises(MpsgenError) as err:
+        spec_for("my_new_op", "binary_alpha")
+    assert "in a and b (and the scalar alpha)" in err.value.render()
 
 
 def test_unknown_op_with_expr():
@@ -136,3 +145,78 @@ def test_broken_user_catalog_gives_file_and_line(tmp_path):
     wrong.write_text("atan2:\n  arity: binary\n  expr: x\n  exprr: y\n")
     with pytest.raises(MpsgenError, match="unknown keys: exprr"):
         load_catalog(str(wrong))
+
+
+# -- the small reader (issue 11) and the frontier entries -----------------------------------------
+
+
+def test_small_reader_agrees_with_ruamel_on_the_shipped_catalog():
+    from ruamel.yaml import YAML
+
+    from mpsgen.generate.catalog_reader import read_catalog
+
+    text = catalog_path().read_text(encoding="utf-8")
+    assert read_catalog(text) == YAML(typ="safe").load(text)
+
+
+def test_catalog_load_does_not_import_ruamel():
+    import subprocess
+    import sys
+
+    code = ("import sys; from mpsgen.generate.catalog import _load, catalog_path; "
+            "_load(str(catalog_path())); print('ruamel' in ' '.join(sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("op:\n  expr: [a, b\n", 2, "unclosed flow list"),
+    ("op:\n  expr: \"x\n", 2, "unclosed double quote"),
+    ("op:\n   expr: x\n", 2, "two-space indented"),
+    ("op:\n  expr: a: b\n", 2, "': '"),
+    ("op:\n  expr: 1.5\n", 2, "would not be read as text"),
+    ("op:\n  expr: x\n  expr: y\n", 3, "duplicate key 'expr'"),
+    ("  expr: x\n", 1, "expected `op:`"),
+])
+def test_small_reader_refuses_what_it_does_not_read(tmp_path, text, line, message):
+    bad = tmp_path / "catalog.yaml"
+    bad.write_text(text)
+    with pytest.raises(MpsgenError) as err:
+        load_catalog(str(bad))
+    assert message in err.value.render() and f"catalog.yaml:{line}:" in err.value.render()
+
+
+def test_block_bodies_keep_their_lines_and_render_as_statements():
+    from mpsgen.generate.render import render_functor
+
+    spec = spec_for("atanh", "unary")
+    assert spec.complex_expr.startswith("// atanh(z)") and spec.complex_expr.rstrip().endswith(";")
+    functor = render_functor(spec)
+    assert "    const float X = ::metal::fabs(float(x.x)), Y = ::metal::fabs(float(x.y));\n" in functor
+    assert "return T(::metal::copysign(" in functor and "return // atanh" not in functor
+    # A float branch written as a block is not wrapped in static_cast<T>(...).
+    logit = render_functor(spec_for("logit", "unary_alpha"))
+    assert "static_cast<T>(// The bounds" not in logit and "return static_cast<T>(precise::log(z / (1.0f - z)));" in logit
+
+
+FRONTIER = ["asinh", "acosh", "atanh", "sign", "signbit", "frac", "logit", "ceil", "floor", "trunc", "round",
+            "logical_and", "logical_or", "logical_xor", "logical_not", "conj_physical", "logit_backward",
+            "sigmoid_backward", "tanh_backward"]
+
+
+@pytest.mark.parametrize("op", sorted(load_catalog()))
+def test_every_entry_names_the_cpu_kernel_it_follows(op):
+    entry = load_catalog()[op]
+    assert entry["follows"].startswith("cpu/") and "Kernel.cpp" in entry["follows"]
+
+
+def test_frontier_is_covered():
+    assert set(FRONTIER) <= set(known_ops())
+
+
+@pytest.mark.parametrize("op", ["asinh", "acosh", "atanh", "logical_and", "logical_or", "logical_xor",
+                                "logical_not", "conj_physical"])
+def test_ops_mpsgraph_served_complex_for_have_complex_branches(op):
+    """In SUPPORTED_COMPLEX_OPS of the 2.13 wheel (and still in 2.14.1's after upstream's move)."""
+    spec = spec_for(op, load_catalog()[op]["arity"])
+    assert "complex" in spec.dtypes and spec.complex_expr

@@ -22,13 +22,15 @@ def test_new_op_heaviside_builds_and_passes(tree: Path) -> None:
     assert report["build"]["ok"] is True
     tests = report["tests"]
     assert tests["ok"] is True and tests["unexpected_successes"] == []
-    for dtype in ("float32", "float16", "bfloat16"):
+    # Issue 13: the registrations cover every dtype the OpInfo declares (all types, bool, half, bfloat16),
+    # so every dtype now passes and the UNIMPLEMENTED_XFAILLIST entry is gone entirely.
+    for dtype in ("float32", "float16", "bfloat16", "int32", "int64", "uint8", "bool"):
         assert tests["by_dtype"][dtype]["passed"] == 1, dtype
-    # Integer dtypes have no kernel: their xfail stays (narrowed), and they still fail as expected.
-    assert tests["by_dtype"]["int32"]["xfail"] == 1
+    rows = {r["dtype"]: r for r in plan["dtype_table"]}
+    assert rows["int32"] == {"dtype": "int32", "before": "xfailed (UNIMPLEMENTED_XFAILLIST)", "after": "registered T->T"}
+    assert rows["complex64"]["after"] == "not registered"
     text = (tree / COMMON_MPS).read_text()
-    assert '"heaviside": None' not in text
-    assert '"heaviside": [\n                torch.uint8,' in text
+    assert '"heaviside"' not in text
     assert "CPU, CUDA, MPS: heaviside_out" in (tree / "aten/src/ATen/native/native_functions.yaml").read_text()
 
 
@@ -39,7 +41,9 @@ def test_new_op_special_log_ndtr_builds_and_passes(tree: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert "added     aten/src/ATen/native/mps/operations/UnaryKernel.mm: REGISTER_UNARY_TI_DISPATCH(special_log_ndtr)" in out
-    assert 'narrowed "special.log_ndtr" in UNIMPLEMENTED_XFAILLIST' in out
+    # The OpInfo declares integers and the CPU meta function builds a float op: ints register T->float.
+    assert 'removed "special.log_ndtr" from UNIMPLEMENTED_XFAILLIST' in out
+    assert "dtype     int64      xfailed (UNIMPLEMENTED_XFAILLIST)  ->  registered T->float" in out
     assert "build succeeded" in out
     assert "test_output_match float32                1 passed" in out
     assert "0 unexpected successes" in out and "0 failed, 0 errors" in out

@@ -72,6 +72,11 @@ def print_plan_summary(plan: Plan, fmt: str) -> None:
         _say(fmt, f"  dispatch  {m.entry} (line {m.line}): MPS {frm}{m.shared_kernel}")
     if plan.stub is not None:
         _say(fmt, f"  stub      {plan.stub.name} ({plan.stub.fn_type}, {plan.stub.path}:{plan.stub.line})")
+    if plan.dtype_rows:
+        from mpsgen.plan.dtypes import format_rows
+
+        for line in format_rows(plan.dtype_rows):
+            _say(fmt, f"  dtype     {line}")
     for a in plan.added:
         _say(fmt, f"  added     {a}")
     for r in plan.removed:

@@ -7,6 +7,7 @@ emulation, or, on a Mac with MPS, compiled by torch.mps.compile_shader and run o
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -97,22 +98,32 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
     from mpsgen.model import KernelOptions
     from mpsgen.plan.kernelplan import plan_kernel_command
 
-    # drop_complex: the test-list refusal about SUPPORTED_COMPLEX_OPS is migrate's business; the
-    # kernel checked is the same either way.
     opts = KernelOptions(op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr, dtypes=dtypes,
-                         templates_dir=templates_dir, drop_complex=True)
+                         templates_dir=templates_dir)
     try:
-        plan = plan_kernel_command("migrate", checkout, opts)
+        plan = _plan_either(checkout, opts)
     except MpsgenError as err:
-        if "has no MPS kernel to migrate" not in err.message:
+        if "complex" not in err.message:
             raise
-        plan = plan_kernel_command("new-op", checkout, opts)
-    if not plan.nothing_to_do:
-        spec = catalog.spec_for(plan.family, plan.arity, expr, int_expr, complex_expr, dtypes)
-        return Subject(spec, plan.rendered.functor, "plan")
+        # The refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's business: check the rest.
+        plan = _plan_either(checkout, dataclasses.replace(opts, drop_complex=True))
+    if not plan.nothing_to_do and plan.spec is not None:
+        return Subject(plan.spec, plan.rendered.functor, "plan")
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
     return Subject(spec, render.render_functor(spec, templates_dir), "--expr" if expr else "catalog")
+
+
+def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan
+    """migrate's plan, or new-op's for an op with no MPS kernel yet."""
+    from mpsgen.plan.kernelplan import plan_kernel_command
+
+    try:
+        return plan_kernel_command("migrate", checkout, opts)
+    except MpsgenError as err:
+        if "has no MPS kernel to migrate" not in err.message:
+            raise
+        return plan_kernel_command("new-op", checkout, opts)
 
 
 def _arity(op: str, expr: str | None) -> str:
@@ -166,8 +177,7 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
 
     stream = sys.stderr if fmt == "json" else sys.stdout
     for plan in group.todo:
-        spec = catalog.spec_for(plan.family, plan.arity, kernel.expr, kernel.int_expr, kernel.complex_expr,
-                                kernel.dtypes)
+        spec = plan.spec
         try:
             result = check(Subject(spec, plan.rendered.functor, "plan"), op=plan.family,
                            include_root=checkout.root, emulate=False,

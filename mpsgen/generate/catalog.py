@@ -11,16 +11,28 @@ from mpsgen.errors import MpsgenError
 from mpsgen.generate.render import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, KernelSpec, default_templates_dir
 
 CATALOG_FILE = "catalog.yaml"
-_KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes", "note"}
+_KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes",
+         "follows", "note"}
 
-# What --expr looks like per arity, for error messages.
+# The shape of an --expr per arity, for error messages: structure only, no op's own math (a hint
+# must not suggest another op's body).
 EXAMPLES = {
-    "unary": "--expr 'precise::asinh(float(x))'",
+    "unary": "--expr 'x > 0 ? T(float(x) * 2.0f) : T(0)'",
     "unary_alpha": "--expr 'float(x) * float(alpha)'",
-    "binary": "--expr 'precise::atan2(float(a), float(b))'",
+    "binary": "--expr 'a == 0 ? b : T(float(a) * float(b))'",
     "binary_alpha": "--expr 'float(a) + float(alpha) * float(b)'",
     "ternary": "--expr 'float(a) + float(c) * (float(b) - float(a))'",
 }
+
+
+def how_to_write(arity: str) -> str:
+    """Where and how to write a body for an op the catalog does not know."""
+    names = " and ".join(VARIABLES[arity]) + (" (and the scalar alpha)" if arity.endswith("_alpha") else "")
+    first = VARIABLES[arity][0]
+    return (f"write one: {EXAMPLES[arity]}, a Metal expression in {names} of the input type T (compute in float, "
+            f"e.g. float({first}); the result is cast back); use Metal's precise::/::metal:: math and the "
+            "c10::metal helpers of c10/metal/utils.h and special_math.h; --int-expr and --complex-expr (float2: "
+            ".x real, .y imag) give the other branches; known bodies live in templates/catalog.yaml")
 
 
 def catalog_path() -> Path:
@@ -28,29 +40,25 @@ def catalog_path() -> Path:
 
 
 def load_catalog(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
-    """op -> entry, validated.  Parsed once per process and file with ruamel's safe loader."""
+    """op -> entry, validated.  Parsed once per process and file by catalog_reader (no ruamel)."""
     return _load(str(Path(path) if path else catalog_path()))
 
 
 @functools.lru_cache(maxsize=4)
 def _load(path: str) -> dict[str, dict[str, Any]]:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    from mpsgen.generate.catalog_reader import CatalogSyntaxError, read_catalog
 
     file = Path(path)
     try:
-        data = YAML(typ="safe").load(file.read_text(encoding="utf-8"))  # C loader when ruamel.yaml.clib is there
+        data = read_catalog(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise MpsgenError("catalog not found", path=file, hint="reinstall mpsgen") from None
-    except YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        raise MpsgenError(f"catalog is not valid YAML: {getattr(err, 'problem', err)}", path=file,
-                          line=mark.line + 1 if mark else None) from None
-    if not isinstance(data, dict):
-        raise MpsgenError("catalog must map op names to entries", path=file)
+    except CatalogSyntaxError as err:
+        raise MpsgenError(f"catalog line not in the shape mpsgen reads: {err.message}", path=file, line=err.line,
+                          hint="see the comment at the top of templates/catalog.yaml") from None
     for op, entry in data.items():
-        _validate_entry(str(op), entry, file)
-    return {str(k): v for k, v in data.items()}
+        _validate_entry(op, entry, file)
+    return data
 
 
 def _validate_entry(op: str, entry: Any, file: Path) -> None:
@@ -128,15 +136,11 @@ def spec_for(
         if expr is None:
             raise MpsgenError(
                 f"the catalog's body for '{op}' is {entry['arity']}, but its stub is {arity}",
-                hint=f"give the body yourself: {EXAMPLES[arity]}",
+                hint=how_to_write(arity),
             )
         entry = None  # the user's own body for another arity; catalog defaults do not apply
     if expr is None and entry is None:
-        raise MpsgenError(
-            f"no Metal body known for '{op}' ({arity}) and no --expr given",
-            hint=f"pass {EXAMPLES[arity]} (a Metal expression in {', '.join(VARIABLES[arity])}); "
-            f"known ops: mpsgen's catalog lists {len(load_catalog(catalog))}",
-        )
+        raise MpsgenError(f"no Metal body known for '{op}' ({arity}) and no --expr given", hint=how_to_write(arity))
     e = entry or {}
     chosen = parse_dtypes(dtypes) if dtypes is not None else parse_dtypes(e.get("dtypes", ["float"]))
     if complex_expr is not None and "complex" not in chosen:

@@ -47,6 +47,15 @@ class Overload:
     ret: str
     body: str
 
+    @property
+    def statements(self) -> bool:
+        """A catalog body may be a block of statements ending in `return ...;` instead of an expression."""
+        return is_statement_block(self.body)
+
+
+def is_statement_block(body: str) -> bool:
+    return re.search(r"(?<!\w)return\b", body) is not None and body.rstrip().endswith(";")
+
 
 # -- templates ---------------------------------------------------------------------------
 
@@ -114,13 +123,13 @@ def functor_overloads(spec: KernelSpec) -> list[Overload]:
     to_bool = spec.result == "bool"
     out: list[Overload] = []
     if "float" in spec.dtypes:
-        body = spec.expr if to_bool else f"static_cast<T>({spec.expr})"
+        body = spec.expr if to_bool or is_statement_block(spec.expr) else f"static_cast<T>({spec.expr})"
         out.append(Overload(f_trait, "bool" if to_bool else "T", body))
     int_expr = spec.int_expr or spec.expr
     if "int2float" in spec.dtypes:
         out.append(Overload(i_trait, "float", int_expr))
     elif "integer" in spec.dtypes:
-        body = int_expr if to_bool else f"static_cast<T>({int_expr})"
+        body = int_expr if to_bool or is_statement_block(int_expr) else f"static_cast<T>({int_expr})"
         out.append(Overload(i_trait, "bool" if to_bool else "T", body))
     if bool_branch:
         ret = "float" if "int2float" in spec.dtypes else ("bool" if to_bool else "T")
@@ -174,19 +183,23 @@ def _out(spec: KernelSpec, in_type: str, family: str) -> str:
     return in_type
 
 
+def _kept(spec: KernelSpec, types: Sequence[str]) -> list[str]:
+    return [t for t in types if t not in spec.skip]
+
+
 def _unary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     end, n = _end(style), spec.name
     lines: list[str] = []
-    in_macro = style.has_unary_kernels2 and spec.result != "bool"
+    in_macro = style.has_unary_kernels2 and spec.result != "bool" and not spec.skip
     if in_macro and "float" in spec.dtypes and "int2float" in spec.dtypes:
         # INSTANTIATE_UNARY_KERNELS2 covers float/half/bfloat and every integer type -> float.
         lines.append(f"REGISTER_UNARY_OP({n}, DTYPE1, DTYPE0);")
     else:
         for fam, types in (("float", FLOAT_TYPES), ("int2float", INT_TYPES)):
             if fam in spec.dtypes:
-                lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, fam)}){end}" for t in types]
+                lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, fam)}){end}" for t in _kept(spec, types)]
     if "integer" in spec.dtypes:
-        lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, 'integer')}){end}" for t in INT_TYPES]
+        lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, 'integer')}){end}" for t in _kept(spec, INT_TYPES)]
     if "complex" in spec.dtypes:
         if style.has_unary_vec2 and spec.result != "bool":
             lines.append(f"REGISTER_UNARY_OP({n}, DTYPE##2, DTYPE##2);")
@@ -209,11 +222,11 @@ def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     lines: list[str] = []
 
     def family(local_macro: str, fam: str, types: Sequence[str]) -> None:
-        if spec.result != "bool" and local_macro in style.local_macros:
+        if spec.result != "bool" and local_macro in style.local_macros and not set(types) & set(spec.skip):
             lines.append(f"{local_macro}({n}){end}")
         else:
             macro = base if fam != "int2float" else "REGISTER_BINARY_OP"
-            lines.extend(f"{macro}({n}, {t}, {_out(spec, t, fam)}){end}" for t in types)
+            lines.extend(f"{macro}({n}, {t}, {_out(spec, t, fam)}){end}" for t in _kept(spec, types))
 
     if "float" in spec.dtypes:
         family("REGISTER_OPMATH_FLOAT_BINARY_OP" if spec.opmath else "REGISTER_FLOAT_BINARY_OP", "float", FLOAT_TYPES)
@@ -233,7 +246,7 @@ def _alpha_or_ternary_registrations(spec: KernelSpec, style: MetalStyle) -> list
     for fam, types in fams:
         if fam not in spec.dtypes:
             continue
-        for t in types:
+        for t in _kept(spec, types):
             out = _out(spec, t, fam)
             if spec.arity == "ternary":
                 macro = "REGISTER_OPMATH_TERNARY_OP" if spec.opmath else "REGISTER_TERNARY_OP"

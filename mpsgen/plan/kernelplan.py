@@ -18,7 +18,7 @@ from mpsgen.sources import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import COMMON_MPS_REL, CMI_REL, OPERATIONS_REL, YAML_REL, Checkout
 from mpsgen.errors import MpsgenError, context
-from mpsgen.model import Command, KernelOptions
+from mpsgen.model import Command, KernelOptions, KernelSpec
 
 
 # Which torch dtypes each --dtypes family makes work (for narrowing xfail lists).
@@ -51,6 +51,7 @@ class Plan:
     nothing_to_do: str = ""  # why there is nothing to do (empty: there is work)
     moved: list[nf.MovedEntry] = field(default_factory=list)
     stub: stubs.StubDecl | None = None
+    spec: KernelSpec | None = None  # what was rendered (the numeric check tries the same)
     kernel: str = ""
     arity: str = ""
     dtypes: tuple[str, ...] = ()
@@ -65,6 +66,8 @@ class Plan:
     # `migrate pow.Tensor_Tensor_out`: the entries selected (empty: the whole family).
     overloads: tuple[str, ...] = ()
     files: list[str] = field(default_factory=list)  # the files this op's edits touched
+    dtype_rows: list[Any] = field(default_factory=list)  # plan.dtypes.Row: per dtype, before -> after
+    dropped: list[str] = field(default_factory=list)  # --drop-dtypes (torch names)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,6 +84,7 @@ class Plan:
             "kernel": self.kernel,
             "arity": self.arity,
             "dtypes": list(self.dtypes),
+            "dtype_table": [r.to_json() for r in self.dtype_rows],
             "added": self.added,
             "removed": self.removed,
             "notes": self.notes,
@@ -204,6 +208,9 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
                 continue
             _remove_legacy(plan, checkout, legacy)
         _plan_test_lists(plan, checkout, opts)
+        from mpsgen.plan.dtypes import keep_dropped_xfailed
+
+        keep_dropped_xfailed(plan, checkout)
     return plan
 
 
@@ -262,7 +269,6 @@ def _host_file(checkout: Checkout, arity: str) -> str:
 
 
 def _plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> None:
-    from mpsgen.generate import catalog
     from mpsgen.generate import render
 
     cs, stub = plan.changeset, plan.stub
@@ -272,8 +278,10 @@ def _plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> No
     if not checkout.path(metal_rel).is_file():
         raise MpsgenError(f"{Path(metal_rel).name} not found", path=metal_rel,
                           hint=f"the kernel must live in the .metal whose stem matches {Path(mm_rel).name}")
-    spec = catalog.spec_for(plan.family, plan.arity, opts.expr, opts.int_expr, opts.complex_expr, opts.dtypes)
-    plan.kernel, plan.dtypes = spec.name, spec.dtypes
+    from mpsgen.plan import dtypes as dtype_plan
+
+    spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
+    plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
     metal_texts = _texts(cs, checkout.metal_files(), checkout)
     indexes = [metal.index_metal(t, p) for p, t in metal_texts.items()]
     style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
@@ -296,6 +304,12 @@ def _plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> No
     for reg in existing:
         if reg.macro == "REGISTER_MPS_UNARY_STUB":  # MPSGraph registering the stub itself
             _remove_text_lines(plan, reg.path, reg.line, reg.end_line, f"{reg.macro}({stub.name.removesuffix('_stub')}, …)")
+            from mpsgen.sources import unary_stub_macro
+
+            text, line = unary_stub_macro.remove_if_unused(cs.current(reg.path), reg.path)
+            if line is not None:  # that was its last use: the macro goes too
+                cs.set_text(reg.path, text, f"removed #define {reg.macro}")
+                plan.removed.append(f"{reg.path}:{line}: #define {reg.macro} (no use left)")
     if metal_regs:
         reg = metal_regs[0]
         plan.notes.append(f"{stub.name} is already registered for MPS at {reg.path}:{reg.line} ({reg.fn or reg.macro}): kept")
@@ -360,7 +374,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         return
     if "complex" in plan.dtypes:
         action = "add"
-    elif opts.drop_complex:
+    elif opts.drop_complex or "complex64" in plan.dropped:
         action = "drop"
     else:
         action = "refuse-if-listed"
@@ -370,7 +384,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         common_mps_text=cs.current(COMMON_MPS_REL),
         cmi_text=cs.current(CMI_REL),
         definitions=definitions,
-        supported_dtypes=_supported_dtypes(plan.dtypes),
+        supported_dtypes=[d for d in _supported_dtypes(plan.dtypes) if d not in plan.dropped],
         complex_action=action,
         common_mps_path=COMMON_MPS_REL,
         cmi_path=CMI_REL,

@@ -317,3 +317,68 @@ def _format_dtypes(names: tuple[str, ...], indent: str, src: str, *, prefix_widt
     nl = newline_of(src)
     inner = indent + "    "
     return "[" + nl + "".join(f"{inner}torch.{n},{nl}" for n in names) + indent + "]"
+
+
+# -- reading what the tables say about one op's dtypes (for plan/dtypes.py) -----------------------
+
+# Tables of the test_output_match modifier that do not mean "fails on every Mac" (old macOS only, or sets
+# of what works).
+_NOT_FAILURES = ("SUPPORTED_", "AFTER_", "MACOS_BEFORE_")
+
+
+@dataclass(frozen=True)
+class ListedDtypes:
+    """Per dtype, the first xfail/skip table of mps_ops_modifier that lists one of the op's keys."""
+
+    failing: dict[str, str]  # dtype -> table name
+    complex_supported: bool  # a key is in SUPPORTED_COMPLEX_OPS (else complex64 is xfailed by default)
+
+
+def listed_dtypes(text: str, keys: Iterable[str], *, path: str = "common_mps.py") -> ListedDtypes:
+    wanted = set(keys)
+    failing: dict[str, str] = {}
+    complex_ok = False
+    for t in _tables(text, path):
+        if t.function != "mps_ops_modifier" or wanted.isdisjoint(t.keys):
+            continue
+        if t.name == COMPLEX_SET:
+            complex_ok = True
+            continue
+        if t.name.startswith(_NOT_FAILURES) or t.kind != "dict":
+            continue
+        node = _literal(text[t.start : t.end])
+        for i, key in enumerate(t.keys):
+            if key not in wanted:
+                continue
+            value = node.values[i]  # type: ignore[attr-defined]
+            if isinstance(value, ast.Constant) and value.value is None:
+                names: list[str] = list(dt.MPS_DTYPES)
+            elif isinstance(value, (ast.List, ast.Tuple)):
+                names = [n for n in (dt.dtype_of(e) for e in value.elts) if n]
+            else:
+                continue
+            for name in names:
+                failing.setdefault(name, t.name)
+    return ListedDtypes(failing, complex_ok)
+
+
+def add_unimplemented(text: str, key: str, dtypes: Iterable[str], *, path: str = "common_mps.py",
+                      table: str = "UNIMPLEMENTED_XFAILLIST") -> tuple[str, list[Change]]:
+    """Append `"key": [torch.a, ...],` to *table* (dtypes a kernel deliberately drops must stay xfailed)."""
+    names = tuple(dict.fromkeys(dt.canonical(d) or d for d in dtypes))
+    found = [t for t in _tables(text, path) if t.name == table and t.function == "mps_ops_modifier" and t.kind == "dict"]
+    if not found:
+        raise MpsgenError(f"no {table} dict found", path=path,
+                          hint="is this common_mps.py? add the dropped dtypes to an xfail list by hand")
+    t = found[0]
+    src = text[t.start : t.end]
+    node = _literal(src)
+    spans = _item_spans(node, Lines(src))
+    line_start = src.rfind("\n", 0, spans[-1][0]) + 1
+    indent = src[line_start : spans[-1][0]]
+    value = _format_dtypes(names, indent, src, prefix_width=len(indent) + len(key) + 4)
+    quote = src[spans[-1][0]]
+    new_src = insert_after_item(src, spans, len(spans) - 1, len(src) - 1, f"{quote}{key}{quote}: {value}")
+    _literal(new_src)
+    shown = ", ".join(f"torch.{n}" for n in names)
+    return text[: t.start] + new_src + text[t.end :], [Change(path, t.line, f'added "{key}": [{shown}] to {table}')]

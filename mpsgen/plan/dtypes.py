@@ -1,0 +1,355 @@
+"""Which dtypes a new kernel registers, what MPS served before, and the guard against losing one.
+
+The defaults come from the op itself: the dtypes its OpInfos declare for MPS (less what Metal cannot
+hold), whether its integers promote to float (the OpInfo's `promotes_int_to_float`, else the CPU meta
+function's `build_*_float_op`), and whether its result is bool.  "Before" reads the MPSGraph
+implementation's dtype checks and the xfail tables of common_mps.py.  A dtype MPSGraph served that the
+new registrations miss is refused unless the user names it in `--drop-dtypes`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from mpsgen.errors import MpsgenError
+from mpsgen.sources.dtype_checks import cpu_promotes, impl_body, mpsgraph_refusals
+from mpsgen.sources.testlists import dtypes as dt
+from mpsgen.sources.testlists.commonmps import ListedDtypes
+from mpsgen.sources.testlists.opinfo_dtypes import OpDtypes
+
+FLOATS = ("float32", "float16", "bfloat16")
+INTS = ("int64", "int32", "int16", "int8", "uint8", "bool")
+METAL = FLOATS + INTS + ("complex64",)
+NO_METAL = ("float64", "complex128")  # Metal has no 64-bit floating types
+METAL_NAME = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "int64": "long", "int32": "int",
+              "int16": "short", "int8": "char", "uint8": "uchar", "bool": "bool", "complex64": "float2"}
+GROUPS = ("float", "int2float", "integer", "complex")  # render.DTYPE_TOKENS
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the tree says about the op's dtypes before the change."""
+
+    command: str  # "migrate" | "new-op"
+    op_dtypes: OpDtypes | None  # None: no OpInfo (or one mpsgen cannot evaluate)
+    listed: ListedDtypes
+    promotes: bool | None  # ints give float: OpInfo flag or CPU meta function; None: unknown
+    promotes_source: str = ""
+    mpsgraph_refuses: Mapping[str, str] = field(default_factory=dict)  # dtype -> the check that refuses it
+    mpsgraph_at: str = ""  # "path:line" of the MPSGraph implementation
+    has_lists: bool = True  # common_mps.py exists (else nothing is known about xfails)
+
+    @property
+    def declared(self) -> frozenset[str] | None:
+        return self.op_dtypes.declared if self.op_dtypes is not None and self.op_dtypes.found else None
+
+    @property
+    def opinfo_at(self) -> str:
+        if self.op_dtypes is None or not self.op_dtypes.refs:
+            return ""
+        ref = self.op_dtypes.refs[0]
+        return f"{ref.path}:{ref.line}"
+
+
+@dataclass(frozen=True)
+class Row:
+    dtype: str
+    before: str
+    after: str
+    served: bool  # MPS served it before (MPSGraph ran it and no xfail expected it to fail)
+    registered: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {"dtype": self.dtype, "before": self.before, "after": self.after}
+
+
+# -- defaults ----------------------------------------------------------------------------------
+
+
+def default_groups(facts: Facts, entry: Mapping | None, *, complex_body: bool, result: str | None) -> tuple[str, ...] | None:
+    """The --dtypes groups the op's own facts ask for; None when there is no OpInfo to read."""
+    declared = facts.declared
+    if declared is None:
+        return None
+    groups: list[str] = []
+    if declared & set(FLOATS):
+        groups.append("float")
+    if declared & set(INTS):
+        catalog_groups = tuple(entry.get("dtypes", ())) if entry else ()
+        bool_result = result == "bool" or (entry or {}).get("result") == "bool" or (
+            facts.op_dtypes is not None and facts.op_dtypes.always_returns_bool)
+        if bool_result:
+            groups.append("integer")
+        elif facts.promotes or "int2float" in catalog_groups:
+            groups.append("int2float")
+        else:
+            groups.append("integer")
+    if "complex64" in declared and complex_body:
+        groups.append("complex")
+    return tuple(groups) or ("float",)
+
+
+def parse_user_dtypes(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """--dtypes: groups (float,int2float,...) and/or torch dtype names (float32,int64,...).
+
+    Returns (groups, named torch dtypes); a torch name selects its family.  The int family's kind
+    (int2float or integer) is settled by the caller from the op's promotion."""
+    groups: list[str] = []
+    named: set[str] = set()
+    for token in (t.strip() for t in text.split(",")):
+        if not token:
+            continue
+        if token in GROUPS:
+            groups.append(token)
+            continue
+        canon = dt.canonical(token)
+        if canon in NO_METAL or canon == "complex32":
+            raise MpsgenError(f"--dtypes: Metal has no {canon}; MPS cannot run it",
+                              hint=f"use the {', '.join(METAL)} dtypes or the groups {', '.join(GROUPS)}")
+        if canon not in METAL:
+            raise MpsgenError(f"--dtypes: unknown dtype {token!r}",
+                              hint=f"use groups ({', '.join(GROUPS)}) or torch dtype names ({', '.join(METAL)})")
+        named.add(canon)
+    if not groups and not named:
+        raise MpsgenError("--dtypes: unknown dtype group '(empty)'",
+                          hint=f"use a comma-separated list of {', '.join(GROUPS)}, e.g. --dtypes float,int2float")
+    return tuple(dict.fromkeys(groups)), frozenset(named)
+
+
+def parse_drop(text: str | None) -> frozenset[str]:
+    if not text:
+        return frozenset()
+    out = set()
+    for token in (t.strip() for t in text.split(",")):
+        if not token:
+            continue
+        if token == "complex":
+            out.add("complex64")
+            continue
+        canon = dt.canonical(token)
+        if canon not in METAL:
+            raise MpsgenError(f"--drop-dtypes: {token!r} is not a dtype MPS kernels register",
+                              hint=f"name torch dtypes: {', '.join(METAL)}")
+        out.add(canon)
+    return frozenset(out)
+
+
+def check_branches(facts: Facts, op: str, *, int_expr: str | None, complex_expr: str | None) -> None:
+    """--int-expr / --complex-expr for an op whose OpInfo declares no such dtype on MPS: refuse."""
+    declared = facts.declared
+    if declared is None:
+        return
+    shown = ", ".join(d for d in METAL + NO_METAL if d in declared)
+    if int_expr is not None and not declared & set(INTS):
+        raise MpsgenError(f"--int-expr given, but {op} takes no integer dtypes on MPS (its OpInfo declares {shown})",
+                          path=facts.opinfo_at.rsplit(":", 1)[0] or None,
+                          line=int(facts.opinfo_at.rsplit(":", 1)[1]) if facts.opinfo_at else None,
+                          hint="drop --int-expr, or add the integer dtypes to the OpInfo first")
+    if complex_expr is not None and "complex64" not in declared:
+        raise MpsgenError(f"--complex-expr given, but {op} takes no complex dtypes on MPS (its OpInfo declares {shown})",
+                          path=facts.opinfo_at.rsplit(":", 1)[0] or None,
+                          line=int(facts.opinfo_at.rsplit(":", 1)[1]) if facts.opinfo_at else None,
+                          hint="drop --complex-expr, or add complex64 to the OpInfo's dtypes first")
+
+
+# -- before / after ----------------------------------------------------------------------------
+
+
+def registered_kind(dtype: str, groups: Iterable[str], result: str, skip: Iterable[str] = ()) -> str:
+    """"T->T", "T->float", "T->bool" or "" for a dtype under the chosen groups."""
+    groups = set(groups)
+    if dtype in skip:
+        return ""
+    if dtype in FLOATS and "float" in groups or dtype == "complex64" and "complex" in groups:
+        return "T->bool" if result == "bool" else "T->T"
+    if dtype in INTS:
+        if "int2float" in groups:
+            return "T->float"
+        if "integer" in groups:
+            return "T->bool" if result == "bool" else "T->T"
+    return ""
+
+
+def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] = ()) -> list[Row]:
+    groups, skip = tuple(groups), frozenset(skip)
+    declared = facts.declared
+    shown = list(METAL) + [d for d in NO_METAL if declared and d in declared]
+    out = []
+    for d in shown:
+        kind = registered_kind(d, groups, result, skip)
+        served = False
+        if d in NO_METAL:
+            before, after = "declared, but Metal has none", "not registered (Metal has none)"
+            out.append(Row(d, before, after, False, False))
+            continue
+        if declared is not None and d not in declared:
+            before = "not declared by the OpInfo"
+        elif facts.command == "new-op":
+            table = facts.listed.failing.get(d)
+            before = f"xfailed ({table})" if table else "no MPS kernel"
+        elif d == "complex64" and facts.has_lists and not facts.listed.complex_supported:
+            before = "xfailed (not in SUPPORTED_COMPLEX_OPS)"
+        elif d in facts.listed.failing:
+            before = f"xfailed ({facts.listed.failing[d]})"
+        elif d in facts.mpsgraph_refuses:
+            before = f"refused by MPSGraph ({facts.mpsgraph_refuses[d]})"
+        elif declared is None:  # nothing to compare against: trust the registrations
+            before = "served by MPSGraph (no OpInfo: assumed)" if kind else "unknown (no OpInfo)"
+            served = bool(kind)
+        else:
+            before, served = "served by MPSGraph", True
+        out.append(Row(d, before, f"registered {kind}" if kind else "not registered", served, bool(kind)))
+    return out
+
+
+def guard(table: list[Row], op: str, drop: frozenset[str], facts: Facts, *, user_dtypes: bool = False) -> None:
+    """Refuse when a dtype MPS served before is neither registered nor explicitly dropped."""
+    lost = [r.dtype for r in table if r.served and not r.registered and r.dtype not in drop]
+    if not lost:
+        return
+    ways = [f"a --dtypes that covers {', '.join(lost)}"] if user_dtypes else []
+    if set(lost) & set(INTS):
+        ways.append("--int-expr BODY (with --dtypes float,integer or float,int2float)")
+    if "complex64" in lost:
+        ways.append("--complex-expr BODY")
+    if set(lost) & set(FLOATS) and not user_dtypes:
+        ways.append("--dtypes including float")
+    ways.append(f"--drop-dtypes {','.join(lost)} to accept the loss (keeps them xfailed in common_mps.py)")
+    where = facts.mpsgraph_at or facts.opinfo_at
+    path, _, line = where.rpartition(":")
+    raise MpsgenError(
+        f"the new kernel for {op} would stop serving {', '.join(lost)} on MPS, which MPSGraph serves today",
+        path=path or None, line=int(line) if line.isdigit() else None,
+        hint="give " + "; or ".join(ways),
+    )
+
+
+def format_rows(table: list[Row]) -> list[str]:
+    width = max((len(r.before) for r in table), default=0)
+    return [f"{r.dtype:<10} {r.before:<{width}}  ->  {r.after}" for r in table]
+
+
+# -- the planner's entry point -----------------------------------------------------------------
+
+
+def read_facts(plan, checkout, opts) -> Facts:  # plan: kernelplan.Plan, checkout: Checkout
+    """Everything above, read from the planned tree's texts (nothing written)."""
+    from mpsgen.sources.testlists.commonmps import listed_dtypes
+    from mpsgen.sources.testlists.opinfo_dtypes import mps_dtypes
+    from mpsgen.tree.checkout import CMI_REL, COMMON_MPS_REL
+
+    cs = plan.changeset
+    op_dtypes = None
+    listed = ListedDtypes({}, False)
+    if checkout.path(CMI_REL).is_file():
+        definitions = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.opinfo_definition_files()}
+        op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, plan.family, cmi_path=CMI_REL)
+    if checkout.path(COMMON_MPS_REL).is_file():
+        keys = [r.key for r in op_dtypes.refs] if op_dtypes and op_dtypes.refs else [plan.family]
+        listed = listed_dtypes(cs.original(COMMON_MPS_REL), keys, path=COMMON_MPS_REL)
+    promotes: bool | None = None
+    source = ""
+    if op_dtypes is not None and op_dtypes.promotes_int_to_float:
+        promotes, source = True, f"promotes_int_to_float at {op_dtypes.refs[0].path}:{op_dtypes.refs[0].line}"
+    else:
+        pattern = re.compile(r"\b" + re.escape(plan.family) + r"\b")
+        native = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.native_sources()}
+        at = cpu_promotes({p: t for p, t in native.items() if pattern.search(t)}, plan.family)
+        if at:
+            promotes, source = True, f"CPU meta function at {at} builds a float op"
+        elif op_dtypes is not None and op_dtypes.refs:
+            promotes = False
+    refuses: dict[str, str] = {}
+    at = ""
+    legacy = [m.legacy_kernel for m in plan.moved if m.legacy_kernel]
+    if legacy:
+        mm = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.mm_files()}
+        for name in legacy:
+            for path, text in mm.items():
+                found = impl_body(text, name) if name in text else None
+                if found is not None:
+                    line, body = found
+                    refuses.update(mpsgraph_refusals(body))
+                    at = at or f"{path}:{line}"
+    return Facts(plan.command, op_dtypes, listed, promotes, source, refuses, at,
+                 has_lists=checkout.path(COMMON_MPS_REL).is_file())
+
+
+def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_rows
+    """The KernelSpec with registrations read from the op, the before/after table, and the guard."""
+    import dataclasses
+
+    from mpsgen.generate import catalog
+
+    facts = read_facts(plan, checkout, opts)
+    check_branches(facts, plan.family, int_expr=opts.int_expr, complex_expr=opts.complex_expr)
+    entry = catalog.load_catalog().get(plan.family)
+    if entry is not None and entry["arity"] != plan.arity:
+        entry = None
+    drop = parse_drop(getattr(opts, "drop_dtypes", None))
+    if opts.drop_complex:
+        drop |= {"complex64"}
+    complex_body = opts.complex_expr is not None or (opts.expr is None and entry is not None and bool(entry.get("complex_expr")))
+    result = entry.get("result") if entry and opts.expr is None else None
+    if result is None and facts.op_dtypes is not None and facts.op_dtypes.always_returns_bool:
+        result = "bool"
+    skip: set[str] = set()
+    if opts.dtypes is not None:
+        groups, named = parse_user_dtypes(opts.dtypes)
+        groups = _groups_for_named(groups, named, facts, entry, result, skip)
+    else:
+        groups = default_groups(facts, entry, complex_body=complex_body, result=result)
+        if groups is not None:
+            groups = tuple(g for g in groups if not (g == "complex" and "complex64" in drop))
+            if not (set(INTS) - drop) & (facts.declared or set()):
+                groups = tuple(g for g in groups if g not in ("int2float", "integer")) or groups
+    skip |= {d for d in drop if d != "complex64"}
+    # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
+    spec = catalog.spec_for(plan.family, plan.arity, opts.expr, opts.int_expr, opts.complex_expr,
+                            groups, result=result if entry is None else None)
+    if opts.int_expr is not None and not {"int2float", "integer"} & set(spec.dtypes):
+        raise MpsgenError(f"--int-expr given, but the registrations for {plan.family} ({','.join(spec.dtypes)}) "
+                          "have no integer types", hint="add integer or int2float to --dtypes, or drop --int-expr")
+    spec = dataclasses.replace(spec, skip=tuple(METAL_NAME[d] for d in METAL if d in skip))
+    table = rows(facts, spec.dtypes, spec.result, skip)
+    guard(table, plan.family, drop, facts, user_dtypes=opts.dtypes is not None)
+    plan.dtype_rows = table
+    plan.dropped = sorted(drop)
+    return spec
+
+
+def _groups_for_named(groups: tuple[str, ...], named: frozenset[str], facts: Facts, entry, result,
+                      skip: set[str]) -> tuple[str, ...]:
+    out = list(groups)
+    for family, members, group in (("float", FLOATS, "float"), ("int", INTS, None), ("complex", ("complex64",), "complex")):
+        chosen = named & set(members)
+        if not chosen:
+            continue
+        if group is None:
+            promotes = facts.promotes or "int2float" in ((entry or {}).get("dtypes", ()))
+            group = "integer" if result == "bool" or not promotes else "int2float"
+        if group not in out:
+            out.append(group)
+            skip.update(set(members) - chosen)
+    return tuple(out)
+
+
+def keep_dropped_xfailed(plan, checkout) -> None:
+    """--drop-dtypes: the dropped dtypes MPS served now fail on MPS, so they get an xfail entry."""
+    from mpsgen.sources.testlists.commonmps import add_unimplemented, listed_dtypes
+    from mpsgen.tree.checkout import COMMON_MPS_REL
+
+    lost = [r.dtype for r in plan.dtype_rows if r.served and not r.registered and r.dtype != "complex64"]
+    if not lost or not checkout.path(COMMON_MPS_REL).is_file():
+        return
+    cs = plan.changeset
+    text = cs.current(COMMON_MPS_REL)
+    key = next(iter(plan.test_keys.values()), plan.family)
+    if listed_dtypes(text, [key], path=COMMON_MPS_REL).failing:
+        plan.notes.append(f"{', '.join(lost)} no longer run on MPS: add them to \"{key}\"'s xfail entry by hand")
+        return
+    new, changes = add_unimplemented(text, key, lost, path=COMMON_MPS_REL)
+    cs.set_text(COMMON_MPS_REL, new, "xfails for dropped dtypes")
+    plan.test_lists.extend(str(c) for c in changes)

@@ -1,0 +1,152 @@
+"""The dtypes an op's OpInfos declare for MPS, read as text (torch is never imported).
+
+An OpInfo's MPS dtypes are `dtypesIfMPS` when given, else `dtypes` (opinfo/core.py keeps them in
+`dtypesIf["mps"]` and falls back to `dtypes`).  Real OpInfos spell them with the helpers of
+common_dtype.py (`all_types_and(torch.bool, torch.half)`, `custom_types(...)`,
+`floating_and_complex_types_and(...)`, ...), plain tuples/lists/sets, `_dispatch_dtypes((...))`, sums of
+those, and starred module constants (`*_unsigned_int_types`).  They are evaluated by the table below;
+anything else is reported as unresolved rather than guessed.  Every OpInfo of the op counts (its
+variants and the ones found through aliases): the kernel serves them all.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from mpsgen.sources.testlists import dtypes as dt
+from mpsgen.sources.testlists._source import match_close
+from mpsgen.sources.testlists.opinfos import opinfo_keys
+from mpsgen.sources.testlists.records import OpInfoRef
+
+_FLOATING = ("float32", "float64")
+_INTEGRAL = ("uint8", "int8", "int16", "int32", "int64")  # common_dtype.py: no uint16/32/64 "for BC reasons"
+_COMPLEX = ("complex64", "complex128")
+# common_dtype.py's helpers: name -> (base dtypes, whether it takes extra dtypes as arguments)
+_HELPERS: dict[str, tuple[tuple[str, ...], bool]] = {
+    "empty_types": ((), False),
+    "floating_types": (_FLOATING, False),
+    "floating_types_and_half": (_FLOATING + ("float16",), False),
+    "floating_types_and": (_FLOATING, True),
+    "floating_and_complex_types": (_FLOATING + _COMPLEX, False),
+    "floating_and_complex_types_and": (_FLOATING + _COMPLEX, True),
+    "double_types": (("float64", "complex128"), False),
+    "integral_types": (_INTEGRAL, False),
+    "integral_types_and": (_INTEGRAL, True),
+    "all_types": (_FLOATING + _INTEGRAL, False),
+    "all_types_and": (_FLOATING + _INTEGRAL, True),
+    "complex_types": (_COMPLEX, False),
+    "complex_types_and": (_COMPLEX, True),
+    "all_types_and_complex": (_FLOATING + _INTEGRAL + _COMPLEX, False),
+    "all_types_and_complex_and": (_FLOATING + _INTEGRAL + _COMPLEX, True),
+    "all_types_and_half": (_FLOATING + _INTEGRAL + ("float16",), False),
+    "all_mps_types": (("float32", "float16", "bfloat16") + _INTEGRAL, False),
+    "all_mps_types_and": (("float32", "float16", "bfloat16") + _INTEGRAL, True),
+    "custom_types": ((), True),
+    "_dispatch_dtypes": ((), True),
+}
+# Module-level tuples real OpInfos star into the helpers.
+_CONSTANTS = {
+    "_unsigned_int_types": ("uint16", "uint32", "uint64"),
+    "_integral_types": _INTEGRAL,
+    "_floating_types": _FLOATING,
+    "_complex_types": _COMPLEX,
+}
+
+
+@dataclass(frozen=True)
+class OpDtypes:
+    """What the op's OpInfos say about dtypes on MPS."""
+
+    declared: frozenset[str]  # canonical torch dtype names, union over the OpInfos
+    promotes_int_to_float: bool
+    always_returns_bool: bool
+    refs: tuple[OpInfoRef, ...]
+    unresolved: tuple[str, ...] = ()  # "path:line: expression" that could not be evaluated
+
+    @property
+    def found(self) -> bool:
+        return bool(self.refs) and not self.unresolved
+
+
+class _Unresolved(ValueError):
+    pass
+
+
+def evaluate(node: ast.expr) -> tuple[str, ...]:
+    """Canonical dtype names of a dtypes expression; _Unresolved when it is not one the table knows."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _HELPERS:
+        base, takes_args = _HELPERS[node.func.id]
+        if (node.args and not takes_args) or node.keywords:
+            raise _Unresolved(ast.unparse(node))
+        extra: list[str] = []
+        for arg in node.args:
+            extra.extend(evaluate(arg) if not isinstance(arg, ast.Starred) else _starred(arg))
+        return base + tuple(extra)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        out: list[str] = []
+        for elt in node.elts:
+            out.extend(_starred(elt) if isinstance(elt, ast.Starred) else evaluate(elt))
+        return tuple(out)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return evaluate(node.left) + evaluate(node.right)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "torch":
+        name = dt.canonical(node.attr)
+        if name is None:
+            raise _Unresolved(ast.unparse(node))
+        return (name,)
+    if isinstance(node, ast.Name) and node.id in _CONSTANTS:
+        return _CONSTANTS[node.id]
+    raise _Unresolved(ast.unparse(node))
+
+
+def _starred(node: ast.expr) -> tuple[str, ...]:
+    value = node.value if isinstance(node, ast.Starred) else node
+    return evaluate(value)
+
+
+def _call(text: str, ref: OpInfoRef) -> ast.Call | None:
+    open_paren = text.index("(", ref.offset)
+    close = match_close(text, open_paren)
+    try:
+        node = ast.parse(text[ref.offset : close + 1], mode="eval").body
+    except SyntaxError:
+        return None
+    return node if isinstance(node, ast.Call) else None
+
+
+def mps_dtypes(
+    cmi_text: str,
+    definitions: Mapping[str, str],
+    op: str,
+    *,
+    cmi_path: str = "common_methods_invocations.py",
+) -> OpDtypes:
+    """The union of the MPS dtypes every OpInfo of *op* declares, with its promotion flags."""
+    texts = {cmi_path: cmi_text, **definitions}
+    refs = opinfo_keys(cmi_text, definitions, op, cmi_path=cmi_path)
+    declared: set[str] = set()
+    promotes = returns_bool = False
+    unresolved: list[str] = []
+    for ref in refs:
+        call = _call(texts[ref.path], ref)
+        if call is None:
+            unresolved.append(f"{ref.path}:{ref.line}: {ref.kind}({ref.name!r}, ...)")
+            continue
+        kw = {k.arg: k.value for k in call.keywords if k.arg}
+        node = kw.get("dtypesIfMPS") or kw.get("dtypes")
+        if node is None:
+            unresolved.append(f"{ref.path}:{ref.line}: no dtypes= in {ref.kind}({ref.name!r}, ...)")
+            continue
+        try:
+            declared.update(evaluate(node))
+        except _Unresolved as err:
+            unresolved.append(f"{ref.path}:{ref.line}: {err}")
+        promotes |= _true(kw.get("promotes_int_to_float"))
+        returns_bool |= _true(kw.get("always_returns_bool"))
+    return OpDtypes(frozenset(declared), promotes, returns_bool, tuple(refs), tuple(unresolved))
+
+
+def _true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
