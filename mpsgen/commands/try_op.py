@@ -96,7 +96,6 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
     """The planner's spec and functor (read-only); for an op already on Metal, the catalog/--expr spec."""
     from mpsgen.generate import catalog, render
     from mpsgen.model import KernelOptions
-    from mpsgen.plan.kernelplan import plan_kernel_command
 
     opts = KernelOptions(op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr, dtypes=dtypes,
                          templates_dir=templates_dir)
@@ -117,6 +116,7 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
 def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan
     """migrate's plan, or new-op's for an op with no MPS kernel yet."""
     from mpsgen.plan.kernelplan import plan_kernel_command
+
 
     try:
         return plan_kernel_command("migrate", checkout, opts)

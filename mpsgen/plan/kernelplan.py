@@ -14,6 +14,7 @@ from typing import Any, Literal
 from mpsgen.sources import host
 from mpsgen.sources import metal
 from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources.native_yaml.roundtrip import check_entry
 from mpsgen.sources import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import COMMON_MPS_REL, CMI_REL, OPERATIONS_REL, YAML_REL, Checkout
@@ -414,6 +415,12 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
         problems.append("entries still on a legacy kernel: " + ", ".join(e.name for e in family.legacy_entries))
     if any(e.duplicate_mps for e in family.entries):
         problems.append("an entry has MPS on two dispatch lines")
+    yaml_text = cs.current(YAML_REL)
+    by_name = {e.name: e for e in family.entries}
+    for m in plan.moved:  # what torchgen and PyTorch's yaml lint will read, parsed on the entry alone
+        if m.entry in by_name:
+            e = by_name[m.entry]
+            check_entry(yaml_text, e.line, e.end_line, path=YAML_REL, mps_kernel=m.shared_kernel)
     assert plan.stub is not None
     regs = host.registered_stubs(_texts(cs, checkout.mm_files(), checkout)).get(plan.stub.name, [])
     if len(regs) != 1:

@@ -1,0 +1,48 @@
+"""The edited entries of native_functions.yaml, checked the way PyTorch's NATIVEFUNCTIONS linter checks the
+whole file: loaded and dumped by ruamel.yaml with its settings, the text must come back unchanged.
+
+Only the located entries are parsed (a few lines each, ~30 ms with the import), never the 600 KB file, so
+migrate stays fast and still never writes a yaml that PyTorch's lint or torchgen would read differently.
+"""
+
+from __future__ import annotations
+
+import io
+
+from mpsgen.errors import MpsgenError
+
+
+def _pytorch_yaml():
+    from ruamel.yaml import YAML
+
+    yaml = YAML()  # round-trip mode, as tools/linter/adapters/nativefunctions_linter.py uses it
+    yaml.preserve_quotes = True
+    yaml.width = 1000
+    yaml.boolean_representation = ["False", "True"]
+    return yaml
+
+
+def check_entry(text: str, line: int, end_line: int, *, path: str, mps_kernel: str | None = None) -> None:
+    """Lines *line*..*end_line* of *text* (one `- func:` entry) round-trip unchanged through ruamel, and,
+    given *mps_kernel*, its dispatch sends MPS to that kernel.  Raises MpsgenError otherwise."""
+    from ruamel.yaml.error import YAMLError
+
+    snippet = "".join(text.splitlines(keepends=True)[line - 1:end_line]).replace("\r\n", "\n")
+    yaml = _pytorch_yaml()
+    try:
+        data = yaml.load(snippet)
+    except YAMLError as err:
+        raise MpsgenError(f"the edited entry is not valid YAML: {str(err).splitlines()[0]}", path=path, line=line,
+                          hint="nothing was written; please report this with the op name") from None
+    out = io.StringIO()
+    yaml.dump(data, out)
+    if out.getvalue() != snippet:
+        raise MpsgenError("the edited entry would not round-trip through ruamel.yaml as PyTorch's lint requires",
+                          path=path, line=line, hint="nothing was written; please report this with the op name")
+    if mps_kernel is None:
+        return
+    dispatch = data[0].get("dispatch") if isinstance(data, list) and data else None
+    routes = {b.strip(): v for k, v in (dispatch or {}).items() for b in str(k).split(",")}
+    if routes.get("MPS") != mps_kernel:
+        raise MpsgenError(f"the edited entry dispatches MPS to {routes.get('MPS')!r}, not {mps_kernel!r}",
+                          path=path, line=line, hint="nothing was written; please report this with the op name")
