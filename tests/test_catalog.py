@@ -163,8 +163,8 @@ def test_catalog_load_does_not_import_ruamel():
     import subprocess
     import sys
 
-    code = ("import sys; from mpsgen.generate.catalog import _load, catalog_path; "
-            "_load(str(catalog_path())); print('ruamel' in ' '.join(sys.modules))")
+    code = ("import sys; from mpsgen.generate.catalog import load_catalog; "
+            "load_catalog(); print('ruamel' in ' '.join(sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

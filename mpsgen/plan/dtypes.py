@@ -234,7 +234,7 @@ def format_rows(table: list[Row]) -> list[str]:
 # -- the planner's entry point -----------------------------------------------------------------
 
 
-def read_facts(plan, checkout, opts) -> Facts:  # plan: kernelplan.Plan, checkout: Checkout
+def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Checkout
     """Everything above, read from the planned tree's texts (nothing written)."""
     from mpsgen.sources.testlists.commonmps import listed_dtypes
     from mpsgen.sources.testlists.opinfo_dtypes import mps_dtypes
@@ -283,7 +283,7 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
 
     from mpsgen.generate import catalog
 
-    facts = read_facts(plan, checkout, opts)
+    facts = read_facts(plan, checkout)
     check_branches(facts, plan.family, int_expr=opts.int_expr, complex_expr=opts.complex_expr)
     entry = catalog.load_catalog().get(plan.family)
     if entry is not None and entry["arity"] != plan.arity:
@@ -317,13 +317,15 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
     guard(table, plan.family, drop, facts, user_dtypes=opts.dtypes is not None)
     plan.dtype_rows = table
     plan.dropped = sorted(drop)
+    if "int2float" in spec.dtypes and facts.promotes_source:
+        plan.notes.append(f"integer inputs return float: {facts.promotes_source}")
     return spec
 
 
 def _groups_for_named(groups: tuple[str, ...], named: frozenset[str], facts: Facts, entry, result,
                       skip: set[str]) -> tuple[str, ...]:
     out = list(groups)
-    for family, members, group in (("float", FLOATS, "float"), ("int", INTS, None), ("complex", ("complex64",), "complex")):
+    for members, group in ((FLOATS, "float"), (INTS, None), (("complex64",), "complex")):
         chosen = named & set(members)
         if not chosen:
             continue
