@@ -11,21 +11,14 @@ from mpsgen.generate import catalog
 # Catalog entries that disagree with the CPU, found by this test and reported (not hidden):
 # the assertion stays strict, and a fix turns these into XPASS failures (strict=True).
 KNOWN = {
-    ("wheel", "expm1"): "c10/metal/expm1f.h in the 2.13 wheel reduces by ln2 with one constant "
-                        "(no -1.42860677e-6f step): ~5e-6 relative error for |x| >= 1 in float32",
     ("wheel", "logaddexp"): "c10/metal/special_math.h's complex logaddexp picks the same operand as max "
                             "and min when the real parts are equal: logaddexp(0, 1j) = log(2) + 1j",
-    ("wheel", "remainder"): "c10::metal::remainder(x, y) = x - y * floor(x / y): NaN for y = +-inf "
-                            "(CPU: x)",
-    ("wheel", "log1p"): "c10::metal::log1p(float2) squares |1 + z| (overflow near FLT_MAX; CPU uses hypot)",
-    ("sample", "log1p"): "torch's CPU complex log1p (vectorised) gives NaN for (tiny + inf j) and is exact "
-                         "near FLT_MAX; the sample's log(hypot(1 + x, y)) overflows there",
     ("sample", "logaddexp"): "complex logaddexp with +inf real parts and an infinite imaginary part: "
                              "CPU (inf + nan j), the sample's header (nan + nan j)",
-    ("sample", "logit"): "half/bfloat16: the CPU clamps to [eps, 1 - eps] in the input dtype "
-                         "(1 - 0.001 is 1.0 in bfloat16: inf), the catalog body in float",
-    ("wheel", "logit"): "as on the sample: the CPU clamps in the input dtype, the body in float",
 }
+# Fixed in the catalog after this test found them (now strict passes): expm1 no longer relies on the
+# 2.13 wheel's one-constant expm1f.h, remainder/log1p/logit follow their CPU kernels at inf, FLT_MAX and
+# in half/bfloat16.
 
 
 def _cases() -> list:
