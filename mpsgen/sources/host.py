@@ -20,7 +20,7 @@ from mpsgen.scan.lines import eol as _eol
 from mpsgen.scan.lines import line_start as _line_start
 from mpsgen.scan.lines import LineTable, split_lines
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.index import index_of
+from mpsgen.sources.index import index_of, require_scannable
 
 # --------------------------------------------------------------------------------------------
 # Shared line helpers
@@ -213,6 +213,7 @@ def remove_implementation(text: str, impl: Impl, *, allow_unknown: bool = False)
 
     Refuses to delete Metal code, and code whose backend is unknown unless *allow_unknown*.
     """
+    require_scannable(impl.path, text)
     current = [
         i for i in find_implementations({impl.path: text}, impl.name) if i.form == impl.form and i.macro == impl.macro
     ]
@@ -416,6 +417,7 @@ def _depths(masked: str) -> list[int]:
 
 def add_unary_ti_dispatch(text: str, op: str, *, after: str | None = None, path: str = "<text>") -> str:
     """Add `REGISTER_UNARY_TI_DISPATCH(op);` after the last such line (or after *after*'s line), in the file's `;` style."""
+    require_scannable(path, text)
     regs = registrations(text, path)
     stub = f"{op}_stub"
     for reg in regs:
@@ -505,6 +507,7 @@ def add_host_kernel(text: str, function_code: str, register_line: str, *, path: 
     `} // namespace at::native`, punctuated like the file's existing lines.  Parts already present
     are left alone; a stub already registered to another function is refused.
     """
+    require_scannable(path, text)
     nl = newline_of(text)
     m = re.search(r"\bstatic\s+(?:inline\s+)?void\s+(\w+)\s*\(", function_code)
     if not m:

@@ -149,6 +149,19 @@ class SourceIndex:
         return counts
 
 
+def require_scannable(path: str, text: str) -> None:
+    """Refuse (MpsgenError, with file:line) to edit a text mpsgen cannot scan."""
+    from mpsgen.errors import MpsgenError
+    from mpsgen.scan.validate import scan_problem
+
+    problem = scan_problem(text)
+    if problem is not None:
+        raise MpsgenError(
+            f"cannot scan this file: {problem.message}",
+            path=path, line=index_of(path, text).line(problem.pos), hint=problem.hint,
+        )
+
+
 @functools.lru_cache(maxsize=1024)
 def index_of(path: str, text: str) -> SourceIndex:
     """The (cached) index of one source text."""
