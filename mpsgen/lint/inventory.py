@@ -232,24 +232,37 @@ class Inventory:
 
     # -- shared kernels and stubs -----------------------------------------------------------
     @cached_property
-    def _raw_identifiers(self) -> dict[str, frozenset[str]]:
-        """Identifiers of each native/*.cpp, comments included (a superset: only used to pick files)."""
-        return {p: frozenset(_IDENT.findall(t)) for p, t in self.native_sources.items()}
+    def _definition_sites(self) -> dict[str, list[str]]:
+        """{word: native/*.cpp files} for the words that can start a shared kernel's definition: the
+        name in `TORCH_IMPL_FUNC(name)` and the first argument of each helper macro that generates
+        one (`CREATE_UNARY_TORCH_IMPL_FUNC(exp_out, exp_stub)`, `CREATE_COMPARISON_...(eq)`).
 
-    @cached_property
-    def _impl_func_files(self) -> dict[str, list[str]]:
-        """{name: native/*.cpp files spelling `TORCH_IMPL_FUNC(name)`} from one literal search per file."""
-        result: dict[str, list[str]] = {}
+        Found with str.find over the raw texts (C speed), so no file is masked to pick candidates."""
+        sites: dict[str, list[str]] = {}
+
+        def add(word: str, path: str) -> None:
+            files = sites.setdefault(word, [])
+            if path not in files:
+                files.append(path)
+
         for path, text in self.native_sources.items():
-            k = text.find("TORCH_IMPL_FUNC")
+            if "IMPL_FUNC" not in text:
+                continue
+            macros = {"TORCH_IMPL_FUNC"} | set(_IMPL_MACRO_NAME.findall(text))
+            k = text.find("IMPL_FUNC")
             while k >= 0:
-                m = _IMPL_FUNC_NAME.match(text, k)
-                if m:
-                    files = result.setdefault(m.group(1), [])
-                    if path not in files:
-                        files.append(path)
-                k = text.find("TORCH_IMPL_FUNC", k + 15)
-        return result
+                define = _enclosing_define(text, k)
+                if define:
+                    macros.add(define)
+                k = text.find("IMPL_FUNC", k + 9)
+            for macro in macros:
+                k = text.find(macro)
+                while k >= 0:
+                    m = _FIRST_ARG.match(text, k + len(macro))
+                    if m and (k == 0 or not (text[k - 1].isalnum() or text[k - 1] == "_")):
+                        add(m.group(1), path)
+                    k = text.find(macro, k + len(macro))
+        return sites
 
     @cached_property
     def _stub_uses(self) -> dict[str, StubUse]:
@@ -258,22 +271,19 @@ class Inventory:
     def stub_use(self, kernel: str) -> StubUse:
         """The stub shared kernel *kernel* calls (searched only in the .cpp files that could define it).
 
-        First in the files whose text contains the kernel's name (a TORCH_IMPL_FUNC or a helper-macro
-        definition is found there); only a miss or a plain function widens the search to the files
-        naming a prefix of it (macro-made kernels such as eq_Tensor_out from CREATE_...(eq))."""
+        First in the files where a TORCH_IMPL_FUNC or a generating macro names the kernel or a
+        prefix of it (eq_Tensor_out from CREATE_...(eq)); a miss or a plain function widens the
+        search to every file whose text contains the kernel's name."""
         kernel = _bare(kernel)
         cached = self._stub_uses.get(kernel)
         if cached is not None:
             return cached
-        named = self._impl_func_files.get(kernel)
-        if named:
-            sources = {p: self.native_sources[p] for p in named}
-        else:
-            sources = {p: t for p, t in self.native_sources.items() if kernel in t}
+        words = {kernel} | {kernel[:k] for k in range(1, len(kernel)) if kernel[k] == "_"}
+        named = {p for w in words for p in self._definition_sites.get(w, ())}
+        sources = {p: t for p, t in self.native_sources.items() if p in named}
         impl = find_shared_impl(sources, kernel) if sources else None
         if impl is None or impl.form == "function":
-            words = {kernel} | {kernel[:k] for k in range(1, len(kernel)) if kernel[k] == "_"}
-            wider = {p: self.native_sources[p] for p, ids in self._raw_identifiers.items() if words & ids}
+            wider = {p: t for p, t in self.native_sources.items() if p in named or kernel in t}
             if wider.keys() - sources.keys():
                 impl = find_shared_impl(wider, kernel)
         names = impl.stub_names if impl else ()
@@ -361,7 +371,21 @@ class Inventory:
 
 
 _QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
-_IMPL_FUNC_NAME = re.compile(r"TORCH_IMPL_FUNC\s*\(\s*(\w+)\s*\)")
+_IMPL_MACRO_NAME = re.compile(r"\b(CREATE_\w*IMPL\w*FUNC\w*)\s*\(")
+_FIRST_ARG = re.compile(r"\s*\(\s*(\w+)")
+_DEFINE_NAME = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(")
+
+
+def _enclosing_define(text: str, pos: int) -> str | None:
+    """Name of the function-like #define whose (continued) lines hold *pos*, if any."""
+    start = text.rfind("\n", 0, pos) + 1
+    while True:
+        m = _DEFINE_NAME.match(text, start)
+        if m:
+            return m.group(1)
+        if start == 0 or not text[:start - 1].rstrip("\r").endswith("\\"):
+            return None
+        start = text.rfind("\n", 0, start - 1) + 1
 _MACRO_FIRST_ARG = re.compile(r"\b[A-Z][A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
 
 

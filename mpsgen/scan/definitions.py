@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.mask import code_only
 
-_WINDOW = 256  # how far back a definition's return type is looked for
 
 
 @dataclass(frozen=True)
@@ -21,28 +20,45 @@ class FunctionSpan:
 
 
 _CONTROL = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"})
-_TAIL_OK = re.compile(r"[\w&*>]$")
-_TAIL_KEYWORD = re.compile(r"\b(?:return|new|else)$")
-_TAIL_MEMBER = re.compile(r"(?:\.|->|::)$")
+_SPACE = frozenset(" \t\r\n\f\v")
+_NOT_BEFORE_A_DEFINITION = frozenset({"return", "new", "else"})
 
 
-def _before(masked: str, pos: int) -> str:
-    """The text before *pos*, right-stripped, read from a bounded window (O(1) per call)."""
-    lo = max(0, pos - _WINDOW)
-    before = masked[lo:pos].rstrip()
-    while not before and lo > 0:
-        lo = max(0, lo - _WINDOW)
-        before = masked[lo:pos].rstrip()
-    return before
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _word_before(code: str, end: int) -> tuple[int, int] | None:
+    """(start, end) of the identifier ending right before *end* (spaces skipped), or None."""
+    k = end - 1
+    while k >= 0 and code[k] in _SPACE:
+        k -= 1
+    j = k
+    while j >= 0 and _is_word_char(code[j]):
+        j -= 1
+    if j == k or code[j + 1].isdigit():
+        return None
+    return j + 1, k + 1
 
 
 def looks_like_definition_name(masked: str, pos: int) -> bool:
     """Whether the identifier at *pos* can name a function being defined: a return type (or `&`,
-    `*`, `>`) comes before it, not `return`/`new`/`else`, and it is not a member or qualified call."""
-    before = _before(masked, pos)
-    if not before or not _TAIL_OK.search(before) or _TAIL_KEYWORD.search(before):
+    `*`, `>`) comes before it, not `return`/`new`/`else`, and it is not a member or qualified call.
+    Reads backwards from *pos* only as far as it must (O(1) per call)."""
+    k = pos - 1
+    while k >= 0 and masked[k] in _SPACE:
+        k -= 1
+    if k < 0:
         return False
-    return not _TAIL_MEMBER.search(before)
+    ch = masked[k]
+    if ch in "&*":
+        return True
+    if ch == ">":
+        return not (k > 0 and masked[k - 1] == "-")
+    if not _is_word_char(ch):
+        return False
+    word = _word_before(masked, k + 1)
+    return word is None or masked[word[0] : word[1]] not in _NOT_BEFORE_A_DEFINITION
 
 
 _BODY_OPEN = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\{")
@@ -73,9 +89,7 @@ def brace_pairs(code: str) -> dict[int, int]:
 
 
 _BRACE = re.compile(r"[{}]")
-_SPACE = frozenset(" \t\r\n\f\v")
 _QUALIFIER_END = re.compile(r"\b(?:const|noexcept|override)$")
-_NAME_END = re.compile(r"([A-Za-z_]\w*)\s*$")
 
 
 def _match_open(code: str, close: int) -> int | None:
@@ -113,25 +127,27 @@ def _head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int
     popen = _match_open(code, k)
     if popen is None:
         return None
-    n = _NAME_END.search(code, max(0, popen - _WINDOW), popen)
+    n = _word_before(code, popen)
     if n is not None:
-        name = n.group(1)
-        if name in _CONTROL or name in head_macros or not looks_like_definition_name(code, n.start()):
+        name = code[n[0] : n[1]]
+        if name in _CONTROL or name in head_macros or not looks_like_definition_name(code, n[0]):
             return None
-        return name, n.start(), None
+        return name, n[0], None
     if head_macros and code[:popen].rstrip().endswith(")"):
         k = code.rindex(")", 0, popen)
         mopen = _match_open(code, k)
         if mopen is None:
             return None
-        macro = _NAME_END.search(code, max(0, mopen - _WINDOW), mopen)
+        macro = _word_before(code, mopen)
         arg = code[mopen + 1 : k].strip()
-        if macro is not None and macro.group(1) in head_macros and re.fullmatch(r"\w+", arg):
-            return arg, macro.start(), macro.group(1)
+        if macro is not None and code[macro[0] : macro[1]] in head_macros and re.fullmatch(r"\w+", arg):
+            return arg, macro[0], code[macro[0] : macro[1]]
     return None
 
 
-def function_definitions(masked: str, head_macros: tuple[str, ...] = ()) -> list[FunctionSpan]:
+def function_definitions(
+    masked: str, head_macros: tuple[str, ...] = (), pairs: dict[int, int] | None = None
+) -> list[FunctionSpan]:
     """Function definitions at namespace or class scope, outside preprocessor lines, in file order.
     A macro in *head_macros* names the function it defines: `MACRO(name)(params) {body}`.
 
@@ -140,7 +156,7 @@ def function_definitions(masked: str, head_macros: tuple[str, ...] = ()) -> list
     code = code_only(masked)
     spans: list[FunctionSpan] = []
     inside_until = -1
-    for open_pos, close_pos in sorted(brace_pairs(code).items()):
+    for open_pos, close_pos in sorted((pairs if pairs is not None else brace_pairs(code)).items()):
         if open_pos < inside_until:
             continue
         head = _head(code, open_pos, head_macros)

@@ -14,13 +14,26 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.scan.definitions import FunctionSpan, function_definitions, namespaces_at
+from mpsgen.scan.definitions import (
+    FunctionSpan,
+    definition_body,
+    function_definitions,
+    brace_pairs,
+    looks_like_definition_name,
+)
 from mpsgen.scan.lines import LineTable
-from mpsgen.scan.mask import Directives, directives, mask
+from mpsgen.scan.mask import Directives, code_only, directives, mask
 
 IMPL_FUNC = "TORCH_IMPL_FUNC"
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_OPEN_PAREN = re.compile(r"\s*\(")
+_IMPL_ARG = re.compile(r"\(\s*(\w+)\s*\)\s*\(")
+_NAMESPACE = re.compile(r"\bnamespace\s+([\w:]+)\s*\{")
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 @dataclass(frozen=True)
@@ -75,7 +88,7 @@ class SourceIndex:
     @cached_property
     def functions(self) -> list[FunctionSpan]:
         """Function definitions outside preprocessor lines (TORCH_IMPL_FUNC ones included), in order."""
-        return function_definitions(self.masked, (IMPL_FUNC,))
+        return function_definitions(self.masked, (IMPL_FUNC,), self.brace_pairs)
 
     @cached_property
     def functions_by_name(self) -> dict[str, list[FunctionSpan]]:
@@ -84,18 +97,61 @@ class SourceIndex:
             result.setdefault(f.name, []).append(f)
         return result
 
+    def _word_calls(self, word: str):
+        """(offset of *word*, offset of its '(') for each `word (` outside preprocessor lines,
+        found with str.find (C speed) rather than a regex tried at every offset."""
+        masked, find, n = self.masked, self.masked.find, len(word)
+        k = find(word)
+        while k >= 0:
+            end = k + n
+            if (k == 0 or not _is_word_char(masked[k - 1])) and (end >= len(masked) or not _is_word_char(masked[end])):
+                m = _OPEN_PAREN.match(masked, end)
+                if m and k not in self.directives:
+                    yield k, m.end() - 1
+            k = find(word, end)
+
     def impl_func(self, name: str) -> FunctionSpan | None:
-        return next((f for f in self.functions_by_name.get(name, ()) if f.macro == IMPL_FUNC), None)
+        """`TORCH_IMPL_FUNC(name)(...) {...}`: one targeted search unless every function is indexed."""
+        if "functions" in self.__dict__:
+            return next((f for f in self.functions_by_name.get(name, ()) if f.macro == IMPL_FUNC), None)
+        if name not in self.masked:
+            return None
+        for k, paren in self._word_calls(IMPL_FUNC):
+            m = _IMPL_ARG.match(self.masked, paren)
+            if m and m.group(1) == name:
+                body = definition_body(self.masked, m.end() - 1)
+                if body is not None:
+                    return FunctionSpan(name, k, *body, macro=IMPL_FUNC)
+        return None
 
     def plain_function(self, name: str) -> FunctionSpan | None:
-        return next((f for f in self.functions_by_name.get(name, ()) if f.macro is None), None)
+        """`T name(...) {...}`: one targeted search unless every function is indexed."""
+        if "functions" in self.__dict__:
+            return next((f for f in self.functions_by_name.get(name, ()) if f.macro is None), None)
+        for k, paren in self._word_calls(name):
+            if looks_like_definition_name(self.masked, k):
+                body = definition_body(self.masked, paren)
+                if body is not None:
+                    return FunctionSpan(name, k, *body)
+        return None
 
     def enclosing_function(self, pos: int) -> str | None:
         outer = [s for s in self.functions if s.body_open < pos < s.body_close]
         return min(outer, key=lambda s: s.body_open).name if outer else None
 
+    @cached_property
+    def brace_pairs(self) -> dict[int, int]:
+        return brace_pairs(code_only(self.masked))
+
     def namespaces(self, positions) -> dict[int, str]:
-        return namespaces_at(self.masked, positions)
+        """The enclosing namespace ("at::native", "" at file scope) of each position."""
+        spans = []
+        if "namespace" in self.masked:
+            for m in _NAMESPACE.finditer(self.masked):
+                close = self.brace_pairs.get(m.end() - 1)
+                if close is not None:
+                    spans.append((m.end() - 1, close, m.group(1)))
+        return {pos: "::".join(name for a, b, name in spans if a < pos < b) for pos in positions}
 
     # -- macros -----------------------------------------------------------------------------
     @cached_property

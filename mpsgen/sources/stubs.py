@@ -351,9 +351,11 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
             if "_IMPL_FUNC" in d.body:
                 macros.setdefault(name, (list(d.params), d.body))
 
-    wanted = "|".join([*map(re.escape, sorted(macros)), r"CREATE_\w*IMPL\w*FUNC\w*"])
     for ix in indexes:
-        for call in ix.calls_matching(wanted):
+        found = ix.calls_of(*macros)
+        if "CREATE_" in ix.masked and "IMPL" in ix.masked:
+            found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
+        for call in found:
             macro, args = call.name, list(call.args)
             if not any(kernel in a for a in args) and not any(kernel.startswith(a) for a in args if a):
                 continue
