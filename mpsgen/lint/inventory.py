@@ -248,7 +248,13 @@ class Inventory:
         for path, text in self.native_sources.items():
             if "IMPL_FUNC" not in text:
                 continue
-            macros = {"TORCH_IMPL_FUNC"} | set(_IMPL_MACRO_NAME.findall(text))
+            macros = {"TORCH_IMPL_FUNC"}
+            k = text.find("CREATE_")
+            while k >= 0:
+                m = _IMPL_MACRO_NAME.match(text, k)
+                if m:
+                    macros.add(m.group(1))
+                k = text.find("CREATE_", k + 7)
             k = text.find("IMPL_FUNC")
             while k >= 0:
                 define = _enclosing_define(text, k)
@@ -371,7 +377,7 @@ class Inventory:
 
 
 _QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
-_IMPL_MACRO_NAME = re.compile(r"\b(CREATE_\w*IMPL\w*FUNC\w*)\s*\(")
+_IMPL_MACRO_NAME = re.compile(r"(CREATE_\w*IMPL\w*FUNC\w*)\s*\(")
 _FIRST_ARG = re.compile(r"\s*\(\s*(\w+)")
 _DEFINE_NAME = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(")
 

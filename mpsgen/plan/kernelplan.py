@@ -96,7 +96,7 @@ def _texts(cs: Changeset, paths: list[Path], checkout: Checkout) -> dict[str, st
 def _mentions(texts: dict[str, str], word: str) -> dict[str, str]:
     """Only the texts that mention *word* as an identifier prefix: a cheap filter before scanning."""
     pattern = re.compile(r"\b" + re.escape(word))
-    return {p: t for p, t in texts.items() if pattern.search(t)}
+    return {p: t for p, t in texts.items() if word in t and pattern.search(t)}  # `in` first: C speed
 
 
 def arity_of(schema: str, stub: stubs.StubDecl) -> str:

@@ -53,23 +53,27 @@ def _unterminated(m: re.Match[str]) -> str | None:
     return None if m.group("cq") else "unterminated character literal"
 
 
+_TERMINATED = frozenset({"bc", "rc", "sq", "cq"})  # the group each well-formed token ends with
+
+
 @functools.lru_cache(maxsize=1024)
 def mask(text: str) -> Masked:
     """*text* with comments and literals blanked (line breaks kept), and the first scan problem."""
-    problem: list[ScanProblem] = []
-
-    def blank(m: re.Match[str]) -> str:
+    out: list[str] = []
+    i = 0
+    problem: ScanProblem | None = None
+    for m in _TOKEN.finditer(text):
+        s, e = m.span()
+        out.append(text[i:s])
         token = m.group(0)
-        if not problem:
+        out.append(_NOT_BREAK.sub(" ", token) if "\n" in token else " " * (e - s))
+        i = e
+        if problem is None and m.lastgroup not in _TERMINATED and not token.startswith("//"):
             why = _unterminated(m)
             if why is not None:
-                problem.append(ScanProblem(m.start(), why, "close it; mpsgen reads only files that compile"))
-        if "\n" not in token:
-            return " " * len(token)
-        return _NOT_BREAK.sub(" ", token)
-
-    masked = _TOKEN.sub(blank, text)
-    return Masked(text, masked, problem[0] if problem else None)
+                problem = ScanProblem(s, why, "close it; mpsgen reads only files that compile")
+    out.append(text[i:])
+    return Masked(text, "".join(out), problem)
 
 
 def mask_code(text: str) -> str:

@@ -6,6 +6,7 @@ Editors are pure text -> text and change only the lines they must.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -173,8 +174,13 @@ def _is_complex_args(args: Iterable[str]) -> bool:
 
 
 def index_metal(text: str, path: str | Path) -> MetalIndex:
-    """Functors, macro calls (top level and inside #defines), local #defines and includes."""
-    path = str(path)
+    """Functors, macro calls (top level and inside #defines), local #defines and includes
+    (cached: a plan asks about the same texts several times)."""
+    return _index_metal(text, str(path))
+
+
+@functools.lru_cache(maxsize=256)
+def _index_metal(text: str, path: str) -> MetalIndex:
     raw = split_lines(text)
     code = _code_lines(text)
     functors: list[Functor] = []
