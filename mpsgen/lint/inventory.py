@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
-from mpsgen.sources.index import index_of
+from mpsgen.sources.index import enclosing_define, index_of
 from mpsgen.tree.checkout import Checkout
 from mpsgen.sources.nativefunctions import Entry, EntryHead, NativeIndex, family_key, index_text
 from mpsgen.sources.stubs import SharedImpl, find_shared_impl
@@ -257,7 +257,7 @@ class Inventory:
                 k = text.find("CREATE_", k + 7)
             k = text.find("IMPL_FUNC")
             while k >= 0:
-                define = _enclosing_define(text, k)
+                define = enclosing_define(text, k)
                 if define:
                     macros.add(define)
                 k = text.find("IMPL_FUNC", k + 9)
@@ -379,19 +379,6 @@ class Inventory:
 _QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
 _IMPL_MACRO_NAME = re.compile(r"(CREATE_\w*IMPL\w*FUNC\w*)\s*\(")
 _FIRST_ARG = re.compile(r"\s*\(\s*(\w+)")
-_DEFINE_NAME = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(")
-
-
-def _enclosing_define(text: str, pos: int) -> str | None:
-    """Name of the function-like #define whose (continued) lines hold *pos*, if any."""
-    start = text.rfind("\n", 0, pos) + 1
-    while True:
-        m = _DEFINE_NAME.match(text, start)
-        if m:
-            return m.group(1)
-        if start == 0 or not text[:start - 1].rstrip("\r").endswith("\\"):
-            return None
-        start = text.rfind("\n", 0, start - 1) + 1
 _MACRO_FIRST_ARG = re.compile(r"\b[A-Z][A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
 
 

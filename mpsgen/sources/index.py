@@ -29,7 +29,7 @@ _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _OPEN_PAREN = re.compile(r"\s*\(")
 _IMPL_ARG = re.compile(r"\(\s*(\w+)\s*\)\s*\(")
-_NAMESPACE = re.compile(r"\bnamespace\s+([\w:]+)\s*\{")
+_NAMESPACE = re.compile(r"namespace\s+([\w:]+)\s*\{")
 
 
 def _is_word_char(ch: str) -> bool:
@@ -65,10 +65,55 @@ class SourceIndex:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.text = text
-        m = mask(text)
-        self.masked = m.masked
-        self.problem = m.problem
         self._calls: dict[str, list[MacroCall]] = {}
+        self._regions: list[tuple[int, str]] = []  # (offset, masked text) of regions masked alone
+
+    @cached_property
+    def _masked(self):
+        return mask(self.text)
+
+    @property
+    def masked(self) -> str:
+        """The whole text masked (computed on first use; a lookup of one definition masks only its region)."""
+        return self._masked.masked
+
+    @property
+    def problem(self):
+        return self._masked.problem
+
+    def masked_slice(self, a: int, b: int) -> str:
+        """masked[a:b], from a region masked alone when one covers it (no whole-file mask)."""
+        if "_masked" not in self.__dict__:
+            for start, region in self._regions:
+                if start <= a and b <= start + len(region):
+                    return region[a - start : b - start]
+        return self.masked[a:b]
+
+    def _impl_func_in_region(self, name: str) -> FunctionSpan | None | bool:
+        """`TORCH_IMPL_FUNC(name)` found by masking only the lines from its head to its body's end.
+        False when the raw text is ambiguous (a comment or literal may hold the head): the caller
+        then masks the whole file."""
+        raw = self.text
+        k = raw.find(IMPL_FUNC)
+        while k >= 0:
+            m = _IMPL_ARG.match(raw, k + len(IMPL_FUNC))
+            if m and m.group(1) == name and (k == 0 or not _is_word_char(raw[k - 1])):
+                start = raw.rfind("\n", 0, k) + 1
+                if raw.rfind("/*", 0, k) > raw.rfind("*/", 0, k) or "//" in raw[start:k] or '"' in raw[start:k]:
+                    return False
+                size = 8192
+                while True:
+                    end = min(len(raw), k + size)
+                    region = mask(raw[start:end]).masked
+                    body = definition_body(region, m.end() - 1 - start)
+                    if body is not None:
+                        self._regions.append((start, region))
+                        return FunctionSpan(name, k, start + body[0], start + body[1], macro=IMPL_FUNC)
+                    if end == len(raw):
+                        return False
+                    size *= 4
+            k = raw.find(IMPL_FUNC, k + len(IMPL_FUNC))
+        return None
 
     @cached_property
     def lines(self) -> LineTable:
@@ -114,8 +159,12 @@ class SourceIndex:
         """`TORCH_IMPL_FUNC(name)(...) {...}`: one targeted search unless every function is indexed."""
         if "functions" in self.__dict__:
             return next((f for f in self.functions_by_name.get(name, ()) if f.macro == IMPL_FUNC), None)
-        if name not in self.masked:
+        if name not in self.text:
             return None
+        if "_masked" not in self.__dict__:
+            found = self._impl_func_in_region(name)
+            if found is not False:
+                return found  # type: ignore[return-value]
         for k, paren in self._word_calls(IMPL_FUNC):
             m = _IMPL_ARG.match(self.masked, paren)
             if m and m.group(1) == name:
@@ -128,6 +177,8 @@ class SourceIndex:
         """`T name(...) {...}`: one targeted search unless every function is indexed."""
         if "functions" in self.__dict__:
             return next((f for f in self.functions_by_name.get(name, ()) if f.macro is None), None)
+        if name not in self.text:
+            return None
         for k, paren in self._word_calls(name):
             if looks_like_definition_name(self.masked, k):
                 body = definition_body(self.masked, paren)
@@ -146,14 +197,29 @@ class SourceIndex:
     def namespaces(self, positions) -> dict[int, str]:
         """The enclosing namespace ("at::native", "" at file scope) of each position."""
         spans = []
-        if "namespace" in self.masked:
-            for m in _NAMESPACE.finditer(self.masked):
+        k = self.masked.find("namespace")
+        while k >= 0:
+            m = _NAMESPACE.match(self.masked, k)
+            if m and (k == 0 or not _is_word_char(self.masked[k - 1])):
                 close = self.brace_pairs.get(m.end() - 1)
                 if close is not None:
                     spans.append((m.end() - 1, close, m.group(1)))
+            k = self.masked.find("namespace", k + 9)
         return {pos: "::".join(name for a, b, name in spans if a < pos < b) for pos in positions}
 
     # -- macros -----------------------------------------------------------------------------
+    @cached_property
+    def impl_macro_defs(self) -> dict[str, MacroDef]:
+        """The `#define`s whose body writes a TORCH_IMPL_FUNC (or another *_IMPL_FUNC); the whole
+        file is masked only when its raw text has such a #define."""
+        raw = self.text
+        k = raw.find("_IMPL_FUNC")
+        while k >= 0:
+            if enclosing_define(raw, k):
+                return {n: d for n, d in self.macro_defs.items() if "_IMPL_FUNC" in d.body}
+            k = raw.find("_IMPL_FUNC", k + 10)
+        return {}
+
     @cached_property
     def macro_defs(self) -> dict[str, MacroDef]:
         """Function-like `#define`s, by name (the first definition wins)."""
@@ -189,7 +255,7 @@ class SourceIndex:
 
     def calls_of(self, *names: str) -> list[MacroCall]:
         """Calls of the named macros outside preprocessor lines, in file order."""
-        present = [n for n in names if n in self.masked]
+        present = [n for n in names if n in self.text and n in self.masked]
         return self.calls_matching("|".join(map(re.escape, sorted(present)))) if present else []
 
     # -- words ------------------------------------------------------------------------------
@@ -216,6 +282,21 @@ def require_scannable(path: str, text: str) -> None:
             f"cannot scan this file: {problem.message}",
             path=path, line=index_of(path, text).line(problem.pos), hint=problem.hint,
         )
+
+
+_DEFINE_NAME = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(")
+
+
+def enclosing_define(text: str, pos: int) -> str | None:
+    """Name of the function-like #define whose (continued) lines hold *pos* in a raw text, if any."""
+    start = text.rfind("\n", 0, pos) + 1
+    while True:
+        m = _DEFINE_NAME.match(text, start)
+        if m:
+            return m.group(1)
+        if start == 0 or not text[: start - 1].rstrip("\r").endswith("\\"):
+            return None
+        start = text.rfind("\n", 0, start - 1) + 1
 
 
 @functools.lru_cache(maxsize=1024)

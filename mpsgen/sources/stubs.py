@@ -337,7 +337,7 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
     def located(ix, f, form: str) -> SharedImpl:
         bopen, bclose = f.body_open, f.body_close
         first = ix.line(bopen)
-        calls = _stub_calls(ix.masked[bopen : bclose + 1], ix.text[bopen : bclose + 1], first, known_stubs)
+        calls = _stub_calls(ix.masked_slice(bopen, bclose + 1), ix.text[bopen : bclose + 1], first, known_stubs)
         return SharedImpl(kernel, form, tuple(calls), ix.path, ix.line(f.start), ix.line(bclose))
 
     for ix in indexes:
@@ -347,13 +347,12 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
 
     macros: dict[str, tuple[list[str], str]] = {}
     for ix in indexes:
-        for name, d in ix.macro_defs.items():
-            if "_IMPL_FUNC" in d.body:
-                macros.setdefault(name, (list(d.params), d.body))
+        for name, d in ix.impl_macro_defs.items():
+            macros.setdefault(name, (list(d.params), d.body))
 
     for ix in indexes:
         found = ix.calls_of(*macros)
-        if "CREATE_" in ix.masked and "IMPL" in ix.masked:
+        if "CREATE_" in ix.text and "IMPL" in ix.text and "CREATE_" in ix.masked:
             found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
         for call in found:
             macro, args = call.name, list(call.args)
