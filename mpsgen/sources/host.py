@@ -98,11 +98,6 @@ def _classify(body_masked: str) -> str:
     return "unknown"
 
 
-def function_spans(masked: str) -> list[FunctionSpan]:
-    """Function definitions (including `TORCH_IMPL_FUNC(name)(...) {`) in a masked text, in order."""
-    return index_of("<masked>", masked).functions
-
-
 def _decl_start(masked: str, pos: int) -> int:
     """Offset of the line where the declaration containing *pos* begins (return type may be on the line above)."""
     start = _line_start(masked, pos)
@@ -525,7 +520,7 @@ def add_host_kernel(text: str, function_code: str, register_line: str, *, path: 
     masked = mask_code(text)
     existing_fn = any(
         s.name == fn_name and masked[max(0, s.start - 64) : s.start].rstrip().endswith("void")
-        for s in function_spans(masked)
+        for s in index_of(path, text).functions
     )
     existing_reg = [r for r in registrations(text, path) if r.stub == stub]
     if existing_reg and existing_reg[0].fn != reg_fn:
@@ -564,7 +559,7 @@ def add_host_kernel(text: str, function_code: str, register_line: str, *, path: 
         scope = depths[close_idx] - 0  # depth inside at::native equals the depth at its closing line start
         candidates = [
             s
-            for s in function_spans(masked)
+            for s in index_of(path, text).functions
             if re.search(r"\bstatic\s+(?:inline\s+)?void\s*$", masked[_line_start(masked, s.start) : s.start])
             and lines_of.line(s.body_close) - 1 < block[0]
             and depths[lines_of.line(s.start) - 1] == scope

@@ -17,12 +17,7 @@ from mpsgen.scan.mask import mask_code
 from mpsgen.sources.index import index_of
 
 # The scanner lives in mpsgen.scan; these names are re-exported for readers of this module.
-__all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at", "line_at"]
-
-
-def line_at(text: str, pos: int) -> int:
-    """1-based line number of character *pos* (for one-off questions; indexes use a LineTable)."""
-    return text.count("\n", 0, pos) + 1
+__all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at"]
 
 
 def _normalize_type(t: str) -> str:
