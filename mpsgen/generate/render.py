@@ -328,27 +328,11 @@ def _split_call(text: str) -> tuple[str, list[str]]:
 
 def _split_args(text: str) -> list[str]:
     """Split on top-level commas (not inside (), <>, [] or strings)."""
-    args, depth, cur, quote = [], 0, "", ""
-    for ch in text:
-        if quote:
-            cur += ch
-            if ch == quote:
-                quote = ""
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "([<{":
-            depth += 1
-        elif ch in ")]>}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    if cur.strip():
-        args.append(cur.strip())
-    return args
+    from mpsgen.scan.brackets import split_bounds
+    from mpsgen.scan.mask import mask_code
+
+    args = [text[a:b].strip() for a, b in split_bounds(mask_code(text))]
+    return args[:-1] if args and not args[-1] else args
 
 
 def render_register_dispatch(

@@ -16,9 +16,11 @@ from functools import cached_property
 from pathlib import Path
 
 from mpsgen.sources import host
+from mpsgen.sources.host import Definition
+from mpsgen.sources.index import enclosing_define, index_of
 from mpsgen.tree.checkout import Checkout
 from mpsgen.sources.nativefunctions import Entry, EntryHead, NativeIndex, family_key, index_text
-from mpsgen.sources.stubs import SharedImpl, directive_lines, find_shared_impl, line_at, mask_code, match_close, namespaces_at, split_top_level
+from mpsgen.sources.stubs import SharedImpl, find_shared_impl
 
 # Dashboard states of one op family (stable strings: they appear in --format json).
 NATIVE = "native Metal"
@@ -33,21 +35,6 @@ _DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  
 _BACKENDS = frozenset({"CPU", "CUDA", "MPS"})
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
-# Macros whose invocation generates a yaml kernel, beside host.LEGACY_MACROS (the stub one is a registration).
-_KERNEL_MACROS = tuple(m for m in host.LEGACY_MACROS if m != "REGISTER_MPS_UNARY_STUB")
-
-
-@dataclass(frozen=True)
-class Definition:
-    """A function (or macro-generated function) defined in an MPS source file."""
-
-    impl: host.Impl
-    static: bool
-    namespace: str  # "at::native", "at::native::mps", ...
-
-    @property
-    def name(self) -> str:
-        return self.impl.name
 
 
 @dataclass(frozen=True)
@@ -73,43 +60,8 @@ def _bare(kernel: str) -> str:
 
 
 def index_definitions(path: str, text: str) -> list[Definition]:
-    """Every function and CREATE_MPS_* generated kernel in one .mm/.cpp text, with its backend.
-
-    One pass per file (host.find_implementations rescans the file per name, which is too slow for
-    the ~300 legacy kernels of a real tree); the classification is host's.
-    """
-    masked = mask_code(text)
-    skip = directive_lines(text)
-    spans = [s for s in host.function_spans(masked) if line_at(text, s.start) not in skip]
-    helpers: set[str] | None = None
-    found: list[tuple[int, host.Impl, bool]] = []
-    for span in spans:
-        body = masked[span.body_open : span.body_close + 1]
-        kind = host._classify(body)
-        if kind == "unknown":
-            helpers = helpers if helpers is not None else host._local_graph_helpers(masked, spans)
-            kind = host._classify_with_helpers(body, helpers - {span.name})
-        is_impl = masked.startswith("TORCH_IMPL_FUNC", span.start)
-        start = span.start if is_impl else host._decl_start(masked, span.start)
-        static = not is_impl and re.search(r"\bstatic\b", masked[start : span.start]) is not None
-        impl = host.Impl(path, span.name, line_at(text, start), line_at(text, span.body_close),
-                         "TORCH_IMPL_FUNC" if is_impl else "function", None, kind,
-                         start - host._line_start(masked, start) + 1)
-        found.append((span.start, impl, static))
-    if any(m in masked for m in _KERNEL_MACROS):
-        for m in re.finditer(r"\b(" + "|".join(_KERNEL_MACROS) + r")\s*\(", masked):
-            line = line_at(text, m.start())
-            close = match_close(masked, m.end() - 1)
-            if line in skip or close is None:
-                continue
-            args = split_top_level(masked[m.end() : close])
-            if not args or not _IDENT.fullmatch(args[0]):
-                continue
-            col = m.start() - host._line_start(masked, m.start()) + 1
-            impl = host.Impl(path, args[0], line, line_at(text, close), "macro", m.group(1), "mpsgraph", col)
-            found.append((m.start(), impl, False))
-    spaces = namespaces_at(masked, (pos for pos, _, _ in found))
-    return [Definition(impl, static, spaces[pos]) for pos, impl, static in sorted(found, key=lambda f: f[0])]
+    """Every function and CREATE_MPS_* generated kernel in one .mm/.cpp text, with its backend."""
+    return list(host.definitions(path, text))
 
 
 class Inventory:
@@ -226,26 +178,23 @@ class Inventory:
         """Identifiers passed to any UPPER_CASE macro in the MPS sources (kernels made by macros we do not know)."""
         names: set[str] = set()
         for texts in (self.mm_texts, self.other_mps_sources):
-            for text in texts.values():
-                for m in re.finditer(r"\b[A-Z][A-Z0-9_]+\(\s*([A-Za-z_]\w*)", mask_code(text)):
-                    names.add(m.group(1))
+            for path, text in texts.items():
+                names.update(_MACRO_FIRST_ARG.findall(index_of(path, text).masked))
         return frozenset(names)
 
     @cached_property
-    def native_identifiers(self) -> frozenset[str]:
-        """Identifiers in native/*.cpp (a kernel named there may be defined there)."""
-        names: set[str] = set()
-        for text in self.native_sources.values():
-            names.update(_IDENT.findall(mask_code(text)))
-        return frozenset(names)
+    def native_identifiers(self) -> "_WordsIn":
+        """Identifiers in native/*.cpp (a kernel named there may be defined there); answered per
+        name, reading only the files whose text contains it."""
+        return _WordsIn(self.native_sources)
 
     @cached_property
     def mm_identifier_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for texts in (self.mm_texts, self.other_mps_sources):
-            for text in texts.values():
-                for name in _IDENT.findall(mask_code(text)):
-                    counts[name] = counts.get(name, 0) + 1
+            for path, text in texts.items():
+                for name, n in index_of(path, text).identifier_counts.items():
+                    counts[name] = counts.get(name, 0) + n
         return counts
 
     @cached_property
@@ -281,7 +230,7 @@ class Inventory:
     @cached_property
     def host_calls(self) -> dict[str, list[host.KernelCall]]:
         """Kernel names each operations/*.mm passes to the bundled library (files with inline shaders skipped)."""
-        return {p: host.host_kernel_calls(t) for p, t in self.mm_texts.items() if uses_bundled_library(t)}
+        return {p: host.host_kernel_calls(t, p) for p, t in self.mm_texts.items() if uses_bundled_library(t)}
 
     def metal_stems(self, mm_path: str) -> tuple[str, ...]:
         """The .metal stems a JIT-shader build of *mm_path* sees: its `<X>_metallib.h` includes, else its own stem."""
@@ -290,23 +239,66 @@ class Inventory:
 
     # -- shared kernels and stubs -----------------------------------------------------------
     @cached_property
-    def _source_identifiers(self) -> dict[str, frozenset[str]]:
-        return {p: frozenset(_IDENT.findall(mask_code(t))) for p, t in self.native_sources.items()}
+    def _definition_sites(self) -> dict[str, list[str]]:
+        """{word: native/*.cpp files} for the words that can start a shared kernel's definition: the
+        name in `TORCH_IMPL_FUNC(name)` and the first argument of each helper macro that generates
+        one (`CREATE_UNARY_TORCH_IMPL_FUNC(exp_out, exp_stub)`, `CREATE_COMPARISON_...(eq)`).
+
+        Found with str.find over the raw texts (C speed), so no file is masked to pick candidates."""
+        sites: dict[str, list[str]] = {}
+
+        def add(word: str, path: str) -> None:
+            files = sites.setdefault(word, [])
+            if path not in files:
+                files.append(path)
+
+        for path, text in self.native_sources.items():
+            if "IMPL_FUNC" not in text:
+                continue
+            macros = {"TORCH_IMPL_FUNC"}
+            k = text.find("CREATE_")
+            while k >= 0:
+                m = _IMPL_MACRO_NAME.match(text, k)
+                if m:
+                    macros.add(m.group(1))
+                k = text.find("CREATE_", k + 7)
+            k = text.find("IMPL_FUNC")
+            while k >= 0:
+                define = enclosing_define(text, k)
+                if define:
+                    macros.add(define)
+                k = text.find("IMPL_FUNC", k + 9)
+            for macro in macros:
+                k = text.find(macro)
+                while k >= 0:
+                    m = _FIRST_ARG.match(text, k + len(macro))
+                    if m and (k == 0 or not (text[k - 1].isalnum() or text[k - 1] == "_")):
+                        add(m.group(1), path)
+                    k = text.find(macro, k + len(macro))
+        return sites
 
     @cached_property
     def _stub_uses(self) -> dict[str, StubUse]:
         return {}
 
     def stub_use(self, kernel: str) -> StubUse:
-        """The stub shared kernel *kernel* calls (searched only in the .cpp files that could define it)."""
+        """The stub shared kernel *kernel* calls (searched only in the .cpp files that could define it).
+
+        First in the files where a TORCH_IMPL_FUNC or a generating macro names the kernel or a
+        prefix of it (eq_Tensor_out from CREATE_...(eq)); a miss or a plain function widens the
+        search to every file whose text contains the kernel's name."""
         kernel = _bare(kernel)
         cached = self._stub_uses.get(kernel)
         if cached is not None:
             return cached
-        # Macro-made kernels (eq_Tensor_out from CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(eq)) start with an argument.
         words = {kernel} | {kernel[:k] for k in range(1, len(kernel)) if kernel[k] == "_"}
-        sources = {p: self.native_sources[p] for p, ids in self._source_identifiers.items() if words & ids}
+        named = {p for w in words for p in self._definition_sites.get(w, ())}
+        sources = {p: t for p, t in self.native_sources.items() if p in named}
         impl = find_shared_impl(sources, kernel) if sources else None
+        if impl is None or impl.form == "function":
+            wider = {p: t for p, t in self.native_sources.items() if p in named or kernel in t}
+            if wider.keys() - sources.keys():
+                impl = find_shared_impl(wider, kernel)
         names = impl.stub_names if impl else ()
         stub = names[0] if len(names) == 1 else None
         if stub is None and len(names) > 1:
@@ -392,6 +384,21 @@ class Inventory:
 
 
 _QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
+_IMPL_MACRO_NAME = re.compile(r"(CREATE_\w*IMPL\w*FUNC\w*)\s*\(")
+_FIRST_ARG = re.compile(r"\s*\(\s*(\w+)")
+_MACRO_FIRST_ARG = re.compile(r"\b[A-Z][A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
+
+
+class _WordsIn:
+    """`name in words`: whether *name* is an identifier (outside comments) of one of *texts*."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self._texts = texts
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and any(
+            name in t and name in index_of(p, t).identifiers for p, t in self._texts.items()
+        )
 
 
 def could_be_opinfo_key(key: str, strings: frozenset[str]) -> bool:

@@ -105,7 +105,7 @@ def _texts(cs: Changeset, paths: list[Path], checkout: Checkout) -> dict[str, st
 def _mentions(texts: dict[str, str], word: str) -> dict[str, str]:
     """Only the texts that mention *word* as an identifier prefix: a cheap filter before scanning."""
     pattern = re.compile(r"\b" + re.escape(word))
-    return {p: t for p, t in texts.items() if pattern.search(t)}
+    return {p: t for p, t in texts.items() if word in t and pattern.search(t)}  # `in` first: C speed
 
 
 def arity_of(schema: str, stub: stubs.StubDecl) -> str:
@@ -292,7 +292,8 @@ def _plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> No
     r.functor, r.registrations, r.metal_path, r.mm_path = functor, registrations, metal_rel, mm_rel
 
     if metal.check_kernel_name(indexes, spec.name, functor) == "new":
-        new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations)
+        new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations,
+                                              available_macros=_c10_metal_macros(checkout))
         if new_metal != metal_texts[metal_rel]:
             cs.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
             plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
@@ -335,6 +336,14 @@ def _plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> No
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
 
 
+def _c10_metal_macros(checkout: Checkout) -> frozenset[str] | None:
+    """Macros the checkout's c10/metal headers define (None when the tree has no such headers)."""
+    from mpsgen.sources.metal_layout import macros_defined
+
+    headers = sorted(checkout.path("c10/metal").glob("*.h"))
+    return macros_defined(checkout.read_text(h) for h in headers) if headers else None
+
+
 def _remove_text_lines(plan: Plan, path: str, line: int, end_line: int, what: str) -> None:
     cs = plan.changeset
     lines = cs.current(path).splitlines(keepends=True)
@@ -358,12 +367,20 @@ def _remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
                 path=impl.path, line=impl.line,
                 hint="rewire it by hand (route its yaml entry to the shared kernel and register its stub)",
             )
+    from mpsgen.sources.deadcode import referenced_names, remove_unused_helpers
+
     for impl in impls:
-        text = host.remove_implementation(cs.current(impl.path), impl)
+        before = cs.current(impl.path)
+        used = referenced_names("".join(before.splitlines(True)[impl.line - 1 : impl.end_line]))
+        text = host.remove_implementation(before, impl)
+        text, dead, left = remove_unused_helpers(text, impl.path, used, plan.family)
         text = host.remove_op_include(text, plan.family)
         cs.set_text(impl.path, text, f"removed MPSGraph {name}")
         kind = impl.macro or impl.form
         plan.removed.append(f"{impl.path}:{impl.line}: {kind} {name}")
+        plan.removed.extend(f"{impl.path}:{line}: {what} (used only by {name})" for line, what in dead)
+        plan.notes.extend(f"{impl.path}:{line}: {what} is no longer used; left in place (shared helper)"
+                          for line, what in left)
 
 
 def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> None:
@@ -429,8 +446,26 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
     names = metal.registered_kernel_names(metal.index_metal(t, p) for p, t in metal_texts.items())
     if plan.kernel not in names:
         problems.append(f"kernel '{plan.kernel}' is not registered in any .metal file")
+    _verify_statements(cs)
     if problems:
         raise MpsgenError(
             "the planned change would leave the tree inconsistent: " + "; ".join(problems),
             path=YAML_REL, hint="nothing was written; please report this with the op name",
         )
+
+
+def _verify_statements(cs: Changeset) -> None:
+    """Each edited .metal/.mm keeps its statement structure outside the lines mpsgen inserted or
+    deleted (text written into the middle of a statement is refused before anything is written)."""
+    from mpsgen.scan.statements import first_broken_statement
+
+    for path in cs.changed_paths:
+        if not path.endswith((".metal", ".mm")) or cs.is_new(path):
+            continue
+        line = first_broken_statement(cs.original(path), cs.current(path))
+        if line is not None:
+            raise MpsgenError(
+                "the planned edit would change a statement it does not own (text inserted inside it)",
+                path=path, line=line,
+                hint="nothing was written; the file's layout is not one mpsgen can edit, please report it",
+            )

@@ -10,18 +10,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import functools
+
 from mpsgen.tree.checkout import newline_of
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.stubs import (
-    calls_outside_directives,
-    definition_body,
-    directive_lines,
-    line_at,
-    looks_like_definition_name,
-    mask_code,
-    match_close,
-    split_top_level,
-)
+from mpsgen.scan.brackets import calls_outside_directives, split_bounds
+from mpsgen.scan.definitions import FunctionSpan
+from mpsgen.scan.lines import eol as _eol
+from mpsgen.scan.lines import line_start as _line_start
+from mpsgen.scan.lines import LineTable, split_lines
+from mpsgen.scan.mask import mask_code
+from mpsgen.sources.index import index_of, require_scannable
 
 # --------------------------------------------------------------------------------------------
 # Shared line helpers
@@ -29,15 +28,11 @@ from mpsgen.sources.stubs import (
 
 
 def _lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
+    return split_lines(text)
 
 
 def _blank(line: str) -> bool:
     return not line.strip()
-
-
-def _eol(line: str) -> str:
-    return line[len(line.rstrip("\r\n")) :]
 
 
 def _as_lines(snippet: str, nl: str) -> list[str]:
@@ -67,6 +62,9 @@ LEGACY_MACROS = (
     "CREATE_MPS_BINARY_COMPARISON_OP_FUNC",
     "REGISTER_MPS_UNARY_STUB",
 )
+
+# Macros whose invocation generates a yaml kernel (REGISTER_MPS_UNARY_STUB registers a stub instead).
+_KERNEL_MACROS = tuple(m for m in LEGACY_MACROS if m != "REGISTER_MPS_UNARY_STUB")
 
 _METAL_MARKERS = re.compile(
     r"\blib\s*\.\s*exec_|\bbinary_op_kernel\s*\(|\bexec_(?:unary|binary|ternary)_kernel|\bgetPipelineStateForFunc\b|"
@@ -100,34 +98,6 @@ def _classify(body_masked: str) -> str:
     return "unknown"
 
 
-@dataclass(frozen=True)
-class FunctionSpan:
-    name: str
-    start: int  # offset of the name (or of TORCH_IMPL_FUNC)
-    body_open: int
-    body_close: int
-
-
-_CONTROL = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined", "TORCH_IMPL_FUNC"}
-
-
-def function_spans(masked: str) -> list[FunctionSpan]:
-    """Function definitions (including `TORCH_IMPL_FUNC(name)(...) {`) in a masked text, in order."""
-    spans: list[FunctionSpan] = []
-    for m in re.finditer(r"\bTORCH_IMPL_FUNC\s*\(\s*(\w+)\s*\)\s*\(|\b([A-Za-z_]\w*)\s*\(", masked):
-        name = m.group(1) or m.group(2)
-        if m.group(2) and (m.group(2) in _CONTROL or not looks_like_definition_name(masked, m.start())):
-            continue
-        body = definition_body(masked, m.end() - 1)
-        if body is not None:
-            spans.append(FunctionSpan(name, m.start(), *body))
-    return spans
-
-
-def _line_start(text: str, pos: int) -> int:
-    return text.rfind("\n", 0, pos) + 1
-
-
 def _decl_start(masked: str, pos: int) -> int:
     """Offset of the line where the declaration containing *pos* begins (return type may be on the line above)."""
     start = _line_start(masked, pos)
@@ -153,51 +123,69 @@ def _classify_with_helpers(body: str, helpers: set[str]) -> str:
     return kind
 
 
+@dataclass(frozen=True)
+class Definition:
+    """A function (or macro-generated kernel) defined in a source file, with its backend."""
+
+    impl: Impl
+    static: bool
+    namespace: str  # "at::native", "at::native::mps", ...
+
+    @property
+    def name(self) -> str:
+        return self.impl.name
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_STATIC = re.compile(r"\bstatic\b")
+
+
+@functools.lru_cache(maxsize=512)
+def definitions(path: str, text: str) -> tuple[Definition, ...]:
+    """Every function, TORCH_IMPL_FUNC block and CREATE_MPS_* generated kernel of one text, in
+    file order, classified once (MPSGraph, Metal or unknown).  REGISTER_MPS_UNARY_STUB registers
+    a stub and is not listed here (see find_implementations)."""
+    ix = index_of(path, text)
+    masked = ix.masked
+    spans = ix.functions
+    helpers: set[str] | None = None
+    found: list[tuple[int, Impl, bool]] = []
+    for span in spans:
+        body = masked[span.body_open : span.body_close + 1]
+        kind = _classify(body)
+        if kind == "unknown":
+            helpers = helpers if helpers is not None else _local_graph_helpers(masked, spans)
+            kind = _classify_with_helpers(body, helpers - {span.name})
+        is_impl = span.macro is not None
+        start = span.start if is_impl else _decl_start(masked, span.start)
+        static = not is_impl and _STATIC.search(masked, start, span.start) is not None
+        impl = Impl(path, span.name, ix.line(start), ix.line(span.body_close),
+                    "TORCH_IMPL_FUNC" if is_impl else "function", None, kind, ix.col(start))
+        found.append((span.start, impl, static))
+    for call in ix.calls_of(*_KERNEL_MACROS):
+        if not call.args or not _IDENT.fullmatch(call.args[0]):
+            continue
+        impl = Impl(path, call.args[0], call.line, call.end_line, "macro", call.name, "mpsgraph", ix.col(call.start))
+        found.append((call.start, impl, False))
+    found.sort(key=lambda f: f[0])
+    spaces = ix.namespaces(pos for pos, _, _ in found)
+    return tuple(Definition(impl, static, spaces[pos]) for pos, impl, static in found)
+
+
 def find_implementations(mm_texts: dict[str, str], name: str) -> list[Impl]:
     """Every definition of the yaml kernel *name* in *mm_texts*: explicit TORCH_IMPL_FUNC blocks,
     plain functions and one-line legacy macros (whose first argument is *name*; for
     REGISTER_MPS_UNARY_STUB, *name* may also be the stub, e.g. `trunc_stub`)."""
     found: list[Impl] = []
     for path, text in mm_texts.items():
-        masked = mask_code(text)
-        skip = directive_lines(text)
-        spans = function_spans(masked)
-        helpers: set[str] | None = None
-        for span in spans:
-            if span.name != name or line_at(text, span.start) in skip:
-                continue
-            body = masked[span.body_open : span.body_close + 1]
-            kind = _classify(body)
-            if kind == "unknown":
-                helpers = helpers if helpers is not None else _local_graph_helpers(masked, spans)
-                kind = _classify_with_helpers(body, helpers - {name})
-            is_impl = masked.startswith("TORCH_IMPL_FUNC", span.start)
-            start = span.start if is_impl else _decl_start(masked, span.start)
-            found.append(
-                Impl(
-                    path,
-                    name,
-                    line_at(text, start),
-                    line_at(text, span.body_close),
-                    "TORCH_IMPL_FUNC" if is_impl else "function",
-                    None,
-                    kind,
-                    start - _line_start(masked, start) + 1,
-                )
-            )
-        for m in re.finditer(r"\b(" + "|".join(LEGACY_MACROS) + r")\s*\(", masked):
-            line = line_at(text, m.start())
-            if line in skip:
-                continue
-            close = match_close(masked, m.end() - 1)
-            if close is None:
-                continue
-            args = split_top_level(masked[m.end() : close])
-            first = args[0] if args else ""
-            if first != name and not (m.group(1) == "REGISTER_MPS_UNARY_STUB" and f"{first}_stub" == name):
-                continue
-            col = m.start() - _line_start(masked, m.start()) + 1
-            found.append(Impl(path, name, line, line_at(text, close), "macro", m.group(1), "mpsgraph", col))
+        if name.removesuffix("_stub") not in text:
+            continue  # cheap: a file that never spells the name defines nothing by it
+        found += [d.impl for d in definitions(path, text) if d.name == name]
+        for call in index_of(path, text).calls_of("REGISTER_MPS_UNARY_STUB"):
+            first = call.args[0] if call.args else ""
+            if first == name or f"{first}_stub" == name:
+                found.append(Impl(path, name, call.line, call.end_line, "macro", call.name, "mpsgraph",
+                                  index_of(path, text).col(call.start)))
     found.sort(key=lambda i: (i.path, i.line))
     return found
 
@@ -220,6 +208,7 @@ def remove_implementation(text: str, impl: Impl, *, allow_unknown: bool = False)
 
     Refuses to delete Metal code, and code whose backend is unknown unless *allow_unknown*.
     """
+    require_scannable(impl.path, text)
     current = [
         i for i in find_implementations({impl.path: text}, impl.name) if i.form == impl.form and i.macro == impl.macro
     ]
@@ -317,30 +306,30 @@ class Registration:
     semicolon: bool = False
 
 
-_REG = re.compile(r"\b(REGISTER_DISPATCH|REGISTER_MPS_DISPATCH|REGISTER_UNARY_TI_DISPATCH|REGISTER_MPS_UNARY_STUB)\s*\(")
+_REG_MACROS = ("REGISTER_DISPATCH", "REGISTER_MPS_DISPATCH", "REGISTER_UNARY_TI_DISPATCH", "REGISTER_MPS_UNARY_STUB")
+_SEMICOLON = re.compile(r"[ \t]*;")
 
 
 def registrations(text: str, path: str = "<text>") -> list[Registration]:
     """Every stub registration in one .mm text (macro definitions excluded), in file order."""
-    masked = mask_code(text)
+    ix = index_of(path, text)
     result: list[Registration] = []
-    for m, line, close in calls_outside_directives(text, masked, _REG):
-        args = split_top_level(masked[m.end() : close])
-        semicolon = masked[close + 1 :].lstrip(" \t").startswith(";")
-        macro = m.group(1)
+    for call in ix.calls_of(*_REG_MACROS):
+        args, macro, line, end = call.args, call.name, call.line, call.end_line
+        semicolon = _SEMICOLON.match(ix.masked, call.close + 1) is not None
         if macro in ("REGISTER_DISPATCH", "REGISTER_MPS_DISPATCH"):
             if len(args) != 2:
                 continue
             fn = args[1].strip()
             amp = fn.startswith("&")
             fn = fn.lstrip("&").strip()
-            result.append(Registration(args[0], path, line, line_at(text, close), fn, macro, amp, semicolon))
+            result.append(Registration(args[0], path, line, end, fn, macro, amp, semicolon))
         elif macro == "REGISTER_UNARY_TI_DISPATCH" and args and args[0]:
             x = args[0]
-            result.append(Registration(f"{x}_stub", path, line, line_at(text, close), f"{x}_kernel_mps", macro, False, semicolon))
+            result.append(Registration(f"{x}_stub", path, line, end, f"{x}_kernel_mps", macro, False, semicolon))
         elif macro == "REGISTER_MPS_UNARY_STUB" and args and args[0]:
             x = args[0]
-            result.append(Registration(f"{x}_stub", path, line, line_at(text, close), f"mps_{x}_kernel", macro, False, semicolon))
+            result.append(Registration(f"{x}_stub", path, line, end, f"mps_{x}_kernel", macro, False, semicolon))
     return result
 
 
@@ -364,53 +353,28 @@ class KernelCall:
 _EXEC = re.compile(r"\bexec_(?:unary|binary|ternary)_kernel(?:_with_params|_raw)?\s*\(")
 
 
-def host_kernel_calls(text: str) -> list[KernelCall]:
+def host_kernel_calls(text: str, path: str = "<text>") -> list[KernelCall]:
     """Kernel names passed as string literals to `lib.exec_*_kernel*` and REGISTER_UNARY_TI_DISPATCH(name)."""
-    masked = mask_code(text)
-    spans = function_spans(masked)
-
-    def enclosing(pos: int) -> str | None:
-        outer = [s for s in spans if s.body_open < pos < s.body_close]
-        return min(outer, key=lambda s: s.body_open).name if outer else None
-
-    def col_of(pos: int) -> int:
-        return pos - _line_start(text, pos) + 1
-
+    ix = index_of(path, text)
+    masked = ix.masked
     calls: list[KernelCall] = []
-    for m, _line, close in calls_outside_directives(text, masked, _EXEC):
-        # The name is the second argument; take the literals inside it (a ternary may hold two).
-        args_masked = masked[m.end() : close]
-        bounds = _arg_bounds(args_masked)
-        if len(bounds) < 2:
-            continue
-        a, b = bounds[1]
-        for lit in re.finditer(r'"((?:[^"\\\n]|\\.)*)"', text[m.end() + a : m.end() + b]):
-            pos = m.end() + a + lit.start()
-            if masked[pos] == " ":  # literal in the text is blank in the mask: it is a real literal
-                calls.append(KernelCall(lit.group(1), line_at(text, pos), col_of(pos), enclosing(pos)))
-    for reg in registrations(text):
-        if reg.macro == "REGISTER_UNARY_TI_DISPATCH":
-            ln = _lines(text)[reg.line - 1]
-            col = ln.find("(") + 2
-            calls.append(KernelCall(reg.stub.removesuffix("_stub"), reg.line, col, reg.fn))
+    if "exec_" in masked:
+        for m, _line, close in calls_outside_directives(text, masked, _EXEC, ix.lines):
+            # The name is the second argument; take the literals inside it (a ternary may hold two).
+            bounds = split_bounds(masked[m.end() : close], angles=False)
+            if len(bounds) < 2:
+                continue
+            a, b = bounds[1]
+            for lit in re.finditer(r'"((?:[^"\\\n]|\\.)*)"', text[m.end() + a : m.end() + b]):
+                pos = m.end() + a + lit.start()
+                if masked[pos] == " ":  # literal in the text is blank in the mask: it is a real literal
+                    calls.append(KernelCall(lit.group(1), ix.line(pos), ix.col(pos), ix.enclosing_function(pos)))
+    for call in ix.calls_of("REGISTER_UNARY_TI_DISPATCH"):
+        if call.args and call.args[0]:
+            first = masked.index("(", call.start) + 1
+            calls.append(KernelCall(call.args[0], call.line, ix.col(first), f"{call.args[0]}_kernel_mps"))
     calls.sort(key=lambda c: (c.line, c.col))
     return calls
-
-
-def _arg_bounds(args: str) -> list[tuple[int, int]]:
-    bounds: list[tuple[int, int]] = []
-    depth = 0
-    start = 0
-    for k, ch in enumerate(args):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            bounds.append((start, k))
-            start = k + 1
-    bounds.append((start, len(args)))
-    return bounds
 
 
 # --------------------------------------------------------------------------------------------
@@ -448,6 +412,7 @@ def _depths(masked: str) -> list[int]:
 
 def add_unary_ti_dispatch(text: str, op: str, *, after: str | None = None, path: str = "<text>") -> str:
     """Add `REGISTER_UNARY_TI_DISPATCH(op);` after the last such line (or after *after*'s line), in the file's `;` style."""
+    require_scannable(path, text)
     regs = registrations(text, path)
     stub = f"{op}_stub"
     for reg in regs:
@@ -537,6 +502,7 @@ def add_host_kernel(text: str, function_code: str, register_line: str, *, path: 
     `} // namespace at::native`, punctuated like the file's existing lines.  Parts already present
     are left alone; a stub already registered to another function is refused.
     """
+    require_scannable(path, text)
     nl = newline_of(text)
     m = re.search(r"\bstatic\s+(?:inline\s+)?void\s+(\w+)\s*\(", function_code)
     if not m:
@@ -552,7 +518,10 @@ def add_host_kernel(text: str, function_code: str, register_line: str, *, path: 
     stub, reg_fn = rm.group(1), rm.group(2)
 
     masked = mask_code(text)
-    existing_fn = any(s.name == fn_name for s in function_spans(masked) if masked[: s.start].rstrip().endswith("void"))
+    existing_fn = any(
+        s.name == fn_name and masked[max(0, s.start - 64) : s.start].rstrip().endswith("void")
+        for s in index_of(path, text).functions
+    )
     existing_reg = [r for r in registrations(text, path) if r.stub == stub]
     if existing_reg and existing_reg[0].fn != reg_fn:
         raise MpsgenError(
@@ -586,19 +555,20 @@ def add_host_kernel(text: str, function_code: str, register_line: str, *, path: 
         block = _register_block(text, close_idx)
         assert block is not None
         depths = _depths(masked)
+        lines_of = LineTable(text)
         scope = depths[close_idx] - 0  # depth inside at::native equals the depth at its closing line start
         candidates = [
             s
-            for s in function_spans(masked)
+            for s in index_of(path, text).functions
             if re.search(r"\bstatic\s+(?:inline\s+)?void\s*$", masked[_line_start(masked, s.start) : s.start])
-            and line_at(text, s.body_close) - 1 < block[0]
-            and depths[line_at(text, s.start) - 1] == scope
+            and lines_of.line(s.body_close) - 1 < block[0]
+            and depths[lines_of.line(s.start) - 1] == scope
         ]
         new_fn = _as_lines(function_code, nl)
         if candidates:
             last = candidates[-1]
-            end_idx = line_at(text, last.body_close)  # insert after this (1-based end == 0-based next index)
-            start_idx = line_at(text, last.start) - 1
+            end_idx = lines_of.line(last.body_close)  # insert after this (1-based end == 0-based next index)
+            start_idx = lines_of.line(last.start) - 1
             spaced = start_idx > 0 and _blank(lines[start_idx - 1])
             lines = _join_after(lines, end_idx, ([nl] if spaced else []) + new_fn)
         else:

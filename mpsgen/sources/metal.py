@@ -6,6 +6,7 @@ Editors are pure text -> text and change only the lines they must.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,9 @@ from typing import Iterable
 from mpsgen.tree.checkout import KERNELS_REL, newline_of
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec, MetalStyle
+from mpsgen.scan.brackets import split_top_level
+from mpsgen.scan.lines import split_lines
+from mpsgen.scan.mask import mask_code
 
 # Registration macros from c10/metal/indexing.h; their first argument is the kernel name.
 BUILTIN_REGISTER_MACROS = frozenset(
@@ -39,6 +43,7 @@ _CALL_RE = re.compile(r"^\s*([A-Z_][A-Z0-9_]*)\s*\(")
 _DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?")
 _STRUCT_RE = re.compile(r"^\s*struct\s+([A-Za-z_]\w*)_functor\b")
 _INCLUDE_RE = re.compile(r"^\s*#\s*include\s*[<\"]([^>\"]+)[>\"]")
+_HOST_NAME = re.compile(r"\[\[\s*host_name\s*\(")
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ class MetalIndex:
     binary_op_args_line: int | None
     complex_comment_line: int | None
     uses_c10_namespace: bool
+    host_name_lines: tuple[int, ...] = ()  # lines holding a `[[host_name(...)]]` instantiation
 
     def functor(self, name: str) -> Functor | None:
         return next((f for f in self.functors if f.name == name), None)
@@ -137,55 +143,15 @@ class MetalIndex:
 # -- reading -----------------------------------------------------------------------------
 
 
-def _code_lines(lines: list[str]) -> list[str]:
-    """Each line with comments and string contents blanked (same length not needed)."""
-    out: list[str] = []
-    in_block = False
-    for raw in lines:
-        line = raw.rstrip("\r\n")
-        code, i = "", 0
-        while i < len(line):
-            if in_block:
-                j = line.find("*/", i)
-                if j < 0:
-                    i = len(line)
-                    break
-                in_block, i = False, j + 2
-                continue
-            if line.startswith("//", i):
-                break
-            if line.startswith("/*", i):
-                in_block, i = True, i + 2
-                continue
-            ch = line[i]
-            if ch == '"':
-                j = i + 1
-                while j < len(line) and line[j] != '"':
-                    j += 2 if line[j] == "\\" else 1
-                code += '""'
-                i = j + 1
-                continue
-            code += ch
-            i += 1
-        out.append(code)
-    return out
+def _code_lines(text: str) -> list[str]:
+    """Each line of *text* with comments and literals blanked and its line ending dropped."""
+    return [ln.rstrip("\r\n") for ln in split_lines(mask_code(text))]
 
 
 def _split_args(text: str) -> tuple[str, ...]:
-    args, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "(<[{":
-            depth += 1
-        elif ch in ")>]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append(" ".join(cur.split()))
-            cur = ""
-            continue
-        cur += ch
-    if cur.strip() or args:
-        args.append(" ".join(cur.split()))
-    return tuple(args)
+    if not text.strip():
+        return ()
+    return tuple(" ".join(a.split()) for a in split_top_level(text))
 
 
 def _is_complex_args(args: Iterable[str]) -> bool:
@@ -193,10 +159,15 @@ def _is_complex_args(args: Iterable[str]) -> bool:
 
 
 def index_metal(text: str, path: str | Path) -> MetalIndex:
-    """Functors, macro calls (top level and inside #defines), local #defines and includes."""
-    path = str(path)
-    raw = text.splitlines(keepends=True)
-    code = _code_lines(raw)
+    """Functors, macro calls (top level and inside #defines), local #defines and includes
+    (cached: a plan asks about the same texts several times)."""
+    return _index_metal(text, str(path))
+
+
+@functools.lru_cache(maxsize=256)
+def _index_metal(text: str, path: str) -> MetalIndex:
+    raw = split_lines(text)
+    code = _code_lines(text)
     functors: list[Functor] = []
     calls: list[MacroCall] = []
     defines: list[MacroDef] = []
@@ -252,8 +223,9 @@ def index_metal(text: str, path: str | Path) -> MetalIndex:
 
     bin_args, bin_line = _binary_op_arity(defines, calls)
     uses_c10 = re.search(r"using\s+namespace\s+c10::metal\s*;", text) is not None
+    host_names = tuple(k + 1 for k, ln in enumerate(code) if "host_name" in ln and _HOST_NAME.search(ln))
     return MetalIndex(path, tuple(functors), tuple(calls), tuple(defines), tuple(includes), bin_args, bin_line,
-                      complex_comment, uses_c10)
+                      complex_comment, uses_c10, host_names)
 
 
 def _struct_end(code: list[str], start: int, path: str) -> int:
@@ -372,8 +344,7 @@ def registered_kernel_names(indexes: Iterable[MetalIndex]) -> dict[str, list[tup
 
 
 def _normalise(functor_text: str) -> str:
-    code = "\n".join(_code_lines(functor_text.splitlines()))
-    return re.sub(r"\s+", "", code)
+    return re.sub(r"\s+", "", mask_code(functor_text))
 
 
 def check_kernel_name(indexes: Iterable[MetalIndex], name: str, functor_text: str) -> str:
@@ -413,7 +384,7 @@ def metal_file_for(mm: str | Path) -> str:
 
 
 def _lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
+    return split_lines(text)
 
 
 def _insert(lines: list[str], after: int, new: list[str], nl: str) -> list[str]:
@@ -430,13 +401,22 @@ def _insert(lines: list[str], after: int, new: list[str], nl: str) -> list[str]:
 
 
 def plan_metal_addition(
-    text: str, path: str | Path, spec: "KernelSpec", functor_text: str, registrations: list[str]
+    text: str, path: str | Path, spec: "KernelSpec", functor_text: str, registrations: list[str],
+    *, available_macros: frozenset[str] | None = None,
 ) -> str:
     """Add the functor, its registrations and needed includes in the file's layout.
 
-    Idempotent: an identical functor or registration already present is not written again.
+    Refuses a file it cannot scan, a layout it cannot write (metal_layout.require_writable) and,
+    when *available_macros* (those of the checkout's c10/metal headers) is given, a registration
+    macro neither they nor the file define.  Idempotent: an identical functor or registration
+    already present is not written again.
     """
+    from mpsgen.sources.index import require_scannable
+    from mpsgen.sources.metal_layout import require_writable
+
     path = str(path)
+    require_scannable(path, text)
+    require_writable(index_metal(text, path), registrations, available_macros)
     nl = newline_of(text)
     text = _add_includes(text, path, spec.includes, nl)
     text = _add_functor(text, path, spec, functor_text, nl)

@@ -1,167 +1,23 @@
 """DispatchStub facts: DECLARE_DISPATCH types in ATen/native/*.h and which stub a shared kernel calls.
 
 Readers only: every function takes texts keyed by display path and returns located facts.
-The small C++ scanner at the top (masking comments and literals, matching brackets) is shared
-with host.py.
+Sources are read through their cached one-pass index (sources/index.py).
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from typing import Collection, Iterable, Iterator
+from typing import Collection, Iterable
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.brackets import calls_outside_directives, match_close, split_top_level
+from mpsgen.scan.definitions import namespaces_at
+from mpsgen.scan.mask import mask_code
+from mpsgen.sources.index import index_of
 
-# --------------------------------------------------------------------------------------------
-# C++ / Objective-C++ scanning helpers
-# --------------------------------------------------------------------------------------------
-
-_RAW_OPEN = re.compile(r'(?:u8|u|U|L)?R"([^()\\\s"]{0,16})\(')
-_IDENT_CHAR = re.compile(r"[A-Za-z0-9_]")
-_CANDIDATE = re.compile(r"//|/\*|\"|'|(?:u8|u|U|L)?R\"")
-
-
-@functools.lru_cache(maxsize=512)
-def mask_code(text: str) -> str:
-    """*text* with comments and string/char literals blanked (same length, newlines kept).
-
-    Positions in the mask equal positions in the text, so regexes and bracket matching run on the
-    mask while quoted content is read from the text.  Raw strings R"X(...)X" (Metal source embedded
-    in .mm files) are blanked whole.
-    """
-    out: list[str] = []
-    n = len(text)
-    i = 0  # text[:i] has been handled
-    pos = 0  # scan position for the next candidate
-
-    def blanked(a: int, b: int) -> str:
-        return re.sub(r"[^\r\n]", " ", text[a:b])
-
-    while True:
-        m = _CANDIDATE.search(text, pos)
-        if m is None:
-            break
-        k = m.start()
-        c = text[k]
-        if text.startswith("//", k):
-            end = text.find("\n", k)
-            end = n if end < 0 else end
-        elif text.startswith("/*", k):
-            end = text.find("*/", k + 2)
-            end = n if end < 0 else end + 2
-        elif c in "uULR":
-            raw = _RAW_OPEN.match(text, k)
-            if raw is None or (k > 0 and _IDENT_CHAR.match(text[k - 1])):
-                pos = k + 1
-                continue
-            close = ")" + raw.group(1) + '"'
-            end = text.find(close, raw.end())
-            end = n if end < 0 else end + len(close)
-        else:
-            if c == "'" and k > 0 and _IDENT_CHAR.match(text[k - 1]):
-                pos = k + 1  # digit separator (1'000), not a char literal
-                continue
-            j = k + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            end = min(j + 1, n)
-        out.append(text[i:k])
-        out.append(blanked(k, end))
-        i = pos = end
-    out.append(text[i:])
-    return "".join(out)
-
-
-_PAIRS = {"(": ")", "[": "]", "{": "}"}
-_BRACKETS = {o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in _PAIRS.items()}
-
-
-def match_close(masked: str, open_pos: int) -> int | None:
-    """Index of the bracket closing the one at *open_pos* in a masked text, or None if unbalanced."""
-    opener = masked[open_pos]
-    depth = 0
-    for m in _BRACKETS[opener].finditer(masked, open_pos):
-        depth += 1 if m.group(0) == opener else -1
-        if depth == 0:
-            return m.start()
-    return None
-
-
-def line_at(text: str, pos: int) -> int:
-    """1-based line number of character *pos*."""
-    return text.count("\n", 0, pos) + 1
-
-
-def split_top_level(args: str) -> list[str]:
-    """Split a masked argument list on commas outside (), [], {} and <>."""
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    for k, ch in enumerate(args):
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(args[start:k])
-            start = k + 1
-    parts.append(args[start:])
-    return [p.strip() for p in parts]
-
-
-def directive_lines(text: str) -> set[int]:
-    """1-based numbers of lines belonging to preprocessor directives (with backslash continuations)."""
-    lines = text.splitlines()
-    result: set[int] = set()
-    k = 0
-    while k < len(lines):
-        if lines[k].lstrip().startswith("#"):
-            while True:
-                result.add(k + 1)
-                if lines[k].rstrip().endswith("\\") and k + 1 < len(lines):
-                    k += 1
-                    continue
-                break
-        k += 1
-    return result
-
-
-def calls_outside_directives(
-    text: str, masked: str, pattern: re.Pattern[str]
-) -> Iterator[tuple[re.Match[str], int, int]]:
-    """(match, 1-based line, offset of the closing parenthesis) for every match of *pattern* (which
-    must end at an opening parenthesis) that is not on a preprocessor line, such as a #define body."""
-    skip = directive_lines(text)
-    for m in pattern.finditer(masked):
-        line = line_at(text, m.start())
-        if line in skip:
-            continue
-        close = match_close(masked, m.end() - 1)
-        if close is not None:
-            yield m, line, close
-
-
-def namespaces_at(masked: str, positions: Iterable[int]) -> dict[int, str]:
-    """The enclosing C++ namespace ("at::native", "" at file scope) of each position in a masked text."""
-    wanted = sorted(set(positions))
-    result: dict[int, str] = {}
-    stack: list[str | None] = []  # a name for namespace braces, None for any other brace
-    k = 0
-    for m in re.finditer(r"\bnamespace\s+([\w:]+)\s*\{|[{}]", masked):
-        while k < len(wanted) and wanted[k] < m.start():
-            result[wanted[k]] = "::".join(n for n in stack if n)
-            k += 1
-        if m.group(1):
-            stack.append(m.group(1))
-        elif m.group(0) == "{":
-            stack.append(None)
-        elif stack:
-            stack.pop()
-    for pos in wanted[k:]:
-        result[pos] = "::".join(n for n in stack if n)
-    return result
+# The scanner lives in mpsgen.scan; these names are re-exported for readers of this module.
+__all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at"]
 
 
 def _normalize_type(t: str) -> str:
@@ -434,27 +290,6 @@ def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collec
     return calls
 
 
-def _macro_defs(masked: str, text: str) -> dict[str, tuple[list[str], str]]:
-    """`#define NAME(params) body` with continuations joined: {NAME: (params, body)}."""
-    defs: dict[str, tuple[list[str], str]] = {}
-    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)", masked, re.M):
-        end = m.end()
-        while True:
-            nl = masked.find("\n", end)
-            if nl < 0:
-                end = len(masked)
-                break
-            if masked[end:nl].rstrip().endswith("\\"):
-                end = nl + 1
-                continue
-            end = nl
-            break
-        body = masked[m.end() : end].replace("\\\r\n", " ").replace("\\\n", " ")
-        params = [p.strip() for p in m.group(2).split(",") if p.strip()]
-        defs[m.group(1)] = (params, body)
-    return defs
-
-
 def _expand(params: list[str], body: str, args: list[str]) -> str:
     subst = dict(zip(params, args))
 
@@ -466,7 +301,6 @@ def _expand(params: list[str], body: str, args: list[str]) -> str:
     return re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)  # stringize -> bare (masked anyway)
 
 
-_MACRO_CALL = re.compile(r"\b([A-Z][A-Z0-9_]*)\s*\(")
 _IMPL_FUNC = r"\bTORCH_IMPL_FUNC\s*\(\s*{name}\s*\)\s*\("
 
 
@@ -485,74 +319,39 @@ def _impl_func_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
     return None
 
 
-def looks_like_definition_name(masked: str, pos: int) -> bool:
-    """Whether the identifier at *pos* can name a function being defined: a return type (or `&`,
-    `*`, `>`) comes before it, not `return`/`new`/`else`, and it is not a member or qualified call."""
-    before = masked[:pos].rstrip()
-    if not before or not re.search(r"[\w&*>]$", before) or re.search(r"\b(return|new|else)$", before):
-        return False
-    return not re.search(r"(\.|->|::)$", before)
-
-
-_BODY_OPEN = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\{")
-
-
-def definition_body(masked: str, paren_open: int) -> tuple[int, int] | None:
-    """(body_open, body_close) when the parameter list opening at *paren_open* is followed by a body."""
-    pclose = match_close(masked, paren_open)
-    if pclose is None:
-        return None
-    brace = _BODY_OPEN.match(masked, pclose + 1)
-    if not brace:
-        return None
-    bclose = match_close(masked, brace.end() - 1)
-    return None if bclose is None else (brace.end() - 1, bclose)
-
-
-def _function_def_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
-    """(start, body_open, body_close) of a plain function definition `T kernel(...) {...}`."""
-    for m in re.finditer(rf"\b{re.escape(kernel)}\s*\(", masked):
-        if not looks_like_definition_name(masked, m.start()):
-            continue
-        body = definition_body(masked, m.end() - 1)
-        if body is not None:
-            line_start = masked.rfind("\n", 0, m.start()) + 1
-            return line_start, *body
-    return None
-
-
 def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collection[str] = ()) -> SharedImpl | None:
     """Where the CPU/CUDA kernel *kernel* is defined in native/*.cpp and which stubs it uses.
 
     Looks for, in this order: an explicit `TORCH_IMPL_FUNC(kernel)`, an invocation of a helper macro
     whose `#define` (in any of *sources*) generates it, a known `CREATE_*_IMPL_FUNC(kernel, stub)`
     macro whose definition is not among *sources*, and a plain function `T kernel(...) {...}`.
+    Each source is indexed once (and cached), so asking for many kernels costs one scan per file.
     """
-    masked_all = {p: mask_code(t) for p, t in sources.items()}
+    indexes = [index_of(p, t) for p, t in sources.items()]
 
-    for path, text in sources.items():
-        masked = masked_all[path]
-        hit = _impl_func_in(masked, kernel)
-        if hit:
-            start, bopen, bclose = hit
-            first = line_at(text, bopen)
-            calls = _stub_calls(masked[bopen : bclose + 1], text[bopen : bclose + 1], first, known_stubs)
-            return SharedImpl(kernel, "TORCH_IMPL_FUNC", tuple(calls), path, line_at(text, start), line_at(text, bclose))
+    def located(ix, f, form: str) -> SharedImpl:
+        bopen, bclose = f.body_open, f.body_close
+        first = ix.line(bopen)
+        calls = _stub_calls(ix.masked_slice(bopen, bclose + 1), ix.text[bopen : bclose + 1], first, known_stubs)
+        return SharedImpl(kernel, form, tuple(calls), ix.path, ix.line(f.start), ix.line(bclose))
+
+    for ix in indexes:
+        f = ix.impl_func(kernel)
+        if f is not None:
+            return located(ix, f, "TORCH_IMPL_FUNC")
 
     macros: dict[str, tuple[list[str], str]] = {}
-    for path, text in sources.items():
-        for name, d in _macro_defs(masked_all[path], text).items():
-            if "TORCH_IMPL_FUNC" in d[1] or "_IMPL_FUNC" in d[1]:
-                macros.setdefault(name, d)
+    for ix in indexes:
+        for name, d in ix.impl_macro_defs.items():
+            macros.setdefault(name, (list(d.params), d.body))
 
-    for path, text in sources.items():
-        masked = masked_all[path]
-        for m, line, close in calls_outside_directives(text, masked, _MACRO_CALL):
-            macro = m.group(1)
-            if macro == "TORCH_IMPL_FUNC":
-                continue
-            args = split_top_level(masked[m.end() : close])
-            if kernel not in masked[m.end() : close] and not any(kernel.startswith(a) for a in args if a):
+    for ix in indexes:
+        found = ix.calls_of(*macros)
+        if "CREATE_" in ix.text and "IMPL" in ix.text and "CREATE_" in ix.masked:
+            found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
+        for call in found:
+            macro, args = call.name, list(call.args)
+            if not any(kernel in a for a in args) and not any(kernel.startswith(a) for a in args if a):
                 continue
             if macro in macros:
                 expanded = _expand_all(macro, args, macros)
@@ -560,22 +359,18 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
                 if hit:
                     _, bopen, bclose = hit
                     calls = [
-                        StubCall(c.stub, line, c.via, c.extra_args)
-                        for c in _stub_calls(expanded[bopen : bclose + 1], "", line, known_stubs)
+                        StubCall(c.stub, call.line, c.via, c.extra_args)
+                        for c in _stub_calls(expanded[bopen : bclose + 1], "", call.line, known_stubs)
                     ]
-                    return SharedImpl(kernel, f"macro:{macro}", tuple(calls), path, line, line_at(text, close))
+                    return SharedImpl(kernel, f"macro:{macro}", tuple(calls), ix.path, call.line, call.end_line)
             elif re.fullmatch(r"CREATE_\w*IMPL\w*FUNC\w*", macro) and len(args) == 2 and args[0] == kernel:
                 # Definition not among the sources: the (func_out, func_stub) convention of native/*.cpp.
-                return SharedImpl(kernel, f"macro:{macro}", (StubCall(args[1], line),), path, line, line_at(text, close))
+                return SharedImpl(kernel, f"macro:{macro}", (StubCall(args[1], call.line),), ix.path, call.line, call.end_line)
 
-    for path, text in sources.items():
-        masked = masked_all[path]
-        hit = _function_def_in(masked, kernel)
-        if hit:
-            start, bopen, bclose = hit
-            first = line_at(text, bopen)
-            calls = _stub_calls(masked[bopen : bclose + 1], text[bopen : bclose + 1], first, known_stubs)
-            return SharedImpl(kernel, "function", tuple(calls), path, line_at(text, start), line_at(text, bclose))
+    for ix in indexes:
+        f = ix.plain_function(kernel)
+        if f is not None:
+            return located(ix, f, "function")
     return None
 
 

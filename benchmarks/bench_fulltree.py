@@ -1,0 +1,236 @@
+"""Wall time of `mpsgen check`, `status` and `migrate --no-build --no-test` on a full-size tree.
+
+The tree is either generated here, reproducibly (seeded): the sample checkout's Unary/Binary
+sources, plus ~130 native/*.cpp, ~90 operations/*.mm and ~20 kernels/*.metal of realistic size and
+shape (TORCH_IMPL_FUNC blocks calling DispatchStubs, MPSGraph implementations of every MPS-only
+kernel of the yaml, functors with REGISTER_*_OP lines), and the torch wheel's real
+native_functions.yaml, common_mps.py, common_methods_invocations.py and opinfo/definitions; or a
+real checkout given with --tree DIR (copied first; the original is never written).
+
+Each command runs as a subprocess, median of --repeat runs; migrate runs on a fresh copy each
+time.  Printed beside torchgen's parse_native_yaml of the same yaml.  Targets (not asserted):
+check <= 0.3 s, status <= 0.3 s (aim 0.15 s), migrate --no-build --no-test <= 0.3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_check_status import SAMPLE, TESTING_REL, YAML_REL, package_dir, torchgen_ms  # noqa: E402
+
+NATIVE = "aten/src/ATen/native"
+OPS = "aten/src/ATen/native/mps/operations"
+KERNELS = "aten/src/ATen/native/mps/kernels"
+TARGETS = {"check": 0.3, "status": 0.3, "migrate": 0.3}
+
+
+# -- the generated tree ---------------------------------------------------------------------------
+
+
+def _dispatch_kernels(yaml_text: str) -> tuple[list[str], list[str]]:
+    """(MPS-only kernels, shared CPU/CUDA kernels also routed to MPS) named by the yaml."""
+    legacy, shared = set(), set()
+    for keys, kernel in re.findall(r"^ {4}([\w, ]+): (\w+)$", yaml_text, re.M):
+        names = {k.strip() for k in keys.split(",")}
+        if names == {"MPS"}:
+            legacy.add(kernel)
+        elif "MPS" in names and names & {"CPU", "CUDA"}:
+            shared.add(kernel)
+    return sorted(legacy), sorted(shared)
+
+
+def _cpp_file(rng: random.Random, k: int, kernels: list[str]) -> tuple[str, str]:
+    """A native/*.cpp of ~36 KB and its header: structured kernels calling stubs, helpers, comments."""
+    body = [f"// Generated native source {k}: kernels shared by CPU and CUDA.\n",
+            "#define TORCH_ASSERT_ONLY_METHOD_OPERATORS\n",
+            f"#include <ATen/native/Gen{k}.h>\n#include <ATen/native/TensorIterator.h>\n\n",
+            "namespace at::meta {\n"]
+    for name in kernels:
+        body.append(f"TORCH_META_FUNC({name})(const Tensor& self, const Tensor& other) {{\n"
+                    f"  build_borrowing_binary_op(maybe_get_output(), self, other);\n}}\n\n")
+    body.append("} // namespace at::meta\n\nnamespace at::native {\n\n")
+    header = ["#pragma once\n#include <ATen/native/DispatchStub.h>\n\nnamespace at::native {\n"
+              f"using gen{k}_fn = void (*)(TensorIteratorBase&);\n"]
+    for name in kernels:
+        stub = f"{name.removesuffix('_out')}_stub"
+        header.append(f"DECLARE_DISPATCH(gen{k}_fn, {stub})\n")
+        body.append(f"DEFINE_DISPATCH({stub});\n")
+        body.append(f"TORCH_IMPL_FUNC({name})(const Tensor& self, const Tensor& other, const Tensor& result) {{\n"
+                    f"  // The iterator was built in the meta function.\n"
+                    f"  {stub}(device_type(), *this);\n}}\n\n")
+    n = 0
+    while sum(map(len, body)) < 36_000:
+        n += 1
+        loops = "".join(f"    acc += data[i * {j + 1}] * {rng.random():.4f}; // term {j}\n" for j in range(rng.randint(3, 12)))
+        body.append(f"static double helper_{k}_{n}(const double* data, int64_t size) {{\n"
+                    f"  double acc = 0;\n  for (int64_t i = 0; i < size; ++i) {{\n{loops}  }}\n"
+                    f"  TORCH_CHECK(acc == acc, \"helper_{k}_{n}: nan in {{\", size, \"}}\");\n  return acc;\n}}\n\n")
+    body.append("} // namespace at::native\n")
+    header.append("} // namespace at::native\n")
+    return "".join(body), "".join(header)
+
+
+def _mm_file(rng: random.Random, k: int, kernels: list[str]) -> str:
+    """An operations/*.mm of ~15 KB: MPSGraph implementations of MPS-only kernels, with helpers."""
+    body = ["#define TORCH_ASSERT_ONLY_METHOD_OPERATORS\n#include <ATen/native/mps/OperationUtils.h>\n\n",
+            "namespace at::native {\n\n"]
+    for j, name in enumerate(kernels):
+        graph = "".join(f"      MPSGraphTensor* t{i} = [mpsGraph additionWithPrimaryTensor:inputTensor "
+                        f"secondaryTensor:inputTensor name:nil];\n" for i in range(rng.randint(2, 8)))
+        head = (f"TORCH_IMPL_FUNC({name})(const Tensor& self, const Tensor& output)" if name.endswith("_out_mps") and j % 2
+                else f"Tensor& {name}(const Tensor& self, Tensor& output)")
+        ret = "" if head.startswith("TORCH") else "  return output;\n"
+        body.append(f"{head} {{\n  using namespace mps;\n  @autoreleasepool {{\n"
+                    f"    mps::unary_op(self, output, \"{name}\", ^MPSGraphTensor*(MPSGraph* mpsGraph, MPSGraphTensor* inputTensor) {{\n"
+                    f"{graph}      return inputTensor;\n    }});\n  }}\n{ret}}}\n\n")
+    n = 0
+    while sum(map(len, body)) < 15_000:
+        n += 1
+        steps = "".join(f"    newCachedGraph->t{i} = [mpsGraph multiplicationWithPrimaryTensor:newCachedGraph->t{i - 1} "
+                        f"secondaryTensor:newCachedGraph->inputTensor_ name:nil]; // step {i}\n"
+                        for i in range(1, rng.randint(10, 18)))
+        body.append(f"static void mps_helper_{k}_{n}(const Tensor& t, const Tensor& output) {{\n"
+                    f"  // keep the cache key stable: {rng.random():.6f}\n"
+                    f"  std::string key = \"helper_{k}_{n}\" + getTensorsStringKey({{t}});\n"
+                    f"  TORCH_CHECK(t.is_mps(), \"expected an MPS tensor\");\n"
+                    f"  auto cachedGraph = LookUpOrCreateCachedGraph<CachedGraph>(key, [&](auto mpsGraph, auto newCachedGraph) {{\n"
+                    f"    newCachedGraph->inputTensor_ = mpsGraphRankedPlaceHolder(mpsGraph, t);\n{steps}  }});\n"
+                    f"  runMPSGraph(getCurrentMPSStream(), cachedGraph->graph(), dictionaryFromPlaceholders(t), output);\n}}\n\n")
+    body.append("} // namespace at::native\n")
+    return "".join(body)
+
+
+def _metal_file(rng: random.Random, k: int) -> str:
+    """A kernels/*.metal of ~8 KB: functors and REGISTER_*_OP lines (the late-2025 layout)."""
+    body = ["#include <c10/metal/indexing.h>\n#include <c10/metal/utils.h>\n#include <metal_stdlib>\n",
+            "using namespace metal;\nusing namespace c10::metal;\n\n"]
+    names = [f"gen{k}_op{j}" for j in range(rng.randint(12, 20))]
+    for name in names:
+        body.append(f"struct {name}_functor {{\n  template <typename T>\n  inline T operator()(const T x) {{\n"
+                    f"    return static_cast<T>(precise::exp(float(x)) * {rng.random():.3f});\n  }}\n}};\n\n")
+    for name in names:
+        for dtype in ("float", "half", "bfloat"):
+            body.append(f"REGISTER_UNARY_OP({name}, {dtype}, {dtype});\n")
+    return "".join(body)
+
+
+def generate_tree(dest: Path, seed: int = 2026) -> Path:
+    rng = random.Random(seed)
+    root = dest / "pytorch"
+    shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    (root / "build").mkdir()
+    yaml_text = (package_dir("torchgen") / "packaged/ATen/native/native_functions.yaml").read_text()
+    (root / YAML_REL).write_text(yaml_text)
+    testing = package_dir("torch") / "testing" / "_internal"
+    for name in ("common_mps.py", "common_methods_invocations.py"):
+        shutil.copyfile(testing / name, root / TESTING_REL / name)
+    defs = root / TESTING_REL / "opinfo" / "definitions"
+    shutil.rmtree(defs)
+    shutil.copytree(testing / "opinfo" / "definitions", defs, ignore=shutil.ignore_patterns("__pycache__"))
+
+    sample_defined = {m for p in (root / OPS).glob("*.mm") for m in re.findall(r"\b(\w+_mps)\b", p.read_text())}
+    legacy, shared = _dispatch_kernels(yaml_text)
+    legacy = [k for k in legacy if k not in sample_defined]
+    sample_native = {m for p in (root / NATIVE).glob("*.cpp") for m in re.findall(r"TORCH_IMPL_FUNC\((\w+)\)", p.read_text())}
+    shared = [k for k in shared if k not in sample_native]
+    for k in range(130):
+        # As in PyTorch, the kernels MPS shares sit in a few files (UnaryOps, BinaryOps, ...).
+        cpp, header = _cpp_file(rng, k, shared[k::20] if k < 20 else [f"gen{k}_{j}_out" for j in range(4)])
+        (root / NATIVE / f"Gen{k}.cpp").write_text(cpp)
+        (root / NATIVE / f"Gen{k}.h").write_text(header)
+    for k in range(90):
+        (root / OPS / f"GenOps{k}.mm").write_text(_mm_file(rng, k, legacy[k::90]))
+    for k in range(20):
+        (root / KERNELS / f"Gen{k}.metal").write_text(_metal_file(rng, k))
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=b@b", "commit", "-qm", "tree"], cwd=root, check=True)
+    return root
+
+
+def copy_tree(src: Path, dest: Path) -> Path:
+    root = dest / "pytorch"
+    shutil.copytree(src, root, symlinks=True, ignore=shutil.ignore_patterns("build"))
+    (root / "build").mkdir(exist_ok=True)
+    return root
+
+
+# -- timing -----------------------------------------------------------------------------------------
+
+
+def run(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    return time.perf_counter() - start, done
+
+
+def median_s(cmd: list[str], repeat: int) -> tuple[float, subprocess.CompletedProcess[str]]:
+    runs = [run(cmd) for _ in range(repeat)]
+    return statistics.median(t for t, _ in runs), runs[-1][1]
+
+
+def migrate_s(root: Path, op: str, repeat: int, mpsgen: str) -> tuple[float, subprocess.CompletedProcess[str]]:
+    times, last = [], None
+    for k in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp) / "w"
+            shutil.copytree(root, work, symlinks=True)
+            t, last = run([mpsgen, "-C", str(work), "migrate", op, "--no-build", "--no-test", "--allow-dirty"])
+            times.append(t)
+    assert last is not None
+    return statistics.median(times), last
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", type=Path, help="a real checkout to measure (copied first)")
+    parser.add_argument("--op", default=None, help="op for migrate (default: frac, or sigmoid with --tree)")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--torchgen-repeat", type=int, default=3)
+    args = parser.parse_args()
+    mpsgen = str(Path(sys.executable).parent / "mpsgen")
+    op = args.op or ("sigmoid" if args.tree else "frac")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = copy_tree(args.tree, Path(tmp)) if args.tree else generate_tree(Path(tmp))
+        sizes = {ext: sum(1 for _ in root.rglob(f"*.{ext}")) for ext in ("cpp", "mm", "metal")}
+        rows = [
+            ("python -c pass", median_s([sys.executable, "-c", "pass"], args.repeat)),
+            ("mpsgen check", median_s([mpsgen, "-C", str(root), "check"], args.repeat)),
+            ("mpsgen status", median_s([mpsgen, "-C", str(root), "status"], args.repeat)),
+            (f"mpsgen migrate {op} --no-build --no-test", migrate_s(root, op, args.repeat, mpsgen)),
+        ]
+        tg_yaml, tg_note = root / YAML_REL, "same yaml"
+        try:
+            tg = torchgen_ms(tg_yaml, args.torchgen_repeat)[0] / 1e3
+        except Exception as e:  # the wheel's torchgen may not read an older checkout's yaml
+            tg_note = f"wheel's yaml: the installed torchgen cannot parse this tree's ({type(e).__name__})"
+            wheel_yaml = Path(tmp) / "wheel_nf.yaml"
+            shutil.copyfile(package_dir("torchgen") / "packaged/ATen/native/native_functions.yaml", wheel_yaml)
+            tg = torchgen_ms(wheel_yaml, args.torchgen_repeat)[0] / 1e3
+    what = f"--tree {args.tree}" if args.tree else "generated tree (seed 2026)"
+    print(f"{what}: {sizes['cpp']} .cpp, {sizes['mm']} .mm, {sizes['metal']} .metal")
+    print("| command | median s | exit | torchgen parse / this |")
+    print("|---|---:|---:|---:|")
+    for name, (t, done) in rows:
+        print(f"| {name} | {t:.3f} | {done.returncode} | {tg / t:.1f} |")
+    print(f"| torchgen parse_native_yaml (in process; {tg_note}) | {tg:.3f} | | 1.0 |")
+    check = rows[1][1][1].stdout.strip().splitlines()
+    print("check:", check[-1] if check else "(no output)")
+    migrate = rows[3][1][1]
+    print("migrate:", (migrate.stderr.strip().splitlines() or migrate.stdout.strip().splitlines() or ["?"])[-1][:300])
+    for (name, (t, _)), target in zip(rows[1:], TARGETS.values()):
+        print(f"{name}: {t:.3f} s ({'within' if t <= target else 'OVER'} the {target} s target)")
+
+
+if __name__ == "__main__":
+    main()

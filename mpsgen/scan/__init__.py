@@ -1,0 +1,1 @@
+"""Text and C++ scanning with no domain words: lines, masking, brackets, top-level splits, statements."""

@@ -1,0 +1,81 @@
+"""Bracket matching, the one top-level comma splitter, and macro-style calls in masked text."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from mpsgen.scan.lines import LineTable
+from mpsgen.scan.mask import directives
+
+_PAIRS = {"(": ")", "[": "]", "{": "}"}
+_BRACKETS = {o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in _PAIRS.items()}
+
+
+def match_close(masked: str, open_pos: int) -> int | None:
+    """Index of the bracket closing the one at *open_pos* in a masked text, or None if unbalanced."""
+    opener = masked[open_pos]
+    depth = 0
+    for m in _BRACKETS[opener].finditer(masked, open_pos):
+        depth += 1 if m.group(0) == opener else -1
+        if depth == 0:
+            return m.start()
+    return None
+
+
+def first_unbalanced(code: str) -> int | None:
+    """Offset of the first bracket without its partner in masked code (directives blanked), or None."""
+    stack: list[tuple[str, int]] = []
+    for m in re.finditer(r"[()\[\]{}]", code):
+        ch = m.group(0)
+        if ch in _PAIRS:
+            stack.append((ch, m.start()))
+        elif not stack or _PAIRS[stack[-1][0]] != ch:
+            return m.start()
+        else:
+            stack.pop()
+    return stack[0][1] if stack else None
+
+
+def split_bounds(args: str, *, angles: bool = True) -> list[tuple[int, int]]:
+    """(start, end) of each comma-separated part of a masked argument text, outside (), [], {}
+    and, with *angles*, template <> (`->` is not a closing angle)."""
+    bounds: list[tuple[int, int]] = []
+    depth = 0
+    start = 0
+    openers = "([{<" if angles else "([{"
+    closers = ")]}>" if angles else ")]}"
+    for m in re.finditer(r"[(){}\[\]<>,]", args):
+        ch = m.group(0)
+        k = m.start()
+        if ch in openers:
+            depth += 1
+        elif ch in closers:
+            if ch == ">" and k > 0 and args[k - 1] == "-":
+                continue
+            depth -= 1
+        elif ch == "," and depth == 0:
+            bounds.append((start, k))
+            start = k + 1
+    bounds.append((start, len(args)))
+    return bounds
+
+
+def split_top_level(args: str, *, angles: bool = True) -> list[str]:
+    """The stripped comma-separated parts of a masked argument text (see split_bounds)."""
+    return [args[a:b].strip() for a, b in split_bounds(args, angles=angles)]
+
+
+def calls_outside_directives(
+    text: str, masked: str, pattern: re.Pattern[str], lines: LineTable | None = None
+) -> Iterator[tuple[re.Match[str], int, int]]:
+    """(match, 1-based line, offset of the closing parenthesis) for every match of *pattern* (which
+    must end at an opening parenthesis) that is not on a preprocessor line, such as a #define body."""
+    table = lines or LineTable(text)
+    skip = directives(masked)
+    for m in pattern.finditer(masked):
+        if m.start() in skip:
+            continue
+        close = match_close(masked, m.end() - 1)
+        if close is not None:
+            yield m, table.line(m.start()), close

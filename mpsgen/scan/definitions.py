@@ -1,0 +1,188 @@
+"""Function definitions in masked C++: `T name(...) {...}` and `MACRO(name)(...) {...}` heads."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mpsgen.scan.brackets import match_close
+from mpsgen.scan.mask import code_only
+
+
+
+@dataclass(frozen=True)
+class FunctionSpan:
+    name: str
+    start: int  # offset of the name (or of the defining macro)
+    body_open: int
+    body_close: int
+    macro: str | None = None  # e.g. "TORCH_IMPL_FUNC" for `TORCH_IMPL_FUNC(name)(...) {`
+
+
+_CONTROL = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"})
+_SPACE = frozenset(" \t\r\n\f\v")
+_NOT_BEFORE_A_DEFINITION = frozenset({"return", "new", "else"})
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _word_before(code: str, end: int) -> tuple[int, int] | None:
+    """(start, end) of the identifier ending right before *end* (spaces skipped), or None."""
+    k = end - 1
+    while k >= 0 and code[k] in _SPACE:
+        k -= 1
+    j = k
+    while j >= 0 and _is_word_char(code[j]):
+        j -= 1
+    if j == k or code[j + 1].isdigit():
+        return None
+    return j + 1, k + 1
+
+
+def looks_like_definition_name(masked: str, pos: int) -> bool:
+    """Whether the identifier at *pos* can name a function being defined: a return type (or `&`,
+    `*`, `>`) comes before it, not `return`/`new`/`else`, and it is not a member or qualified call.
+    Reads backwards from *pos* only as far as it must (O(1) per call)."""
+    k = pos - 1
+    while k >= 0 and masked[k] in _SPACE:
+        k -= 1
+    if k < 0:
+        return False
+    ch = masked[k]
+    if ch in "&*":
+        return True
+    if ch == ">":
+        return not (k > 0 and masked[k - 1] == "-")
+    if not _is_word_char(ch):
+        return False
+    word = _word_before(masked, k + 1)
+    return word is None or masked[word[0] : word[1]] not in _NOT_BEFORE_A_DEFINITION
+
+
+_BODY_OPEN = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\{")
+
+
+def definition_body(masked: str, paren_open: int) -> tuple[int, int] | None:
+    """(body_open, body_close) when the parameter list opening at *paren_open* is followed by a body."""
+    pclose = match_close(masked, paren_open)
+    if pclose is None:
+        return None
+    brace = _BODY_OPEN.match(masked, pclose + 1)
+    if not brace:
+        return None
+    bclose = match_close(masked, brace.end() - 1)
+    return None if bclose is None else (brace.end() - 1, bclose)
+
+
+def brace_pairs(code: str) -> dict[int, int]:
+    """{offset of '{': offset of its '}'} for masked code (directives blanked); strays are ignored."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for m in _BRACE.finditer(code):
+        if m.group(0) == "{":
+            stack.append(m.start())
+        elif stack:
+            pairs[stack.pop()] = m.start()
+    return pairs
+
+
+_BRACE = re.compile(r"[{}]")
+_QUALIFIER_END = re.compile(r"\b(?:const|noexcept|override)$")
+
+
+def _match_open(code: str, close: int) -> int | None:
+    """Offset of the '(' matching the ')' at *close*, scanning backwards."""
+    depth = 0
+    k = close
+    while k >= 0:
+        ch = code[k]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                return k
+        elif ch in "{};":
+            return None
+        k -= 1
+    return None
+
+
+def _head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int, str | None] | None:
+    """(name, start, macro) when the '{' at *brace* opens a function body."""
+    k = brace - 1
+    while True:
+        while k >= 0 and code[k] in _SPACE:
+            k -= 1
+        if k < 0 or code[k] == ")":
+            break
+        word = _QUALIFIER_END.search(code, max(0, k - 10), k + 1)
+        if word is None:
+            return None
+        k = word.start() - 1
+    if k < 0:
+        return None
+    popen = _match_open(code, k)
+    if popen is None:
+        return None
+    n = _word_before(code, popen)
+    if n is not None:
+        name = code[n[0] : n[1]]
+        if name in _CONTROL or name in head_macros or not looks_like_definition_name(code, n[0]):
+            return None
+        return name, n[0], None
+    if head_macros and code[:popen].rstrip().endswith(")"):
+        k = code.rindex(")", 0, popen)
+        mopen = _match_open(code, k)
+        if mopen is None:
+            return None
+        macro = _word_before(code, mopen)
+        arg = code[mopen + 1 : k].strip()
+        if macro is not None and code[macro[0] : macro[1]] in head_macros and re.fullmatch(r"\w+", arg):
+            return arg, macro[0], code[macro[0] : macro[1]]
+    return None
+
+
+def function_definitions(
+    masked: str, head_macros: tuple[str, ...] = (), pairs: dict[int, int] | None = None
+) -> list[FunctionSpan]:
+    """Function definitions at namespace or class scope, outside preprocessor lines, in file order.
+    A macro in *head_macros* names the function it defines: `MACRO(name)(params) {body}`.
+
+    One pass over the braces: a '{' after `name(...)` opens a body (skipped whole); any other
+    brace (namespace, class, extern "C") is entered."""
+    code = code_only(masked)
+    spans: list[FunctionSpan] = []
+    inside_until = -1
+    for open_pos, close_pos in sorted((pairs if pairs is not None else brace_pairs(code)).items()):
+        if open_pos < inside_until:
+            continue
+        head = _head(code, open_pos, head_macros)
+        if head is not None:
+            name, start, macro = head
+            spans.append(FunctionSpan(name, start, open_pos, close_pos, macro=macro))
+            inside_until = close_pos
+    return spans
+
+
+def namespaces_at(masked: str, positions) -> dict[int, str]:
+    """The enclosing C++ namespace ("at::native", "" at file scope) of each position in a masked text."""
+    wanted = sorted(set(positions))
+    result: dict[int, str] = {}
+    stack: list[str | None] = []  # a name for namespace braces, None for any other brace
+    k = 0
+    for m in re.finditer(r"\bnamespace\s+([\w:]+)\s*\{|[{}]", masked):
+        while k < len(wanted) and wanted[k] < m.start():
+            result[wanted[k]] = "::".join(n for n in stack if n)
+            k += 1
+        if m.group(1):
+            stack.append(m.group(1))
+        elif m.group(0) == "{":
+            stack.append(None)
+        elif stack:
+            stack.pop()
+    for pos in wanted[k:]:
+        result[pos] = "::".join(n for n in stack if n)
+    return result

@@ -1,0 +1,131 @@
+"""Blank comments and string/char literals (raw strings included) once per text; find preprocessor lines.
+
+A masked text has the same length as the text and keeps every line break, so offsets, lines and
+columns found in it are those of the text; regexes and bracket matching run on the mask while
+quoted content is read from the text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+_TOKEN = re.compile(
+    r"(?=[/\"'uULR])"  # cheap first-character test before the alternatives
+    r"(?://[^\n]*"
+    r"|/\*(?:.*?(?P<bc>\*/)|.*)"
+    r'|(?<![A-Za-z0-9_])(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{0,16})\((?:.*?(?P<rc>\)(?P=delim)")|.*)'
+    r'|"(?:[^"\\\n]|\\.)*(?P<sq>")?'
+    r"|(?<![A-Za-z0-9_])'(?:[^'\\\n]|\\.)*(?P<cq>')?)",
+    re.S,
+)
+_NOT_BREAK = re.compile(r"[^\r\n]")
+
+
+@dataclass(frozen=True)
+class ScanProblem:
+    """Why a text cannot be scanned: an unterminated comment or literal, or an unbalanced bracket."""
+
+    pos: int
+    message: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class Masked:
+    text: str
+    masked: str
+    problem: ScanProblem | None  # the first unterminated comment or literal
+
+
+def _unterminated(m: re.Match[str]) -> str | None:
+    token = m.group(0)
+    if token.startswith("//"):
+        return None
+    if token.startswith("/*"):
+        return None if m.group("bc") else "unterminated /* comment"
+    if m.group("delim") is not None:
+        return None if m.group("rc") else "unterminated raw string"
+    if token.startswith('"'):
+        return None if m.group("sq") else "unterminated string literal"
+    return None if m.group("cq") else "unterminated character literal"
+
+
+_TERMINATED = frozenset({"bc", "rc", "sq", "cq"})  # the group each well-formed token ends with
+
+
+@functools.lru_cache(maxsize=1024)
+def mask(text: str) -> Masked:
+    """*text* with comments and literals blanked (line breaks kept), and the first scan problem."""
+    out: list[str] = []
+    i = 0
+    problem: ScanProblem | None = None
+    for m in _TOKEN.finditer(text):
+        s, e = m.span()
+        out.append(text[i:s])
+        token = m.group(0)
+        out.append(_NOT_BREAK.sub(" ", token) if "\n" in token else " " * (e - s))
+        i = e
+        if problem is None and m.lastgroup not in _TERMINATED and not token.startswith("//"):
+            why = _unterminated(m)
+            if why is not None:
+                problem = ScanProblem(s, why, "close it; mpsgen reads only files that compile")
+    out.append(text[i:])
+    return Masked(text, "".join(out), problem)
+
+
+def mask_code(text: str) -> str:
+    """*text* with comments and string/char literals blanked (same length, line breaks kept)."""
+    return mask(text).masked
+
+
+_DIRECTIVE = re.compile(r"^[ \t]*#", re.M)
+
+
+class Directives:
+    """Spans of preprocessor lines (with backslash continuations) of one masked text."""
+
+    __slots__ = ("spans", "_starts")
+
+    def __init__(self, masked: str) -> None:
+        spans: list[tuple[int, int]] = []
+        for m in _DIRECTIVE.finditer(masked):
+            if spans and m.start() < spans[-1][1]:
+                continue  # a '#' on a continuation line of the previous directive
+            end = masked.find("\n", m.start())
+            while end >= 0 and masked[:end].rstrip("\r").endswith("\\"):
+                end = masked.find("\n", end + 1)
+            spans.append((m.start(), len(masked) if end < 0 else end))
+        self.spans = spans
+        self._starts = [s for s, _ in spans]
+
+    def span_at(self, pos: int) -> tuple[int, int] | None:
+        k = bisect_right(self._starts, pos) - 1
+        if k >= 0 and pos <= self.spans[k][1]:
+            return self.spans[k]
+        return None
+
+    def __contains__(self, pos: int) -> bool:
+        return self.span_at(pos) is not None
+
+
+@functools.lru_cache(maxsize=512)
+def directives(masked: str) -> Directives:
+    return Directives(masked)
+
+
+def code_only(masked: str) -> str:
+    """A masked text with its preprocessor lines blanked too (line breaks kept)."""
+    spans = directives(masked).spans
+    if not spans:
+        return masked
+    out: list[str] = []
+    k = 0
+    for s, e in spans:
+        out.append(masked[k:s])
+        out.append(_NOT_BREAK.sub(" ", masked[s:e]))
+        k = e
+    out.append(masked[k:])
+    return "".join(out)

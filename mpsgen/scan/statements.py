@@ -1,0 +1,92 @@
+"""The statement structure of a C++/Metal text, to prove an edit kept it outside its own lines.
+
+A text becomes a sequence of items: each top-level statement (split at `;`, `{` and `}` outside
+parentheses and brackets), each preprocessor directive, and each statement of a `#define` body.
+An edit that only inserts or deletes whole statements changes that sequence by insertions and
+deletions alone; text written into the middle of a statement (a parameter list, an attribute)
+changes an existing item, which `first_broken_statement` reports.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from mpsgen.scan.lines import LineTable
+from mpsgen.scan.mask import code_only, directives, mask_code
+
+_SPLIT = re.compile(r"[;{}()\[\]]")
+_CALL_START = re.compile(r"\s*[A-Za-z_]\w*\s*\(")
+_LINE_BREAK_NEXT = re.compile(r"[ \t\r\f\v]*\n\s*(?:[A-Za-z_#}]|\Z)")
+_DEFINE_HEAD = re.compile(r"\s*#\s*define\s+(\w+)(\([^)]*\))?")
+
+
+@dataclass(frozen=True)
+class Statement:
+    pos: int
+    text: str  # whitespace-normalised masked text
+
+
+def _split(code: str, base: int, prefix: str) -> list[Statement]:
+    items: list[Statement] = []
+    depth = 0
+    start = 0
+
+    def emit(end: int, tail: str = "") -> None:
+        raw = code[start:end]
+        seg = " ".join(raw.split())
+        if seg or tail:
+            lead = len(raw) - len(raw.lstrip())
+            items.append(Statement(base + start + lead, prefix + (seg + tail if seg else tail)))
+
+    for m in _SPLIT.finditer(code):
+        ch, k = m.group(0), m.start()
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0 and ch == ")" and _CALL_START.match(code, start) and _LINE_BREAK_NEXT.match(code, k + 1):
+                emit(k + 1)  # `MACRO(args)` ending its line without ';' is a statement of its own
+                start = k + 1
+        elif depth == 0 and ch == ";":
+            emit(k, ";")
+            start = k + 1
+        elif depth == 0 and ch == "{":
+            emit(k, "{")
+            start = k + 1
+        elif depth == 0 and ch == "}":
+            emit(k)
+            items.append(Statement(base + k, prefix + "}"))
+            start = k + 1
+    emit(len(code))
+    return items
+
+
+def statements(text: str) -> list[Statement]:
+    """The statement sequence of *text* (comments and literals masked), in file order."""
+    masked = mask_code(text)
+    items = _split(code_only(masked), 0, "")
+    for s, e in directives(masked).spans:
+        body = masked[s:e].replace("\\\r\n", "   ").replace("\\\n", "  ")  # same length: offsets hold
+        m = _DEFINE_HEAD.match(body)
+        if m is None:
+            items.append(Statement(s, " ".join(body.split())))
+            continue
+        head = f"#define {m.group(1)}{m.group(2) or ''}"
+        items.append(Statement(s, head))
+        items += _split(body[m.end() :], s + m.end(), head + ": ")
+    items.sort(key=lambda st: st.pos)
+    return items
+
+
+def first_broken_statement(old: str, new: str) -> int | None:
+    """1-based line in *new* of the first statement of *old* that the edit changed (rather than
+    inserted or deleted whole), or None when the structure outside the edit is intact."""
+    a, b = statements(old), statements(new)
+    matcher = difflib.SequenceMatcher(None, [s.text for s in a], [s.text for s in b], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "replace":
+            pos = b[j1].pos if j1 < len(b) else len(new)
+            return LineTable(new).line(pos)
+    return None

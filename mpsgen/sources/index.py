@@ -1,0 +1,305 @@
+"""One index per C++/ObjC++ source, built in one pass and cached: what check, status, migrate
+and new-op ask of native/*.cpp and operations/*.mm.
+
+The text is masked once; then its function definitions (plain and TORCH_IMPL_FUNC), macro
+definitions and macro invocations (with their split arguments) are found once, and questions
+("where is kernel X defined", "which REGISTER_DISPATCH lines are there") are dictionary lookups.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.scan.definitions import (
+    FunctionSpan,
+    definition_body,
+    function_definitions,
+    brace_pairs,
+    looks_like_definition_name,
+)
+from mpsgen.scan.lines import LineTable
+from mpsgen.scan.mask import Directives, code_only, directives, mask
+
+IMPL_FUNC = "TORCH_IMPL_FUNC"
+_DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_OPEN_PAREN = re.compile(r"\s*\(")
+_IMPL_ARG = re.compile(r"\(\s*(\w+)\s*\)\s*\(")
+_NAMESPACE = re.compile(r"namespace\s+([\w:]+)\s*\{")
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+@dataclass(frozen=True)
+class MacroDef:
+    """`#define NAME(params) body` with continuations joined (body masked)."""
+
+    name: str
+    params: tuple[str, ...]
+    body: str
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class MacroCall:
+    """An UPPER_CASE macro invoked outside preprocessor lines, with its masked arguments."""
+
+    name: str
+    args: tuple[str, ...]
+    start: int
+    close: int  # offset of the closing parenthesis
+    line: int
+    end_line: int
+
+
+class SourceIndex:
+    """The facts of one source text; every property is computed at most once."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self._calls: dict[str, list[MacroCall]] = {}
+        self._regions: list[tuple[int, str]] = []  # (offset, masked text) of regions masked alone
+
+    @cached_property
+    def _masked(self):
+        return mask(self.text)
+
+    @property
+    def masked(self) -> str:
+        """The whole text masked (computed on first use; a lookup of one definition masks only its region)."""
+        return self._masked.masked
+
+    @property
+    def problem(self):
+        return self._masked.problem
+
+    def masked_slice(self, a: int, b: int) -> str:
+        """masked[a:b], from a region masked alone when one covers it (no whole-file mask)."""
+        if "_masked" not in self.__dict__:
+            for start, region in self._regions:
+                if start <= a and b <= start + len(region):
+                    return region[a - start : b - start]
+        return self.masked[a:b]
+
+    def _impl_func_in_region(self, name: str) -> FunctionSpan | None | bool:
+        """`TORCH_IMPL_FUNC(name)` found by masking only the lines from its head to its body's end.
+        False when the raw text is ambiguous (a comment or literal may hold the head): the caller
+        then masks the whole file."""
+        raw = self.text
+        k = raw.find(IMPL_FUNC)
+        while k >= 0:
+            m = _IMPL_ARG.match(raw, k + len(IMPL_FUNC))
+            if m and m.group(1) == name and (k == 0 or not _is_word_char(raw[k - 1])):
+                start = raw.rfind("\n", 0, k) + 1
+                if raw.rfind("/*", 0, k) > raw.rfind("*/", 0, k) or "//" in raw[start:k] or '"' in raw[start:k]:
+                    return False
+                size = 8192
+                while True:
+                    end = min(len(raw), k + size)
+                    region = mask(raw[start:end]).masked
+                    body = definition_body(region, m.end() - 1 - start)
+                    if body is not None:
+                        self._regions.append((start, region))
+                        return FunctionSpan(name, k, start + body[0], start + body[1], macro=IMPL_FUNC)
+                    if end == len(raw):
+                        return False
+                    size *= 4
+            k = raw.find(IMPL_FUNC, k + len(IMPL_FUNC))
+        return None
+
+    @cached_property
+    def lines(self) -> LineTable:
+        return LineTable(self.text)
+
+    @cached_property
+    def directives(self) -> Directives:
+        return directives(self.masked)
+
+    def line(self, pos: int) -> int:
+        return self.lines.line(pos)
+
+    def col(self, pos: int) -> int:
+        return self.lines.col(pos)
+
+    # -- definitions ------------------------------------------------------------------------
+    @cached_property
+    def functions(self) -> list[FunctionSpan]:
+        """Function definitions outside preprocessor lines (TORCH_IMPL_FUNC ones included), in order."""
+        return function_definitions(self.masked, (IMPL_FUNC,), self.brace_pairs)
+
+    @cached_property
+    def functions_by_name(self) -> dict[str, list[FunctionSpan]]:
+        result: dict[str, list[FunctionSpan]] = {}
+        for f in self.functions:
+            result.setdefault(f.name, []).append(f)
+        return result
+
+    def _word_calls(self, word: str):
+        """(offset of *word*, offset of its '(') for each `word (` outside preprocessor lines,
+        found with str.find (C speed) rather than a regex tried at every offset."""
+        masked, find, n = self.masked, self.masked.find, len(word)
+        k = find(word)
+        while k >= 0:
+            end = k + n
+            if (k == 0 or not _is_word_char(masked[k - 1])) and (end >= len(masked) or not _is_word_char(masked[end])):
+                m = _OPEN_PAREN.match(masked, end)
+                if m and k not in self.directives:
+                    yield k, m.end() - 1
+            k = find(word, end)
+
+    def impl_func(self, name: str) -> FunctionSpan | None:
+        """`TORCH_IMPL_FUNC(name)(...) {...}`: one targeted search unless every function is indexed."""
+        if "functions" in self.__dict__:
+            return next((f for f in self.functions_by_name.get(name, ()) if f.macro == IMPL_FUNC), None)
+        if name not in self.text:
+            return None
+        if "_masked" not in self.__dict__:
+            found = self._impl_func_in_region(name)
+            if found is not False:
+                return found  # type: ignore[return-value]
+        for k, paren in self._word_calls(IMPL_FUNC):
+            m = _IMPL_ARG.match(self.masked, paren)
+            if m and m.group(1) == name:
+                body = definition_body(self.masked, m.end() - 1)
+                if body is not None:
+                    return FunctionSpan(name, k, *body, macro=IMPL_FUNC)
+        return None
+
+    def plain_function(self, name: str) -> FunctionSpan | None:
+        """`T name(...) {...}`: one targeted search unless every function is indexed."""
+        if "functions" in self.__dict__:
+            return next((f for f in self.functions_by_name.get(name, ()) if f.macro is None), None)
+        if name not in self.text:
+            return None
+        for k, paren in self._word_calls(name):
+            if looks_like_definition_name(self.masked, k):
+                body = definition_body(self.masked, paren)
+                if body is not None:
+                    return FunctionSpan(name, k, *body)
+        return None
+
+    def enclosing_function(self, pos: int) -> str | None:
+        outer = [s for s in self.functions if s.body_open < pos < s.body_close]
+        return min(outer, key=lambda s: s.body_open).name if outer else None
+
+    @cached_property
+    def brace_pairs(self) -> dict[int, int]:
+        return brace_pairs(code_only(self.masked))
+
+    def namespaces(self, positions) -> dict[int, str]:
+        """The enclosing namespace ("at::native", "" at file scope) of each position."""
+        spans = []
+        k = self.masked.find("namespace")
+        while k >= 0:
+            m = _NAMESPACE.match(self.masked, k)
+            if m and (k == 0 or not _is_word_char(self.masked[k - 1])):
+                close = self.brace_pairs.get(m.end() - 1)
+                if close is not None:
+                    spans.append((m.end() - 1, close, m.group(1)))
+            k = self.masked.find("namespace", k + 9)
+        return {pos: "::".join(name for a, b, name in spans if a < pos < b) for pos in positions}
+
+    # -- macros -----------------------------------------------------------------------------
+    @cached_property
+    def impl_macro_defs(self) -> dict[str, MacroDef]:
+        """The `#define`s whose body writes a TORCH_IMPL_FUNC (or another *_IMPL_FUNC); the whole
+        file is masked only when its raw text has such a #define."""
+        raw = self.text
+        k = raw.find("_IMPL_FUNC")
+        while k >= 0:
+            if enclosing_define(raw, k):
+                return {n: d for n, d in self.macro_defs.items() if "_IMPL_FUNC" in d.body}
+            k = raw.find("_IMPL_FUNC", k + 10)
+        return {}
+
+    @cached_property
+    def macro_defs(self) -> dict[str, MacroDef]:
+        """Function-like `#define`s, by name (the first definition wins)."""
+        defs: dict[str, MacroDef] = {}
+        for start, end in self.directives.spans:
+            m = _DEFINE.match(self.masked, start, end)
+            if not m or m.group(1) in defs:
+                continue
+            body = self.masked[m.end() : end].replace("\\\r\n", " ").replace("\\\n", " ")
+            params = tuple(p.strip() for p in m.group(2).split(",") if p.strip())
+            defs[m.group(1)] = MacroDef(m.group(1), params, body, self.line(start), self.line(end))
+        return defs
+
+    def calls_matching(self, names_regex: str) -> list[MacroCall]:
+        """Calls of the macros whose whole name matches *names_regex*, outside preprocessor lines
+        (cached per regex: asking for REGISTER_DISPATCH scans only for that word)."""
+        found = self._calls.get(names_regex)
+        if found is not None:
+            return found
+        found = []
+        pattern = re.compile(r"\b(" + names_regex + r")\s*\(")
+        skip = self.directives
+        for m in pattern.finditer(self.masked):
+            if m.start() in skip:
+                continue
+            close = match_close(self.masked, m.end() - 1)
+            if close is None:
+                continue
+            args = tuple(split_top_level(self.masked[m.end() : close]))
+            found.append(MacroCall(m.group(1), args, m.start(), close, self.line(m.start()), self.line(close)))
+        self._calls[names_regex] = found
+        return found
+
+    def calls_of(self, *names: str) -> list[MacroCall]:
+        """Calls of the named macros outside preprocessor lines, in file order."""
+        present = [n for n in names if n in self.text and n in self.masked]
+        return self.calls_matching("|".join(map(re.escape, sorted(present)))) if present else []
+
+    # -- words ------------------------------------------------------------------------------
+    @cached_property
+    def identifiers(self) -> frozenset[str]:
+        return frozenset(_IDENT.findall(self.masked))
+
+    @cached_property
+    def identifier_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for name in _IDENT.findall(self.masked):
+            counts[name] = counts.get(name, 0) + 1
+        return counts
+
+
+def require_scannable(path: str, text: str) -> None:
+    """Refuse (MpsgenError, with file:line) to edit a text mpsgen cannot scan."""
+    from mpsgen.errors import MpsgenError
+    from mpsgen.scan.validate import scan_problem
+
+    problem = scan_problem(text)
+    if problem is not None:
+        raise MpsgenError(
+            f"cannot scan this file: {problem.message}",
+            path=path, line=index_of(path, text).line(problem.pos), hint=problem.hint,
+        )
+
+
+_DEFINE_NAME = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(")
+
+
+def enclosing_define(text: str, pos: int) -> str | None:
+    """Name of the function-like #define whose (continued) lines hold *pos* in a raw text, if any."""
+    start = text.rfind("\n", 0, pos) + 1
+    while True:
+        m = _DEFINE_NAME.match(text, start)
+        if m:
+            return m.group(1)
+        if start == 0 or not text[: start - 1].rstrip("\r").endswith("\\"):
+            return None
+        start = text.rfind("\n", 0, start - 1) + 1
+
+
+@functools.lru_cache(maxsize=1024)
+def index_of(path: str, text: str) -> SourceIndex:
+    """The (cached) index of one source text."""
+    return SourceIndex(path, text)

@@ -1,0 +1,91 @@
+"""mpsgen.scan on strings: one idea of a line, one masker, brackets, the one comma splitter."""
+
+from __future__ import annotations
+
+from mpsgen.scan.brackets import first_unbalanced, match_close, split_bounds, split_top_level
+from mpsgen.scan.definitions import function_definitions
+from mpsgen.scan.lines import LineTable, split_lines
+from mpsgen.scan.mask import code_only, directives, mask, mask_code
+from mpsgen.scan.statements import first_broken_statement, statements
+from mpsgen.scan.validate import scan_problem
+from mpsgen.sources.host import host_kernel_calls
+
+
+def test_lines_break_at_newline_only_and_keep_crlf():
+    text = "a\fb\r\nc\x1cd\ne"
+    assert split_lines(text) == ["a\fb\r\n", "c\x1cd\n", "e"]
+    table = LineTable(text)
+    assert [table.line(text.index(c)) for c in "abcde"] == [1, 1, 2, 2, 3]
+    assert table.col(text.index("b")) == 3 and table.col(text.index("d")) == 3
+    assert table.start_of(3) == text.index("e")
+
+
+def test_form_feed_in_an_mm_gives_the_right_line_and_column():
+    text = (
+        "namespace at::native {\n"
+        "\f\n"
+        "static void a_kernel(TensorIteratorBase& iter) {\n"
+        "  \f lib.exec_unary_kernel(iter, \"alpha\");\n"
+        "}\n"
+        "REGISTER_UNARY_TI_DISPATCH(beta);\n"
+        "} // namespace at::native\n"
+    )
+    calls = {c.kernel: c for c in host_kernel_calls(text)}
+    assert (calls["alpha"].line, calls["alpha"].col, calls["alpha"].function) == (4, 33, "a_kernel")
+    assert (calls["beta"].line, calls["beta"].col) == (6, 28)
+
+
+def test_mask_blanks_comments_literals_raw_strings_and_keeps_offsets():
+    text = 'a = "x;y" + \'c\'; // c(\nR"M(kernel { )M" b /* {\n} */ 1\'000;'
+    m = mask(text)
+    assert len(m.masked) == len(text) and m.problem is None
+    assert m.masked.count("\n") == text.count("\n")
+    assert "x;y" not in m.masked and "kernel" not in m.masked and "{" not in m.masked
+    assert "1'000" in m.masked  # a digit separator is not a char literal
+
+
+def test_mask_reports_the_first_unterminated_comment_or_literal():
+    assert mask("int a; /* open").problem.pos == 7
+    assert "unterminated string" in mask('x = "abc\ny;').problem.message
+    assert "unterminated raw string" in mask('R"X(never').problem.message
+
+
+def test_directives_include_continuations_and_code_only_blanks_them():
+    text = "#define A(x) \\\n  f(x); \\\n  g(x)\nint b;\n# if 0\n"
+    masked = mask_code(text)
+    spans = directives(masked).spans
+    assert len(spans) == 2 and text[spans[0][0] : spans[0][1]].endswith("g(x)")
+    assert text.index("g(x)") in directives(masked) and text.index("int b") not in directives(masked)
+    assert code_only(masked).strip() == "int b;"
+
+
+def test_brackets_and_the_one_comma_splitter():
+    s = "f(a, g(b, c), std::pair<int, int>{1, 2}, p->q, [x, y])"
+    assert match_close(s, 1) == len(s) - 1
+    inner = s[2:-1]
+    assert split_top_level(inner) == ["a", "g(b, c)", "std::pair<int, int>{1, 2}", "p->q", "[x, y]"]
+    assert len(split_bounds("a < b, c > d", angles=False)) == 2
+    assert first_unbalanced("{ ( ) }") is None and first_unbalanced("{ ( }") == 4
+    assert "unbalanced" in scan_problem("void f() {\n").message
+
+
+def test_function_definitions_found_once_per_body():
+    masked = mask_code(
+        "namespace at::native {\n"
+        "static void helper(int x) { if (x) { call(x); } }\n"
+        "TORCH_IMPL_FUNC(foo_out)(const Tensor& t) {\n  helper(1);\n}\n"
+        "Tensor bar(const Tensor& t) const {\n  return t;\n}\n"
+        "}\n"
+    )
+    spans = function_definitions(masked, ("TORCH_IMPL_FUNC",))
+    assert [(s.name, s.macro) for s in spans] == [("helper", None), ("foo_out", "TORCH_IMPL_FUNC"), ("bar", None)]
+
+
+def test_statements_and_structure_check():
+    old = "int a;\nstruct S {\n  int b;\n};\n#define M(x) f(x); g(x)\n"
+    assert [s.text for s in statements(old)] == ["int a;", "struct S{", "int b;", "}", ";", "#define M(x)",
+                                                 "#define M(x): f(x);", "#define M(x): g(x)"]
+    inserted = old.replace("int a;\n", "int a;\nint z;\n")
+    assert first_broken_statement(old, inserted) is None
+    inside = old.replace("  int b;", "  int b\n  int y;")
+    assert first_broken_statement(old, inside) == 3
