@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Iterable
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.metal import BUILTIN_REGISTER_MACROS, KERNELS2, VEC2, MacroDef, MetalIndex
+from mpsgen.sources.metal_index import BUILTIN_REGISTER_MACROS, KERNELS2, VEC2, MacroDef, MetalIndex
 
 
 class MetalLayout(Enum):

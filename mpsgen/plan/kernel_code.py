@@ -1,0 +1,107 @@
+"""Render the op's kernel and place it: the functor and registrations in the matching .metal, the
+host kernel and REGISTER_DISPATCH in the .mm (MPSGraph's REGISTER_MPS_UNARY_STUB line goes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpsgen.errors import MpsgenError
+from mpsgen.model import KernelOptions
+from mpsgen.plan.result import Plan
+from mpsgen.plan.texts import planned_texts
+from mpsgen.sources import host
+from mpsgen.sources import metal
+from mpsgen.sources import stubs
+from mpsgen.tree.checkout import OPERATIONS_REL, Checkout
+
+
+def _host_file(checkout: Checkout, arity: str) -> str:
+    stem = "UnaryKernel" if arity.startswith("unary") else "BinaryKernel"
+    rel = f"{OPERATIONS_REL}/{stem}.mm"
+    if not checkout.path(rel).is_file():
+        raise MpsgenError(f"{stem}.mm not found", path=rel,
+                          hint="mpsgen adds kernels to the existing Unary/BinaryKernel.mm files of the tree")
+    return rel
+
+
+def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> None:
+    from mpsgen.generate import render
+
+    cs, stub = plan.changeset, plan.stub
+    assert stub is not None
+    mm_rel = _host_file(checkout, plan.arity)
+    metal_rel = metal.metal_file_for(mm_rel)
+    if not checkout.path(metal_rel).is_file():
+        raise MpsgenError(f"{Path(metal_rel).name} not found", path=metal_rel,
+                          hint=f"the kernel must live in the .metal whose stem matches {Path(mm_rel).name}")
+    from mpsgen.plan import dtypes as dtype_plan
+
+    spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
+    plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
+    metal_texts = planned_texts(cs, checkout.metal_files(), checkout)
+    indexes = [metal.index_metal(t, p) for p, t in metal_texts.items()]
+    style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
+    functor = render.render_functor(spec, opts.templates_dir)
+    registrations = render.render_registrations(spec, style)
+    r = plan.rendered
+    r.functor, r.registrations, r.metal_path, r.mm_path = functor, registrations, metal_rel, mm_rel
+
+    if metal.check_kernel_name(indexes, spec.name, functor) == "new":
+        new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations,
+                                              available_macros=_c10_metal_macros(checkout))
+        if new_metal != metal_texts[metal_rel]:
+            cs.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
+            plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
+    else:
+        plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
+
+    mm_texts = planned_texts(cs, checkout.mm_files(), checkout)
+    existing = host.registered_stubs(mm_texts).get(stub.name, [])
+    metal_regs = [reg for reg in existing if reg.macro != "REGISTER_MPS_UNARY_STUB"]
+    for reg in existing:
+        if reg.macro == "REGISTER_MPS_UNARY_STUB":  # MPSGraph registering the stub itself
+            remove_text_lines(plan, reg.path, reg.line, reg.end_line, f"{reg.macro}({stub.name.removesuffix('_stub')}, …)")
+            from mpsgen.sources import unary_stub_macro
+
+            text, line = unary_stub_macro.remove_if_unused(cs.current(reg.path), reg.path)
+            if line is not None:  # that was its last use: the macro goes too
+                cs.set_text(reg.path, text, f"removed #define {reg.macro}")
+                plan.removed.append(f"{reg.path}:{line}: #define {reg.macro} (no use left)")
+    if metal_regs:
+        reg = metal_regs[0]
+        plan.notes.append(f"{stub.name} is already registered for MPS at {reg.path}:{reg.line} ({reg.fn or reg.macro}): kept")
+        return
+    mm_text = cs.current(mm_rel)
+    simple_unary = plan.arity == "unary" and stub.name == f"{spec.name}_stub" and stub.iterator_type == "TensorIteratorBase"
+    if simple_unary and host.uses_unary_ti_macro(mm_text):
+        new_mm = host.add_unary_ti_dispatch(mm_text, spec.name, path=mm_rel)
+        r.host_code = f"REGISTER_UNARY_TI_DISPATCH({spec.name});"
+        plan.added.append(f"{mm_rel}: REGISTER_UNARY_TI_DISPATCH({spec.name})")
+    else:
+        fn = f"{spec.name}_mps_kernel"
+        scalar = stub.param_names[1] if len(stub.param_names) > 1 and stub.param_names[1] else None
+        call = render.exec_call_args(plan.arity, spec.name, scalar)
+        code = render.render_host_kernel(fn, stubs.host_params(stub), call, opts.templates_dir)
+        semicolon, ampersand = host.register_dispatch_style(mm_text)
+        line = render.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
+        r.host_code, r.register_line = code, line
+        new_mm = host.add_host_kernel(mm_text, code, line, path=mm_rel)
+        plan.added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
+    new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
+    cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+
+
+def _c10_metal_macros(checkout: Checkout) -> frozenset[str] | None:
+    """Macros the checkout's c10/metal headers define (None when the tree has no such headers)."""
+    from mpsgen.sources.metal_layout import macros_defined
+
+    headers = sorted(checkout.path("c10/metal").glob("*.h"))
+    return macros_defined(checkout.read_text(h) for h in headers) if headers else None
+
+
+def remove_text_lines(plan: Plan, path: str, line: int, end_line: int, what: str) -> None:
+    cs = plan.changeset
+    lines = cs.current(path).splitlines(keepends=True)
+    del lines[line - 1 : end_line]
+    cs.set_text(path, "".join(lines), f"removed {what}")
+    plan.removed.append(f"{path}:{line}: {what}")

@@ -1,0 +1,41 @@
+"""Delete the MPSGraph implementation of a legacy yaml kernel, the helpers only it used, and its
+now unused include."""
+
+from __future__ import annotations
+
+from mpsgen.errors import MpsgenError
+from mpsgen.plan.result import Plan
+from mpsgen.plan.texts import mentioning, planned_texts
+from mpsgen.sources import host
+from mpsgen.tree.checkout import Checkout
+
+
+def remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
+    """Delete the MPSGraph implementation of a legacy yaml kernel, and its now unused include."""
+    cs = plan.changeset
+    mm_texts = mentioning(planned_texts(cs, checkout.mm_files(), checkout), name)
+    impls = host.find_implementations(mm_texts, name)
+    if not impls:
+        plan.notes.append(f"no implementation of {name} found in operations/*.mm (already removed?)")
+        return
+    for impl in impls:
+        if impl.backend == "metal":
+            raise MpsgenError(
+                f"{name} already runs Metal code; mpsgen deletes only MPSGraph implementations",
+                path=impl.path, line=impl.line,
+                hint="rewire it by hand (route its yaml entry to the shared kernel and register its stub)",
+            )
+    from mpsgen.sources.deadcode import referenced_names, remove_unused_helpers
+
+    for impl in impls:
+        before = cs.current(impl.path)
+        used = referenced_names("".join(before.splitlines(True)[impl.line - 1 : impl.end_line]))
+        text = host.remove_implementation(before, impl)
+        text, dead, left = remove_unused_helpers(text, impl.path, used, plan.family)
+        text = host.remove_op_include(text, plan.family)
+        cs.set_text(impl.path, text, f"removed MPSGraph {name}")
+        kind = impl.macro or impl.form
+        plan.removed.append(f"{impl.path}:{impl.line}: {kind} {name}")
+        plan.removed.extend(f"{impl.path}:{line}: {what} (used only by {name})" for line, what in dead)
+        plan.notes.extend(f"{impl.path}:{line}: {what} is no longer used; left in place (shared helper)"
+                          for line, what in left)

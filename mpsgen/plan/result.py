@@ -1,0 +1,77 @@
+"""What planning one op produced: the edits (in a changeset), what was rendered, and what to report.
+
+Shared by the planner's parts (kernelplan, kernel_code, legacy, verify) and the commands that show it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mpsgen.model import Command, KernelSpec
+from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources import stubs
+from mpsgen.tree.changeset import Changeset
+
+
+@dataclass
+class Rendered:
+    """What --print shows: the generated code, before placement."""
+
+    functor: str = ""
+    registrations: list[str] = field(default_factory=list)
+    host_code: str = ""
+    register_line: str = ""
+    metal_path: str = ""
+    mm_path: str = ""
+
+
+@dataclass
+class Plan:
+    command: Command
+    op: str
+    family: str
+    changeset: Changeset
+    nothing_to_do: str = ""  # why there is nothing to do (empty: there is work)
+    moved: list[nf.MovedEntry] = field(default_factory=list)
+    stub: stubs.StubDecl | None = None
+    spec: KernelSpec | None = None  # what was rendered (the numeric check tries the same)
+    kernel: str = ""
+    arity: str = ""
+    dtypes: tuple[str, ...] = ()
+    rendered: Rendered = field(default_factory=Rendered)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    test_lists: list[str] = field(default_factory=list)  # xfail/skip/decorator/complex-set edits
+    # OpInfo names to run tests for, and test-name op part ("special_log_ndtr") -> common_mps.py key.
+    test_names: list[str] = field(default_factory=list)
+    test_keys: dict[str, str] = field(default_factory=dict)
+    # `migrate pow.Tensor_Tensor_out`: the entries selected (empty: the whole family).
+    overloads: tuple[str, ...] = ()
+    files: list[str] = field(default_factory=list)  # the files this op's edits touched
+    dtype_rows: list[Any] = field(default_factory=list)  # plan.dtypes.Row: per dtype, before -> after
+    dropped: list[str] = field(default_factory=list)  # --drop-dtypes (torch names)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "op": self.op,
+            "family": self.family,
+            "overloads": list(self.overloads),
+            "nothing_to_do": self.nothing_to_do or None,
+            "moved": [{"entry": m.entry, "line": m.line, "from": m.legacy_kernel, "to": m.shared_kernel}
+                      for m in self.moved],
+            "stub": None if self.stub is None else {
+                "name": self.stub.name, "type": self.stub.fn_type, "header": self.stub.header,
+                "declared_at": f"{self.stub.path}:{self.stub.line}"},
+            "kernel": self.kernel,
+            "arity": self.arity,
+            "dtypes": list(self.dtypes),
+            "dtype_table": [r.to_json() for r in self.dtype_rows],
+            "added": self.added,
+            "removed": self.removed,
+            "notes": self.notes,
+            "test_lists": self.test_lists,
+            "files": self.files,
+        }

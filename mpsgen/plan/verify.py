@@ -1,0 +1,63 @@
+"""Re-read a finished plan before anything is written: a failure here is a bug in a planner."""
+
+from __future__ import annotations
+
+from mpsgen.errors import MpsgenError
+from mpsgen.plan.result import Plan
+from mpsgen.plan.texts import planned_texts
+from mpsgen.sources import host
+from mpsgen.sources import metal_index
+from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources.native_yaml.roundtrip import check_entry
+from mpsgen.tree.checkout import YAML_REL, Checkout
+
+
+def verify_structure(plan: Plan, checkout: Checkout) -> None:
+    """Re-read the planned tree: nothing left on a legacy kernel, the stub registered for MPS
+    exactly once, the kernel name registered in Metal.  A failure here is a bug in a planner,
+    so it is reported before anything is written."""
+
+    cs = plan.changeset
+    family = nf.select_overloads(nf.index_text(cs.current(YAML_REL), YAML_REL), plan.op)
+    problems = []
+    if family.legacy_entries:
+        problems.append("entries still on a legacy kernel: " + ", ".join(e.name for e in family.legacy_entries))
+    if any(e.duplicate_mps for e in family.entries):
+        problems.append("an entry has MPS on two dispatch lines")
+    yaml_text = cs.current(YAML_REL)
+    by_name = {e.name: e for e in family.entries}
+    for m in plan.moved:  # what torchgen and PyTorch's yaml lint will read, parsed on the entry alone
+        if m.entry in by_name:
+            e = by_name[m.entry]
+            check_entry(yaml_text, e.line, e.end_line, path=YAML_REL, mps_kernel=m.shared_kernel)
+    assert plan.stub is not None
+    regs = host.registered_stubs(planned_texts(cs, checkout.mm_files(), checkout)).get(plan.stub.name, [])
+    if len(regs) != 1:
+        problems.append(f"{plan.stub.name} is registered for MPS {len(regs)} times")
+    metal_texts = planned_texts(cs, checkout.metal_files(), checkout)
+    names = metal_index.registered_kernel_names(metal_index.index_metal(t, p) for p, t in metal_texts.items())
+    if plan.kernel not in names:
+        problems.append(f"kernel '{plan.kernel}' is not registered in any .metal file")
+    _verify_statements(cs)
+    if problems:
+        raise MpsgenError(
+            "the planned change would leave the tree inconsistent: " + "; ".join(problems),
+            path=YAML_REL, hint="nothing was written; please report this with the op name",
+        )
+
+
+def _verify_statements(cs: Changeset) -> None:
+    """Each edited .metal/.mm keeps its statement structure outside the lines mpsgen inserted or
+    deleted (text written into the middle of a statement is refused before anything is written)."""
+    from mpsgen.scan.statements import first_broken_statement
+
+    for path in cs.changed_paths:
+        if not path.endswith((".metal", ".mm")) or cs.is_new(path):
+            continue
+        line = first_broken_statement(cs.original(path), cs.current(path))
+        if line is not None:
+            raise MpsgenError(
+                "the planned edit would change a statement it does not own (text inserted inside it)",
+                path=path, line=line,
+                hint="nothing was written; the file's layout is not one mpsgen can edit, please report it",
+            )
