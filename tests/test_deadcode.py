@@ -22,11 +22,11 @@ def remove_kernel(text: str, name: str) -> tuple[str, set[str]]:
 
 def test_logit_helper_and_its_macro_go_when_both_logit_kernels_are_deleted() -> None:
     text, used = remove_kernel(MID_2026, "logit_out_mps")
-    text, removed, left = remove_unused_helpers(text, PATH, used, "logit")
+    text, removed, left = remove_unused_helpers(text, PATH, used)
     assert removed == left == [] and "static void logit_mps_impl(" in text  # logit_mps still calls it
 
     text, used = remove_kernel(text, "logit_mps")
-    text, removed, left = remove_unused_helpers(text, PATH, used, "logit")
+    text, removed, left = remove_unused_helpers(text, PATH, used)
     assert [what for _, what in removed] == ["static logit_mps_impl", "#define LOGIT_KEY"] and left == []
     assert "logit" not in text.replace("logit_native.h", "")
     # oneLike is still used by expm1_out_mps: it stays, byte for byte.
@@ -41,14 +41,112 @@ def test_logit_helper_and_its_macro_go_when_both_logit_kernels_are_deleted() -> 
 
 def test_nothing_is_removed_when_the_deleted_code_used_no_local_helper() -> None:
     text, used = remove_kernel(MID_2026, "sgn_out_mps")
-    assert remove_unused_helpers(text, PATH, used, "sgn") == (text, [], [])
+    assert remove_unused_helpers(text, PATH, used) == (text, [], [])
 
 
-def test_a_dead_shared_helper_is_reported_not_removed() -> None:
+def test_a_shared_helper_goes_with_its_last_user_whatever_its_name() -> None:
+    # Issue 12 changed this: oneLike, shared by expm1 and logit, used to be reported and left.
     text, used = remove_kernel(MID_2026, "expm1_out_mps")
-    text, _, _ = remove_unused_helpers(text, PATH, used, "expm1")
+    text, removed, left = remove_unused_helpers(text, PATH, used)
+    assert removed == left == [] and "static MPSGraphTensor* oneLike(" in text  # logit_mps_impl still uses it
     text, used2 = remove_kernel(text, "logit_out_mps")
     text, used3 = remove_kernel(text, "logit_mps")
-    text, removed, left = remove_unused_helpers(text, PATH, used | used2 | used3, "logit")
-    assert [what for _, what in removed] == ["static logit_mps_impl", "#define LOGIT_KEY"]
-    assert [what for _, what in left] == ["static oneLike"] and "static MPSGraphTensor* oneLike(" in text
+    text, removed, left = remove_unused_helpers(text, PATH, used | used2 | used3)
+    # A chain: logit_mps_impl goes first, then what only it used (oneLike, LOGIT_KEY).
+    assert sorted(what for _, what in removed) == ["#define LOGIT_KEY", "static logit_mps_impl", "static oneLike"]
+    assert left == [] and "oneLike" not in text and "LOGIT_KEY" not in text
+    assert "TORCH_IMPL_FUNC(sgn_out_mps)" in text and "} // namespace at::native" in text
+
+
+# -- small texts ----------------------------------------------------------------------------------
+
+SMALL = """#include <ATen/native/mps/OperationUtils.h>
+
+namespace at::native {
+#define SHARED_KEY(x) (x + 1)
+#define ONLY_KEY(x) (x + 2)
+#define ONLY_SCALE 3
+
+static int leaf(int x) {
+  return x * ONLY_SCALE;
+}
+
+static int middle(int x) {
+  return leaf(x) + ONLY_KEY(x);
+}
+
+static int shared(int x) {
+  return x - 1;
+}
+
+int exported(int x) {
+  return x + 2;
+}
+
+namespace {
+int hidden(int x) {
+  return x * 5;
+}
+} // namespace
+
+TORCH_IMPL_FUNC(foo_out_mps)(const Tensor& self, const Tensor& output) {
+  int a = middle(1) + shared(2) + exported(3) + hidden(4) + SHARED_KEY(5);
+}
+
+TORCH_IMPL_FUNC(bar_out_mps)(const Tensor& self, const Tensor& output) {
+  int b = shared(6) + SHARED_KEY(7);
+}
+
+} // namespace at::native
+"""
+SMALL_PATH = "operations/Small.mm"
+
+
+def delete_foo(text: str) -> tuple[str, list[str], list[str]]:
+    impl = next(i for i in find_implementations({SMALL_PATH: text}, "foo_out_mps"))
+    used = referenced_names("".join(text.splitlines(True)[impl.line - 1 : impl.end_line]))
+    text = remove_implementation(text, impl, allow_unknown=True)
+    text, removed, left = remove_unused_helpers(text, SMALL_PATH, used)
+    return text, [w for _, w in removed], [w for _, w in left]
+
+
+def test_helpers_only_the_deleted_code_used_go_to_a_fixed_point() -> None:
+    text, removed, left = delete_foo(SMALL)
+    # middle went, then leaf and ONLY_KEY (used only by middle), then ONLY_SCALE (used only by leaf);
+    # hidden is in an anonymous namespace, so file-local too.
+    assert sorted(removed) == ["#define ONLY_KEY", "#define ONLY_SCALE", "anonymous-namespace hidden",
+                               "static leaf", "static middle"]
+    assert [w for w in removed if "middle" in w or "leaf" in w][0] == "static middle"  # the chain, in order
+    assert left == []
+    for gone in ("leaf", "middle", "ONLY_KEY", "ONLY_SCALE", "foo_out_mps"):
+        assert gone not in text
+
+
+def test_helpers_still_used_or_visible_elsewhere_stay() -> None:
+    text, removed, _ = delete_foo(SMALL)
+    # shared and SHARED_KEY: bar still uses them.  exported: not static (another file may call it).
+    assert "static int shared(int x) {\n  return x - 1;\n}\n" in text
+    assert "#define SHARED_KEY(x) (x + 1)\n" in text
+    assert "int exported(int x) {\n  return x + 2;\n}\n" in text
+    # hidden: in an anonymous namespace, so file-local, and now unused: it goes.
+    assert "anonymous-namespace hidden" in removed and "int hidden(" not in text
+    # Only whole definitions went: the kept lines are the original ones, in order, no blank run.
+    kept = iter(SMALL.splitlines(True))
+    assert all(any(line == k for k in kept) for line in text.splitlines(True))
+    assert "\n\n\n" not in text
+
+
+def test_a_name_a_macro_could_paste_is_kept_and_reported() -> None:
+    # The sample's BinaryOps.mm: CREATE_*_FUNC calls mps::binaryOp##other_type, i.e. binaryOpTensor.
+    text = SMALL.replace("#define ONLY_SCALE 3\n", "#define ONLY_SCALE 3\n#define CALL(kind) mid##kind\n")
+    text = text.replace("static int middle(", "static int midx(").replace("middle(1)", "midx(1)")
+    text, removed, left = delete_foo(text)
+    assert left == ["static midx"] and "static int midx(" in text
+    assert "static leaf" not in removed and "#define ONLY_KEY" not in removed  # midx still uses them
+
+
+def test_an_object_like_macro_above_an_include_stays() -> None:
+    # It may configure the header (TORCH_ASSERT_ONLY_METHOD_OPERATORS-style).
+    text = "#define ONLY_SCALE 3\n" + SMALL.replace("#define ONLY_SCALE 3\n", "")
+    text, removed, _ = delete_foo(text)
+    assert "#define ONLY_SCALE" not in removed and text.startswith("#define ONLY_SCALE 3\n")

@@ -31,11 +31,11 @@ def remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
         before = cs.current(impl.path)
         used = referenced_names("".join(before.splitlines(True)[impl.line - 1 : impl.end_line]))
         text = host.remove_implementation(before, impl)
-        text, dead, left = remove_unused_helpers(text, impl.path, used, plan.family)
+        text, dead, kept = remove_unused_helpers(text, impl.path, used)
         text = host.remove_op_include(text, plan.family)
         cs.set_text(impl.path, text, f"removed MPSGraph {name}")
         kind = impl.macro or impl.form
         plan.removed.append(f"{impl.path}:{impl.line}: {kind} {name}")
         plan.removed.extend(f"{impl.path}:{line}: {what} (used only by {name})" for line, what in dead)
-        plan.notes.extend(f"{impl.path}:{line}: {what} is no longer used; left in place (shared helper)"
-                          for line, what in left)
+        plan.notes.extend(f"{impl.path}:{line}: {what} is not named any more, but a macro's `##` could build "
+                          "its name: left in place" for line, what in kept)

@@ -1,14 +1,19 @@
 """Dead code goes with the implementation it served.
 
-When migrate deletes an MPSGraph implementation, the file-local code only it used (static helper
-functions, function-like #defines) is dead: left behind it is an unused-function warning at best.
-Here it is found from the names the deleted code referenced and removed too, repeatedly (a dead
-helper may be the last user of another); anything still named elsewhere in the file stays.
+When migrate deletes an MPSGraph implementation, the file-local code only it used is dead: left
+behind, it is an unused-function warning at best.  Here it is found from the names the deleted
+code referenced and removed too, to a fixed point (a dead helper may be the last user of another).
+
+Conservative on purpose: only code no other translation unit can see is a candidate (`static`
+functions, functions in an anonymous namespace, `#define`s of this file), and a candidate goes
+only when nothing left in the file names it, its own definition aside.  A name a macro could still
+build by token pasting (`binaryOp##other_type` builds binaryOpTensor) is kept and reported.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
@@ -16,6 +21,10 @@ from mpsgen.sources import host
 from mpsgen.sources.index import index_of
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_DEFINE_NAME = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)")
+_ANONYMOUS_NAMESPACE = re.compile(r"\bnamespace\s*\{")
+_PASTE = re.compile(r"(\w*)\s*##\s*(\w*)")
+_INCLUDE = re.compile(r"^[ \t]*#[ \t]*(?:include|import)\b", re.M)
 
 
 def referenced_names(code: str) -> set[str]:
@@ -23,8 +32,85 @@ def referenced_names(code: str) -> set[str]:
     return set(_IDENT.findall(mask_code(code)))
 
 
-def _own_uses(masked: str, name: str, start: int, end: int) -> int:
+@dataclass(frozen=True)
+class _Candidate:
+    kind: str  # "static", "anonymous-namespace" (file-local functions) or "#define"
+    name: str
+    line: int
+    end_line: int
+    own_uses: int  # occurrences of the name inside its own definition(s)
+
+    @property
+    def what(self) -> str:
+        return f"{self.kind} {self.name}"
+
+
+def _uses_in(masked: str, name: str, start: int, end: int) -> int:
     return len(re.findall(rf"\b{re.escape(name)}\b", masked[start:end]))
+
+
+def _anonymous_spans(masked: str, brace_pairs: dict[int, int]) -> list[tuple[int, int]]:
+    spans = []
+    for m in _ANONYMOUS_NAMESPACE.finditer(masked):
+        close = brace_pairs.get(m.end() - 1)
+        if close is not None:
+            spans.append((m.end() - 1, close))
+    return spans
+
+
+def _candidates(text: str, path: str, pending: set[str]) -> list[_Candidate]:
+    """The file-local functions and macros among *pending*, each with the uses it makes of itself."""
+    ix = index_of(path, text)
+    masked, lines = ix.masked, ix.lines
+    found: list[_Candidate] = []
+    defs = [d for d in host.definitions(path, text) if d.impl.form == "function" and d.name in pending]
+    anonymous = _anonymous_spans(masked, ix.brace_pairs) if defs else []
+    for d in defs:
+        impl = d.impl
+        start = lines.start_of(impl.line)
+        kind = "static" if d.static else "anonymous-namespace" if any(a < start < b for a, b in anonymous) else None
+        if kind is None or impl.backend == "metal":  # Metal code is never deleted here
+            continue
+        own = sum(_uses_in(masked, x.name, lines.start_of(x.impl.line), lines.start_of(x.impl.end_line + 1))
+                  for x in defs if x.name == d.name)  # overloads name each other's name too
+        found.append(_Candidate(kind, d.name, impl.line, impl.end_line, own))
+    last_include = max((m.start() for m in _INCLUDE.finditer(masked)), default=-1)
+    for start, end in ix.directives.spans:
+        m = ix.macro_defs.get(name) if (name := _define_name(masked, start, end)) else None
+        if name is None or name not in pending:
+            continue
+        if m is None and start < last_include:
+            continue  # an object-like macro above an #include may configure that header
+        line, end_line = ix.line(start), ix.line(end)
+        own = _uses_in(masked, name, lines.start_of(line), lines.start_of(end_line + 1))
+        found.append(_Candidate("#define", name, line, end_line, own))
+    return found
+
+
+def _define_name(masked: str, start: int, end: int) -> str | None:
+    m = _DEFINE_NAME.match(masked, start, end)
+    return m.group(1) if m else None
+
+
+def _pasted(masked: str, name: str) -> bool:
+    """Whether some `A ## B` in the file could build *name* (A a prefix of it, or B a suffix)."""
+    for m in _PASTE.finditer(masked):
+        head, tail = m.group(1), m.group(2)
+        if (head and name.startswith(head) and name != head) or (tail and name.endswith(tail) and name != tail):
+            return True
+    return False
+
+
+def _dead(text: str, path: str, pending: set[str]) -> tuple[list[_Candidate], list[_Candidate]]:
+    """(dead candidates, candidates kept only because a macro could paste their name)."""
+    ix = index_of(path, text)
+    counts = ix.identifier_counts
+    dead, pasted = [], []
+    for c in _candidates(text, path, pending):
+        if counts.get(c.name, 0) != c.own_uses:
+            continue
+        (pasted if "##" in ix.masked and _pasted(ix.masked, c.name) else dead).append(c)
+    return dead, pasted
 
 
 def _drop_lines(text: str, first: int, last: int) -> str:
@@ -37,55 +123,30 @@ def _drop_lines(text: str, first: int, last: int) -> str:
     return "".join(kept)
 
 
-def _dead(text: str, path: str, pending: set[str]) -> list[tuple[str, str, int, int]]:
-    """(kind, name, first line, last line) of each static function or macro among *pending* that
-    nothing left in the file names (its own definition aside)."""
-    ix = index_of(path, text)
-    counts = ix.identifier_counts
-    found: list[tuple[str, str, int, int]] = []
-    defs = host.definitions(path, text)
-    for d in defs:
-        impl = d.impl
-        if not d.static or impl.form != "function" or d.name not in pending or impl.backend == "metal":
-            continue
-        same = [x.impl for x in defs if x.name == d.name and x.impl.form == "function"]
-        own = sum(_own_uses(ix.masked, d.name, ix.lines.start_of(i.line), ix.lines.start_of(i.end_line + 1)) for i in same)
-        if counts.get(d.name, 0) == own:
-            found.append(("static", d.name, impl.line, impl.end_line))
-    for m in ix.macro_defs.values():
-        if m.name in pending:
-            own = _own_uses(ix.masked, m.name, ix.lines.start_of(m.line), ix.lines.start_of(m.end_line + 1))
-            if counts.get(m.name, 0) == own:
-                found.append(("#define", m.name, m.line, m.end_line))
-    return found
-
-
-def _remove(text: str, path: str, kind: str, name: str, first: int, last: int) -> str:
-    if kind == "#define":
-        return _drop_lines(text, first, last)
-    impl = next(d.impl for d in host.definitions(path, text) if d.name == name and d.impl.line == first)
+def _remove(text: str, path: str, c: _Candidate) -> str:
+    if c.kind == "#define":
+        return _drop_lines(text, c.line, c.end_line)
+    impl = next(d.impl for d in host.definitions(path, text) if d.name == c.name and d.impl.line == c.line)
     return host.remove_implementation(text, impl, allow_unknown=True)
 
 
 def remove_unused_helpers(
-    text: str, path: str, referenced: set[str], owner: str
+    text: str, path: str, referenced: set[str]
 ) -> tuple[str, list[tuple[int, str]], list[tuple[int, str]]]:
-    """*text* without the static functions and macros among *referenced* (names the deleted code
-    used) that nothing left in the file names and whose name contains *owner* (the op family:
-    `logit_mps_impl` served logit alone).  Returns (text, removed, left): [(line, "static name")]
-    removed, and the dead helpers with another name, left in place (shared infrastructure such as
-    binaryOpTensor: the caller reports them)."""
+    """*text* without the file-local functions and #defines among *referenced* (names the deleted
+    code used) that nothing left in the file names, repeated until none is left.
+
+    Returns (text, removed, kept): [(line, "static name" / "#define NAME" / ...)] removed (lines as
+    they were when each went), and the otherwise unused ones kept because a macro could still
+    paste their name (the caller reports them)."""
     removed: list[tuple[int, str]] = []
     pending = set(referenced)
-    key = owner.lower()
     while True:
-        dead = _dead(text, path, pending)
-        mine = [d for d in dead if key in d[1].lower()]
-        if not mine:
-            return text, removed, [(first, f"{kind} {name}") for kind, name, first, _ in dead]
-        kind, name, first, last = mine[0]
-        code = "".join(split_lines(text)[first - 1 : last])
-        text = _remove(text, path, kind, name, first, last)
-        pending |= referenced_names(code)
-        pending.discard(name)
-        removed.append((first, f"{kind} {name}"))
+        dead, pasted = _dead(text, path, pending)
+        if not dead:
+            return text, removed, [(c.line, c.what) for c in pasted]
+        c = dead[0]
+        code = "".join(split_lines(text)[c.line - 1 : c.end_line])
+        text = _remove(text, path, c)
+        pending |= referenced_names(code)  # its name stays: an overload of it may be dead too
+        removed.append((c.line, c.what))
