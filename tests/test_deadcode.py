@@ -150,3 +150,28 @@ def test_an_object_like_macro_above_an_include_stays() -> None:
     text = "#define ONLY_SCALE 3\n" + SMALL.replace("#define ONLY_SCALE 3\n", "")
     text, removed, _ = delete_foo(text)
     assert "#define ONLY_SCALE" not in removed and text.startswith("#define ONLY_SCALE 3\n")
+
+
+# -- on the sample checkout, through the planner --------------------------------------------------
+
+
+def test_on_the_sample_a_macros_last_use_takes_it_along_and_a_pasted_helper_stays(sample_tree: Path) -> None:
+    from mpsgen.model import KernelOptions
+    from mpsgen.plan.kernelplan import plan_kernel_command
+    from mpsgen.tree.checkout import Checkout
+
+    mm = "aten/src/ATen/native/mps/operations/UnaryOps.mm"
+    plan = plan_kernel_command("migrate", Checkout(sample_tree), KernelOptions(op="asinh", drop_complex=True))
+    assert f"{mm}:90: #define CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC (used only by asinh_out_mps)" in plan.removed
+    after = plan.changeset.current(mm)
+    assert "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC" not in after
+    assert "static void unary_op(" in after  # frac_out_mps still calls it
+
+    # BinaryOps.mm: logical_xor's CREATE_* macro calls mps::binaryOp##other_type, i.e. binaryOpTensor.
+    plan = plan_kernel_command("migrate", Checkout(sample_tree), KernelOptions(op="atan2"))
+    bin_mm = "aten/src/ATen/native/mps/operations/BinaryOps.mm"
+    assert "static void binaryOpTensor(" in plan.changeset.current(bin_mm)
+    assert [n for n in plan.notes if "binaryOpTensor" in n] == [
+        f"{bin_mm}:29: static binaryOpTensor is not named any more, but a macro's `##` could build its name: left in place"
+    ]
+    assert not [r for r in plan.removed if "used only by" in r]
