@@ -14,7 +14,7 @@ from mpsgen.errors import MpsgenError, context
 from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.kernel_code import plan_kernel_code
 from mpsgen.plan.legacy import remove_legacy
-from mpsgen.plan.result import Plan, Rendered  # noqa: F401  (re-exported: callers import them from here)
+from mpsgen.plan.result import Plan  # callers (commands/migrate.py, plan/group.py) import it from here
 from mpsgen.plan.texts import mentioning, planned_texts
 from mpsgen.plan.verify import verify_structure
 from mpsgen.sources import host
