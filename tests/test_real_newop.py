@@ -67,3 +67,25 @@ def test_real_common_mps_narrows_heaviside_to_the_dtypes_without_a_kernel(real_c
     again, more = testlists.plan_common_mps(new, ["heaviside"], supported_dtypes=FLOAT_DTYPES,
                                             complex_action="refuse-if-listed", path="common_mps.py")
     assert again == new and not more
+
+
+def test_real_heaviside_loses_every_mps_not_implemented_xfail(real_testing_dir: Path) -> None:
+    # The 2.13 OpInfo has five `DecorateInfo(unittest.expectedFailure, 'TestCommon', ..., device_type='mps')`
+    # under a "not currently implemented for the MPS device" comment: new-op's kernel makes them pass.
+    from mpsgen.sources.testlists import plan_test_lists
+
+    cmi = (real_testing_dir / "common_methods_invocations.py").read_text(encoding="utf-8")
+    common_mps = (real_testing_dir / "common_mps.py").read_text(encoding="utf-8")
+    plan = plan_test_lists("heaviside", common_mps_text=common_mps, cmi_text=cmi, definitions={}, tests=None,
+                           supported_dtypes=["float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+                                             "uint8", "bool"])
+    new = plan.texts["common_methods_invocations.py"]
+    start = cmi.index("    BinaryUfuncInfo('heaviside',")
+    end = cmi.index("    BinaryUfuncInfo('lcm',")
+    removed = [line for line in cmi[start:end].splitlines() if line not in new[start:].splitlines()[:60]]
+    assert len(removed) == 6 and "not currently implemented for the MPS device" in removed[0]
+    assert all("device_type='mps'" in line for line in removed[1:])
+    kept = new[start:new.index("    BinaryUfuncInfo('lcm',")]
+    assert "'TestBinaryUfuncsDevice',\n                                     'test_type_promotion')" in kept
+    assert "'TestMeta', 'test_binary_ufuncs_mixed_dtype'" in kept and "device_type='mps'" not in kept
+    assert new[:start] == cmi[:start] and new[new.index("    BinaryUfuncInfo('lcm',"):] == cmi[end:]
