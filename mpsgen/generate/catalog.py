@@ -19,7 +19,7 @@ _KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "op
 EXAMPLES = {
     "unary": "--expr 'x > 0 ? T(float(x) * 2.0f) : T(0)'",
     "unary_alpha": "--expr 'float(x) * float(alpha)'",
-    "binary": "--expr 'a == 0 ? b : T(float(a) * float(b))'",
+    "binary": "--expr 'T(float(a) * float(b))'",
     "binary_alpha": "--expr 'float(a) + float(alpha) * float(b)'",
     "ternary": "--expr 'float(a) + float(c) * (float(b) - float(a))'",
 }
