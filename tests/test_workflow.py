@@ -260,6 +260,9 @@ def test_migrate_one_overload_keeps_the_others_on_their_kernels(tree: Path) -> N
 
     again = mpsgen("-C", str(tree), "migrate", "pow.Tensor_Tensor_out", "--expr", POW_EXPR, "--no-build", "--no-test")
     assert again.returncode == 0 and again.stdout.startswith("nothing to do: pow is already on a native Metal kernel")
+    # The deliberate split (pow.Scalar_out on its own kernel, which calls no stub) is no finding for check.
+    checked = mpsgen("-C", str(tree), "check", "--format", "json")
+    assert [f["code"] for f in json.loads(checked.stdout)["findings"] if f["code"] == "MPS001"] == []
 
 
 def test_migrating_the_whole_pow_family_is_refused_naming_the_overload_without_a_stub(tree: Path) -> None:
