@@ -26,20 +26,12 @@ HEAVY = ("ruamel", "jinja2", "git", "libcst", "torch", "torchgen")
 # this after the merges.  `test_oversize_allowlist_is_current` fails when one is no longer over.
 KNOWN_OVERSIZE = {
     "mpsgen/sources/stubs.py": "the generic C++ scanner moves to scan/ (issue 11, scanners branch)",
-    "mpsgen/sources/host.py": "the scanning helpers move to scan/ (issue 11, scanners branch)",
     "mpsgen/sources/metal.py": "the scanning helpers move to scan/ (issue 11, scanners branch)",
     "mpsgen/plan/kernelplan.py": "grew with OP.OVERLOAD; split once the dtypes branch lands in plan/",
-    "mpsgen/lint/inventory.py": "rewritten on the one-pass index branch",
 }
 
 # Cross-module uses of private names, each with why; same rule as KNOWN_OVERSIZE.
-KNOWN_PRIVATE_USES = {
-    "mpsgen/lint/inventory.py: host._classify": "host's scanners become public in scan/ (scanners branch)",
-    "mpsgen/lint/inventory.py: host._classify_with_helpers": "as host._classify",
-    "mpsgen/lint/inventory.py: host._decl_start": "as host._classify",
-    "mpsgen/lint/inventory.py: host._line_start": "as host._classify",
-    "mpsgen/lint/inventory.py: host._local_graph_helpers": "as host._classify",
-}
+KNOWN_PRIVATE_USES: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
