@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from mpsgen.lint.source_words import FilesNaming, WordsIn, definition_sites
+from mpsgen.lint.source_words import WordsIn, definition_sites
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
 from mpsgen.sources.index import index_of
@@ -244,10 +244,6 @@ class Inventory:
         return definition_sites(self.native_sources)
 
     @cached_property
-    def _native_files_naming(self) -> FilesNaming:
-        return FilesNaming(self.native_sources)
-
-    @cached_property
     def _stub_uses(self) -> dict[str, StubUse]:
         return {}
 
@@ -266,8 +262,7 @@ class Inventory:
         sources = {p: t for p, t in self.native_sources.items() if p in named}
         impl = find_shared_impl(sources, kernel) if sources else None
         if impl is None or impl.form == "function":
-            naming = set(self._native_files_naming(kernel))
-            wider = {p: t for p, t in self.native_sources.items() if p in named or p in naming}
+            wider = {p: t for p, t in self.native_sources.items() if p in named or kernel in t}
             if wider.keys() - sources.keys():
                 impl = find_shared_impl(wider, kernel)
         names = impl.stub_names if impl else ()

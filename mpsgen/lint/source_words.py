@@ -1,38 +1,14 @@
-"""Which native sources name an identifier or define a kernel: found once per tree, not per name.
+"""Which native sources name an identifier, and which words can start a shared kernel's definition.
 
-`check` and `status` ask this for ~100 kernel names over the ~130 native/*.cpp of a full tree
-(4.7 MB): a substring search of every file per name costs ~0.2 s, one pass splitting the files
-into words ~0.08 s, after which each name is a set lookup.
+Both are answered from the raw texts with str.find (C speed); a file is masked only when a
+question needs its code.
 """
 
 from __future__ import annotations
 
 import re
-import string
 
 from mpsgen.sources.index import enclosing_define, index_of
-
-_WORD_BYTES = frozenset((string.ascii_letters + string.digits + "_").encode())
-# Every byte that cannot be part of an identifier becomes a space (non-ASCII bytes too: C++
-# identifiers in PyTorch are ASCII).
-_TO_SPACES = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))
-
-
-class FilesNaming:
-    """`files_naming(name)`: the files of *texts* in which *name* occurs as a whole word (in code,
-    comments or strings alike), in the order of *texts*."""
-
-    def __init__(self, texts: dict[str, str]) -> None:
-        self._texts = texts
-        self._words: list[tuple[str, frozenset[bytes]]] | None = None
-
-    def __call__(self, name: str) -> list[str]:
-        if self._words is None:
-            self._words = [
-                (p, frozenset(t.encode("utf-8").translate(_TO_SPACES).split())) for p, t in self._texts.items()
-            ]
-        word = name.encode("utf-8")
-        return [p for p, words in self._words if word in words]
 
 
 class WordsIn:
