@@ -20,7 +20,8 @@ from mpsgen.sources import host
 from mpsgen.sources.host import Definition
 from mpsgen.sources.index import index_of
 from mpsgen.tree.checkout import Checkout
-from mpsgen.sources.nativefunctions import Entry, EntryHead, NativeIndex, family_key, index_text
+from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
+from mpsgen.sources.native_yaml.index import NativeIndex, index_text
 from mpsgen.sources.stubs import SharedImpl, find_shared_impl
 
 # Dashboard states of one op family (stable strings: they appear in --format json).
