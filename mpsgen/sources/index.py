@@ -101,7 +101,7 @@ class SourceIndex:
                 start = raw.rfind("\n", 0, k) + 1
                 if raw.rfind("/*", 0, k) > raw.rfind("*/", 0, k) or "//" in raw[start:k] or '"' in raw[start:k]:
                     return False
-                size = 8192
+                size = 2048  # most bodies fit; grown x4 until the body closes
                 while True:
                     end = min(len(raw), k + size)
                     region = mask(raw[start:end]).masked
