@@ -26,8 +26,6 @@ HEAVY = ("ruamel", "jinja2", "git", "libcst", "torch", "torchgen")
 # this after the merges.  `test_oversize_allowlist_is_current` fails when one is no longer over.
 KNOWN_OVERSIZE = {
     "mpsgen/sources/stubs.py": "the generic C++ scanner moves to scan/ (issue 11, scanners branch)",
-    "mpsgen/sources/host.py": "the scanning helpers move to scan/ (issue 11, scanners branch)",
-    "mpsgen/lint/inventory.py": "rewritten on the one-pass index branch",
 }
 
 # Cross-module uses of private names, each with why; same rule as KNOWN_OVERSIZE.

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from mpsgen.sources.nativefunctions import Entry
+from mpsgen.sources.native_yaml.facts import Entry
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory

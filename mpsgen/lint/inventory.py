@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from mpsgen.lint.source_words import WordsIn, definition_sites
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
-from mpsgen.sources.index import enclosing_define, index_of
+from mpsgen.sources.index import index_of
 from mpsgen.tree.checkout import Checkout
-from mpsgen.sources.nativefunctions import Entry, EntryHead, NativeIndex, family_key, index_text
+from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
+from mpsgen.sources.native_yaml.index import NativeIndex, index_text
 from mpsgen.sources.stubs import SharedImpl, find_shared_impl
 
 # Dashboard states of one op family (stable strings: they appear in --format json).
@@ -183,10 +185,10 @@ class Inventory:
         return frozenset(names)
 
     @cached_property
-    def native_identifiers(self) -> "_WordsIn":
+    def native_identifiers(self) -> WordsIn:
         """Identifiers in native/*.cpp (a kernel named there may be defined there); answered per
         name, reading only the files whose text contains it."""
-        return _WordsIn(self.native_sources)
+        return WordsIn(self.native_sources)
 
     @cached_property
     def mm_identifier_counts(self) -> dict[str, int]:
@@ -240,42 +242,7 @@ class Inventory:
     # -- shared kernels and stubs -----------------------------------------------------------
     @cached_property
     def _definition_sites(self) -> dict[str, list[str]]:
-        """{word: native/*.cpp files} for the words that can start a shared kernel's definition: the
-        name in `TORCH_IMPL_FUNC(name)` and the first argument of each helper macro that generates
-        one (`CREATE_UNARY_TORCH_IMPL_FUNC(exp_out, exp_stub)`, `CREATE_COMPARISON_...(eq)`).
-
-        Found with str.find over the raw texts (C speed), so no file is masked to pick candidates."""
-        sites: dict[str, list[str]] = {}
-
-        def add(word: str, path: str) -> None:
-            files = sites.setdefault(word, [])
-            if path not in files:
-                files.append(path)
-
-        for path, text in self.native_sources.items():
-            if "IMPL_FUNC" not in text:
-                continue
-            macros = {"TORCH_IMPL_FUNC"}
-            k = text.find("CREATE_")
-            while k >= 0:
-                m = _IMPL_MACRO_NAME.match(text, k)
-                if m:
-                    macros.add(m.group(1))
-                k = text.find("CREATE_", k + 7)
-            k = text.find("IMPL_FUNC")
-            while k >= 0:
-                define = enclosing_define(text, k)
-                if define:
-                    macros.add(define)
-                k = text.find("IMPL_FUNC", k + 9)
-            for macro in macros:
-                k = text.find(macro)
-                while k >= 0:
-                    m = _FIRST_ARG.match(text, k + len(macro))
-                    if m and (k == 0 or not (text[k - 1].isalnum() or text[k - 1] == "_")):
-                        add(m.group(1), path)
-                    k = text.find(macro, k + len(macro))
-        return sites
+        return definition_sites(self.native_sources)
 
     @cached_property
     def _stub_uses(self) -> dict[str, StubUse]:
@@ -384,21 +351,7 @@ class Inventory:
 
 
 _QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
-_IMPL_MACRO_NAME = re.compile(r"(CREATE_\w*IMPL\w*FUNC\w*)\s*\(")
-_FIRST_ARG = re.compile(r"\s*\(\s*(\w+)")
 _MACRO_FIRST_ARG = re.compile(r"\b[A-Z][A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
-
-
-class _WordsIn:
-    """`name in words`: whether *name* is an identifier (outside comments) of one of *texts*."""
-
-    def __init__(self, texts: dict[str, str]) -> None:
-        self._texts = texts
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and any(
-            name in t and name in index_of(p, t).identifiers for p, t in self._texts.items()
-        )
 
 
 def could_be_opinfo_key(key: str, strings: frozenset[str]) -> bool:

@@ -256,7 +256,7 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
     else:
         pattern = re.compile(r"\b" + re.escape(plan.family) + r"\b")
         native = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.native_sources()}
-        at = cpu_promotes({p: t for p, t in native.items() if pattern.search(t)}, plan.family)
+        at = cpu_promotes({p: t for p, t in native.items() if plan.family in t and pattern.search(t)}, plan.family)
         if at:
             promotes, source = True, f"CPU meta function at {at} builds a float op"
         elif op_dtypes is not None and op_dtypes.refs:

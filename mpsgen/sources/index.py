@@ -101,7 +101,7 @@ class SourceIndex:
                 start = raw.rfind("\n", 0, k) + 1
                 if raw.rfind("/*", 0, k) > raw.rfind("*/", 0, k) or "//" in raw[start:k] or '"' in raw[start:k]:
                     return False
-                size = 8192
+                size = 2048  # most bodies fit; grown x4 until the body closes
                 while True:
                     end = min(len(raw), k + size)
                     region = mask(raw[start:end]).masked
@@ -179,6 +179,8 @@ class SourceIndex:
             return next((f for f in self.functions_by_name.get(name, ()) if f.macro is None), None)
         if name not in self.text:
             return None
+        if "_masked" not in self.__dict__ and not may_define(self.text, name):
+            return None  # every occurrence is a call, a member or a use: no need to mask the file
         for k, paren in self._word_calls(name):
             if looks_like_definition_name(self.masked, k):
                 body = definition_body(self.masked, paren)
@@ -297,6 +299,35 @@ def enclosing_define(text: str, pos: int) -> str | None:
         if start == 0 or not text[: start - 1].rstrip("\r").endswith("\\"):
             return None
         start = text.rfind("\n", 0, start - 1) + 1
+
+
+_BLANK = " \t"
+_BEFORE_A_NAME = frozenset("&*>/\"'")  # what can precede a defined name on its line, in the raw text
+_AFTER_A_NAME = frozenset("(/\"'RuUL")  # `(` or the start of a comment or literal before it
+
+
+def may_define(raw: str, name: str) -> bool:
+    """False only when no occurrence of the word *name* in the raw text can be `T name(` in the
+    masked one: on its own line, the nearest non-blank character before it is neither a word
+    character nor one of `&*>` or the end of a comment or literal, or the one after it is neither
+    `(` nor the start of a comment or literal.  A check over the raw text, before any masking."""
+    k, n = raw.find(name), len(name)
+    while k >= 0:
+        end = k + n
+        if (k == 0 or not _is_word_char(raw[k - 1])) and (end >= len(raw) or not _is_word_char(raw[end])):
+            b = k - 1
+            while b >= 0 and raw[b] in _BLANK:
+                b -= 1
+            a = end
+            while a < len(raw) and raw[a] in _BLANK:
+                a += 1
+            # Any other space (a line break above all) ends the look: then the occurrence is kept.
+            before_ok = b < 0 or raw[b].isspace() or _is_word_char(raw[b]) or raw[b] in _BEFORE_A_NAME
+            after_ok = a >= len(raw) or raw[a].isspace() or raw[a] in _AFTER_A_NAME
+            if before_ok and after_ok:
+                return True
+        k = raw.find(name, end)
+    return False
 
 
 @functools.lru_cache(maxsize=1024)

@@ -71,9 +71,9 @@ class Changeset:
 
     # -- planning -------------------------------------------------------------------------
     def _key(self, path: str | Path) -> str:
-        p = Path(path)
-        rel = self.checkout.rel(p if p.is_absolute() else self.checkout.root / p)
-        if Path(rel).is_absolute() or rel.startswith("../") or rel in ("", "."):
+        s = os.fspath(path)
+        rel = self.checkout.rel(s if s.startswith("/") else self.checkout.root / s)
+        if rel.startswith("/") or rel.startswith("../") or rel in ("", "."):
             raise MpsgenError("is outside the PyTorch checkout; mpsgen only edits files inside it", path=path)
         return rel
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
@@ -33,6 +34,9 @@ class Checkout:
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
         self._texts: dict[Path, str] = {}
+        self._dirs: dict[str, str] = {}
+        self._root_str = str(self.root)
+        self._root_prefix = self._root_str.rstrip("/") + "/"
 
     @classmethod
     def locate(cls, explicit: str | Path | None = None, cwd: Path | None = None) -> "Checkout":
@@ -60,11 +64,23 @@ class Checkout:
         return self.root / rel
 
     def rel(self, path: str | Path) -> str:
-        p = Path(path)
-        try:
-            return p.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return str(p)
+        """*path* relative to the root, as `Path.resolve().relative_to(root)` would give it (else
+        *path* unchanged).  Each folder is resolved once per checkout: a tree has thousands of files
+        in a few dozen folders, and resolve() costs one lstat per path component."""
+        s = os.fspath(path)
+        folder, _, name = s.rpartition("/")
+        if name in ("", ".", "..") or not s.startswith("/") or os.path.islink(s):
+            resolved = os.path.realpath(s)
+        else:
+            real = self._dirs.get(folder)
+            if real is None:
+                real = self._dirs[folder] = os.path.realpath(folder or "/")
+            resolved = real.rstrip("/") + "/" + name
+        if resolved == self._root_str:
+            return "."
+        if resolved.startswith(self._root_prefix):
+            return resolved[len(self._root_prefix):]
+        return str(Path(path))
 
     @property
     def yaml_path(self) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from mpsgen.sources.nativefunctions import DispatchLine, Entry, family_key
+from mpsgen.sources.native_yaml.facts import DispatchLine, Entry, family_key
 
 
 def bare(kernel: str) -> str:

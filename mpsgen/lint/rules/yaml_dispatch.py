@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterator
 from mpsgen.lint.finding import Finding
 from mpsgen.lint.rules import ERROR, WARNING, rule
 from mpsgen.lint.rules.shared import bare, families, kernel_col, mps_col
-from mpsgen.sources.nativefunctions import family_key
+from mpsgen.sources.native_yaml.facts import family_key
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
