@@ -87,7 +87,7 @@ def main() -> None:
         ]
         tg = torchgen_ms(root / YAML_REL, args.torchgen_repeat)
     rows.append(("torchgen parse_native_yaml (in process)", tg))
-    print(f"| measurement (torch 2.13.0 wheel files + sample sources) | median ms | min ms | torchgen / this |")
+    print("| measurement (torch 2.13.0 wheel files + sample sources) | median ms | min ms | torchgen / this |")
     print("|---|---:|---:|---:|")
     for name, (med, low) in rows:
         print(f"| {name} | {med:.0f} | {low:.0f} | {tg[0] / med:.1f} |")

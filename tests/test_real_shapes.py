@@ -15,7 +15,7 @@ from mpsgen.lint.rules import run_checks
 from mpsgen.lint.status import dashboard, family_details
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
-from test_checks import KERNELS, OPS, add_template_special_ops, build_real_tree, line_of
+from test_checks import OPS, add_template_special_ops, build_real_tree, line_of
 
 NATIVE = "aten/src/ATen/native"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen.lint import report, rules
+from mpsgen.lint import rules
 from mpsgen.errors import MpsgenError
 from mpsgen.lint.report import Finding, exit_code, filter_to_paths, render
 

@@ -13,7 +13,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
 
@@ -173,7 +173,6 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
     from mpsgen.emulate.compare import render_text
     from mpsgen.emulate.compile import ToolMissing
     from mpsgen.emulate.reference import NoReference
-    from mpsgen.generate import catalog
 
     stream = sys.stderr if fmt == "json" else sys.stdout
     for plan in group.todo:

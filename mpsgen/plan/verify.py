@@ -9,6 +9,7 @@ from mpsgen.sources import host
 from mpsgen.sources import metal_index
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.sources.native_yaml.roundtrip import check_entry
+from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
 

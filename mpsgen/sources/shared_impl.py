@@ -1,0 +1,161 @@
+"""Which DispatchStub a shared CPU/CUDA kernel calls: its TORCH_IMPL_FUNC, helper-macro or plain-function
+definition in native/*.cpp, found through each source's cached index, and the stub calls in its body."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Collection
+
+from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.sources.index import index_of
+
+
+@dataclass(frozen=True)
+class StubCall:
+    """A stub used by a shared implementation: called directly or passed to a helper."""
+
+    stub: str
+    line: int
+    via: str | None = None  # helper it was passed to (comparison_op_out, unary_op_impl_out, ...)
+    extra_args: tuple[str, ...] = ()  # arguments after (device, iterator), e.g. ("-alpha",)
+
+
+@dataclass(frozen=True)
+class SharedImpl:
+    kernel: str
+    form: str  # "TORCH_IMPL_FUNC" | "macro:<NAME>" | "function"
+    stubs: tuple[StubCall, ...]
+    path: str
+    line: int
+    end_line: int
+
+    @property
+    def stub_names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.stub for c in self.stubs))
+
+
+_NON_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"}
+_DEVICE_ARG = re.compile(r"^\s*(?:[\w.\->()*]*device_type\(\)|k(?:CPU|CUDA|MPS|Meta)|c10::DeviceType::\w+)\s*$")
+
+
+def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collection[str]) -> list[StubCall]:
+    """Stubs in a body: `x(device_type(), ...)` calls and stub names passed as arguments."""
+    calls: list[StubCall] = []
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", body_masked):
+        name = m.group(1)
+        close = match_close(body_masked, m.end() - 1)
+        if close is None:
+            continue
+        args = split_top_level(body_masked[m.end() : close])
+        line = first_line + body_masked.count("\n", 0, m.start())
+        if args and _DEVICE_ARG.match(args[0]) and len(args) >= 2:
+            extras = tuple(" ".join(a.split()) for a in args[2:])
+            calls.append(StubCall(name, line, None, extras))
+            continue
+        for arg in args:
+            if re.fullmatch(r"(?:at::native::)?([A-Za-z_]\w*)", arg):
+                bare = arg.rsplit("::", 1)[-1]
+                if bare.endswith("_stub") or bare in known:
+                    calls.append(StubCall(bare, line, name))
+    return calls
+
+
+def _expand(params: list[str], body: str, args: list[str]) -> str:
+    subst = dict(zip(params, args))
+
+    def repl(m: re.Match[str]) -> str:
+        return subst.get(m.group(0), m.group(0))
+
+    out = re.sub(r"[A-Za-z_]\w*", repl, body)
+    out = re.sub(r"\s*##\s*", "", out)
+    return re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)  # stringize -> bare (masked anyway)
+
+
+_IMPL_FUNC = r"\bTORCH_IMPL_FUNC\s*\(\s*{name}\s*\)\s*\("
+
+
+def _impl_func_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
+    """(start, body_open, body_close) of `TORCH_IMPL_FUNC(kernel)(...) {...}` in masked text."""
+    for m in re.finditer(_IMPL_FUNC.format(name=re.escape(kernel)), masked):
+        pclose = match_close(masked, m.end() - 1)
+        if pclose is None:
+            continue
+        brace = re.compile(r"\s*\{").match(masked, pclose + 1)
+        if not brace:
+            continue
+        bclose = match_close(masked, brace.end() - 1)
+        if bclose is not None:
+            return m.start(), brace.end() - 1, bclose
+    return None
+
+
+def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collection[str] = ()) -> SharedImpl | None:
+    """Where the CPU/CUDA kernel *kernel* is defined in native/*.cpp and which stubs it uses.
+
+    Looks for, in this order: an explicit `TORCH_IMPL_FUNC(kernel)`, an invocation of a helper macro
+    whose `#define` (in any of *sources*) generates it, a known `CREATE_*_IMPL_FUNC(kernel, stub)`
+    macro whose definition is not among *sources*, and a plain function `T kernel(...) {...}`.
+    Each source is indexed once (and cached), so asking for many kernels costs one scan per file.
+    """
+    indexes = [index_of(p, t) for p, t in sources.items()]
+
+    def located(ix, f, form: str) -> SharedImpl:
+        bopen, bclose = f.body_open, f.body_close
+        first = ix.line(bopen)
+        calls = _stub_calls(ix.masked_slice(bopen, bclose + 1), ix.text[bopen : bclose + 1], first, known_stubs)
+        return SharedImpl(kernel, form, tuple(calls), ix.path, ix.line(f.start), ix.line(bclose))
+
+    for ix in indexes:
+        f = ix.impl_func(kernel)
+        if f is not None:
+            return located(ix, f, "TORCH_IMPL_FUNC")
+
+    macros: dict[str, tuple[list[str], str]] = {}
+    for ix in indexes:
+        for name, d in ix.impl_macro_defs.items():
+            macros.setdefault(name, (list(d.params), d.body))
+
+    for ix in indexes:
+        found = ix.calls_of(*macros)
+        if "CREATE_" in ix.text and "IMPL" in ix.text and "CREATE_" in ix.masked:
+            found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
+        for call in found:
+            macro, args = call.name, list(call.args)
+            if not any(kernel in a for a in args) and not any(kernel.startswith(a) for a in args if a):
+                continue
+            if macro in macros:
+                expanded = _expand_all(macro, args, macros)
+                hit = _impl_func_in(expanded, kernel)
+                if hit:
+                    _, bopen, bclose = hit
+                    calls = [
+                        StubCall(c.stub, call.line, c.via, c.extra_args)
+                        for c in _stub_calls(expanded[bopen : bclose + 1], "", call.line, known_stubs)
+                    ]
+                    return SharedImpl(kernel, f"macro:{macro}", tuple(calls), ix.path, call.line, call.end_line)
+            elif re.fullmatch(r"CREATE_\w*IMPL\w*FUNC\w*", macro) and len(args) == 2 and args[0] == kernel:
+                # Definition not among the sources: the (func_out, func_stub) convention of native/*.cpp.
+                return SharedImpl(kernel, f"macro:{macro}", (StubCall(args[1], call.line),), ix.path, call.line, call.end_line)
+
+    for ix in indexes:
+        f = ix.plain_function(kernel)
+        if f is not None:
+            return located(ix, f, "function")
+    return None
+
+
+def _expand_all(macro: str, args: list[str], macros: dict[str, tuple[list[str], str]], depth: int = 0) -> str:
+    params, body = macros[macro]
+    out = _expand(params, body, args)
+    if depth >= 3:
+        return out
+    # Expand nested helper macros once more (a macro that invokes another IMPL macro).
+    pieces = [out]
+    for m in re.finditer(r"\b([A-Z][A-Z0-9_]*)\s*\(", out):
+        if m.group(1) in macros and m.group(1) != macro:
+            close = match_close(out, m.end() - 1)
+            if close is not None:
+                inner_args = split_top_level(out[m.end() : close])
+                pieces.append(_expand_all(m.group(1), inner_args, macros, depth + 1))
+    return "\n".join(pieces)
