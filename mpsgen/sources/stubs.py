@@ -225,13 +225,7 @@ def _default_name(ptype: str) -> str:
 
 def host_params(decl: StubDecl) -> str:
     """Parameter list of an MPS host kernel for *decl*, e.g. "TensorIteratorBase& iter, const Scalar& alpha"."""
-    if not decl.resolved:
-        raise MpsgenError(
-            f"cannot read the function type of {decl.name}: {decl.fn_type}",
-            path=decl.path,
-            line=decl.line,
-            hint="write the host kernel by hand, or report this declaration shape",
-        )
+    _require_resolved(decl, hint="write the host kernel by hand, or report this declaration shape")
     return ", ".join(f"{t} {n}" for t, n in zip(decl.params, _param_names(decl)))
 
 
@@ -312,11 +306,10 @@ def infer_stub(
     return decl
 
 
-def _require_resolved(decl: StubDecl) -> None:
+_DECLARE_SHAPE_HINT = "declare it as void(*)(...) or through a `using` alias of that shape"
+
+
+def _require_resolved(decl: StubDecl, hint: str = _DECLARE_SHAPE_HINT) -> None:
     if not decl.resolved:
-        raise MpsgenError(
-            f"cannot read the function type of {decl.name}: {decl.fn_type}",
-            path=decl.path,
-            line=decl.line,
-            hint="declare it as void(*)(...) or through a `using` alias of that shape",
-        )
+        raise MpsgenError(f"cannot read the function type of {decl.name}: {decl.fn_type}", path=decl.path,
+                          line=decl.line, hint=hint)
