@@ -10,22 +10,15 @@ import is measured once in a separate interpreter.
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
-import time
+from pathlib import Path
 
-from mpsgen.generate.catalog import catalog_path
-from mpsgen.generate.catalog_reader import read_catalog
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_native_functions import median_ms  # noqa: E402
 
-
-def median_ms(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+from mpsgen.generate.catalog import catalog_path  # noqa: E402
+from mpsgen.generate.catalog_reader import read_catalog  # noqa: E402
 
 
 def main() -> None:

@@ -35,6 +35,13 @@ def package_dir(name: str) -> Path:
 def build_tree(dest: Path) -> Path:
     root = dest / "pytorch"
     shutil.copytree(SAMPLE, root, symlinks=True)
+    copy_wheel_files(root)
+    return root
+
+
+def copy_wheel_files(root: Path) -> None:
+    """The real native_functions.yaml, common_mps.py, common_methods_invocations.py and OpInfo
+    definitions of the installed torch wheel, over a sample-shaped tree."""
     shutil.copyfile(package_dir("torchgen") / "packaged/ATen/native/native_functions.yaml", root / YAML_REL)
     testing = package_dir("torch") / "testing" / "_internal"
     for name in ("common_mps.py", "common_methods_invocations.py"):
@@ -42,7 +49,6 @@ def build_tree(dest: Path) -> Path:
     defs = root / TESTING_REL / "opinfo" / "definitions"
     shutil.rmtree(defs)
     shutil.copytree(testing / "opinfo" / "definitions", defs, ignore=shutil.ignore_patterns("__pycache__"))
-    return root
 
 
 def wall_ms(cmd: list[str], repeat: int) -> tuple[float, float]:

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check_status import SAMPLE, TESTING_REL, YAML_REL, package_dir, torchgen_ms  # noqa: E402
+from bench_check_status import SAMPLE, YAML_REL, copy_wheel_files, package_dir, torchgen_ms  # noqa: E402
 
 NATIVE = "aten/src/ATen/native"
 OPS = "aten/src/ATen/native/mps/operations"
@@ -131,14 +131,8 @@ def generate_tree(dest: Path, seed: int = 2026) -> Path:
     root = dest / "pytorch"
     shutil.copytree(SAMPLE, root, symlinks=True, ignore=shutil.ignore_patterns("build"))
     (root / "build").mkdir()
-    yaml_text = (package_dir("torchgen") / "packaged/ATen/native/native_functions.yaml").read_text()
-    (root / YAML_REL).write_text(yaml_text)
-    testing = package_dir("torch") / "testing" / "_internal"
-    for name in ("common_mps.py", "common_methods_invocations.py"):
-        shutil.copyfile(testing / name, root / TESTING_REL / name)
-    defs = root / TESTING_REL / "opinfo" / "definitions"
-    shutil.rmtree(defs)
-    shutil.copytree(testing / "opinfo" / "definitions", defs, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_wheel_files(root)
+    yaml_text = (root / YAML_REL).read_text()
 
     sample_defined = {m for p in (root / OPS).glob("*.mm") for m in re.findall(r"\b(\w+_mps)\b", p.read_text())}
     legacy, shared = _dispatch_kernels(yaml_text)
