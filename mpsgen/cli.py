@@ -173,9 +173,11 @@ def try_(obj: Context, op: str, **options: Any) -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "lintrunner"]), default="text", show_default=True)
+@click.option("--no-cache", is_flag=True, help="Index every file afresh instead of re-using the facts of files "
+              "unchanged since the last run (kept in ~/.cache/mpsgen/facts, or $MPSGEN_CACHE_DIR/facts).")
 @click.pass_obj
 @reports_errors
-def check(obj: Context, paths: tuple[str, ...], fmt: str) -> None:
+def check(obj: Context, paths: tuple[str, ...], fmt: str, no_cache: bool) -> None:
     """Report broken or half-done MPS wiring (for CI and pre-commit).
 
     With PATHS (as pre-commit passes them) the whole tree is analysed but only findings in
@@ -183,19 +185,21 @@ def check(obj: Context, paths: tuple[str, ...], fmt: str) -> None:
     """
     from mpsgen.commands.check import run_check
 
-    sys.exit(run_check(obj.checkout(), paths=paths, fmt=fmt))
+    sys.exit(run_check(obj.checkout(), paths=paths, fmt=fmt, cache=not no_cache))
 
 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
 @click.option("--op", metavar="NAME", help="One family's details: entries, kernels, stub, where each piece lives.")
+@click.option("--no-cache", is_flag=True, help="Index every file afresh instead of re-using the facts of files "
+              "unchanged since the last run (kept in ~/.cache/mpsgen/facts, or $MPSGEN_CACHE_DIR/facts).")
 @click.pass_obj
 @reports_errors
-def status(obj: Context, fmt: str, op: str | None) -> None:
+def status(obj: Context, fmt: str, op: str | None, no_cache: bool) -> None:
     """The migration dashboard: every op family and where its MPS support stands."""
     from mpsgen.commands.status import run_status
 
-    sys.exit(run_status(obj.checkout(), fmt=fmt, op=op))
+    sys.exit(run_status(obj.checkout(), fmt=fmt, op=op, cache=not no_cache))
 
 
 @main.command()

@@ -19,14 +19,18 @@ def expand_path_args(paths: tuple[str, ...] | list[str]) -> list[str]:
     return out
 
 
-def run_check(checkout: Checkout, *, paths: tuple[str, ...], fmt: str) -> int:
-    """Analyse the whole tree; print the findings in *paths* (all when empty) in *fmt*; exit code."""
+def run_check(checkout: Checkout, *, paths: tuple[str, ...], fmt: str, cache: bool = True) -> int:
+    """Analyse the whole tree; print the findings in *paths* (all when empty) in *fmt*; exit code.
+    With *cache*, facts of files unchanged since an earlier run are re-used (tree/factcache.py)."""
     from mpsgen.lint import report
     from mpsgen.lint.inventory import Inventory
     from mpsgen.lint.rules import run_checks
+    from mpsgen.tree.factcache import FactCache
 
     wanted = expand_path_args(paths)
-    findings = run_checks(Inventory(checkout))
+    inv = Inventory(checkout, FactCache.for_root(checkout.root, enabled=cache))
+    findings = run_checks(inv)
+    inv.save_facts()
     if paths:
         # An empty path list from lintrunner/pre-commit means "no files": report nothing.
         findings = report.filter_to_paths(findings, wanted, checkout.root) if wanted else []

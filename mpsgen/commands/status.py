@@ -8,14 +8,18 @@ from mpsgen.errors import EXIT_OK
 from mpsgen.tree.checkout import Checkout
 
 
-def run_status(checkout: Checkout, *, fmt: str, op: str | None) -> int:
-    """Print the migration dashboard (or one family's details with *op*)."""
+def run_status(checkout: Checkout, *, fmt: str, op: str | None, cache: bool = True) -> int:
+    """Print the migration dashboard (or one family's details with *op*); with *cache*, facts of
+    files unchanged since an earlier run are re-used (tree/factcache.py)."""
     from mpsgen.lint import status
     from mpsgen.lint.inventory import Inventory
+    from mpsgen.tree.factcache import FactCache
 
-    inv = Inventory(checkout)
+    inv = Inventory(checkout, FactCache.for_root(checkout.root, enabled=cache))
     if op is not None:
-        sys.stdout.write(status.render_details(status.family_details(inv, op), fmt))
+        out = status.render_details(status.family_details(inv, op), fmt)
     else:
-        sys.stdout.write(status.render_dashboard(status.dashboard(inv), fmt))
+        out = status.render_dashboard(status.dashboard(inv), fmt)
+    inv.save_facts()
+    sys.stdout.write(out)
     return EXIT_OK

@@ -80,8 +80,9 @@ class FrontierIndex:
     def stub_declarations(self) -> dict[str, "StubDecl"]:
         from mpsgen.sources.stubs import index_stub_declarations
 
-        c = self.inv.checkout
-        return index_stub_declarations({c.rel(p): c.read_text(p) for p in c.native_headers()})
+        inv = self.inv
+        headers = {inv.checkout.rel(p): p for p in inv.checkout.native_headers()}
+        return inv.facts.over_files("stub-declarations", headers, inv.checkout.read_text, index_stub_declarations)
 
     def overload(self, e: Entry) -> Overload:
         inv = self.inv
@@ -121,14 +122,14 @@ class FrontierIndex:
     def _builds_elementwise_iterator(self, impl: "SharedImpl") -> bool:
         """True when the body of a non-structured kernel builds an elementwise TensorIterator
         (`TensorIterator::binary_op(...)`, a TensorIteratorConfig), not a reduction or a restrided view."""
-        text = self.inv.native_sources.get(impl.path, "")
+        text = self.inv.checkout.read_text(impl.path)
         body = "\n".join(text.split("\n")[impl.line - 1 : impl.end_line])
         return _ELEMENTWISE.search(body) is not None and _NOT_ELEMENTWISE.search(body) is None
 
     def family(self, name: str) -> Frontier:
         """The frontier state of family *name* (whose MPS runs MPSGraph or an MPS-only kernel)."""
         inv = self.inv
-        entries = [inv.index.parse(h) for h in inv.family_heads.get(name, ())]
+        entries = inv.mps_family(name)
         legacy = [e for e in entries if e.mps_route == "legacy"]
         if legacy:
             return Frontier(name, tuple(self.overload(e) for e in legacy))

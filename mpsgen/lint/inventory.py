@@ -2,27 +2,31 @@
 
 The readers (nativefunctions, host, stubs, metal, testlists) answer questions about one op; here
 their answers are computed for the whole tree in one pass per file, lazily (a property is only
-computed when a rule or the dashboard asks for it), so both commands stay well under 0.3 s on
-the real 600 KB native_functions.yaml.  No file is read twice, and the 1.4 MB OpInfo file is only
-read when the stale-xfail rule runs.
+computed when a rule or the dashboard asks for it).  Each per-file fact goes through the fact
+store (tree/factcache.py), so a file unchanged since the last run is not read again; the answers
+that span native/*.cpp are kept by lint/shared_kernels.py.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Callable, TypeVar
 
-from mpsgen.lint.source_words import WordsIn, definition_sites
+from mpsgen.lint.shared_kernels import SharedKernels
+from mpsgen.lint.source_words import WordsIn
+from mpsgen.lint.yaml_facts import YamlFacts, yaml_facts
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
 from mpsgen.sources.index import index_of
 from mpsgen.tree.checkout import Checkout
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
 from mpsgen.sources.native_yaml.index import NativeIndex, index_text
-from mpsgen.sources.stubs import SharedImpl, find_shared_impl
+from mpsgen.sources.shared_impl import SharedImpl
+from mpsgen.tree.factcache import FactCache
 
 # Dashboard states of one op family (stable strings: they appear in --format json).
 NATIVE = "native Metal"
@@ -33,9 +37,7 @@ NO_MPS = "no MPS kernel"
 UNKNOWN = "unknown"
 STATES = (NATIVE, MPSGRAPH, METAL_LEGACY, SPLIT, NO_MPS, UNKNOWN)
 
-_DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  # indent and the keys before the match
-_BACKENDS = frozenset({"CPU", "CUDA", "MPS"})
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+T = TypeVar("T")
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
 
 
@@ -67,14 +69,31 @@ def index_definitions(path: str, text: str) -> list[Definition]:
 
 
 class Inventory:
-    """The facts of one checkout shared by `check` and `status` (computed on first use)."""
+    """The facts of one checkout shared by `check` and `status` (computed on first use).
 
-    def __init__(self, checkout: Checkout) -> None:
+    Per-file facts go through *facts* (kept between runs while the file is unchanged); call
+    `save_facts()` when done."""
+
+    def __init__(self, checkout: Checkout, facts: FactCache | None = None) -> None:
         self.checkout = checkout
+        self.facts = facts or FactCache.disabled()
 
-    # -- texts ------------------------------------------------------------------------------
-    def _texts(self, paths: list[Path]) -> dict[str, str]:
-        return {self.checkout.rel(p): self.checkout.read_text(p) for p in paths}
+    def save_facts(self) -> None:
+        if "shared_kernels" in self.__dict__:
+            self.shared_kernels.save()
+        self.facts.save()
+
+    # -- files ------------------------------------------------------------------------------
+    def _rels(self, paths: list[Path]) -> dict[str, Path]:
+        return {self.checkout.rel(p): p for p in paths}
+
+    def _per_file(self, kind: str, files: dict[str, Path], compute: Callable[[str, str], T]) -> dict[str, T]:
+        """{rel: compute(rel, text)} over *files*, each value re-used from the fact store when its file is unchanged."""
+        read, per_file = self.checkout.read_text, self.facts.per_file
+        return {rel: per_file(kind, p, rel, read, functools.partial(compute, rel)) for rel, p in files.items()}
+
+    def _texts(self, files: dict[str, Path]) -> dict[str, str]:
+        return {rel: self.checkout.read_text(p) for rel, p in files.items()}
 
     @cached_property
     def yaml_rel(self) -> str:
@@ -85,72 +104,74 @@ class Inventory:
         return index_text(self.checkout.read_text(self.checkout.yaml_path), self.yaml_rel)
 
     @cached_property
-    def mm_texts(self) -> dict[str, str]:
-        return self._texts(self.checkout.mm_files())
+    def mm_files(self) -> dict[str, Path]:
+        return self._rels(self.checkout.mm_files())
 
     @cached_property
-    def metal_texts(self) -> dict[str, str]:
-        return self._texts(self.checkout.metal_files())
+    def other_mps_files(self) -> dict[str, Path]:
+        """native/mps/*.mm, *.cpp and operations/*.cpp: MPS code outside operations/*.mm."""
+        mps = self.checkout.path("aten/src/ATen/native/mps")
+        return self._rels(sorted([*mps.glob("*.mm"), *mps.glob("*.cpp"), *self.checkout.operations_dir.glob("*.cpp")]))
 
     @cached_property
-    def native_sources(self) -> dict[str, str]:
+    def mps_files(self) -> dict[str, Path]:
+        """operations/*.mm, then the other MPS sources."""
+        return {**self.mm_files, **self.other_mps_files}
+
+    @cached_property
+    def metal_files(self) -> dict[str, Path]:
+        return self._rels(self.checkout.metal_files())
+
+    @cached_property
+    def native_files(self) -> dict[str, Path]:
         """native/*.cpp: the shared CPU/CUDA kernels and the stubs they call."""
-        return self._texts(self.checkout.native_sources())
+        return self._rels(self.checkout.native_sources())
+
+    @cached_property
+    def mm_texts(self) -> dict[str, str]:
+        return self._texts(self.mm_files)
 
     @cached_property
     def other_mps_sources(self) -> dict[str, str]:
-        """native/mps/*.mm, *.cpp and operations/*.cpp: MPS code outside operations/*.mm."""
-        mps = self.checkout.path("aten/src/ATen/native/mps")
-        paths = [*mps.glob("*.mm"), *mps.glob("*.cpp"), *self.checkout.operations_dir.glob("*.cpp")]
-        return self._texts(sorted(paths))
+        return self._texts(self.other_mps_files)
+
+    @cached_property
+    def metal_texts(self) -> dict[str, str]:
+        return self._texts(self.metal_files)
+
+    @cached_property
+    def native_sources(self) -> dict[str, str]:
+        return self._texts(self.native_files)
 
     # -- yaml -------------------------------------------------------------------------------
     @cached_property
-    def _dispatch_hits(self) -> list[tuple[int, tuple[str, ...], str]]:
-        """(head index, keys, kernel) of every dispatch line naming CPU, CUDA or an *MPS key.
+    def _yaml(self) -> YamlFacts:
+        def compute(rel: str, text: str) -> YamlFacts:
+            self.__dict__["index"] = index = index_text(text, rel)
+            return yaml_facts(index)
 
-        Found with literal-prefix regexes over the whole text (a few ms) instead of parsing all
-        2,584 entries of the real yaml; only entries with an MPS line are parsed afterwards.
-        """
-        text = self.index.text
-        starts = [h.start for h in self.index.heads]
-        seen: set[int] = set()
-        hits = []
-        for word in ("MPS", "CPU", "CUDA"):
-            for m in re.finditer(word + r"[\w, \t]*:[ \t]+([A-Za-z_][\w:]*)", text):
-                line_start = text.rfind("\n", 0, m.start()) + 1
-                if line_start in seen or not _DISPATCH_PREFIX.fullmatch(text, line_start, m.start()):
-                    continue
-                seen.add(line_start)
-                keys = tuple(k.strip() for k in text[line_start : m.start(1)].rstrip(" \t:").split(","))
-                hits.append((bisect_right(starts, line_start) - 1, keys, m.group(1)))
-        return hits
+        c = self.checkout
+        return self._per_file("yaml", {self.yaml_rel: c.yaml_path}, compute)[self.yaml_rel]
 
-    @cached_property
+    @property
     def family_heads(self) -> dict[str, tuple[EntryHead, ...]]:
         """Entries grouped by family, keeping only those with a CPU, CUDA or MPS dispatch line."""
-        heads = self.index.heads
-        wanted = sorted({i for i, keys, _ in self._dispatch_hits if i >= 0 and set(keys) & _BACKENDS})
-        groups: dict[str, list[EntryHead]] = {}
-        for i in wanted:
-            groups.setdefault(family_key(heads[i].name.partition(".")[0]), []).append(heads[i])
-        return {k: tuple(v) for k, v in groups.items()}
+        return self._yaml.family_heads
 
-    @cached_property
-    def _mps_heads(self) -> frozenset[int]:
-        return frozenset(i for i, keys, _ in self._dispatch_hits if i >= 0 and "MPS" in keys)
-
-    @cached_property
+    @property
     def composite_only(self) -> int:
         """Families with no CPU, CUDA or MPS line at all (composite: they run on MPS by decomposition)."""
-        names = {family_key(h.name.partition(".")[0]) for h in self.index.heads}
-        return len(names - self.family_heads.keys())
+        return self._yaml.composite_only
 
-    @cached_property
+    @property
     def mps_entries(self) -> tuple[Entry, ...]:
         """Every entry with a dispatch line keyed MPS (SparseMPS is another key), parsed."""
-        heads = self.index.heads
-        return tuple(self.index.parse(heads[i]) for i in sorted(self._mps_heads))
+        return self._yaml.mps_entries
+
+    @property
+    def yaml_kernels(self) -> frozenset[str]:
+        """Every kernel named by an MPS-ish dispatch line (MPS, SparseMPS, ...) or a CPU/CUDA one."""
+        return self._yaml.yaml_kernels
 
     @cached_property
     def _mps_by_family(self) -> dict[str, tuple[Entry, ...]]:
@@ -159,30 +180,26 @@ class Inventory:
             groups.setdefault(family_key(e.base), []).append(e)
         return {k: tuple(v) for k, v in groups.items()}
 
-    @cached_property
-    def yaml_kernels(self) -> frozenset[str]:
-        """Every kernel named by an MPS-ish dispatch line (MPS, SparseMPS, ...) or a CPU/CUDA one."""
-        return frozenset(_bare(k) for _, _, k in self._dispatch_hits)
+    def mps_family(self, name: str) -> tuple[Entry, ...]:
+        """The entries of family *name* with an MPS dispatch line, in yaml order."""
+        return self._mps_by_family.get(name, ())
 
     # -- MPS host code ------------------------------------------------------------------------
     @cached_property
     def definitions(self) -> dict[str, list[Definition]]:
         """{function name: definitions} over operations/*.mm and the other MPS sources."""
         result: dict[str, list[Definition]] = {}
-        for texts in (self.mm_texts, self.other_mps_sources):
-            for path, text in texts.items():
-                for d in index_definitions(path, text):
-                    result.setdefault(d.name, []).append(d)
+        for defs in self._per_file("definitions", self.mps_files, index_definitions).values():
+            for d in defs:
+                result.setdefault(d.name, []).append(d)
         return result
 
     @cached_property
     def macro_arguments(self) -> frozenset[str]:
         """Identifiers passed to any UPPER_CASE macro in the MPS sources (kernels made by macros we do not know)."""
-        names: set[str] = set()
-        for texts in (self.mm_texts, self.other_mps_sources):
-            for path, text in texts.items():
-                names.update(_MACRO_FIRST_ARG.findall(index_of(path, text).masked))
-        return frozenset(names)
+        per_file = self._per_file("macro-arguments", self.mps_files,
+                                  lambda rel, text: frozenset(_MACRO_FIRST_ARG.findall(index_of(rel, text).masked)))
+        return frozenset().union(*per_file.values())
 
     @cached_property
     def native_identifiers(self) -> WordsIn:
@@ -193,19 +210,19 @@ class Inventory:
     @cached_property
     def mm_identifier_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for texts in (self.mm_texts, self.other_mps_sources):
-            for path, text in texts.items():
-                for name, n in index_of(path, text).identifier_counts.items():
-                    counts[name] = counts.get(name, 0) + n
+        per_file = self._per_file("identifier-counts", self.mps_files, lambda rel, text: index_of(rel, text).identifier_counts)
+        for file_counts in per_file.values():
+            for name, n in file_counts.items():
+                counts[name] = counts.get(name, 0) + n
         return counts
 
     @cached_property
     def registrations(self) -> dict[str, list[host.Registration]]:
         """{stub: MPS registrations}.  In a .cpp only REGISTER_MPS_DISPATCH registers for MPS."""
-        result = host.registered_stubs(self.mm_texts)
-        for path, text in self.other_mps_sources.items():
-            for reg in host.registrations(text, path):
-                if path.endswith(".mm") or reg.macro == "REGISTER_MPS_DISPATCH":
+        result: dict[str, list[host.Registration]] = {}
+        for rel, regs in self._per_file("registrations", self.mps_files, lambda rel, text: host.registrations(text, rel)).items():
+            for reg in regs:
+                if rel in self.mm_files or rel.endswith(".mm") or reg.macro == "REGISTER_MPS_DISPATCH":
                     result.setdefault(reg.stub, []).append(reg)
         return result
 
@@ -213,7 +230,7 @@ class Inventory:
     def metal_indexes(self) -> list:
         from mpsgen.sources import metal
 
-        return [metal.index_metal(t, p) for p, t in self.metal_texts.items()]
+        return list(self._per_file("metal-index", self.metal_files, lambda rel, text: metal.index_metal(text, rel)).values())
 
     @cached_property
     def metal_kernels(self) -> dict[str, list[tuple[str, int, str]]]:
@@ -225,47 +242,55 @@ class Inventory:
     @cached_property
     def metal_names(self):  # -> metal_names.MetalNames
         """Kernel names the .metal files register, in every layout (template host_name kernels too)."""
-        from mpsgen.sources.metal_names import index_names
+        from mpsgen.sources.metal_names import MetalNames, names_in
 
-        return index_names(self.metal_texts)
+        per_file = self._per_file("metal-names", self.metal_files, lambda rel, text: names_in(text, rel))
+        return MetalNames(n for names in per_file.values() for n in names)
 
     @cached_property
+    def functor_uses(self) -> dict[str, int]:
+        """How often each `<name>_functor` is spelled in the .metal files (comments included)."""
+        uses: dict[str, int] = {}
+        for counts in self._per_file("functor-uses", self.metal_files, lambda rel, text: _functor_uses(text)).values():
+            for name, n in counts.items():
+                uses[name] = uses.get(name, 0) + n
+        return uses
+
+    @cached_property
+    def _host_facts(self) -> dict[str, tuple[list[host.KernelCall] | None, tuple[str, ...]]]:
+        """{.mm: (kernel calls into the bundled library or None for inline shaders, its metallib includes)}."""
+        def compute(rel: str, text: str):
+            calls = host.host_kernel_calls(text, rel) if uses_bundled_library(text) else None
+            return calls, tuple(dict.fromkeys(_METALLIB.findall(text)))
+
+        return self._per_file("host-calls", self.mm_files, compute)
+
+    @property
     def host_calls(self) -> dict[str, list[host.KernelCall]]:
         """Kernel names each operations/*.mm passes to the bundled library (files with inline shaders skipped)."""
-        return {p: host.host_kernel_calls(t, p) for p, t in self.mm_texts.items() if uses_bundled_library(t)}
+        return {p: calls for p, (calls, _) in self._host_facts.items() if calls is not None}
 
     def metal_stems(self, mm_path: str) -> tuple[str, ...]:
         """The .metal stems a JIT-shader build of *mm_path* sees: its `<X>_metallib.h` includes, else its own stem."""
-        found = tuple(dict.fromkeys(_METALLIB.findall(self.mm_texts.get(mm_path, ""))))
+        found = self._host_facts[mm_path][1] if mm_path in self._host_facts else ()
         return found or (Path(mm_path).stem,)
 
     # -- shared kernels and stubs -----------------------------------------------------------
     @cached_property
-    def _definition_sites(self) -> dict[str, list[str]]:
-        return definition_sites(self.native_sources)
+    def shared_kernels(self) -> SharedKernels:
+        return SharedKernels(self.native_files, self.checkout.read_text, self.facts)
 
     @cached_property
     def _stub_uses(self) -> dict[str, StubUse]:
         return {}
 
     def stub_use(self, kernel: str) -> StubUse:
-        """The stub shared kernel *kernel* calls (searched only in the .cpp files that could define it).
-
-        First in the files where a TORCH_IMPL_FUNC or a generating macro names the kernel or a
-        prefix of it (eq_Tensor_out from CREATE_...(eq)); a miss or a plain function widens the
-        search to every file whose text contains the kernel's name."""
+        """The stub shared kernel *kernel* calls, and its MPS registrations."""
         kernel = _bare(kernel)
         cached = self._stub_uses.get(kernel)
         if cached is not None:
             return cached
-        words = {kernel} | {kernel[:k] for k in range(1, len(kernel)) if kernel[k] == "_"}
-        named = {p for w in words for p in self._definition_sites.get(w, ())}
-        sources = {p: t for p, t in self.native_sources.items() if p in named}
-        impl = find_shared_impl(sources, kernel) if sources else None
-        if impl is None or impl.form == "function":
-            wider = {p: t for p, t in self.native_sources.items() if p in named or kernel in t}
-            if wider.keys() - sources.keys():
-                impl = find_shared_impl(wider, kernel)
+        impl = self.shared_kernels.impl(kernel)
         names = impl.stub_names if impl else ()
         stub = names[0] if len(names) == 1 else None
         if stub is None and len(names) > 1:
@@ -291,7 +316,7 @@ class Inventory:
     # -- family states ------------------------------------------------------------------------
     def family_state(self, name: str) -> FamilyState:
         entries = tuple(h.name for h in self.family_heads[name])
-        mps = self._mps_by_family.get(name, ())
+        mps = self.mps_family(name)
         if not mps:
             return FamilyState(name, NO_MPS, entries, "no dispatch line has the MPS key")
         legacy = [e for e in mps if e.mps_route == "legacy"]
@@ -332,7 +357,7 @@ class Inventory:
         if not c.common_mps_path.is_file():
             return None
         rel = c.rel(c.common_mps_path)
-        return rel, entries(c.read_text(c.common_mps_path), path=rel)
+        return rel, self._per_file("test-tables", {rel: c.common_mps_path}, lambda rel, text: entries(text, path=rel))[rel]
 
     @cached_property
     def opinfo_strings(self) -> frozenset[str] | None:
@@ -344,13 +369,20 @@ class Inventory:
         c = self.checkout
         if not c.cmi_path.is_file():
             return None
-        names: set[str] = set()
-        for path in (c.cmi_path, *c.opinfo_definition_files()):
-            names.update(_QUOTED.findall(c.read_text(path)))
-        return frozenset(names)
+        files = self._rels([c.cmi_path, *c.opinfo_definition_files()])
+        per_file = self._per_file("quoted-strings", files, lambda rel, text: frozenset(_QUOTED.findall(text)))
+        return frozenset().union(*per_file.values())
 
 
 _QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
+_FUNCTOR_WORD = re.compile(r"\b(\w+)_functor\b")
+
+
+def _functor_uses(text: str) -> dict[str, int]:
+    uses: dict[str, int] = {}
+    for name in _FUNCTOR_WORD.findall(text):
+        uses[name] = uses.get(name, 0) + 1
+    return uses
 _MACRO_FIRST_ARG = re.compile(r"\b[A-Z][A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
 
 

@@ -30,7 +30,7 @@ def dead_implementation(inv: "Inventory") -> Iterator[Finding]:
             continue
         for d in defs:
             impl = d.impl
-            if impl.path not in inv.mm_texts or d.namespace != "at::native":
+            if impl.path not in inv.mm_files or d.namespace != "at::native":
                 continue
             if impl.form == "function":
                 if d.static or impl.backend != "mpsgraph" or "mps" not in name:

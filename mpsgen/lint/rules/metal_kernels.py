@@ -58,10 +58,7 @@ def functor_unregistered(inv: "Inventory") -> Iterator[Finding]:
     Fix: add the REGISTER_* lines for it, or delete it.
     """
     names = inv.metal_names
-    uses: dict[str, int] = {}
-    for text in inv.metal_texts.values():
-        for m in re.finditer(r"\b(\w+)_functor\b", text):
-            uses[m.group(1)] = uses.get(m.group(1), 0) + 1
+    uses = inv.functor_uses
     for ix in inv.metal_indexes:
         for f in ix.functors:
             if names.where(f.name):

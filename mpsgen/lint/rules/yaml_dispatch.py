@@ -76,7 +76,7 @@ def _mps_kernel_calls(inv: "Inventory", kernel: str, stub: str) -> bool:
     """True when a definition of the MPS-only *kernel* mentions *stub* (it already wraps the Metal kernel)."""
     word = re.compile(r"\b" + re.escape(stub) + r"\b")
     for d in inv.legacy_definitions(kernel):
-        text = inv.mm_texts.get(d.impl.path) or inv.other_mps_sources.get(d.impl.path, "")
+        text = inv.checkout.read_text(d.impl.path)
         body = "\n".join(text.splitlines()[d.impl.line - 1 : d.impl.end_line])
         if word.search(body):
             return True

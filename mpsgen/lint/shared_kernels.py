@@ -1,0 +1,111 @@
+"""Where each shared CPU/CUDA kernel is defined in native/*.cpp and which stubs it calls, with the
+answers kept between runs.
+
+An answer (`find_shared_impl` over the files that could define the kernel) depends on the files
+it searched and on no other: a file it did not search neither names the kernel nor starts a
+definition of it.  So an answer stays valid while the files it searched are unchanged and no
+changed or new file now names the kernel; only the changed files are read to tell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Callable
+
+from mpsgen.lint.source_words import definition_sites
+from mpsgen.sources.shared_impl import SharedImpl, find_shared_impl
+from mpsgen.tree.factcache import FactCache, Stamp, is_racy, stamp_of
+
+_KEY = "shared-kernels"
+
+
+@dataclass(frozen=True)
+class _Answer:
+    impl: SharedImpl | None
+    searched: frozenset[str]  # the native/*.cpp files find_shared_impl looked into
+
+
+def _words(kernel: str) -> set[str]:
+    """The kernel and each prefix ending before an underscore (eq_Tensor_out is made by CREATE_...(eq))."""
+    return {kernel} | {kernel[:k] for k in range(1, len(kernel)) if kernel[k] == "_"}
+
+
+def _could_define(kernel: str, text: str, sites: dict[str, list[str]]) -> bool:
+    return kernel in text or any(w in sites for w in _words(kernel))
+
+
+class SharedKernels:
+    """`impl(kernel)` over native/*.cpp ({rel: path}, in the order searched), remembered in *facts*."""
+
+    def __init__(self, paths: dict[str, Path], read: Callable[[Path], str], facts: FactCache) -> None:
+        self._paths = paths
+        self._read = read
+        self._facts = facts
+        self._texts: dict[str, str] = {}
+        # A racy stamp is stored as None, so the file counts as changed on the next run.
+        self._stamps: dict[str, Stamp | None] = {}
+        if facts.enabled:
+            for rel, p in paths.items():
+                s = stamp_of(p)
+                self._stamps[rel] = None if s is None or is_racy(s) else s
+        held = facts.named(_KEY)
+        self._answers = self._still_valid(held)
+        self._changed = not (isinstance(held, tuple) and held[0] == self._stamps and held[1] == self._answers)
+
+    def text(self, rel: str) -> str:
+        if rel not in self._texts:
+            self._texts[rel] = self._read(self._paths[rel])
+        return self._texts[rel]
+
+    def _still_valid(self, held: object) -> dict[str, _Answer]:
+        if not (isinstance(held, tuple) and len(held) == 2):
+            return {}
+        snapshot, answers = held
+        changed = {rel for rel in self._paths if snapshot.get(rel) is None or snapshot.get(rel) != self._stamps.get(rel)}
+        gone = snapshot.keys() - self._paths.keys()
+        if not changed and not gone:
+            return dict(answers)
+        sites = {rel: definition_sites({rel: self.text(rel)}) for rel in changed}
+        return {
+            kernel: a for kernel, a in answers.items()
+            if not (a.searched & (changed | gone))
+            and not any(_could_define(kernel, self.text(rel), sites[rel]) for rel in changed)
+        }
+
+    def save(self) -> None:
+        """Hand the answers to the fact store (written by its own save()) when they changed."""
+        if self._changed:
+            self._facts.put_named(_KEY, (dict(self._stamps), dict(self._answers)))
+            self._changed = False
+
+    # -- answers ------------------------------------------------------------------------------
+    def _all_texts(self) -> dict[str, str]:
+        return {rel: self.text(rel) for rel in self._paths}
+
+    @cached_property
+    def _sites(self) -> dict[str, list[str]]:
+        return definition_sites(self._all_texts())
+
+    def impl(self, kernel: str) -> SharedImpl | None:
+        """The definition of *kernel* (searched only in the .cpp files that could define it).
+
+        First in the files where a TORCH_IMPL_FUNC or a generating macro names the kernel or a
+        prefix of it (eq_Tensor_out from CREATE_...(eq)); a miss or a plain function widens the
+        search to every file whose text contains the kernel's name."""
+        held = self._answers.get(kernel)
+        if held is not None:
+            return held.impl
+        named = {p for w in _words(kernel) for p in self._sites.get(w, ())}
+        sources = {rel: self.text(rel) for rel in self._paths if rel in named}
+        searched = set(sources)
+        impl = find_shared_impl(sources, kernel) if sources else None
+        if impl is None or impl.form == "function":
+            wider = {rel: t for rel, t in self._all_texts().items() if rel in named or kernel in t}
+            if wider.keys() - sources.keys():
+                searched |= wider.keys()
+                impl = find_shared_impl(wider, kernel)
+        self._answers[kernel] = _Answer(impl, frozenset(searched))
+        self._changed = True
+        return impl

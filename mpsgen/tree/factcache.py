@@ -1,0 +1,165 @@
+"""Facts computed from the checkout's files, kept on disk between runs (as ruff and mypy keep theirs).
+
+`check` and `status` index ~250 sources (a 4.7 MB native/*.cpp, 105 operations/*.mm, the
+.metal files, the 600 KB yaml); indexing them takes over a second, re-using yesterday's index
+takes a few milliseconds.  A fact is re-used only while its file has the size and modification
+time it had when the fact was computed, and while mpsgen's own code is unchanged.  A file written
+less than two seconds before its fact was computed could change again within the clock's
+granularity without changing its stamp (git's "racily clean" problem): such a fact also records
+a digest of the text, which is compared before re-use.
+
+The store is one pickle per checkout under ``$MPSGEN_CACHE_DIR/facts`` (default
+``~/.cache/mpsgen/facts``); nothing is written into the checkout.  A missing, stale, corrupt or
+unwritable store only costs time: every fact is then computed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+Stamp = tuple[int, int]  # (size, mtime_ns)
+
+_RACY_NS = 2_000_000_000
+_FORMAT = 1  # bump when the store's own layout changes
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def is_racy(stamp: Stamp) -> bool:
+    """True when the file was written too recently for its stamp to vouch for its text."""
+    return time.time_ns() - stamp[1] < _RACY_NS
+
+
+def digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def cache_root() -> Path:
+    if os.environ.get("MPSGEN_CACHE_DIR"):
+        return Path(os.environ["MPSGEN_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mpsgen"
+
+
+def code_fingerprint() -> str:
+    """mpsgen's version, Python's, and the size and mtime of every module of the package: a fact
+    computed by other code is never re-used."""
+    package = Path(__file__).resolve().parent.parent
+    parts = [f"{_FORMAT}", sys.version]
+    for folder, dirs, files in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                parts.append(f"{os.path.relpath(os.path.join(folder, name), package)}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
+
+
+class FactCache:
+    """Per-file facts keyed by (kind, path), plus named facts that span files (their owners
+    validate those themselves).  `save()` writes the store back when something changed."""
+
+    def __init__(self, store: Path | None) -> None:
+        self._store = store
+        self._fingerprint = code_fingerprint() if store is not None else ""
+        self._facts: dict[tuple[str, str], tuple[Stamp, bytes | None, object]] = {}
+        self._named: dict[str, object] = {}
+        self._dirty = False
+        if store is not None:
+            self._load(store)
+
+    @classmethod
+    def disabled(cls) -> "FactCache":
+        return cls(None)
+
+    @classmethod
+    def for_root(cls, root: Path, *, enabled: bool = True) -> "FactCache":
+        if not enabled or os.environ.get("MPSGEN_NO_CACHE"):
+            return cls.disabled()
+        key = hashlib.blake2b(str(root.resolve()).encode(), digest_size=8).hexdigest()
+        return cls(cache_root() / "facts" / f"{key}.pickle")
+
+    @property
+    def enabled(self) -> bool:
+        return self._store is not None
+
+    # -- per-file facts ---------------------------------------------------------------------
+    def per_file(self, kind: str, path: Path, rel: str, read: Callable[[Path], str], compute: Callable[[str], T]) -> T:
+        """compute(text of *path*), or the value computed from the same text on an earlier run."""
+        stamp = stamp_of(path) if self.enabled else None
+        if stamp is not None:
+            held = self._facts.get((kind, rel))
+            if held is not None and held[0] == stamp and (held[1] is None or held[1] == digest(read(path))):
+                return held[2]  # type: ignore[return-value]
+        text = read(path)
+        value = compute(text)
+        if stamp is not None:
+            self._facts[(kind, rel)] = (stamp, digest(text) if is_racy(stamp) else None, value)
+            self._dirty = True
+        return value
+
+    # -- facts that span files ----------------------------------------------------------------
+    def over_files(self, kind: str, files: dict[str, Path], read: Callable[[Path], str],
+                   compute: Callable[[dict[str, str]], T]) -> T:
+        """compute({rel: text}) over *files*, re-used while every file keeps its stamp (a racy
+        file is stored without one, so the next run computes the value again)."""
+        stamps = {rel: stamp_of(p) for rel, p in files.items()} if self.enabled else {}
+        held = self._named.get(kind)
+        if held is not None and held[0] == stamps and None not in stamps.values():  # type: ignore[index]
+            return held[1]  # type: ignore[index]
+        value = compute({rel: read(p) for rel, p in files.items()})
+        if self.enabled:
+            kept = {rel: None if s is None or is_racy(s) else s for rel, s in stamps.items()}
+            self.put_named(kind, (kept, value))
+        return value
+
+    def named(self, key: str) -> object | None:
+        return self._named.get(key)
+
+    def put_named(self, key: str, value: object) -> None:
+        if self.enabled:
+            self._named[key] = value
+            self._dirty = True
+
+    # -- the store ----------------------------------------------------------------------------
+    def _load(self, store: Path) -> None:
+        try:
+            with open(store, "rb") as f:
+                data = pickle.load(f)
+        except Exception:  # absent, truncated, written by another version: start empty
+            return
+        if isinstance(data, dict) and data.get("fingerprint") == self._fingerprint:
+            self._facts = data.get("facts", {})
+            self._named = data.get("named", {})
+
+    def save(self) -> None:
+        """Write the store atomically if a fact was added (a failure only loses the cache)."""
+        if self._store is None or not self._dirty:
+            return
+        data = {"fingerprint": self._fingerprint, "facts": self._facts, "named": self._named}
+        tmp = None
+        try:
+            self._store.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self._store.parent, prefix=".facts-")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self._store)
+        except OSError:
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
+            return
+        self._dirty = False

@@ -1,0 +1,210 @@
+"""The fact store kept between runs (tree/factcache.py) and the shared-kernel answers built on it
+(lint/shared_kernels.py): a fact is re-used only for the very text it was computed from."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mpsgen.cli import main
+from mpsgen.lint import shared_kernels
+from mpsgen.tree import factcache
+from mpsgen.tree.factcache import FactCache
+
+OLD_NS = 1_600_000_000 * 10**9  # 2020: long past the racy window
+
+
+def write_old(path: Path, text: str, mtime_ns: int = OLD_NS) -> None:
+    path.write_text(text)
+    os.utime(path, ns=(mtime_ns, mtime_ns))
+
+
+class Counter:
+    def __init__(self, fn):
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args):
+        self.calls += 1
+        return self.fn(*args)
+
+
+def upper(text: str) -> str:
+    return text.upper()
+
+
+def fact(store: Path, path: Path, compute) -> str:
+    """One run: open the store, ask for one fact, save."""
+    cache = FactCache(store)
+    value = cache.per_file("upper", path, path.name, lambda p: p.read_text(), compute)
+    cache.save()
+    return value
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Path:
+    return tmp_path / "cache" / "facts.pickle"
+
+
+def test_an_unchanged_file_is_not_read_again(tmp_path: Path, store: Path):
+    src = tmp_path / "a.mm"
+    write_old(src, "abc")
+    compute = Counter(upper)
+    assert fact(store, src, compute) == "ABC"
+    assert fact(store, src, compute) == "ABC"
+    assert compute.calls == 1
+
+
+def test_a_changed_file_is_indexed_again(tmp_path: Path, store: Path):
+    src = tmp_path / "a.mm"
+    write_old(src, "abc")
+    compute = Counter(upper)
+    fact(store, src, compute)
+    write_old(src, "abcd", OLD_NS + 1)
+    assert fact(store, src, compute) == "ABCD"
+    assert compute.calls == 2
+
+
+def test_a_racy_file_rewritten_with_the_same_stamp_is_caught_by_its_digest(tmp_path: Path, store: Path):
+    # Written "now": within the clock granularity a same-size rewrite can keep size and mtime.
+    src = tmp_path / "a.mm"
+    src.write_text("abc")
+    st = os.stat(src)
+    compute = Counter(upper)
+    assert fact(store, src, compute) == "ABC"
+    src.write_text("xyz")
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert fact(store, src, compute) == "XYZ"
+    assert fact(store, src, compute) == "XYZ"
+    assert compute.calls == 2
+
+
+def test_facts_of_other_mpsgen_code_are_not_reused(tmp_path: Path, store: Path, monkeypatch):
+    src = tmp_path / "a.mm"
+    write_old(src, "abc")
+    compute = Counter(upper)
+    fact(store, src, compute)
+    monkeypatch.setattr(factcache, "code_fingerprint", lambda: "another mpsgen")
+    fact(store, src, compute)
+    assert compute.calls == 2
+
+
+def test_a_corrupt_or_unwritable_store_only_costs_time(tmp_path: Path):
+    src = tmp_path / "a.mm"
+    write_old(src, "abc")
+    corrupt = tmp_path / "corrupt.pickle"
+    corrupt.write_bytes(b"not a pickle")
+    assert fact(corrupt, src, upper) == "ABC"
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert fact(blocked / "sub" / "facts.pickle", src, upper) == "ABC"  # its folder cannot be made
+    assert not (tmp_path / "file").read_text()
+
+
+def test_a_fact_over_several_files_is_recomputed_when_any_of_them_changes(tmp_path: Path, store: Path):
+    files = {name: tmp_path / name for name in ("a.h", "b.h")}
+    for p in files.values():
+        write_old(p, p.name)
+    compute = Counter(lambda texts: "+".join(texts.values()))
+
+    def run() -> str:
+        cache = FactCache(store)
+        value = cache.over_files("joined", files, lambda p: p.read_text(), compute)
+        cache.save()
+        return value
+
+    assert run() == "a.h+b.h" and run() == "a.h+b.h" and compute.calls == 1
+    write_old(files["b.h"], "B", OLD_NS + 5)
+    assert run() == "a.h+B" and compute.calls == 2
+
+
+# -- shared kernels --------------------------------------------------------------------------
+
+UNARY_CPP = """\
+namespace at::native {
+TORCH_IMPL_FUNC(sin_out) (const Tensor& self, const Tensor& result) {
+  sin_stub(device_type(), *this);
+}
+} // namespace at::native
+"""
+OTHER_CPP = "namespace at::native {\nvoid helper() {}\n}\n"
+
+
+def kernels_run(root: Path, store: Path, finder: Counter, kernel: str = "sin_out"):
+    paths = {p.name: p for p in sorted(root.glob("*.cpp"))}
+    cache = FactCache(store)
+    sk = shared_kernels.SharedKernels(paths, lambda p: p.read_text(), cache)
+    impl = sk.impl(kernel)
+    sk.save()
+    cache.save()
+    return impl
+
+
+@pytest.fixture()
+def finder(monkeypatch) -> Counter:
+    counter = Counter(shared_kernels.find_shared_impl)
+    monkeypatch.setattr(shared_kernels, "find_shared_impl", counter)
+    return counter
+
+
+def test_a_shared_kernel_answer_survives_an_unrelated_edit(tmp_path: Path, store: Path, finder: Counter):
+    write_old(tmp_path / "UnaryOps.cpp", UNARY_CPP)
+    write_old(tmp_path / "Other.cpp", OTHER_CPP)
+    first = kernels_run(tmp_path, store, finder)
+    assert first is not None and first.stub_names == ("sin_stub",) and first.path == "UnaryOps.cpp"
+    calls = finder.calls
+    write_old(tmp_path / "Other.cpp", OTHER_CPP + "void other() {}\n", OLD_NS + 7)
+    assert kernels_run(tmp_path, store, finder) == first
+    assert finder.calls == calls  # the changed file does not name sin_out: the answer stands
+
+
+def test_an_edit_to_the_defining_file_is_seen(tmp_path: Path, store: Path, finder: Counter):
+    write_old(tmp_path / "UnaryOps.cpp", UNARY_CPP)
+    kernels_run(tmp_path, store, finder)
+    write_old(tmp_path / "UnaryOps.cpp", UNARY_CPP.replace("sin_stub", "sine_stub"), OLD_NS + 7)
+    assert kernels_run(tmp_path, store, finder).stub_names == ("sine_stub",)
+
+
+def test_a_new_file_that_defines_a_missing_kernel_is_seen(tmp_path: Path, store: Path, finder: Counter):
+    write_old(tmp_path / "UnaryOps.cpp", UNARY_CPP)
+    assert kernels_run(tmp_path, store, finder, "cos_out") is None
+    write_old(tmp_path / "Trig.cpp", UNARY_CPP.replace("sin", "cos"))
+    found = kernels_run(tmp_path, store, finder, "cos_out")
+    assert found is not None and found.path == "Trig.cpp" and found.stub_names == ("cos_stub",)
+
+
+def test_deleting_the_defining_file_is_seen(tmp_path: Path, store: Path, finder: Counter):
+    write_old(tmp_path / "UnaryOps.cpp", UNARY_CPP)
+    write_old(tmp_path / "Other.cpp", OTHER_CPP)
+    assert kernels_run(tmp_path, store, finder) is not None
+    (tmp_path / "UnaryOps.cpp").unlink()
+    assert kernels_run(tmp_path, store, finder) is None
+
+
+# -- through the command line ------------------------------------------------------------------
+
+
+def test_check_sees_an_edit_made_between_two_cached_runs(sample_tree: Path, tmp_path: Path, monkeypatch):
+    """The second run re-uses the first one's facts; an edit in between (same size, same second)
+    must still be found."""
+    monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path / "cache"))
+    runner = CliRunner()
+
+    def check() -> list[dict]:
+        result = runner.invoke(main, ["-C", str(sample_tree), "check", "--format", "json"])
+        return json.loads(result.output)["findings"]
+
+    assert check() == []
+    assert list((tmp_path / "cache" / "facts").glob("*.pickle"))
+    mm = sample_tree / "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
+    text = mm.read_text()
+    assert text.count("REGISTER_DISPATCH(hypot_stub") == 1
+    mm.write_text(text.replace("REGISTER_DISPATCH(hypot_stub", "REGISTER_DISPATCH(hypoz_stub"))
+    codes = {f["code"] for f in check()}
+    assert "MPS005" in codes  # hypot's shared kernel calls hypot_stub, registered nowhere now
+    assert check() != [] and {f["code"] for f in check()} == codes
+    assert runner.invoke(main, ["-C", str(sample_tree), "check", "--no-cache", "--format", "json"]).output \
+        == runner.invoke(main, ["-C", str(sample_tree), "check", "--format", "json"]).output
