@@ -208,3 +208,26 @@ def test_check_sees_an_edit_made_between_two_cached_runs(sample_tree: Path, tmp_
     assert check() != [] and {f["code"] for f in check()} == codes
     assert runner.invoke(main, ["-C", str(sample_tree), "check", "--no-cache", "--format", "json"]).output \
         == runner.invoke(main, ["-C", str(sample_tree), "check", "--format", "json"]).output
+
+
+def test_facts_of_deleted_files_leave_the_store(tmp_path: Path):
+    import pickle
+
+    root = tmp_path / "checkout"
+    root.mkdir()
+    for name in ("a.mm", "b.mm"):
+        write_old(root / name, name)
+    store = tmp_path / "facts.pickle"
+
+    def run(names):
+        cache = FactCache(store, str(root))
+        for name in names:
+            cache.per_file("upper", root / name, name, lambda p: p.read_text(), upper)
+        cache.save()
+
+    run(["a.mm", "b.mm"])
+    (root / "a.mm").unlink()
+    write_old(root / "b.mm", "bb", OLD_NS + 3)
+    run(["b.mm"])
+    kept = pickle.loads(store.read_bytes())["facts"]
+    assert set(kept) == {("upper", "b.mm")} and kept[("upper", "b.mm")][2] == "BB"

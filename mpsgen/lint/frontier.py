@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from mpsgen.scan.lines import LineTable
 from mpsgen.sources.native_yaml.facts import Entry
 
 if TYPE_CHECKING:
@@ -122,9 +123,13 @@ class FrontierIndex:
     def _builds_elementwise_iterator(self, impl: "SharedImpl") -> bool:
         """True when the body of a non-structured kernel builds an elementwise TensorIterator
         (`TensorIterator::binary_op(...)`, a TensorIteratorConfig), not a reduction or a restrided view."""
-        text = self.inv.checkout.read_text(impl.path)
-        body = "\n".join(text.split("\n")[impl.line - 1 : impl.end_line])
-        return _ELEMENTWISE.search(body) is not None and _NOT_ELEMENTWISE.search(body) is None
+        inv = self.inv
+        elementwise, other = inv.facts.per_file(
+            "iterator-lines", inv.native_files[impl.path], impl.path, inv.checkout.read_text, iterator_lines)
+        inside = range(impl.line, impl.end_line + 1)
+        return any(a in inside and b in inside for a, b in elementwise) and not any(
+            a in inside and b in inside for a, b in other)
+
 
     def family(self, name: str) -> Frontier:
         """The frontier state of family *name* (whose MPS runs MPSGraph or an MPS-only kernel)."""
@@ -141,3 +146,15 @@ class FrontierIndex:
                     return Frontier(name, (), f"shared kernel {use.kernel} calls {use.stub}, registered by MPSGraph "
                                               f"code at {graph[0].path}:{graph[0].line}", True)
         return Frontier(name, (), "no MPS-only overload and no MPSGraph registration found")
+
+
+def iterator_lines(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    """(first, last) line of each elementwise-iterator match and of each reduction/restride match
+    in one native/*.cpp (a body builds an elementwise iterator when a first kind lies inside it
+    and no second kind does)."""
+    lines = LineTable(text)
+
+    def spans(pattern: re.Pattern[str]) -> tuple[tuple[int, int], ...]:
+        return tuple((lines.line(m.start()), lines.line(max(m.start(), m.end() - 1))) for m in pattern.finditer(text))
+
+    return spans(_ELEMENTWISE), spans(_NOT_ELEMENTWISE)

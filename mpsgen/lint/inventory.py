@@ -10,18 +10,17 @@ that span native/*.cpp are kept by lint/shared_kernels.py.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from mpsgen.lint import file_facts
 from mpsgen.lint.shared_kernels import SharedKernels
 from mpsgen.lint.source_words import WordsIn
 from mpsgen.lint.yaml_facts import YamlFacts, yaml_facts
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
-from mpsgen.sources.index import index_of
 from mpsgen.tree.checkout import Checkout
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
 from mpsgen.sources.native_yaml.index import NativeIndex, index_text
@@ -38,7 +37,6 @@ UNKNOWN = "unknown"
 STATES = (NATIVE, MPSGRAPH, METAL_LEGACY, SPLIT, NO_MPS, UNKNOWN)
 
 T = TypeVar("T")
-_METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
 
 
 @dataclass(frozen=True)
@@ -61,11 +59,6 @@ class FamilyState:
 
 def _bare(kernel: str) -> str:
     return kernel.rsplit("::", 1)[-1]
-
-
-def index_definitions(path: str, text: str) -> list[Definition]:
-    """Every function and CREATE_MPS_* generated kernel in one .mm/.cpp text, with its backend."""
-    return list(host.definitions(path, text))
 
 
 class Inventory:
@@ -189,7 +182,7 @@ class Inventory:
     def definitions(self) -> dict[str, list[Definition]]:
         """{function name: definitions} over operations/*.mm and the other MPS sources."""
         result: dict[str, list[Definition]] = {}
-        for defs in self._per_file("definitions", self.mps_files, index_definitions).values():
+        for defs in self._per_file("definitions", self.mps_files, file_facts.definitions).values():
             for d in defs:
                 result.setdefault(d.name, []).append(d)
         return result
@@ -197,9 +190,7 @@ class Inventory:
     @cached_property
     def macro_arguments(self) -> frozenset[str]:
         """Identifiers passed to any UPPER_CASE macro in the MPS sources (kernels made by macros we do not know)."""
-        per_file = self._per_file("macro-arguments", self.mps_files,
-                                  lambda rel, text: frozenset(_MACRO_FIRST_ARG.findall(index_of(rel, text).masked)))
-        return frozenset().union(*per_file.values())
+        return frozenset().union(*self._per_file("macro-arguments", self.mps_files, file_facts.macro_arguments).values())
 
     @cached_property
     def native_identifiers(self) -> WordsIn:
@@ -210,8 +201,7 @@ class Inventory:
     @cached_property
     def mm_identifier_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
-        per_file = self._per_file("identifier-counts", self.mps_files, lambda rel, text: index_of(rel, text).identifier_counts)
-        for file_counts in per_file.values():
+        for file_counts in self._per_file("identifier-counts", self.mps_files, file_facts.identifier_counts).values():
             for name, n in file_counts.items():
                 counts[name] = counts.get(name, 0) + n
         return counts
@@ -220,7 +210,7 @@ class Inventory:
     def registrations(self) -> dict[str, list[host.Registration]]:
         """{stub: MPS registrations}.  In a .cpp only REGISTER_MPS_DISPATCH registers for MPS."""
         result: dict[str, list[host.Registration]] = {}
-        for rel, regs in self._per_file("registrations", self.mps_files, lambda rel, text: host.registrations(text, rel)).items():
+        for rel, regs in self._per_file("registrations", self.mps_files, file_facts.registrations).items():
             for reg in regs:
                 if rel in self.mm_files or rel.endswith(".mm") or reg.macro == "REGISTER_MPS_DISPATCH":
                     result.setdefault(reg.stub, []).append(reg)
@@ -228,45 +218,39 @@ class Inventory:
 
     @cached_property
     def metal_indexes(self) -> list:
-        from mpsgen.sources import metal
-
-        return list(self._per_file("metal-index", self.metal_files, lambda rel, text: metal.index_metal(text, rel)).values())
+        return list(self._per_file("metal-index", self.metal_files, file_facts.metal_index).values())
 
     @cached_property
     def metal_kernels(self) -> dict[str, list[tuple[str, int, str]]]:
         """Kernel name -> [(metal path, line, macro)] (names are global across the metallib)."""
-        from mpsgen.sources import metal
+        from mpsgen.sources.metal_index import registered_kernel_names
 
-        return metal.registered_kernel_names(self.metal_indexes)
+        return registered_kernel_names(self.metal_indexes)
 
     @cached_property
     def metal_names(self):  # -> metal_names.MetalNames
         """Kernel names the .metal files register, in every layout (template host_name kernels too)."""
-        from mpsgen.sources.metal_names import MetalNames, names_in
+        from mpsgen.sources.metal_names import MetalNames
 
-        per_file = self._per_file("metal-names", self.metal_files, lambda rel, text: names_in(text, rel))
+        per_file = self._per_file("metal-names", self.metal_files, file_facts.metal_names)
         return MetalNames(n for names in per_file.values() for n in names)
 
     @cached_property
     def functor_uses(self) -> dict[str, int]:
         """How often each `<name>_functor` is spelled in the .metal files (comments included)."""
         uses: dict[str, int] = {}
-        for counts in self._per_file("functor-uses", self.metal_files, lambda rel, text: _functor_uses(text)).values():
+        for counts in self._per_file("functor-uses", self.metal_files, file_facts.functor_uses).values():
             for name, n in counts.items():
                 uses[name] = uses.get(name, 0) + n
         return uses
 
     @cached_property
-    def _host_facts(self) -> dict[str, tuple[list[host.KernelCall] | None, tuple[str, ...]]]:
+    def _host_facts(self) -> dict[str, tuple[tuple[host.KernelCall, ...] | None, tuple[str, ...]]]:
         """{.mm: (kernel calls into the bundled library or None for inline shaders, its metallib includes)}."""
-        def compute(rel: str, text: str):
-            calls = host.host_kernel_calls(text, rel) if uses_bundled_library(text) else None
-            return calls, tuple(dict.fromkeys(_METALLIB.findall(text)))
-
-        return self._per_file("host-calls", self.mm_files, compute)
+        return self._per_file("host-calls", self.mm_files, file_facts.host_calls)
 
     @property
-    def host_calls(self) -> dict[str, list[host.KernelCall]]:
+    def host_calls(self) -> dict[str, tuple[host.KernelCall, ...]]:
         """Kernel names each operations/*.mm passes to the bundled library (files with inline shaders skipped)."""
         return {p: calls for p, (calls, _) in self._host_facts.items() if calls is not None}
 
@@ -349,15 +333,13 @@ class Inventory:
 
     # -- test lists (read only for the stale-xfail rule) --------------------------------------
     @cached_property
-    def test_tables(self) -> tuple[str, list] | None:
-        """(common_mps.py path, its table entries); None when the file is absent."""
-        from mpsgen.sources.testlists import entries
-
+    def test_tables(self) -> tuple[str, tuple[file_facts.TableKey, ...]] | None:
+        """(common_mps.py path, the keys of its tables); None when the file is absent."""
         c = self.checkout
         if not c.common_mps_path.is_file():
             return None
         rel = c.rel(c.common_mps_path)
-        return rel, self._per_file("test-tables", {rel: c.common_mps_path}, lambda rel, text: entries(text, path=rel))[rel]
+        return rel, self._per_file("test-tables", {rel: c.common_mps_path}, file_facts.table_keys)[rel]
 
     @cached_property
     def opinfo_strings(self) -> frozenset[str] | None:
@@ -370,29 +352,4 @@ class Inventory:
         if not c.cmi_path.is_file():
             return None
         files = self._rels([c.cmi_path, *c.opinfo_definition_files()])
-        per_file = self._per_file("quoted-strings", files, lambda rel, text: frozenset(_QUOTED.findall(text)))
-        return frozenset().union(*per_file.values())
-
-
-_QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
-_FUNCTOR_WORD = re.compile(r"\b(\w+)_functor\b")
-
-
-def _functor_uses(text: str) -> dict[str, int]:
-    uses: dict[str, int] = {}
-    for name in _FUNCTOR_WORD.findall(text):
-        uses[name] = uses.get(name, 0) + 1
-    return uses
-_MACRO_FIRST_ARG = re.compile(r"\b[A-Z][A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
-
-
-def could_be_opinfo_key(key: str, strings: frozenset[str]) -> bool:
-    """True when *key* is a quoted name, or a quoted name followed by a quoted variant_test_name."""
-    if key in strings:
-        return True
-    return any(key[:k] in strings and key[k:] in strings for k in range(1, len(key)))
-
-
-def uses_bundled_library(text: str) -> bool:
-    """True when the .mm runs kernels of the prebuilt metallib (not an inline shader string)."""
-    return "getBundledLibrary" in text or _METALLIB.search(text) is not None
+        return frozenset().union(*self._per_file("quoted-strings", files, file_facts.quoted_names).values())

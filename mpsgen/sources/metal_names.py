@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Mapping
 
-from mpsgen.sources.stubs import match_close, split_top_level
+from mpsgen.scan.brackets import match_close, split_top_level
 
 # Registration macros of c10/metal/indexing.h (kept in step with metal.BUILTIN_REGISTER_MACROS);
 # any other REGISTER_* the file does not define is taken to come from a header too.

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING, Iterator
 
-from mpsgen.lint.inventory import could_be_opinfo_key
+from mpsgen.lint.file_facts import could_be_opinfo_key
 from mpsgen.lint.finding import Finding
 from mpsgen.lint.rules import WARNING, rule
 
@@ -28,6 +27,8 @@ def stale_xfail(inv: "Inventory") -> Iterator[Finding]:
     tables, strings = inv.test_tables, inv.opinfo_strings
     if tables is None or strings is None:
         return
+    import difflib  # only when a key is stale
+
     path, entries = tables
     for e in entries:
         if could_be_opinfo_key(e.key, strings):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal, Mapping, NamedTuple
 
 MPS = "MPS"
@@ -67,7 +68,9 @@ class Entry:
     dispatch: tuple[DispatchLine, ...]
     odd_lines: tuple[int, ...]  # lines in a shape the scanner does not understand (flow dispatch, ...)
 
-    @property
+    # Cached: check and status ask each of ~500 entries these several times (a frozen
+    # dataclass still lets cached_property fill the instance's __dict__).
+    @cached_property
     def mps_lines(self) -> tuple[DispatchLine, ...]:
         return tuple(d for d in self.dispatch if d.has_mps)
 
@@ -76,7 +79,7 @@ class Entry:
         """MPS on two lines: torchgen silently lets the later one win."""
         return len(self.mps_lines) > 1
 
-    @property
+    @cached_property
     def cpu_cuda_kernels(self) -> frozenset[str]:
         return frozenset(d.kernel for d in self.dispatch if d.has_cpu_or_cuda)
 
@@ -84,7 +87,7 @@ class Entry:
         # `MPS: signbit_out` beside `CPU: signbit_out` / `CUDA: signbit_out` is shared too.
         return d.has_cpu_or_cuda or d.kernel in self.cpu_cuda_kernels
 
-    @property
+    @cached_property
     def mps_route(self) -> Route:
         """Where MPS dispatches, judged by the line torchgen would keep (the last)."""
         lines = self.mps_lines

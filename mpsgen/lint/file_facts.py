@@ -1,0 +1,96 @@
+"""The facts `check` and `status` keep per file: each a pure function of (path, text), so the fact
+store (tree/factcache.py) can re-use its value while the file is unchanged.  The store pickles
+the values, so they are tuples, frozensets, dicts and the readers' frozen records."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from mpsgen.sources import host
+from mpsgen.sources.host import Definition
+from mpsgen.sources.index import index_of
+
+_METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
+_MACRO_FIRST_ARG = re.compile(r"\b[A-Z][A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
+_QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
+_FUNCTOR_WORD = re.compile(r"\b(\w+)_functor\b")
+
+
+# -- operations/*.mm and the other MPS sources -------------------------------------------------
+def definitions(rel: str, text: str) -> tuple[Definition, ...]:
+    """Every function and CREATE_MPS_* generated kernel, with its backend."""
+    return tuple(host.definitions(rel, text))
+
+
+def macro_arguments(rel: str, text: str) -> frozenset[str]:
+    """Identifiers passed first to an UPPER_CASE macro (kernels made by macros mpsgen does not know)."""
+    return frozenset(_MACRO_FIRST_ARG.findall(index_of(rel, text).masked))
+
+
+def identifier_counts(rel: str, text: str) -> dict[str, int]:
+    return index_of(rel, text).identifier_counts
+
+
+def registrations(rel: str, text: str) -> tuple[host.Registration, ...]:
+    return tuple(host.registrations(text, rel))
+
+
+def host_calls(rel: str, text: str) -> tuple[tuple[host.KernelCall, ...] | None, tuple[str, ...]]:
+    """(kernel names passed to the bundled metallib, None for a file with inline shaders;
+    the `<X>_metallib.h` stems it includes)."""
+    calls = tuple(host.host_kernel_calls(text, rel)) if uses_bundled_library(text) else None
+    return calls, tuple(dict.fromkeys(_METALLIB.findall(text)))
+
+
+def uses_bundled_library(text: str) -> bool:
+    """True when the .mm runs kernels of the prebuilt metallib (not an inline shader string)."""
+    return "getBundledLibrary" in text or _METALLIB.search(text) is not None
+
+
+# -- kernels/*.metal ---------------------------------------------------------------------------
+def metal_index(rel: str, text: str):  # -> metal_index.MetalIndex
+    from mpsgen.sources.metal_index import index_metal
+
+    return index_metal(text, rel)
+
+
+def metal_names(rel: str, text: str):  # -> list[metal_names.MetalName]
+    from mpsgen.sources.metal_names import names_in
+
+    return names_in(text, rel)
+
+
+def functor_uses(rel: str, text: str) -> dict[str, int]:
+    """How often each `<name>_functor` is spelled (comments included)."""
+    uses: dict[str, int] = {}
+    for name in _FUNCTOR_WORD.findall(text):
+        uses[name] = uses.get(name, 0) + 1
+    return uses
+
+
+# -- test lists --------------------------------------------------------------------------------
+class TableKey(NamedTuple):
+    """A key of a common_mps.py table (a tuple: reading it back needs no testlists import)."""
+
+    key: str
+    table: str
+    line: int
+
+
+def table_keys(rel: str, text: str) -> tuple[TableKey, ...]:
+    from mpsgen.sources.testlists.commonmps import entries
+
+    return tuple(TableKey(e.key, e.table, e.line) for e in entries(text, path=rel))
+
+
+def quoted_names(rel: str, text: str) -> frozenset[str]:
+    """Every quoted name-like string of an OpInfo file (OpInfo names and variant_test_names are among them)."""
+    return frozenset(_QUOTED.findall(text))
+
+
+def could_be_opinfo_key(key: str, strings: frozenset[str]) -> bool:
+    """True when *key* is a quoted name, or a quoted name followed by a quoted variant_test_name."""
+    if key in strings:
+        return True
+    return any(key[:k] in strings and key[k:] in strings for k in range(1, len(key)))
