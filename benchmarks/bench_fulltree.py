@@ -8,8 +8,12 @@ native_functions.yaml, common_mps.py, common_methods_invocations.py and opinfo/d
 real checkout given with --tree DIR (copied first; the original is never written).
 
 Each command runs as a subprocess, median of --repeat runs; migrate runs on a fresh copy each
-time; mpsgen's bytecode is compiled first, as an install would.  Printed beside torchgen's
-parse_native_yaml of the same yaml.  Targets (not asserted):
+time; mpsgen's bytecode is compiled first, as an install would.  check and status keep per-file
+facts between runs (tree/factcache.py), so each is timed three ways, with a fact store of the
+benchmark's own (never ~/.cache): cold (an empty store each run: a first run, or one after
+upgrading mpsgen), warm (nothing changed since the last run), and after one edit (a comment
+appended to one operations/*.mm before each run: the pre-commit/lintrunner case).  Printed beside
+torchgen's parse_native_yaml of the same yaml.  Targets (not asserted):
 check <= 0.3 s, status <= 0.3 s (aim 0.15 s), migrate --no-build --no-test <= 0.3 s.
 """
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import os
 import random
 import re
 import shutil
@@ -164,14 +169,35 @@ def copy_tree(src: Path, dest: Path) -> Path:
 # -- timing -----------------------------------------------------------------------------------------
 
 
-def run(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+def run(cmd: list[str], cache: Path | None = None) -> tuple[float, subprocess.CompletedProcess[str]]:
+    env = {**os.environ, "MPSGEN_CACHE_DIR": str(cache)} if cache else None
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     return time.perf_counter() - start, done
 
 
-def median_s(cmd: list[str], repeat: int) -> tuple[float, subprocess.CompletedProcess[str]]:
-    runs = [run(cmd) for _ in range(repeat)]
+def median_s(cmd: list[str], repeat: int, cache: Path | None = None) -> tuple[float, subprocess.CompletedProcess[str]]:
+    runs = [run(cmd, cache) for _ in range(repeat)]
+    return statistics.median(t for t, _ in runs), runs[-1][1]
+
+
+def cold_s(cmd: list[str], repeat: int, scratch: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Each run with an empty fact store."""
+    runs = []
+    for k in range(repeat):
+        runs.append(run(cmd, scratch / f"cold-{cmd[-1]}-{k}"))
+    return statistics.median(t for t, _ in runs), runs[-1][1]
+
+
+def after_edit_s(cmd: list[str], root: Path, repeat: int, cache: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """A comment appended to one operations/*.mm before each run (the store warm otherwise)."""
+    run(cmd, cache)
+    mm = sorted((root / OPS).glob("*.mm"))[0]
+    runs = []
+    for k in range(repeat):
+        with open(mm, "a") as f:
+            f.write(f"// edit {k}\n")
+        runs.append(run(cmd, cache))
     return statistics.median(t for t, _ in runs), runs[-1][1]
 
 
@@ -202,11 +228,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = copy_tree(args.tree, Path(tmp)) if args.tree else generate_tree(Path(tmp))
         sizes = {ext: sum(1 for _ in root.rglob(f"*.{ext}")) for ext in ("cpp", "mm", "metal")}
+        scratch, store = Path(tmp) / "cold-stores", Path(tmp) / "store"
+        check_cmd, status_cmd = [mpsgen, "-C", str(root), "check"], [mpsgen, "-C", str(root), "status"]
         rows = [
             ("python -c pass", median_s([sys.executable, "-c", "pass"], args.repeat)),
-            ("mpsgen check", median_s([mpsgen, "-C", str(root), "check"], args.repeat)),
-            ("mpsgen status", median_s([mpsgen, "-C", str(root), "status"], args.repeat)),
+            ("mpsgen check (warm)", (run(check_cmd, store), median_s(check_cmd, args.repeat, store))[1]),
+            ("mpsgen status (warm)", (run(status_cmd, store), median_s(status_cmd, args.repeat, store))[1]),
             (f"mpsgen migrate {op} --no-build --no-test", migrate_s(root, op, args.repeat, mpsgen)),
+            ("mpsgen check (cold: empty fact store)", cold_s(check_cmd, args.repeat, scratch)),
+            ("mpsgen status (cold: empty fact store)", cold_s(status_cmd, args.repeat, scratch)),
+            ("mpsgen check (one .mm edited)", after_edit_s(check_cmd, root, args.repeat, store)),
+            ("mpsgen status (one .mm edited)", after_edit_s(status_cmd, root, args.repeat, store)),
         ]
         tg_yaml, tg_note = root / YAML_REL, "same yaml"
         try:

@@ -46,7 +46,7 @@ def fact(store: Path, path: Path, compute) -> str:
 
 @pytest.fixture()
 def store(tmp_path: Path) -> Path:
-    return tmp_path / "cache" / "facts.pickle"
+    return tmp_path / "cache" / "facts"
 
 
 def test_an_unchanged_file_is_not_read_again(tmp_path: Path, store: Path):
@@ -95,12 +95,15 @@ def test_facts_of_other_mpsgen_code_are_not_reused(tmp_path: Path, store: Path, 
 def test_a_corrupt_or_unwritable_store_only_costs_time(tmp_path: Path):
     src = tmp_path / "a.mm"
     write_old(src, "abc")
-    corrupt = tmp_path / "corrupt.pickle"
-    corrupt.write_bytes(b"not a pickle")
-    assert fact(corrupt, src, upper) == "ABC"
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    (corrupt / "upper.pickle").write_bytes(b"not a pickle")
+    compute = Counter(upper)
+    assert fact(corrupt, src, compute) == "ABC" and fact(corrupt, src, compute) == "ABC"
+    assert compute.calls == 1  # the corrupt shelf was replaced by a good one
     blocked = tmp_path / "file"
     blocked.write_text("")
-    assert fact(blocked / "sub" / "facts.pickle", src, upper) == "ABC"  # its folder cannot be made
+    assert fact(blocked / "facts", src, upper) == "ABC"  # its folder cannot be made
     assert not (tmp_path / "file").read_text()
 
 
@@ -198,7 +201,7 @@ def test_check_sees_an_edit_made_between_two_cached_runs(sample_tree: Path, tmp_
         return json.loads(result.output)["findings"]
 
     assert check() == []
-    assert list((tmp_path / "cache" / "facts").glob("*.pickle"))
+    assert {p.stem for p in (tmp_path / "cache" / "facts").rglob("*.pickle")} >= {"definitions", "yaml", "shared-kernels"}
     mm = sample_tree / "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
     text = mm.read_text()
     assert text.count("REGISTER_DISPATCH(hypot_stub") == 1
@@ -217,7 +220,7 @@ def test_facts_of_deleted_files_leave_the_store(tmp_path: Path):
     root.mkdir()
     for name in ("a.mm", "b.mm"):
         write_old(root / name, name)
-    store = tmp_path / "facts.pickle"
+    store = tmp_path / "facts"
 
     def run(names):
         cache = FactCache(store, str(root))
@@ -229,5 +232,5 @@ def test_facts_of_deleted_files_leave_the_store(tmp_path: Path):
     (root / "a.mm").unlink()
     write_old(root / "b.mm", "bb", OLD_NS + 3)
     run(["b.mm"])
-    kept = pickle.loads(store.read_bytes())["facts"]
-    assert set(kept) == {("upper", "b.mm")} and kept[("upper", "b.mm")][2] == "BB"
+    _, kept = pickle.loads((store / "upper.pickle").read_bytes())
+    assert set(kept) == {"b.mm"} and kept["b.mm"][2] == "BB"

@@ -8,9 +8,9 @@ less than two seconds before its fact was computed could change again within the
 granularity without changing its stamp (git's "racily clean" problem): such a fact also records
 a digest of the text, which is compared before re-use.
 
-The store is one pickle per checkout under ``$MPSGEN_CACHE_DIR/facts`` (default
-``~/.cache/mpsgen/facts``); nothing is written into the checkout.  A missing, stale, corrupt or
-unwritable store only costs time: every fact is then computed again.
+The store is one folder per checkout under ``$MPSGEN_CACHE_DIR/facts`` (default
+``~/.cache/mpsgen/facts``), one pickle per kind of fact; nothing is written into the checkout.  A
+missing, stale, corrupt or unwritable store only costs time: every fact is then computed again.
 """
 
 from __future__ import annotations
@@ -71,19 +71,17 @@ def code_fingerprint() -> str:
 
 
 class FactCache:
-    """Per-file facts keyed by (kind, path), plus named facts that span files (their owners
-    validate those themselves).  `save()` writes the store back when something changed."""
+    """Facts kept in one folder per checkout, one file ("shelf") per kind of fact, each read on
+    first use and written back only when it changed: per-file facts keyed by the file's path, and
+    named facts that span files (their owners validate those themselves)."""
 
-    def __init__(self, store: Path | None, owner: str = "") -> None:
-        self._store = store
-        # The checkout is part of the key: two checkouts never share a store, even if their names' checksums collide.
-        self._fingerprint = f"{code_fingerprint()}|{owner}" if store is not None else ""
-        self._facts: dict[tuple[str, str], tuple[Stamp, int | None, object]] = {}
-        self._named: dict[str, object] = {}
+    def __init__(self, folder: Path | None, owner: str = "") -> None:
+        self._folder = folder
+        # The checkout is part of the key: two checkouts never share a shelf, even if their names' checksums collide.
+        self._fingerprint = f"{code_fingerprint()}|{owner}" if folder is not None else ""
         self._root = Path(owner) if owner else None
-        self._dirty = False
-        if store is not None:
-            self._load(store)
+        self._shelves: dict[str, dict[str, object]] = {}
+        self._dirty: set[str] = set()
 
     @classmethod
     def disabled(cls) -> "FactCache":
@@ -94,25 +92,25 @@ class FactCache:
         if not enabled or os.environ.get("MPSGEN_NO_CACHE"):
             return cls.disabled()
         owner = str(root.resolve())
-        return cls(cache_root() / "facts" / f"{digest(owner):016x}.pickle", owner)
+        return cls(cache_root() / "facts" / f"{digest(owner):016x}", owner)
 
     @property
     def enabled(self) -> bool:
-        return self._store is not None
+        return self._folder is not None
 
     # -- per-file facts ---------------------------------------------------------------------
     def per_file(self, kind: str, path: Path, rel: str, read: Callable[[Path], str], compute: Callable[[str], T]) -> T:
         """compute(text of *path*), or the value computed from the same text on an earlier run."""
         stamp = stamp_of(path) if self.enabled else None
         if stamp is not None:
-            held = self._facts.get((kind, rel))
-            if held is not None and held[0] == stamp and (held[1] is None or held[1] == digest(read(path))):
-                return held[2]  # type: ignore[return-value]
+            held = self._shelf(kind).get(rel)
+            if held is not None and held[0] == stamp and (held[1] is None or held[1] == digest(read(path))):  # type: ignore[index]
+                return held[2]  # type: ignore[index]
         text = read(path)
         value = compute(text)
         if stamp is not None:
-            self._facts[(kind, rel)] = (stamp, digest(text) if is_racy(stamp) else None, value)
-            self._dirty = True
+            self._shelf(kind)[rel] = (stamp, digest(text) if is_racy(stamp) else None, value)
+            self._dirty.add(kind)
         return value
 
     # -- facts that span files ----------------------------------------------------------------
@@ -121,52 +119,60 @@ class FactCache:
         """compute({rel: text}) over *files*, re-used while every file keeps its stamp (a racy
         file is stored without one, so the next run computes the value again)."""
         stamps = {rel: stamp_of(p) for rel, p in files.items()} if self.enabled else {}
-        held = self._named.get(kind)
+        held = self.named(kind)
         if held is not None and held[0] == stamps and None not in stamps.values():  # type: ignore[index]
             return held[1]  # type: ignore[index]
         value = compute({rel: read(p) for rel, p in files.items()})
-        if self.enabled:
-            kept = {rel: None if s is None or is_racy(s) else s for rel, s in stamps.items()}
-            self.put_named(kind, (kept, value))
+        kept = {rel: None if s is None or is_racy(s) else s for rel, s in stamps.items()}
+        self.put_named(kind, (kept, value))
         return value
 
     def named(self, key: str) -> object | None:
-        return self._named.get(key)
+        return self._shelf(key).get("") if self.enabled else None
 
     def put_named(self, key: str, value: object) -> None:
         if self.enabled:
-            self._named[key] = value
-            self._dirty = True
+            self._shelf(key)[""] = value
+            self._dirty.add(key)
 
-    # -- the store ----------------------------------------------------------------------------
-    def _load(self, store: Path) -> None:
+    # -- the shelves ----------------------------------------------------------------------------
+    def _shelf(self, kind: str) -> dict[str, object]:
+        shelf = self._shelves.get(kind)
+        if shelf is None:
+            shelf = self._shelves[kind] = self._load(kind)
+        return shelf
+
+    def _load(self, kind: str) -> dict[str, object]:
+        assert self._folder is not None
         try:
-            with open(store, "rb") as f:
-                data = pickle.load(f)
+            with open(self._folder / f"{kind}.pickle", "rb") as f:
+                fingerprint, shelf = pickle.load(f)
         except Exception:  # absent, truncated, written by another version: start empty
-            return
-        if isinstance(data, dict) and data.get("fingerprint") == self._fingerprint:
-            self._facts = data.get("facts", {})
-            self._named = data.get("named", {})
+            return {}
+        return shelf if fingerprint == self._fingerprint and isinstance(shelf, dict) else {}
 
     def save(self) -> None:
-        """Write the store atomically if a fact was added (a failure only loses the cache)."""
-        if self._store is None or not self._dirty:
+        """Write each changed shelf atomically (a failure only loses the cache)."""
+        if self._folder is None:
             return
-        import tempfile  # only when something is written
+        for kind in sorted(self._dirty):
+            shelf = self._shelves[kind]
+            if self._root is not None and "" not in shelf:  # facts of deleted files go (renamed files would pile up)
+                shelf = {rel: v for rel, v in shelf.items() if (self._root / rel).exists()}
+            _write_atomically(self._folder / f"{kind}.pickle", (self._fingerprint, shelf))
+        self._dirty.clear()
 
-        if self._root is not None:  # facts of deleted files go (renamed files would pile up)
-            self._facts = {k: v for k, v in self._facts.items() if (self._root / k[1]).exists()}
-        data = {"fingerprint": self._fingerprint, "facts": self._facts, "named": self._named}
-        tmp = None
-        try:
-            self._store.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self._store.parent, prefix=".facts-")
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self._store)
-        except OSError:
-            if tmp is not None and os.path.exists(tmp):
-                os.unlink(tmp)
-            return
-        self._dirty = False
+
+def _write_atomically(path: Path, data: object) -> None:
+    import tempfile  # only when something is written
+
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".facts-")
+        with os.fdopen(fd, "wb") as f:
+            pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
