@@ -198,6 +198,18 @@ def test_stub_not_registered(tree: Path):
     assert "hypot_stub" in f.message and "aten/src/ATen/native/BinaryOps.cpp" in f.message
 
 
+def test_every_stub_a_shared_kernel_calls_must_be_registered(tree: Path):
+    # sgn_out calls sgn_stub for complex inputs and sign_stub otherwise: registering one is not enough.
+    edit(tree, "aten/src/ATen/native/BinaryOps.cpp", "CREATE_BINARY_TORCH_IMPL_FUNC(hypot_out, hypot_stub)\n",
+         "TORCH_IMPL_FUNC(hypot_out) (const Tensor& self, const Tensor& other, const Tensor& result) {\n"
+         "  if (isFloatingType(self.scalar_type())) {\n    hypot_stub(device_type(), *this);\n"
+         "  } else {\n    huber_stub(device_type(), *this);\n  }\n}\n")
+    f = only(findings(tree))
+    assert (f.code, f.line) == ("MPS005", line_of(tree, YAML_REL, "CPU, CUDA, MPS: hypot_out"))
+    assert "calls hypot_stub, huber_stub" in f.message and "registers huber_stub for MPS" in f.message
+    assert "REGISTER_DISPATCH(huber_stub, ...)" in (f.hint or "")
+
+
 def test_unknown_shared_kernel_is_not_reported(tree: Path):
     # A shared kernel the .cpp files do not define: its stub cannot be determined, so no noise.
     edit(tree, YAML_REL, "    CPU, CUDA: heaviside_out\n", "    CPU, CUDA, MPS: heaviside_out_elsewhere\n")

@@ -151,28 +151,37 @@ def missing_implementation(inv: "Inventory") -> Iterator[Finding]:
 @rule("MPS005", "stub-not-registered", ERROR,
       "an overload routes MPS to a shared CPU/CUDA kernel whose DispatchStub has no MPS registration (a runtime error)")
 def stub_not_registered(inv: "Inventory") -> Iterator[Finding]:
-    """A runtime error: the shared kernel calls its DispatchStub on an MPS tensor and no MPS kernel is registered.
+    """A runtime error: the shared kernel calls a DispatchStub on an MPS tensor and no MPS kernel is registered.
 
-    PyTorch raises "DispatchStub: missing kernel for mps" on the first call.  Reported only when the
-    shared kernel's definition in native/*.cpp is found and calls exactly one stub (or one of its
-    stubs is registered), so an unknown kernel is never guessed at.  Typical cause: the yaml line
-    was switched to `CPU, CUDA, MPS: x_out` before the Metal kernel and its REGISTER_DISPATCH landed.
+    PyTorch raises "DispatchStub: missing kernel for mps" on the first call that reaches the stub.
+    Reported only when the shared kernel's definition in native/*.cpp is found, for each stub it
+    calls (directly, or passed to a helper such as comparison_op_out) that no operations/*.mm
+    registers.  A kernel that calls several stubs by input (`sgn_out`: sgn_stub for complex
+    inputs, sign_stub otherwise) needs every one: with only sgn_stub registered, `torch.sgn` on a
+    float MPS tensor fails.  Typical cause: the yaml line was switched to `CPU, CUDA, MPS: x_out`
+    before the Metal kernel and its REGISTER_DISPATCH landed, or only one of the stubs was migrated.
 
-    Fix: `mpsgen migrate FAMILY` writes the Metal kernel and the registration, or add
-    REGISTER_DISPATCH(<stub>, ...) to operations/*.mm.
+    Fix: `mpsgen migrate FAMILY` writes the Metal kernel and the registration (migrate the op that
+    owns the other stub too: `mpsgen migrate sgn sign`), or add REGISTER_DISPATCH(<stub>, ...) to
+    operations/*.mm.
     """
     for e in inv.mps_entries:
         if e.mps_route != "shared" or not e.mps_kernel:
             continue
         use = inv.stub_use(e.mps_kernel)
-        if use.stub is None or use.registrations or use.impl is None:
+        if use.impl is None:
+            continue
+        missing = [s for s in use.impl.stub_names if s not in inv.registrations]
+        if not missing:
             continue
         d = e.mps_lines[-1]
+        calls = ", ".join(use.impl.stub_names)
+        names = " and ".join(missing)
         yield stub_not_registered.finding(
             inv.yaml_rel, d.line,
-            f"{e.name} shares {use.kernel} with MPS, which calls {use.stub} ({use.impl.path}:{use.impl.line}), "
-            f"but no operations/*.mm registers {use.stub} for MPS (a runtime error on MPS)",
+            f"{e.name} shares {use.kernel} with MPS, which calls {calls} ({use.impl.path}:{use.impl.line}), "
+            f"but no operations/*.mm registers {names} for MPS (a runtime error on MPS)",
             col=kernel_col(d),
             hint=f"run `mpsgen migrate {family_key(e.base)}` to write the Metal kernel, "
-            f"or add REGISTER_DISPATCH({use.stub}, ...) to operations/*.mm",
+            f"or add REGISTER_DISPATCH({missing[0]}, ...) to operations/*.mm",
         )
