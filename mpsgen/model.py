@@ -105,3 +105,6 @@ class MetalStyle:
     has_unary_kernels2: bool
     has_unary_vec2: bool
     semicolon: bool
+    # The file also registers `REGISTER_BINARY_CASTOUT_OP` twins of its bool-result kernels (2026:
+    # REGISTER_COMPARISON_OP), so an `out=` of another dtype finds `<name>_strided_castout_bool_<T>`.
+    castout: bool = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.metal import MetalStyle
+from mpsgen.sources.metal_index import metal_style
 from mpsgen.generate.render import (
     KernelSpec,
     exec_call_args,
@@ -284,3 +286,27 @@ def test_every_catalog_functor_parses_as_cpp():
 
 def test_error_counter_sees_errors():
     assert count_errors("struct x_functor { inline T operator()(const T a { return a; } };") > 0
+
+
+def test_bool_kernels_get_castout_twins_where_the_file_registers_them():
+    # 2026 BinaryKernel.metal: REGISTER_COMPARISON_OP(eq) pairs each `eq, T, bool` kernel with its
+    # castout twin, so `torch.logical_xor(a, b, out=float_tensor)` finds a kernel.
+    spec = KernelSpec("logical_xor", "binary", "bool(a) != bool(b)", dtypes=("float", "complex"), result="bool")
+    castout = dataclasses.replace(BINARY_STYLE, castout=True)
+    assert render_registrations(spec, castout)[:4] == [
+        "REGISTER_BINARY_OP(logical_xor, float, bool);",
+        "REGISTER_BINARY_CASTOUT_OP(logical_xor, float, bool);",
+        "REGISTER_BINARY_OP(logical_xor, half, bool);",
+        "REGISTER_BINARY_CASTOUT_OP(logical_xor, half, bool);",
+    ]
+    assert render_registrations(spec, castout)[-1] == "REGISTER_BINARY_CASTOUT_OP(logical_xor, half2, bool);"
+    assert not any("CASTOUT" in line for line in render_registrations(spec, BINARY_STYLE))
+    same_type = KernelSpec("hypot", "binary", "precise::hypot(a, b)", dtypes=("float",))
+    assert not any("CASTOUT" in line for line in render_registrations(same_type, castout))
+
+
+def test_the_castout_habit_is_read_from_the_file():
+    text = ("#define REGISTER_COMPARISON_OP(NAME) \\\n  REGISTER_BINARY_OP(NAME, float, bool); \\\n"
+            "  REGISTER_BINARY_CASTOUT_OP(NAME, float, bool)\nREGISTER_COMPARISON_OP(eq);\n")
+    assert metal_style(text, "kernels/BinaryKernel.metal").castout
+    assert not metal_style("REGISTER_BINARY_OP(eq, float, bool);\n", "kernels/BinaryKernel.metal").castout

@@ -236,6 +236,9 @@ def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
         family("REGISTER_INTEGER_BINARY_OP", "integer", INT_TYPES)
     if "complex" in spec.dtypes:
         lines += [f"{base}({n}, {t}, {_out(spec, t, 'complex')}){end}" for t in COMPLEX_TYPES]
+    if spec.result == "bool" and style.castout:
+        # As the file's own comparison ops do: each bool kernel and its castout twin, dtype by dtype.
+        lines = [twin for line in lines for twin in (line, line.replace(f"{base}(", "REGISTER_BINARY_CASTOUT_OP(", 1))]
     return lines
 
 

@@ -276,6 +276,9 @@ def _binary_op_arity(defines: list[MacroDef], calls: list[MacroCall]) -> tuple[i
     return None, None
 
 
+CASTOUT = "REGISTER_BINARY_CASTOUT_OP"
+
+
 def style_of(index: MetalIndex) -> MetalStyle:
     top = [c for c in index.top_level_calls() if c.macro.startswith("REGISTER_")]
     # Follow the majority habit for a trailing ';' (default: write it).
@@ -288,6 +291,7 @@ def style_of(index: MetalIndex) -> MetalStyle:
         has_unary_kernels2=index.define(KERNELS2) is not None,
         has_unary_vec2=index.define(VEC2) is not None,
         semicolon=semicolon,
+        castout=any(c.macro == CASTOUT for c in index.calls),
     )
 
 
