@@ -14,6 +14,7 @@ from typing import Any
 from mpsgen.errors import MpsgenError, context
 from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.kernelplan import Plan, plan_kernel_command, verify_structure
+from mpsgen.plan.stub_coverage import require_stubs_registered
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
@@ -88,6 +89,7 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
     group = GroupPlan(command, cs)
     if len(ops) == 1:
         group.plans.append(plan_kernel_command(command, checkout, dataclasses.replace(base, op=ops[0]), cs))
+        require_stubs_registered(group.plans[0], checkout)
         return group
     _refuse_per_op_options(command, ops, base)
     _refuse_repeats(ops, nf.index_text(cs.current(YAML_REL), YAML_REL))
@@ -99,6 +101,7 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
         for p in group.todo:
             with context(lambda p=p: f"re-checking {p.op} after the other ops"):
                 verify_structure(p, checkout)
+                require_stubs_registered(p, checkout)
     return group
 
 
