@@ -52,35 +52,37 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
             return TryResult.from_json(json.loads(key_file.read_text(encoding="utf-8")), cached=True)
         except (ValueError, KeyError, TypeError):
             pass  # a damaged cache entry: recompute
-    try:
-        import_torch()  # while the compiler runs (both take a second or two)
-    except MpsgenError:
-        pending.wait()  # report a compile error first; then the missing torch
-        raise
-    result = _run(spec, op, pending.wait())
+    with KernelRunner() as runner:
+        runner.start()  # the child's Python start-up, too, while the compiler runs
+        try:
+            import_torch()  # while the compiler runs (both take a second or two)
+        except MpsgenError:
+            pending.wait()  # report a compile error first; then the missing torch
+            raise
+        runner.library = pending.wait().library
+        result = _run(spec, op, runner)
     tmp = key_file.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(result.to_json()), encoding="utf-8")
     os.replace(tmp, key_file)
     return result
 
 
-def _run(spec: KernelSpec, op: str, built: cc.Build) -> TryResult:
+def _run(spec: KernelSpec, op: str, runner: KernelRunner) -> TryResult:
     from . import reference as ref
 
-    with KernelRunner(built.library) as runner:
-        def run(reg: cc.Registration, args: list[Any], alpha: Any, out_dtype: Any) -> Any:
-            n = args[0].numel()
-            out_size = ref.import_torch().empty(0, dtype=out_dtype).element_size()
-            call = Call(reg.symbol, n, tuple(ref.raw(a) for a in args), ref.raw(alpha) if alpha is not None else None,
-                        n * out_size)
-            try:
-                return ref.from_raw(runner.run(call), args[0].shape, reg.out_type)
-            except KernelCrash as crash:
-                if crash.signal != "timeout":  # replaying a body that never returns would wait again
-                    crash.element = runner.first_crash(call, args[0].element_size(), out_size)
-                raise
+    def run(reg: cc.Registration, args: list[Any], alpha: Any, out_dtype: Any) -> Any:
+        n = args[0].numel()
+        out_size = ref.import_torch().empty(0, dtype=out_dtype).element_size()
+        call = Call(reg.symbol, n, tuple(ref.raw(a) for a in args), ref.raw(alpha) if alpha is not None else None,
+                    n * out_size)
+        try:
+            return ref.from_raw(runner.run(call), args[0].shape, reg.out_type)
+        except KernelCrash as crash:
+            if crash.signal != "timeout":  # replaying a body that never returns would wait again
+                crash.element = runner.first_crash(call, args[0].element_size(), out_size)
+            raise
 
-        return compare_all(spec, op, run, backend=f"emulated Metal ({Path(cc.find_compiler()[0]).name})")
+    return compare_all(spec, op, run, backend=f"emulated Metal ({Path(cc.find_compiler()[0]).name})")
 
 
 def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: str) -> TryResult:

@@ -1,20 +1,20 @@
 """The child process that runs a compiled functor library for `mpsgen try` (standard library only).
 
-Run as ``python -I -S child.py LIBRARY``: a kernel that traps (integer division by zero, a null
-dereference) kills this process, not mpsgen.  isolate.py is the other end of the pipe.
+Run as ``python -I -S child.py``: a kernel that traps (integer division by zero, a null
+dereference) kills this process, not mpsgen.  isolate.py is the other end of the pipe; it starts
+the child while the library still compiles, so the first line on stdin is the library's path.
 
-Protocol, repeated until stdin closes: one JSON line ``{"symbol", "n", "inputs": [byte counts],
-"alpha": byte count or -1, "out": byte count, "step": [input, output element sizes] or null}``,
-then the input bytes in order, then the alpha bytes.  Without "step" the whole array is mapped in
-one call and the reply is an 8-byte little-endian length followed by the output bytes.  With
-"step" (finding the first element that crashes) the elements are mapped one call each, and one
-byte is written after each element: the number of bytes the parent reads is the crashing index.
+Then, repeated until stdin closes: a line ``SYMBOL N OUT ALPHA STEP_IN STEP_OUT INPUT...`` (byte
+counts; ALPHA -1 for none; STEP_IN 0 for a whole call), the input bytes in order, the alpha bytes.
+A whole call maps the arrays at once and replies with an 8-byte little-endian length and the
+output bytes.  A stepped call (finding the first element that crashes) maps one element per call
+and writes one byte after each: the number of bytes the parent reads is the crashing index.
+No json here: its import would double the child's start-up.
 """
 
 from __future__ import annotations
 
 import ctypes
-import json
 import os
 import sys
 
@@ -26,37 +26,38 @@ def _read_exact(stream, count: int) -> bytes:
     return data
 
 
-def _serve(library: ctypes.CDLL, stdin, out_fd: int) -> None:
+def _serve(library: ctypes.CDLL, stdin, stdout) -> None:
     while True:
-        header = stdin.readline()
+        header = stdin.readline().split()
         if not header:
             return
-        job = json.loads(header)
-        buffers = [ctypes.create_string_buffer(_read_exact(stdin, size), size) for size in job["inputs"]]
-        alpha = ctypes.create_string_buffer(_read_exact(stdin, job["alpha"]), job["alpha"]) \
-            if job["alpha"] >= 0 else None
-        out = ctypes.create_string_buffer(max(job["out"], 1))
-        fn = getattr(library, job["symbol"])
+        symbol = header[0].decode()
+        n, out_bytes, alpha_bytes, in_size, out_size, *inputs = map(int, header[1:])
+        buffers = [ctypes.create_string_buffer(_read_exact(stdin, size), size) for size in inputs]
+        alpha = ctypes.create_string_buffer(_read_exact(stdin, alpha_bytes), alpha_bytes) if alpha_bytes >= 0 else None
+        out = ctypes.create_string_buffer(max(out_bytes, 1))
+        fn = getattr(library, symbol)
         fn.restype = None
         base = [ctypes.addressof(b) for b in buffers] + [0] * (3 - len(buffers))
         alpha_ptr = ctypes.c_void_p(ctypes.addressof(alpha) if alpha is not None else 0)
-        n, step = job["n"], job["step"]
-        if step is None:
+        if not in_size:
             fn(*(ctypes.c_void_p(p) for p in base), alpha_ptr, ctypes.c_void_p(ctypes.addressof(out)),
                ctypes.c_long(n))
-            os.write(out_fd, job["out"].to_bytes(8, "little") + out.raw[:job["out"]])
+            stdout.write(out_bytes.to_bytes(8, "little") + out.raw[:out_bytes])
+            stdout.flush()
             continue
-        in_size, out_size = step
         for i in range(n):
             ptrs = [ctypes.c_void_p(p + i * in_size if p else 0) for p in base]
             fn(*ptrs, alpha_ptr, ctypes.c_void_p(ctypes.addressof(out) + i * out_size), ctypes.c_long(1))
-            os.write(out_fd, b".")
+            stdout.write(b".")
+            stdout.flush()  # in the pipe before the next element can crash
 
 
 def main() -> None:
-    library = ctypes.CDLL(sys.argv[1])
-    out_fd = sys.stdout.fileno()
-    _serve(library, sys.stdin.buffer, out_fd)
+    stdin = sys.stdin.buffer
+    path = stdin.readline().rstrip(b"\n")
+    if path:  # else the compile failed and the parent closed the pipe
+        _serve(ctypes.CDLL(os.fsdecode(path)), stdin, sys.stdout.buffer)
 
 
 if __name__ == "__main__":

@@ -2,14 +2,13 @@
 
 On the host, integer division by zero (and INT_MIN / -1) raises SIGFPE on x86 and a bad pointer
 SIGSEGV; on the GPU neither traps (the value is unspecified).  The emulated library is therefore
-only ever loaded by child.py, one process per check (started on the first call, restarted after
-a crash), fed raw bytes through a pipe.  A crash becomes a KernelCrash naming the signal;
+only ever loaded by child.py, one process per check (started while the library compiles, restarted
+after a crash), fed raw bytes through a pipe.  A crash becomes a KernelCrash naming the signal;
 first_crash() replays one call element by element to find the inputs that trap.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -63,12 +62,16 @@ class Call:
 
 
 class KernelRunner:
-    """A child process serving calls into one library; use as a context manager."""
+    """A child process serving calls into one library; use as a context manager.
 
-    def __init__(self, library: str | Path) -> None:
-        self.library = str(library)
+    start() early (the child's Python start-up then overlaps the compile); *library* may be set
+    once it is built, before the first run()."""
+
+    def __init__(self, library: str | Path | None = None) -> None:
+        self.library = library
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr = None  # a temporary file: a child's error message, never a blocked pipe
+        self._loaded = False
 
     def __enter__(self) -> "KernelRunner":
         return self
@@ -80,7 +83,10 @@ class KernelRunner:
         proc, self._proc = self._proc, None
         if proc is not None:
             assert proc.stdin is not None
-            proc.stdin.close()
+            try:
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
             try:
                 proc.wait(timeout=TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -90,12 +96,13 @@ class KernelRunner:
             self._stderr.close()
             self._stderr = None
 
-    def _start(self) -> subprocess.Popen[bytes]:
+    def start(self) -> subprocess.Popen[bytes]:
         if self._proc is None:
             self._stderr = tempfile.TemporaryFile()
-            # -I -S: no site packages, no user paths: the child needs ctypes and json only.
-            self._proc = subprocess.Popen([sys.executable, "-I", "-S", str(CHILD), self.library],
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr)
+            # -I -S: no site packages, no user paths: the child needs ctypes only.
+            self._proc = subprocess.Popen([sys.executable, "-I", "-S", str(CHILD)], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=self._stderr)
+            self._loaded = False
         return self._proc
 
     def run(self, call: Call) -> bytes:
@@ -115,12 +122,15 @@ class KernelRunner:
     # -- the pipe ---------------------------------------------------------------------------------
 
     def _exchange(self, call: Call, step: tuple[int, int] | None, expect: int) -> bytes:
-        proc = self._start()
-        assert proc.stdin is not None
-        header = {"symbol": call.symbol, "n": call.n, "inputs": [len(b) for b in call.inputs],
-                  "alpha": len(call.alpha) if call.alpha is not None else -1, "out": call.out_bytes, "step": step}
+        proc = self.start()
+        assert proc.stdin is not None and self.library is not None
+        load = b"" if self._loaded else os.fsencode(str(self.library)) + b"\n"
+        self._loaded = True
+        fields = [call.symbol, call.n, call.out_bytes, len(call.alpha) if call.alpha is not None else -1,
+                  *(step or (0, 0)), *(len(b) for b in call.inputs)]
+        header = " ".join(map(str, fields)).encode() + b"\n"
         try:
-            proc.stdin.write(json.dumps(header).encode() + b"\n" + b"".join(call.inputs) + (call.alpha or b""))
+            proc.stdin.write(load + header + b"".join(call.inputs) + (call.alpha or b""))
             proc.stdin.flush()
         except BrokenPipeError:
             pass  # the child is gone: _read reports why
