@@ -13,15 +13,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
 from . import compile as cc
 from . import inputs as inp
 from .compare import DtypeResult, TryResult, compare, crashed
-from .isolate import Call, KernelCrash, KernelRunner
 from .reference import NoReference
+
+if TYPE_CHECKING:
+    from .isolate import KernelRunner
 
 RESULT_VERSION = "5"  # bump when inputs, tolerances or rules change
 
@@ -52,6 +54,8 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
             return TryResult.from_json(json.loads(key_file.read_text(encoding="utf-8")), cached=True)
         except (ValueError, KeyError, TypeError):
             pass  # a damaged cache entry: recompute
+    from .isolate import KernelRunner  # here: a cached result needs no child
+
     with KernelRunner() as runner:
         runner.start()  # the child's Python start-up, too, while the compiler runs
         try:
@@ -69,6 +73,7 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
 
 def _run(spec: KernelSpec, op: str, runner: KernelRunner) -> TryResult:
     from . import reference as ref
+    from .isolate import Call, KernelCrash
 
     def run(reg: cc.Registration, args: list[Any], alpha: Any, out_dtype: Any) -> Any:
         n = args[0].numel()
@@ -91,6 +96,7 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
     *run(registration, input tensors, alpha tensor or None, output dtype)* returns a CPU tensor, or
     raises KernelCrash (its .element the index of the first input that crashes, when known)."""
     from . import reference as ref
+    from .isolate import KernelCrash
 
     torch = ref.import_torch()
     fn = ref.resolve(op)

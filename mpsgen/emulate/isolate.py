@@ -14,7 +14,6 @@ import select
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +97,8 @@ class KernelRunner:
 
     def start(self) -> subprocess.Popen[bytes]:
         if self._proc is None:
+            import tempfile
+
             self._stderr = tempfile.TemporaryFile()
             # -I -S: no site packages, no user paths: the child needs ctypes only.
             self._proc = subprocess.Popen([sys.executable, "-I", "-S", str(CHILD)], stdin=subprocess.PIPE,
