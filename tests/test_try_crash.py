@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 from cli_support import mpsgen, tracked_bytes
-from try_support import failing, run, table
+from try_support import SAMPLE_HEADERS, failing, run, table
 
 from mpsgen.emulate import compare, isolate
+from mpsgen.emulate import compile as cc
+from mpsgen.errors import MpsgenError
+from mpsgen.generate import catalog, render
 
 # x86 traps on integer division by zero; arm64's sdiv gives 0 (as the GPU gives some value).
 X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
@@ -45,6 +48,31 @@ def test_a_null_dereference_fails_with_sigsegv_at_the_first_input_that_reads_it(
     assert float(f32.crash_inputs[0]) == 3.4028234663852886e38  # float32's largest finite value
     line = compare.crash_message("frac", f32)
     assert line == f"CRASH float32: frac({f32.crash_inputs[0]}) killed the kernel with SIGSEGV (invalid memory access)"
+
+
+@needs_x86
+def test_the_crashing_inputs_include_the_alpha_that_crashes() -> None:
+    # alpha arrives as long -1 for the last of ALPHAS (0, 1e-3, 0.25, -1): a / 0 there only.
+    result = run("add", "binary_alpha", expr="float(a) + float(alpha) * float(b)",
+                 int_expr="a + alpha * b + (alpha < 0 ? a / (alpha + 1) : 0)", dtypes="float,integer")
+    assert failing(result) == {"int64", "int32", "int16", "int8"}, table(result)  # uint8's alpha is never < 0
+    int64 = next(r for r in result.rows if r.dtype == "int64")
+    assert (int64.crash, int64.crash_inputs) == ("SIGFPE", ("0", "0", "-1.0"))
+    assert "CRASH int64: add(0, 0, -1.0) killed the kernel with SIGFPE" in table(result)
+
+
+def test_the_runner_reports_a_child_that_fails_without_a_signal_and_starts_afresh() -> None:
+    spec = catalog.spec_for("frac", "unary")
+    library = cc.build(spec, render.render_functor(spec), SAMPLE_HEADERS, expressions={}).library
+    value = bytes.fromhex("0000e03f")  # float32 1.75, little-endian
+    with isolate.KernelRunner(library) as runner:
+        with pytest.raises(MpsgenError) as err:
+            runner.run(isolate.Call("mpsgen_try_nosuch", 1, (value,), None, 4))
+        text = err.value.render()
+        assert text.startswith(f"{isolate.CHILD}: the kernel runner failed: AttributeError: ")
+        assert "mpsgen_try_nosuch" in text and len(text.splitlines()) == 1
+        frac = runner.run(isolate.Call("mpsgen_try_float_float", 1, (value,), None, 4))
+    assert frac == bytes.fromhex("0000403f")  # 0.75: a fresh child served the next call
 
 
 def test_a_body_that_never_returns_is_stopped_after_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:

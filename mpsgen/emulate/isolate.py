@@ -75,11 +75,13 @@ class KernelRunner:
     def __enter__(self) -> "KernelRunner":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(kill=exc_type is not None)  # Ctrl-C or an error: do not wait for a looping body
 
-    def close(self) -> None:
+    def close(self, *, kill: bool = False) -> None:
         proc, self._proc = self._proc, None
+        if proc is not None and kill and proc.poll() is None:
+            proc.kill()
         if proc is not None:
             assert proc.stdin is not None
             try:
@@ -91,6 +93,8 @@ class KernelRunner:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+            assert proc.stdout is not None
+            proc.stdout.close()
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -159,6 +163,8 @@ class KernelRunner:
         code = proc.wait()
         stderr = self._child_stderr()
         self.close()  # the next call starts a fresh child
+        if code == -signal.SIGINT:
+            raise KeyboardInterrupt  # Ctrl-C reached the child too: not the kernel's fault
         if timed_out or code < 0:
             name = "timeout" if timed_out else _signal_name(-code)
             return KernelCrash(name, done)
