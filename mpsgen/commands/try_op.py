@@ -190,8 +190,9 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
             raise
         if not result.ok:
             stream.write(render_text(result))
-            stream.write(f"the {plan.family} kernel disagrees with the CPU: nothing written "
-                         "(--no-try skips this check)\n")
+            crashes = [f"{r.dtype} ({r.crash})" for r in result.rows if r.crash]
+            what = f"crashes on {', '.join(crashes)}" if crashes else "disagrees with the CPU"
+            stream.write(f"the {plan.family} kernel {what}: nothing written (--no-try skips this check)\n")
             return EXIT_FINDINGS
         stream.write(f"numeric check: {len(result.rows)} dtype(s) agree with {result.reference} "
                      f"({result.backend})\n")

@@ -1,25 +1,31 @@
 """check_kernel: compile a functor, run it on every registered dtype, compare with torch.
 
+The compiled functor runs in a child process (isolate.py): a body that traps on the host (integer
+division by zero, a bad pointer) makes its dtype's row a crash naming the signal and the first
+inputs that trap, and the other dtypes are still compared.
+
 The whole result is cached next to the build (keyed by the build's hash, the torch version and
 the input set), so a re-run needs neither the compiler nor torch's import.
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
 from . import compile as cc
 from . import inputs as inp
-from .compare import DtypeResult, TryResult, compare
+from .compare import DtypeResult, TryResult, compare, crashed
 from .reference import NoReference
 
-RESULT_VERSION = "4"  # bump when inputs, tolerances or rules change
+if TYPE_CHECKING:
+    from .isolate import KernelRunner
+
+RESULT_VERSION = "5"  # bump when inputs, tolerances or rules change
 
 
 def expressions_of(spec: KernelSpec, flags: dict[str, str] | None = None) -> dict[str, str]:
@@ -48,25 +54,38 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
             return TryResult.from_json(json.loads(key_file.read_text(encoding="utf-8")), cached=True)
         except (ValueError, KeyError, TypeError):
             pass  # a damaged cache entry: recompute
-    try:
-        import_torch()  # while the compiler runs (both take a second or two)
-    except MpsgenError:
-        pending.wait()  # report a compile error first; then the missing torch
-        raise
-    result = _run(spec, op, pending.wait())
+    from .isolate import KernelRunner  # here: a cached result needs no child
+
+    with KernelRunner() as runner:
+        runner.start()  # the child's Python start-up, too, while the compiler runs
+        try:
+            import_torch()  # while the compiler runs (both take a second or two)
+        except MpsgenError:
+            pending.wait()  # report a compile error first; then the missing torch
+            raise
+        runner.library = pending.wait().library
+        result = _run(spec, op, runner)
     tmp = key_file.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(result.to_json()), encoding="utf-8")
     os.replace(tmp, key_file)
     return result
 
 
-def _run(spec: KernelSpec, op: str, built: cc.Build) -> TryResult:
+def _run(spec: KernelSpec, op: str, runner: KernelRunner) -> TryResult:
     from . import reference as ref
-
-    library = ctypes.CDLL(str(built.library))
+    from .isolate import Call, KernelCrash
 
     def run(reg: cc.Registration, args: list[Any], alpha: Any, out_dtype: Any) -> Any:
-        return ref.call_kernel(library, reg.symbol, args, alpha, reg.out_type)
+        n = args[0].numel()
+        out_size = ref.import_torch().empty(0, dtype=out_dtype).element_size()
+        call = Call(reg.symbol, n, tuple(ref.raw(a) for a in args), ref.raw(alpha) if alpha is not None else None,
+                    n * out_size)
+        try:
+            return ref.from_raw(runner.run(call), args[0].shape, reg.out_type)
+        except KernelCrash as crash:
+            if crash.signal != "timeout":  # replaying a body that never returns would wait again
+                crash.element = runner.first_crash(call, args[0].element_size(), out_size)
+            raise
 
     return compare_all(spec, op, run, backend=f"emulated Metal ({Path(cc.find_compiler()[0]).name})")
 
@@ -74,8 +93,10 @@ def _run(spec: KernelSpec, op: str, built: cc.Build) -> TryResult:
 def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: str) -> TryResult:
     """Every registration of *spec*: inputs, torch's result, *run*'s result, compared.
 
-    *run(registration, input tensors, alpha tensor or None, output dtype)* returns a CPU tensor."""
+    *run(registration, input tensors, alpha tensor or None, output dtype)* returns a CPU tensor, or
+    raises KernelCrash (its .element the index of the first input that crashes, when known)."""
     from . import reference as ref
+    from .isolate import KernelCrash
 
     torch = ref.import_torch()
     fn = ref.resolve(op)
@@ -103,12 +124,19 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
         exp_all: list[object] = []
         got_all: list[object] = []
         shown = list(zip(*(ref.as_python(t) for t in args)))
-        for a, e in zip(alphas, expected):
-            alpha_t = ref.tensor((a,), str(reg.alpha_type)) if a is not None else None
-            got = run(reg, args, alpha_t, out_dtype)
-            rows_in += [r + (a,) for r in shown] if a is not None else shown
-            exp_all += ref.as_python(e)
-            got_all += ref.as_python(got)
+        try:
+            for a, e in zip(alphas, expected):
+                alpha_t = ref.tensor((a,), str(reg.alpha_type)) if a is not None else None
+                got = run(reg, args, alpha_t, out_dtype)
+                rows_in += [r + (a,) for r in shown] if a is not None else shown
+                exp_all += ref.as_python(e)
+                got_all += ref.as_python(got)
+        except KernelCrash as crash:
+            where = crash.element
+            culprit = () if where is None else shown[where] + ((a,) if a is not None else ())
+            rows.append(crashed(ref.TORCH_DTYPES[reg.in_type], ref.TORCH_DTYPES[reg.out_type],
+                                len(shown) * len(alphas), crash.signal, crash.meaning, culprit, note))
+            continue
         if reg.in_type == "half2":
             note = (note + "; " if note else "") + "reference computed in complex64, rounded to complex32"
         def scalar_path(i: int, reg: cc.Registration = reg, args: list[Any] = args) -> object:

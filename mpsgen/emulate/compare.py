@@ -14,6 +14,8 @@ Rules (one place, applied to every op):
   checked again against the op on that one element; agreeing with either counts.
 * Integer and bool results must be equal.  Complex results compare real and imaginary parts
   separately with the component type's tolerances.
+* A dtype whose kernel crashed on the host (isolate.py) fails, naming the signal and the first
+  inputs that crash it; its values are not compared.
 """
 
 from __future__ import annotations
@@ -59,10 +61,13 @@ class DtypeResult:
     worst_input: str
     first_mismatches: tuple[Mismatch, ...]
     note: str = ""
+    crash: str = ""  # the signal that killed the kernel (SIGFPE, SIGSEGV, ..., or "timeout")
+    crash_reason: str = ""  # what that signal usually means for a functor body
+    crash_inputs: tuple[str, ...] = ()  # the first inputs that crash it, when found
 
     @property
     def ok(self) -> bool:
-        return self.mismatches == 0
+        return self.mismatches == 0 and not self.crash
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,7 @@ class TryResult:
             r = {k: v for k, v in dict(r).items() if k != "ok"}
             r["first_mismatches"] = tuple(Mismatch(tuple(m["inputs"]), m["expected"], m["got"])
                                           for m in r["first_mismatches"])
+            r["crash_inputs"] = tuple(r.get("crash_inputs", ()))
             rows.append(DtypeResult(**r))
         return cls(str(data["op"]), str(data["reference"]), str(data["backend"]), tuple(rows), cached)
 
@@ -153,6 +159,13 @@ def compare(dtype: str, out_dtype: str, inputs: list[tuple[object, ...]], expect
     return DtypeResult(dtype, out_dtype, len(expected), count, max_abs, max_ulp, worst, tuple(mismatches), note)
 
 
+def crashed(dtype: str, out_dtype: str, values: int, signal: str, reason: str, inputs: tuple[object, ...],
+            note: str = "") -> DtypeResult:
+    """The row of a dtype whose kernel crashed (*inputs*: the first that crash it, or empty)."""
+    return DtypeResult(dtype, out_dtype, values, 0, 0.0, 0.0, "", (), note, crash=signal, crash_reason=reason,
+                       crash_inputs=tuple(fmt(a) for a in inputs))
+
+
 def _element(e: object, g: object, out_dtype: str, comp: str, floating: bool,
              signed_zero: bool) -> tuple[bool, float, float, float]:
     """(agrees, abs error, ULP error, error / tolerance) of one element."""
@@ -181,20 +194,38 @@ def render_text(result: TryResult) -> str:
     rows = [head]
     for r in result.rows:
         name = r.dtype if r.dtype == r.out_dtype else f"{r.dtype}->{r.out_dtype}"
+        if r.crash:
+            rows.append((name, str(r.values), f"crash ({r.crash})", "-", "-", ", ".join(r.crash_inputs)))
+            continue
         rows.append((name, str(r.values), str(r.mismatches), _num(r.max_abs_error), _num(r.max_ulp_error),
                      r.worst_input))
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = [f"mpsgen try {result.op}: {result.backend} vs {result.reference} (CPU)"
              + (" [cached]" if result.cached else "")]
     lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    explained: set[str] = set()
     for r in result.rows:
         if r.note:
             lines.append(f"  note ({r.dtype}): {r.note}")
+        if r.crash:
+            lines.append("  " + crash_message(result.op, r, explain=r.crash not in explained))
+            explained.add(r.crash)
         for m in r.first_mismatches:
             lines.append(f"  MISMATCH {r.dtype}: {result.op}({', '.join(m.inputs)}) expected {m.expected}, got {m.got}")
-    bad = [r.dtype for r in result.rows if not r.ok]
-    lines.append(f"mismatches in {', '.join(bad)}" if bad else "all dtypes agree")
+    wrong = [r.dtype for r in result.rows if not r.ok and not r.crash]
+    crashes = [f"{r.dtype} ({r.crash})" for r in result.rows if r.crash]
+    summary = ([f"mismatches in {', '.join(wrong)}"] if wrong else []) + \
+        ([f"the kernel crashed in {', '.join(crashes)}"] if crashes else [])
+    lines.append("; ".join(summary) if summary else "all dtypes agree")
     return "\n".join(lines) + "\n"
+
+
+def crash_message(op: str, row: DtypeResult, *, explain: bool = True) -> str:
+    """One line: the signal, the op, the dtype and the first inputs that crash the kernel (and what
+    the signal usually means, unless a line above already said it)."""
+    at = f"{op}({', '.join(row.crash_inputs)})" if row.crash_inputs else f"{op} (the crashing input was not found)"
+    killed = "never returned" if row.crash == "timeout" else f"killed the kernel with {row.crash}"
+    return f"CRASH {row.dtype}: {at} {killed}" + (f" ({row.crash_reason})" if explain else "")
 
 
 def _finite(v: object) -> object:

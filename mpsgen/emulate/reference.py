@@ -1,4 +1,4 @@
-"""The torch side: tensors of each Metal dtype, the CPU reference op, and the kernel call.
+"""The torch side: tensors of each Metal dtype, the CPU reference op, the kernel's bytes in and out.
 
 torch is optional for mpsgen; it is imported here, lazily, with a one-line error when missing.
 """
@@ -122,16 +122,19 @@ def expected(ref: Reference, args: list[Any], alpha: float | None, out_metal: st
     return result.to(out_dtype)
 
 
-def call_kernel(library: ctypes.CDLL, symbol: str, args: list[Any], alpha: Any, out_metal: str) -> Any:
-    """Run the compiled functor over whole tensors (data pointers through ctypes)."""
+def raw(t: Any) -> bytes:
+    """The bytes of a CPU tensor's elements (PyTorch's storage format), for the kernel's child process."""
+    t = t.contiguous()
+    return ctypes.string_at(t.data_ptr(), t.numel() * t.element_size())
+
+
+def from_raw(data: bytes, shape: Any, out_metal: str) -> Any:
+    """A tensor of the Metal output type's torch dtype holding *data* (the kernel's output bytes)."""
     torch = import_torch()
-    out = torch.empty(args[0].shape, dtype=getattr(torch, TORCH_DTYPES[out_metal]))
-    ptrs = [ctypes.c_void_p(a.contiguous().data_ptr()) for a in args]
-    ptrs += [ctypes.c_void_p(0)] * (3 - len(ptrs))
-    fn = getattr(library, symbol)
-    fn.restype = None
-    fn(*ptrs, ctypes.c_void_p(alpha.data_ptr() if alpha is not None else 0), ctypes.c_void_p(out.data_ptr()),
-       ctypes.c_long(out.numel()))
+    out = torch.empty(shape, dtype=getattr(torch, TORCH_DTYPES[out_metal]))
+    if len(data) != out.numel() * out.element_size():
+        raise MpsgenError(f"the kernel returned {len(data)} bytes for {out.numel()} {out.dtype} values")
+    ctypes.memmove(out.data_ptr(), data, len(data))
     return out
 
 
