@@ -13,7 +13,7 @@ import functools
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Iterable, TypeVar
 
 from mpsgen.lint import file_facts
 from mpsgen.lint.shared_kernels import SharedKernels
@@ -200,11 +200,7 @@ class Inventory:
 
     @cached_property
     def mm_identifier_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for file_counts in self._per_file("identifier-counts", self.mps_files, file_facts.identifier_counts).values():
-            for name, n in file_counts.items():
-                counts[name] = counts.get(name, 0) + n
-        return counts
+        return _summed(self._per_file("identifier-counts", self.mps_files, file_facts.identifier_counts).values())
 
     @cached_property
     def registrations(self) -> dict[str, list[host.Registration]]:
@@ -238,11 +234,7 @@ class Inventory:
     @cached_property
     def functor_uses(self) -> dict[str, int]:
         """How often each `<name>_functor` is spelled in the .metal files (comments included)."""
-        uses: dict[str, int] = {}
-        for counts in self._per_file("functor-uses", self.metal_files, file_facts.functor_uses).values():
-            for name, n in counts.items():
-                uses[name] = uses.get(name, 0) + n
-        return uses
+        return _summed(self._per_file("functor-uses", self.metal_files, file_facts.functor_uses).values())
 
     @cached_property
     def _host_facts(self) -> dict[str, tuple[tuple[host.KernelCall, ...] | None, tuple[str, ...]]]:
@@ -353,3 +345,12 @@ class Inventory:
             return None
         files = self._rels([c.cmi_path, *c.opinfo_definition_files()])
         return frozenset().union(*self._per_file("quoted-strings", files, file_facts.quoted_names).values())
+
+
+def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    """Per-file counts added up."""
+    total: dict[str, int] = {}
+    for file_counts in counts:
+        for name, n in file_counts.items():
+            total[name] = total.get(name, 0) + n
+    return total
