@@ -85,9 +85,6 @@ class Inventory:
         read, per_file = self.checkout.read_text, self.facts.per_file
         return {rel: per_file(kind, p, rel, read, functools.partial(compute, rel)) for rel, p in files.items()}
 
-    def _texts(self, files: dict[str, Path]) -> dict[str, str]:
-        return {rel: self.checkout.read_text(p) for rel, p in files.items()}
-
     @cached_property
     def yaml_rel(self) -> str:
         return self.checkout.rel(self.checkout.yaml_path)
@@ -121,20 +118,8 @@ class Inventory:
         return self._rels(self.checkout.native_sources())
 
     @cached_property
-    def mm_texts(self) -> dict[str, str]:
-        return self._texts(self.mm_files)
-
-    @cached_property
-    def other_mps_sources(self) -> dict[str, str]:
-        return self._texts(self.other_mps_files)
-
-    @cached_property
-    def metal_texts(self) -> dict[str, str]:
-        return self._texts(self.metal_files)
-
-    @cached_property
     def native_sources(self) -> dict[str, str]:
-        return self._texts(self.native_files)
+        return {rel: self.checkout.read_text(p) for rel, p in self.native_files.items()}
 
     # -- yaml -------------------------------------------------------------------------------
     @cached_property
