@@ -13,7 +13,7 @@ import functools
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
 
 from mpsgen.lint import file_facts
 from mpsgen.lint.shared_kernels import SharedKernels
@@ -23,9 +23,11 @@ from mpsgen.sources import host
 from mpsgen.sources.host import Definition
 from mpsgen.tree.checkout import Checkout
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
-from mpsgen.sources.native_yaml.index import NativeIndex, index_text
 from mpsgen.sources.shared_impl import SharedImpl
 from mpsgen.tree.factcache import FactCache
+
+if TYPE_CHECKING:
+    from mpsgen.sources.native_yaml.index import NativeIndex
 
 # Dashboard states of one op family (stable strings: they appear in --format json).
 NATIVE = "native Metal"
@@ -90,7 +92,9 @@ class Inventory:
         return self.checkout.rel(self.checkout.yaml_path)
 
     @cached_property
-    def index(self) -> NativeIndex:
+    def index(self) -> "NativeIndex":
+        from mpsgen.sources.native_yaml.index import index_text  # only `status --op` and a changed yaml need it
+
         return index_text(self.checkout.read_text(self.checkout.yaml_path), self.yaml_rel)
 
     @cached_property
@@ -125,6 +129,8 @@ class Inventory:
     @cached_property
     def _yaml(self) -> YamlFacts:
         def compute(rel: str, text: str) -> YamlFacts:
+            from mpsgen.sources.native_yaml.index import index_text
+
             self.__dict__["index"] = index = index_text(text, rel)
             return yaml_facts(index)
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
-from mpsgen.sources.native_yaml.index import NativeIndex
+
+if TYPE_CHECKING:  # the index is built only when the yaml's facts are not in the store
+    from mpsgen.sources.native_yaml.index import NativeIndex
 
 _DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  # indent and the keys before the match
 _BACKENDS = frozenset({"CPU", "CUDA", "MPS"})
