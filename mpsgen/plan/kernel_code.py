@@ -8,7 +8,7 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.result import Plan
-from mpsgen.plan.texts import planned_texts
+from mpsgen.plan.texts import mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.sources import metal
 from mpsgen.sources import stubs
@@ -39,7 +39,10 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
     plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
     metal_texts = planned_texts(cs, checkout.metal_files(), checkout)
-    indexes = [metal.index_metal(t, p) for p, t in metal_texts.items()]
+    # Kernel names are global across the files, but one that never spells the name can neither
+    # register it nor define its functor: only the target and those that mention it are indexed.
+    naming = mentioning(metal_texts, spec.name)
+    indexes = [metal.index_metal(t, p) for p, t in metal_texts.items() if p == metal_rel or p in naming]
     style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
     functor = render.render_functor(spec, opts.templates_dir)
     registrations = render.render_registrations(spec, style)

@@ -175,7 +175,7 @@ def _infer_stub(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[s
     for kernel in kernels:
         impl = stubs.find_shared_impl(sources, kernel)
         wanted = override or (impl.stub_names[0] if impl and impl.stub_names else family)
-        headers = mentioning({checkout.rel(p): cs.current(checkout.rel(p)) for p in all_headers}, wanted)
+        headers = mentioning(planned_texts(cs, all_headers, checkout), wanted)
         decl = stubs.infer_stub(headers or planned_texts(cs, all_headers, checkout), sources, kernel, override)
         found[kernel] = decl
     names = {d.name for d in found.values()}
@@ -202,7 +202,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         action = "drop"
     else:
         action = "refuse-if-listed"
-    definitions = {checkout.rel(p): cs.current(checkout.rel(p)) for p in checkout.opinfo_definition_files()}
+    definitions = planned_texts(cs, checkout.opinfo_definition_files(), checkout)
     result = testlists.plan_test_lists(
         plan.family,
         common_mps_text=cs.current(COMMON_MPS_REL),

@@ -11,7 +11,12 @@ from mpsgen.tree.checkout import Checkout
 
 def planned_texts(cs: Changeset, paths: list[Path], checkout: Checkout) -> dict[str, str]:
     """{checkout-relative path: current planned text} for existing files."""
-    return {checkout.rel(p): cs.current(checkout.rel(p)) for p in paths}
+    return {cs.rel(p): cs.current(p) for p in paths}
+
+
+def original_texts(cs: Changeset, paths: list[Path]) -> dict[str, str]:
+    """{checkout-relative path: text as read} for existing files."""
+    return {cs.rel(p): cs.original(p) for p in paths}
 
 
 def mentioning(texts: dict[str, str], word: str) -> dict[str, str]:

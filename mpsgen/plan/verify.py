@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.result import Plan
-from mpsgen.plan.texts import planned_texts
+from mpsgen.plan.texts import mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.sources import metal_index
 from mpsgen.sources import nativefunctions as nf
@@ -35,7 +35,8 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
     regs = host.registered_stubs(planned_texts(cs, checkout.mm_files(), checkout)).get(plan.stub.name, [])
     if len(regs) != 1:
         problems.append(f"{plan.stub.name} is registered for MPS {len(regs)} times")
-    metal_texts = planned_texts(cs, checkout.metal_files(), checkout)
+    # Only a file that spells the kernel's name can register it.
+    metal_texts = mentioning(planned_texts(cs, checkout.metal_files(), checkout), plan.kernel)
     names = metal_index.registered_kernel_names(metal_index.index_metal(t, p) for p, t in metal_texts.items())
     if plan.kernel not in names:
         problems.append(f"kernel '{plan.kernel}' is not registered in any .metal file")
