@@ -8,7 +8,7 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.result import Plan
-from mpsgen.plan.texts import mentioning, planned_texts
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.sources import metal
 from mpsgen.sources import stubs
@@ -38,7 +38,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
 
     spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
     plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
-    metal_texts = planned_texts(cs, checkout.metal_files(), checkout)
+    metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
     # Kernel names are global across the files, but one that never spells the name can neither
     # register it nor define its functor: only the target and those that mention it are indexed.
     naming = mentioning(metal_texts, spec.name)
@@ -58,7 +58,8 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     else:
         plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
 
-    mm_texts = planned_texts(cs, checkout.mm_files(), checkout)
+    # A file that registers the stub spells its name (REGISTER_DISPATCH(x_stub, …)) or its op (REGISTER_*_STUB(x)).
+    mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
     existing = host.registered_stubs(mm_texts).get(stub.name, [])
     metal_regs = [reg for reg in existing if reg.macro != "REGISTER_MPS_UNARY_STUB"]
     for reg in existing:

@@ -18,7 +18,6 @@ rename, and ``apply``/``undo`` take ``_fault_hook(index, path)`` called before e
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from dataclasses import dataclass, field
@@ -282,6 +281,8 @@ def _lines(text: str) -> list[str]:
 
 
 def _file_diff(rel: str, old: str | None, new: str) -> list[str]:
+    import difflib  # only a dry run or a summary shows a diff
+
     out = [f"diff --git a/{rel} b/{rel}\n"]
     if old is None:
         out.append("new file mode 100644\n")
