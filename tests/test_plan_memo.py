@@ -41,3 +41,21 @@ def test_each_folder_is_listed_once_per_changeset(tmp_path) -> None:
     (kernels / "B.metal").write_text("// b\n")
     assert folder_files(first, "metal_files") is folder_files(first, "metal_files")  # one plan, one listing
     assert [p.name for p in folder_files(Changeset(checkout), "metal_files")] == ["A.metal", "B.metal"]
+
+
+COMMON_MPS = (
+    "def mps_ops_modifier(ops):\n"
+    "    UNIMPLEMENTED_XFAILLIST = {\n"
+    '        "frac": [torch.float16],\n'
+    "    }\n"
+)
+
+
+def test_common_mps_tables_are_read_again_when_the_text_changes() -> None:
+    # The tables are remembered per text (migrate asks for its dtype facts, then plans its test lists).
+    from mpsgen.sources.testlists.commonmps import ListedDtypes, add_unimplemented, listed_dtypes
+
+    assert listed_dtypes(COMMON_MPS, ["frac"]) == ListedDtypes({"float16": "UNIMPLEMENTED_XFAILLIST"}, False)
+    edited, _ = add_unimplemented(COMMON_MPS, "trunc", ["int64"])
+    assert listed_dtypes(edited, ["trunc"]) == ListedDtypes({"int64": "UNIMPLEMENTED_XFAILLIST"}, False)
+    assert listed_dtypes(COMMON_MPS, ["trunc"]) == ListedDtypes({}, False)
