@@ -26,7 +26,7 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.tree import journal as jr
 from mpsgen.tree import transaction as tx
-from mpsgen.tree.checkout import Checkout
+from mpsgen.tree.checkout import Checkout, read_text_file
 from mpsgen.tree.history import recover_if_interrupted, undo
 from mpsgen.tree.transaction import FaultHook
 
@@ -80,11 +80,14 @@ class Changeset:
         return self.checkout.root / rel
 
     def original(self, path: str | Path) -> str:
-        """The file's text as read (once, through the checkout): its bytes are checked again before writing."""
+        """The file's text as read (once, strictly as UTF-8): its bytes are checked again before writing.
+
+        Read straight from the file, the changeset being its own cache: a plan reads a few hundred
+        files, and the checkout's cache would resolve each path once more."""
         rel = self._key(path)
         entry = self._entries.get(rel)
         if entry is None:
-            entry = self._entries[rel] = _Entry(rel, self.checkout.read_text(self._abs(rel)))
+            entry = self._entries[rel] = _Entry(rel, read_text_file(self._abs(rel), shown=rel))
         if entry.original is None:
             raise MpsgenError("file not found (mpsgen plans to create it)", path=rel)
         return entry.original
