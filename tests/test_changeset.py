@@ -437,6 +437,36 @@ def test_stale_input_that_is_not_edited_is_refused_too(tree: Path) -> None:
     assert err.value.path == YAML
 
 
+def test_apply_after_a_verification_still_rereads_targets_and_inputs_read_since(tree: Path) -> None:
+    # The caller verifies every input once (migrate does, before printing); apply then re-reads the
+    # files it writes and any input read after that verification, not the hundreds verified already.
+    ch = cs.Changeset(Checkout(tree))
+    ch.original(YAML)
+    ch.set_text(OPS, ch.original(OPS) + "// mine\n")
+    ch.verify_unchanged_on_disk()
+    (tree / OPS).write_bytes(FILES[OPS].encode() + b"// someone else\n")
+    with pytest.raises(MpsgenError) as err:
+        ch.apply()
+    assert err.value.path == OPS and "changed on disk after mpsgen read it" in err.value.message
+
+    ch = cs.Changeset(Checkout(tree))
+    ch.set_text(UNARY, "mine\n")
+    ch.verify_unchanged_on_disk()
+    ch.original(COMMON)  # read after the verification
+    (tree / COMMON).write_bytes(b"XFAILLIST = {}\n")
+    with pytest.raises(MpsgenError) as err:
+        ch.apply()
+    assert err.value.path == COMMON
+    assert (tree / UNARY).read_bytes() == FILES[UNARY].encode()
+
+
+def test_paths_name_the_same_entry_however_they_are_spelled(tree: Path) -> None:
+    ch = cs.Changeset(Checkout(tree))
+    assert ch.rel(tree / OPS) == ch.rel(OPS) == ch.rel(str(tree / OPS)) == OPS
+    ch.set_text(tree / OPS, "x\n")
+    assert ch.current(OPS) == "x\n" and ch.changed_paths == [OPS]
+
+
 def test_new_file_that_appeared_meanwhile_refused(tree: Path) -> None:
     ch = cs.Changeset(Checkout(tree))
     ch.set_text("aten/New.mm", "mine\n")

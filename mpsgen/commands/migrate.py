@@ -166,12 +166,15 @@ def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOp
 
 def _check_tools(checkout: Checkout, run: RunOptions):  # -> config.Config
     """The build folder, the build commands' executables and test/test_mps.py exist (else MpsgenError)."""
-    from mpsgen.verify import runner
     from mpsgen.tree.checkout import TEST_MPS_REL
     from mpsgen.tree.config import load_config
     from mpsgen.errors import MpsgenError
 
     config = load_config(checkout.root, cli_build_cmds=run.build_cmds)
+    if run.no_build and run.no_test:
+        return config
+    from mpsgen.verify import runner  # its subprocess machinery only when something will run
+
     if not run.no_build:
         build = checkout.root / config.build_dir
         if not build.is_dir():
@@ -189,6 +192,8 @@ def _check_tools(checkout: Checkout, run: RunOptions):  # -> config.Config
 
 
 def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcome: Outcome, config) -> int:
+    if run.no_build and run.no_test:
+        return EXIT_OK
     from mpsgen.verify import runner
 
     fmt = run.fmt

@@ -1,4 +1,5 @@
-"""Render Metal functors, REGISTER_* lines and host code from jinja2 templates.
+"""Render Metal functors, REGISTER_* lines and host code from jinja2 templates (the shipped ones
+without jinja2: builtin_templates).
 
 Pure text in, text out.  The functor shape follows c10/metal conventions: one
 ``operator()`` per dtype family, selected with ``enable_if_t``; floating inputs
@@ -63,9 +64,9 @@ def is_statement_block(body: str) -> bool:
 def default_templates_dir() -> Path:
     """The packaged templates (mpsgen.templates when installed, else <repo>/templates)."""
     try:
-        from importlib.resources import files
+        import mpsgen.templates  # a plain package folder (importlib.resources costs ~10 ms of imports)
 
-        return Path(str(files("mpsgen.templates")))
+        return Path(mpsgen.templates.__file__).parent
     except ModuleNotFoundError:
         return Path(__file__).resolve().parents[2] / "templates"
 
@@ -94,6 +95,12 @@ def _cached_environment(templates_dir: str | None):
 
 
 def _render(template: str, templates_dir: str | Path | None, **values: object) -> str:
+    if templates_dir is None:  # the shipped templates, unedited, need no jinja2
+        from mpsgen.generate.builtin_templates import render_builtin
+
+        text = render_builtin(template, default_templates_dir(), values)
+        if text is not None:
+            return text.rstrip("\n")
     import jinja2
 
     env = _environment(templates_dir)

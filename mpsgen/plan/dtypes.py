@@ -237,6 +237,7 @@ def format_rows(table: list[Row]) -> list[str]:
 def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Checkout
     """Everything above, read from the planned tree's texts (nothing written)."""
     from mpsgen.sources.testlists.commonmps import listed_dtypes
+    from mpsgen.plan.texts import folder_files, original_texts
     from mpsgen.sources.testlists.opinfo_dtypes import mps_dtypes
     from mpsgen.tree.checkout import CMI_REL, COMMON_MPS_REL
 
@@ -244,7 +245,7 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
     op_dtypes = None
     listed = ListedDtypes({}, False)
     if checkout.path(CMI_REL).is_file():
-        definitions = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.opinfo_definition_files()}
+        definitions = original_texts(cs, folder_files(cs, "opinfo_definition_files"))
         op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, plan.family, cmi_path=CMI_REL)
     if checkout.path(COMMON_MPS_REL).is_file():
         keys = [r.key for r in op_dtypes.refs] if op_dtypes and op_dtypes.refs else [plan.family]
@@ -255,7 +256,7 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
         promotes, source = True, f"promotes_int_to_float at {op_dtypes.refs[0].path}:{op_dtypes.refs[0].line}"
     else:
         pattern = re.compile(r"\b" + re.escape(plan.family) + r"\b")
-        native = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.native_sources()}
+        native = original_texts(cs, folder_files(cs, "native_sources"))
         at = cpu_promotes({p: t for p, t in native.items() if plan.family in t and pattern.search(t)}, plan.family)
         if at:
             promotes, source = True, f"CPU meta function at {at} builds a float op"
@@ -265,7 +266,7 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
     at = ""
     legacy = [m.legacy_kernel for m in plan.moved if m.legacy_kernel]
     if legacy:
-        mm = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.mm_files()}
+        mm = original_texts(cs, folder_files(cs, "mm_files"))
         for name in legacy:
             for path, text in mm.items():
                 found = impl_body(text, name) if name in text else None

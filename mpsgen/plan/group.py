@@ -15,6 +15,7 @@ from mpsgen.errors import MpsgenError, context
 from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.kernelplan import Plan, plan_kernel_command, verify_structure
 from mpsgen.plan.stub_coverage import require_stubs_registered
+from mpsgen.plan.texts import yaml_index
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
@@ -92,7 +93,7 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
         require_stubs_registered(group.plans[0], checkout)
         return group
     _refuse_per_op_options(command, ops, base)
-    _refuse_repeats(ops, nf.index_text(cs.current(YAML_REL), YAML_REL))
+    _refuse_repeats(ops, yaml_index(cs.current(YAML_REL)))
     whole = f"planning the group `mpsgen {command} {' '.join(ops)}` (nothing is written for any op)"
     with context(lambda: whole):
         for op in ops:

@@ -8,7 +8,7 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.result import Plan
-from mpsgen.plan.texts import planned_texts
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.sources import metal
 from mpsgen.sources import stubs
@@ -38,8 +38,11 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
 
     spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
     plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
-    metal_texts = planned_texts(cs, checkout.metal_files(), checkout)
-    indexes = [metal.index_metal(t, p) for p, t in metal_texts.items()]
+    metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
+    # Kernel names are global across the files, but one that never spells the name can neither
+    # register it nor define its functor: only the target and those that mention it are indexed.
+    naming = mentioning(metal_texts, spec.name)
+    indexes = [metal.index_metal(t, p) for p, t in metal_texts.items() if p == metal_rel or p in naming]
     style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
     functor = render.render_functor(spec, opts.templates_dir)
     registrations = render.render_registrations(spec, style)
@@ -55,7 +58,8 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     else:
         plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
 
-    mm_texts = planned_texts(cs, checkout.mm_files(), checkout)
+    # A file that registers the stub spells its name (REGISTER_DISPATCH(x_stub, …)) or its op (REGISTER_*_STUB(x)).
+    mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
     existing = host.registered_stubs(mm_texts).get(stub.name, [])
     metal_regs = [reg for reg in existing if reg.macro != "REGISTER_MPS_UNARY_STUB"]
     for reg in existing:

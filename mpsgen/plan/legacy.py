@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.result import Plan
-from mpsgen.plan.texts import mentioning, planned_texts
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.tree.checkout import Checkout
 
@@ -13,7 +13,7 @@ from mpsgen.tree.checkout import Checkout
 def remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
     """Delete the MPSGraph implementation of a legacy yaml kernel, and its now unused include."""
     cs = plan.changeset
-    mm_texts = mentioning(planned_texts(cs, checkout.mm_files(), checkout), name)
+    mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), name)
     impls = host.find_implementations(mm_texts, name)
     if not impls:
         plan.notes.append(f"no implementation of {name} found in operations/*.mm (already removed?)")

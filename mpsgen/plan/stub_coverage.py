@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.result import Plan
-from mpsgen.plan.texts import mentioning, planned_texts
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host, stubs
 from mpsgen.tree.checkout import Checkout
 
@@ -22,7 +22,7 @@ def mps_registered_stubs(plan: Plan, checkout: Checkout) -> frozenset[str]:
     cs = plan.changeset
     mps = checkout.path("aten/src/ATen/native/mps")
     others = sorted([*mps.glob("*.mm"), *mps.glob("*.cpp"), *checkout.operations_dir.glob("*.cpp")])
-    names = set(host.registered_stubs(planned_texts(cs, checkout.mm_files(), checkout)))
+    names = set(host.registered_stubs(planned_texts(cs, folder_files(cs, "mm_files"), checkout)))
     for path, text in planned_texts(cs, others, checkout).items():
         names.update(r.stub for r in host.registrations(text, path)
                      if path.endswith(".mm") or r.macro == "REGISTER_MPS_DISPATCH")
@@ -34,7 +34,7 @@ def require_stubs_registered(plan: Plan, checkout: Checkout) -> None:
     if not plan.moved:
         return
     cs = plan.changeset
-    sources = mentioning(planned_texts(cs, checkout.native_sources(), checkout), plan.family)
+    sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), plan.family)
     registered: frozenset[str] | None = None
     for kernel in dict.fromkeys(m.shared_kernel.rsplit("::", 1)[-1] for m in plan.moved):
         impl = stubs.find_shared_impl(sources, kernel)

@@ -2,19 +2,48 @@
 
 from __future__ import annotations
 
+import functools
 import re
+import weakref
 from pathlib import Path
 
+from mpsgen.sources import nativefunctions as nf
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import Checkout
+from mpsgen.tree.checkout import YAML_REL, Checkout
+
+
+_LISTINGS: weakref.WeakKeyDictionary[Changeset, dict[str, list[Path]]] = weakref.WeakKeyDictionary()
+
+
+def folder_files(cs: Changeset, folder: str) -> list[Path]:
+    """``cs.checkout.<folder>()`` (mm_files, metal_files, native_sources, ...), globbed and sorted once
+    per changeset: a plan lists the same folders several times, and mpsgen never adds files to them."""
+    memo = _LISTINGS.setdefault(cs, {})
+    paths = memo.get(folder)
+    if paths is None:
+        paths = memo[folder] = getattr(cs.checkout, folder)()
+    return paths
 
 
 def planned_texts(cs: Changeset, paths: list[Path], checkout: Checkout) -> dict[str, str]:
     """{checkout-relative path: current planned text} for existing files."""
-    return {checkout.rel(p): cs.current(checkout.rel(p)) for p in paths}
+    return {cs.rel(p): cs.current(p) for p in paths}
+
+
+def original_texts(cs: Changeset, paths: list[Path]) -> dict[str, str]:
+    """{checkout-relative path: text as read} for existing files."""
+    return {cs.rel(p): cs.original(p) for p in paths}
 
 
 def mentioning(texts: dict[str, str], word: str) -> dict[str, str]:
     """Only the texts that mention *word* as an identifier prefix: a cheap filter before scanning."""
     pattern = re.compile(r"\b" + re.escape(word))
     return {p: t for p, t in texts.items() if word in t and pattern.search(t)}  # `in` first: C speed
+
+
+@functools.lru_cache(maxsize=4)
+def yaml_index(text: str) -> nf.NativeIndex:
+    """The index of a planned native_functions.yaml text, remembered per text (an edit makes a new
+    text, hence a new index): a group plan asks about the same text for its repeats check, each op
+    and each re-check."""
+    return nf.index_text(text, YAML_REL)

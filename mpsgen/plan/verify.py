@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.result import Plan
-from mpsgen.plan.texts import planned_texts
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.sources import host
 from mpsgen.sources import metal_index
 from mpsgen.sources import nativefunctions as nf
@@ -19,7 +19,7 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
     so it is reported before anything is written."""
 
     cs = plan.changeset
-    family = nf.select_overloads(nf.index_text(cs.current(YAML_REL), YAML_REL), plan.op)
+    family = nf.select_overloads(yaml_index(cs.current(YAML_REL)), plan.op)
     problems = []
     if family.legacy_entries:
         problems.append("entries still on a legacy kernel: " + ", ".join(e.name for e in family.legacy_entries))
@@ -32,10 +32,12 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
             e = by_name[m.entry]
             check_entry(yaml_text, e.line, e.end_line, path=YAML_REL, mps_kernel=m.shared_kernel)
     assert plan.stub is not None
-    regs = host.registered_stubs(planned_texts(cs, checkout.mm_files(), checkout)).get(plan.stub.name, [])
+    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
+    regs = host.registered_stubs(mentioning(mm_texts, plan.stub.name.removesuffix("_stub"))).get(plan.stub.name, [])
     if len(regs) != 1:
         problems.append(f"{plan.stub.name} is registered for MPS {len(regs)} times")
-    metal_texts = planned_texts(cs, checkout.metal_files(), checkout)
+    # Only a file that spells the kernel's name can register it.
+    metal_texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), plan.kernel)
     names = metal_index.registered_kernel_names(metal_index.index_metal(t, p) for p, t in metal_texts.items())
     if plan.kernel not in names:
         problems.append(f"kernel '{plan.kernel}' is not registered in any .metal file")

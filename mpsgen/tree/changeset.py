@@ -18,7 +18,6 @@ rename, and ``apply``/``undo`` take ``_fault_hook(index, path)`` called before e
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from dataclasses import dataclass, field
@@ -27,11 +26,11 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.tree import journal as jr
 from mpsgen.tree import transaction as tx
-from mpsgen.tree.checkout import Checkout
+from mpsgen.tree.checkout import Checkout, read_text_file
 from mpsgen.tree.history import recover_if_interrupted, undo
 from mpsgen.tree.transaction import FaultHook
 
-__all__ = ["Changeset", "Fingerprint", "FaultHook", "dirty_paths", "recover_if_interrupted", "undo"]
+__all__ = ["Changeset", "FaultHook", "dirty_paths", "recover_if_interrupted", "undo"]
 
 # The rename that installs each target; tests replace it to fail on the n-th write.
 _replace = os.replace
@@ -39,20 +38,10 @@ _replace = os.replace
 _BOM = "\ufeff"
 
 
-@dataclass(frozen=True)
-class Fingerprint:
-    """How a file looked when it was read (the content hash decides; size/mtime are for messages)."""
-
-    sha256: str
-    size: int
-    mtime_ns: int
-
-
 @dataclass
 class _Entry:
     rel: str
-    original: str | None  # None: the file did not exist (a new file)
-    fingerprint: Fingerprint | None
+    original: str | None  # None: the file did not exist (a new file); else exactly its bytes, decoded
     planned: str | None = None
     reasons: list[str] = field(default_factory=list)
 
@@ -67,12 +56,22 @@ class Changeset:
     def __init__(self, checkout: Checkout) -> None:
         self.checkout = checkout
         self._entries: dict[str, _Entry] = {}
+        self._rels: dict[str, str] = {}
+        self._verified: set[str] = set()  # files found unchanged on disk since they were read
         self._applied = False
 
     # -- planning -------------------------------------------------------------------------
-    def _key(self, path: str | Path) -> str:
+    def rel(self, path: str | Path) -> str:
+        """*path* (absolute, or relative to the root) relative to the checkout root.  Remembered:
+        planners name the same few hundred files many times, and each resolve costs system calls."""
         s = os.fspath(path)
-        rel = self.checkout.rel(s if s.startswith("/") else self.checkout.root / s)
+        rel = self._rels.get(s)
+        if rel is None:
+            rel = self._rels[s] = self.checkout.rel(s if s.startswith("/") else self.checkout.root / s)
+        return rel
+
+    def _key(self, path: str | Path) -> str:
+        rel = self.rel(path)
         if rel.startswith("/") or rel.startswith("../") or rel in ("", "."):
             raise MpsgenError("is outside the PyTorch checkout; mpsgen only edits files inside it", path=path)
         return rel
@@ -81,17 +80,14 @@ class Changeset:
         return self.checkout.root / rel
 
     def original(self, path: str | Path) -> str:
-        """The file's text as read (once, through the checkout); remembers its fingerprint."""
+        """The file's text as read (once, strictly as UTF-8): its bytes are checked again before writing.
+
+        Read straight from the file, the changeset being its own cache: a plan reads a few hundred
+        files, and the checkout's cache would resolve each path once more."""
         rel = self._key(path)
         entry = self._entries.get(rel)
         if entry is None:
-            text = self.checkout.read_text(self._abs(rel))
-            try:
-                st = os.stat(self._abs(rel))
-            except OSError as err:
-                raise MpsgenError(f"cannot stat the file ({err.strerror})", path=rel) from None
-            fp = Fingerprint(jr.sha256(text.encode("utf-8")), st.st_size, st.st_mtime_ns)
-            entry = self._entries[rel] = _Entry(rel, text, fp)
+            entry = self._entries[rel] = _Entry(rel, read_text_file(self._abs(rel), shown=rel))
         if entry.original is None:
             raise MpsgenError("file not found (mpsgen plans to create it)", path=rel)
         return entry.original
@@ -121,7 +117,7 @@ class Changeset:
                 self.original(rel)
                 entry = self._entries[rel]
             else:
-                entry = self._entries[rel] = _Entry(rel, None, None)
+                entry = self._entries[rel] = _Entry(rel, None)
         # An editor that rebuilt the text from scratch may drop the BOM; the file keeps it.
         if entry.original is not None and entry.original.startswith(_BOM) and not new_text.startswith(_BOM):
             new_text = _BOM + new_text
@@ -179,7 +175,10 @@ class Changeset:
     # -- safety checks --------------------------------------------------------------------
     def verify_unchanged_on_disk(self) -> None:
         """Refuse if any file read (or to be created) changed on disk since it was read."""
-        for rel in sorted(self._entries):
+        self._verify(sorted(self._entries))
+
+    def _verify(self, rels: list[str]) -> None:
+        for rel in rels:
             e = self._entries[rel]
             abs_path = self._abs(rel)
             if e.original is None:
@@ -198,13 +197,13 @@ class Changeset:
                 ) from None
             except OSError as err:
                 raise MpsgenError(f"cannot read the file again ({err.strerror})", path=rel) from None
-            assert e.fingerprint is not None
-            if jr.sha256(data) != e.fingerprint.sha256:
+            if data != e.original.encode("utf-8"):  # strict UTF-8 round-trips: equal text, equal bytes
                 raise MpsgenError(
                     "changed on disk after mpsgen read it; refusing to overwrite it",
                     path=rel,
                     hint="run the command again so the edit is planned on the new text",
                 )
+            self._verified.add(rel)
 
     def check_dirty(self, allow_dirty: bool) -> None:
         """Refuse to edit files with uncommitted changes (git only) unless *allow_dirty*."""
@@ -237,7 +236,10 @@ class Changeset:
         recover_if_interrupted(self.checkout)  # never stack a change on a half-written tree
         if self.is_empty:
             return jr.Journal(None, jr.KIND_APPLY, jr.APPLIED, tx.now(), ())
-        self.verify_unchanged_on_disk()
+        # The targets are always read again; an input already found unchanged (the caller's
+        # verify_unchanged_on_disk just before) is not re-read: a tree has hundreds of inputs.
+        changed = set(self.changed_paths)
+        self._verify(sorted(rel for rel in self._entries if rel in changed or rel not in self._verified))
         self.check_dirty(allow_dirty)
         files: list[jr.JournalFile] = []
         writes: list[tx.Write] = []
@@ -282,6 +284,8 @@ def _lines(text: str) -> list[str]:
 
 
 def _file_diff(rel: str, old: str | None, new: str) -> list[str]:
+    import difflib  # only a dry run or a summary shows a diff
+
     out = [f"diff --git a/{rel} b/{rel}\n"]
     if old is None:
         out.append("new file mode 100644\n")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import json
 import os
@@ -55,6 +56,10 @@ class JournalFile:
     new_mode: int | None = None  # mode the new file gets (None: umask default)
 
     def to_json(self) -> dict:
+        return dict(self._json)
+
+    @functools.cached_property
+    def _json(self) -> dict:  # once per file: a transaction saves its journal twice (pending, then applied)
         return {
             "path": self.rel,
             "old": None if self.old is None else base64.b64encode(self.old).decode("ascii"),

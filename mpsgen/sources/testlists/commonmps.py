@@ -8,6 +8,7 @@ list what works; every other such table lists what fails or is skipped.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -48,6 +49,12 @@ def parse_file(text: str, path: str) -> ast.Module:
 
 
 def _tables(text: str, path: str) -> list[_Table]:
+    return list(_parsed_tables(text, path))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed_tables(text: str, path: str) -> tuple[_Table, ...]:
+    # Remembered per text: migrate reads the same common_mps.py for its dtype facts and its test lists.
     tree = parse_file(text, path)
     lines = Lines(text)
     found: list[_Table] = []
@@ -67,7 +74,7 @@ def _tables(text: str, path: str) -> list[_Table]:
                     visit(inner, function)
 
     visit(tree.body, "<module>")
-    return found
+    return tuple(found)
 
 
 def _as_table(node: ast.AST, function: str, lines: Lines) -> _Table | None:
