@@ -234,3 +234,23 @@ def test_facts_of_deleted_files_leave_the_store(tmp_path: Path):
     run(["b.mm"])
     _, kept = pickle.loads((store / "upper.pickle").read_bytes())
     assert set(kept) == {"b.mm"} and kept["b.mm"][2] == "BB"
+
+
+def test_which_files_name_an_identifier_follows_edits(tmp_path: Path, store: Path):
+    """MPS003 takes a kernel named in native/*.cpp as defined by a macro mpsgen does not expand."""
+    write_old(tmp_path / "UnaryOps.cpp", UNARY_CPP + "// old_kernel_out was removed\n")
+
+    def names(name: str) -> bool:
+        paths = {p.name: p for p in sorted(tmp_path.glob("*.cpp"))}
+        cache = FactCache(store)
+        sk = shared_kernels.SharedKernels(paths, lambda p: p.read_text(), cache)
+        found = name in sk
+        sk.save()
+        cache.save()
+        return found
+
+    assert not names("old_kernel_out")  # only in a comment
+    write_old(tmp_path / "Gen.cpp", "MAKE_KERNEL(old_kernel_out)\n")
+    assert names("old_kernel_out")
+    write_old(tmp_path / "Gen.cpp", "MAKE_KERNEL(new_kernel_out)\n", OLD_NS + 9)
+    assert not names("old_kernel_out") and names("new_kernel_out")

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
 
 from mpsgen.lint import file_facts
 from mpsgen.lint.shared_kernels import SharedKernels
-from mpsgen.lint.source_words import WordsIn
 from mpsgen.lint.yaml_facts import YamlFacts, yaml_facts
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
@@ -121,10 +120,6 @@ class Inventory:
         """native/*.cpp: the shared CPU/CUDA kernels and the stubs they call."""
         return self._rels(self.checkout.native_sources())
 
-    @cached_property
-    def native_sources(self) -> dict[str, str]:
-        return {rel: self.checkout.read_text(p) for rel, p in self.native_files.items()}
-
     # -- yaml -------------------------------------------------------------------------------
     @cached_property
     def _yaml(self) -> YamlFacts:
@@ -183,11 +178,11 @@ class Inventory:
         """Identifiers passed to any UPPER_CASE macro in the MPS sources (kernels made by macros we do not know)."""
         return frozenset().union(*self._per_file("macro-arguments", self.mps_files, file_facts.macro_arguments).values())
 
-    @cached_property
-    def native_identifiers(self) -> WordsIn:
-        """Identifiers in native/*.cpp (a kernel named there may be defined there); answered per
-        name, reading only the files whose text contains it."""
-        return WordsIn(self.native_sources)
+    @property
+    def native_identifiers(self) -> SharedKernels:
+        """`name in inv.native_identifiers`: *name* is an identifier of a native/*.cpp (a kernel named
+        there may be defined there); answers kept between runs like the shared kernels'."""
+        return self.shared_kernels
 
     @cached_property
     def mm_identifier_counts(self) -> dict[str, int]:

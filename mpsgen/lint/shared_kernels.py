@@ -1,5 +1,5 @@
-"""Where each shared CPU/CUDA kernel is defined in native/*.cpp and which stubs it calls, with the
-answers kept between runs.
+"""Where each shared CPU/CUDA kernel is defined in native/*.cpp and which stubs it calls, and which
+files name an identifier, with the answers kept between runs.
 
 An answer (`find_shared_impl` over the files that could define the kernel) depends on the files
 it searched and on no other: a file it did not search neither names the kernel nor starts a
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from mpsgen.lint.source_words import definition_sites
+from mpsgen.sources.index import index_of
 from mpsgen.sources.shared_impl import SharedImpl, find_shared_impl
 from mpsgen.tree.factcache import FactCache, Stamp, is_racy, stamp_of
 
@@ -51,33 +52,38 @@ class SharedKernels:
                 s = stamp_of(p)
                 self._stamps[rel] = None if s is None or is_racy(s) else s
         held = facts.named(_KEY)
-        self._answers = self._still_valid(held)
-        self._changed = not (isinstance(held, tuple) and held[0] == self._stamps and held[1] == self._answers)
+        if not (isinstance(held, tuple) and len(held) == 3):
+            held = ({}, {}, {})
+        self._answers, self._mentions = self._still_valid(*held)
+        self._changed = (held[0], held[1], held[2]) != (self._stamps, self._answers, self._mentions)
 
     def text(self, rel: str) -> str:
         if rel not in self._texts:
             self._texts[rel] = self._read(self._paths[rel])
         return self._texts[rel]
 
-    def _still_valid(self, held: object) -> dict[str, _Answer]:
-        if not (isinstance(held, tuple) and len(held) == 2):
-            return {}
-        snapshot, answers = held
+    def _still_valid(self, snapshot: dict, answers: dict[str, _Answer],
+                     mentions: dict[str, frozenset[str]]) -> tuple[dict[str, _Answer], dict[str, frozenset[str]]]:
         changed = {rel for rel in self._paths if snapshot.get(rel) is None or snapshot.get(rel) != self._stamps.get(rel)}
         gone = snapshot.keys() - self._paths.keys()
         if not changed and not gone:
-            return dict(answers)
+            return dict(answers), dict(mentions)
         sites = {rel: definition_sites({rel: self.text(rel)}) for rel in changed}
-        return {
+        kept_answers = {
             kernel: a for kernel, a in answers.items()
             if not (a.searched & (changed | gone))
             and not any(_could_define(kernel, self.text(rel), sites[rel]) for rel in changed)
         }
+        kept_mentions = {
+            name: files for name, files in mentions.items()
+            if not (files & (changed | gone)) and not any(name in self.text(rel) for rel in changed)
+        }
+        return kept_answers, kept_mentions
 
     def save(self) -> None:
         """Hand the answers to the fact store (written by its own save()) when they changed."""
         if self._changed:
-            self._facts.put_named(_KEY, (dict(self._stamps), dict(self._answers)))
+            self._facts.put_named(_KEY, (dict(self._stamps), dict(self._answers), dict(self._mentions)))
             self._changed = False
 
     # -- answers ------------------------------------------------------------------------------
@@ -109,3 +115,15 @@ class SharedKernels:
         self._answers[kernel] = _Answer(impl, frozenset(searched))
         self._changed = True
         return impl
+
+    def __contains__(self, name: object) -> bool:
+        """Whether *name* is an identifier (outside comments and literals) of a native/*.cpp: a kernel
+        named there may be defined there by a macro mpsgen does not expand."""
+        if not isinstance(name, str):
+            return False
+        files = self._mentions.get(name)
+        if files is None:
+            files = self._mentions[name] = frozenset(
+                rel for rel in self._paths if name in self.text(rel) and name in index_of(rel, self.text(rel)).identifiers)
+            self._changed = True
+        return bool(files)

@@ -1,26 +1,11 @@
-"""Which native sources name an identifier, and which words can start a shared kernel's definition.
-
-Both are answered from the raw texts with str.find (C speed); a file is masked only when a
-question needs its code.
-"""
+"""Which words can start a shared kernel's definition in native/*.cpp, answered from the raw
+texts with str.find (C speed), so no file is masked to pick candidates."""
 
 from __future__ import annotations
 
 import re
 
-from mpsgen.sources.index import enclosing_define, index_of
-
-
-class WordsIn:
-    """`name in words`: whether *name* is an identifier (outside comments) of one of *texts*."""
-
-    def __init__(self, texts: dict[str, str]) -> None:
-        self._texts = texts
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and any(
-            name in t and name in index_of(p, t).identifiers for p, t in self._texts.items()
-        )
+from mpsgen.sources.index import enclosing_define
 
 
 _IMPL_MACRO_NAME = re.compile(r"(CREATE_\w*IMPL\w*FUNC\w*)\s*\(")
