@@ -10,13 +10,15 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from mpsgen.errors import MpsgenError
-from mpsgen.model import MetalStyle
 from mpsgen.scan.brackets import split_top_level
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
+
+if TYPE_CHECKING:  # check/status read MetalIndex facts without the kernel model
+    from mpsgen.model import MetalStyle
 
 # Registration macros from c10/metal/indexing.h; their first argument is the kernel name.
 BUILTIN_REGISTER_MACROS = frozenset(
@@ -279,7 +281,9 @@ def _binary_op_arity(defines: list[MacroDef], calls: list[MacroCall]) -> tuple[i
 CASTOUT = "REGISTER_BINARY_CASTOUT_OP"
 
 
-def style_of(index: MetalIndex) -> MetalStyle:
+def style_of(index: MetalIndex) -> "MetalStyle":
+    from mpsgen.model import MetalStyle
+
     top = [c for c in index.top_level_calls() if c.macro.startswith("REGISTER_")]
     # Follow the majority habit for a trailing ';' (default: write it).
     semicolon = not top or sum(c.semicolon for c in top) * 2 >= len(top)
