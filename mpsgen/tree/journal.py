@@ -22,7 +22,6 @@ import functools
 import hashlib
 import json
 import os
-import uuid
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,7 +136,7 @@ class Journal:
 
 
 def new_id() -> str:
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()  # 32 random hex digits, as uuid4().hex, without uuid's import of platform
 
 
 def find_git_dir(root: Path) -> Path | None:
