@@ -254,3 +254,16 @@ def test_which_files_name_an_identifier_follows_edits(tmp_path: Path, store: Pat
     assert names("old_kernel_out")
     write_old(tmp_path / "Gen.cpp", "MAKE_KERNEL(new_kernel_out)\n", OLD_NS + 9)
     assert not names("old_kernel_out") and names("new_kernel_out")
+
+
+def test_a_racy_fact_checked_after_the_clock_tick_needs_no_checksum_again(tmp_path: Path, store: Path, monkeypatch):
+    import pickle
+
+    src = tmp_path / "a.mm"
+    src.write_text("abc")
+    compute = Counter(upper)
+    fact(store, src, compute)
+    assert pickle.loads((store / "upper.pickle").read_bytes())[1]["a.mm"][1] is not None  # a checksum kept
+    monkeypatch.setattr(factcache, "is_racy", lambda stamp: False)  # two seconds later
+    assert fact(store, src, compute) == "ABC" and compute.calls == 1
+    assert pickle.loads((store / "upper.pickle").read_bytes())[1]["a.mm"][1] is None

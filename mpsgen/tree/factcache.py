@@ -104,8 +104,14 @@ class FactCache:
         stamp = stamp_of(path) if self.enabled else None
         if stamp is not None:
             held = self._shelf(kind).get(rel)
-            if held is not None and held[0] == stamp and (held[1] is None or held[1] == digest(read(path))):  # type: ignore[index]
-                return held[2]  # type: ignore[index]
+            if held is not None and held[0] == stamp:
+                if held[1] is None:  # type: ignore[index]
+                    return held[2]  # type: ignore[index]
+                if held[1] == digest(read(path)):  # type: ignore[index]
+                    if not is_racy(stamp):  # past the clock tick: from now on the stamp vouches for the text
+                        self._shelf(kind)[rel] = (stamp, None, held[2])  # type: ignore[index]
+                        self._dirty.add(kind)
+                    return held[2]  # type: ignore[index]
         text = read(path)
         value = compute(text)
         if stamp is not None:
