@@ -64,6 +64,8 @@ class SharedKernels:
 
     def _still_valid(self, snapshot: dict, answers: dict[str, _Answer],
                      mentions: dict[str, frozenset[str]]) -> tuple[dict[str, _Answer], dict[str, frozenset[str]]]:
+        if not answers and not mentions:
+            return {}, {}  # a first run, or --no-cache: nothing to re-validate (and no file to read for it)
         changed = {rel for rel in self._paths if snapshot.get(rel) is None or snapshot.get(rel) != self._stamps.get(rel)}
         gone = snapshot.keys() - self._paths.keys()
         if not changed and not gone:
