@@ -20,6 +20,7 @@ from mpsgen.lint.shared_kernels import SharedKernels
 from mpsgen.lint.yaml_facts import YamlFacts, yaml_facts
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
+from mpsgen.sources.host_register import registers_for_mps
 from mpsgen.tree.checkout import Checkout
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
 from mpsgen.sources.shared_impl import SharedImpl
@@ -103,8 +104,7 @@ class Inventory:
     @cached_property
     def other_mps_files(self) -> dict[str, Path]:
         """native/mps/*.mm, *.cpp and operations/*.cpp: MPS code outside operations/*.mm."""
-        mps = self.checkout.path("aten/src/ATen/native/mps")
-        return self._rels(sorted([*mps.glob("*.mm"), *mps.glob("*.cpp"), *self.checkout.operations_dir.glob("*.cpp")]))
+        return self._rels(self.checkout.other_mps_sources())
 
     @cached_property
     def mps_files(self) -> dict[str, Path]:
@@ -190,11 +190,11 @@ class Inventory:
 
     @cached_property
     def registrations(self) -> dict[str, list[host.Registration]]:
-        """{stub: MPS registrations}.  In a .cpp only REGISTER_MPS_DISPATCH registers for MPS."""
+        """{stub: MPS registrations} (host_register.registers_for_mps)."""
         result: dict[str, list[host.Registration]] = {}
-        for rel, regs in self._per_file("registrations", self.mps_files, file_facts.registrations).items():
+        for regs in self._per_file("registrations", self.mps_files, file_facts.registrations).values():
             for reg in regs:
-                if rel in self.mm_files or rel.endswith(".mm") or reg.macro == "REGISTER_MPS_DISPATCH":
+                if registers_for_mps(reg):
                     result.setdefault(reg.stub, []).append(reg)
         return result
 

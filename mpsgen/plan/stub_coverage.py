@@ -17,16 +17,11 @@ from mpsgen.tree.checkout import Checkout
 
 
 def mps_registered_stubs(plan: Plan, checkout: Checkout) -> frozenset[str]:
-    """Stubs registered for MPS in the planned MPS sources (as `check` counts them: in a .cpp only
-    REGISTER_MPS_DISPATCH registers for MPS)."""
+    """Stubs registered for MPS in the planned MPS sources, counted as `check` counts them."""
     cs = plan.changeset
-    mps = checkout.path("aten/src/ATen/native/mps")
-    others = sorted([*mps.glob("*.mm"), *mps.glob("*.cpp"), *checkout.operations_dir.glob("*.cpp")])
-    names = set(host.registered_stubs(planned_texts(cs, folder_files(cs, "mm_files"), checkout)))
-    for path, text in planned_texts(cs, others, checkout).items():
-        names.update(r.stub for r in host.registrations(text, path)
-                     if path.endswith(".mm") or r.macro == "REGISTER_MPS_DISPATCH")
-    return frozenset(names)
+    paths = [*folder_files(cs, "mm_files"), *folder_files(cs, "other_mps_sources")]
+    return frozenset(r.stub for path, text in planned_texts(cs, paths, checkout).items()
+                     for r in host.registrations(text, path) if host.registers_for_mps(r))
 
 
 def require_stubs_registered(plan: Plan, checkout: Checkout) -> None:

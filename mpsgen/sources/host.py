@@ -25,6 +25,7 @@ from mpsgen.sources.host_register import (  # noqa: F401  (re-exported: callers 
     Registration,
     registrations,
     registered_stubs,
+    registers_for_mps,
     KernelCall,
     host_kernel_calls,
     uses_unary_ti_macro,

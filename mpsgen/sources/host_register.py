@@ -64,6 +64,11 @@ def registrations(text: str, path: str = "<text>") -> list[Registration]:
     return result
 
 
+def registers_for_mps(reg: Registration) -> bool:
+    """In a .mm every REGISTER_*DISPATCH registers the MPS kernel; in a .cpp only REGISTER_MPS_DISPATCH does."""
+    return reg.path.endswith(".mm") or reg.macro == "REGISTER_MPS_DISPATCH"
+
+
 def registered_stubs(mm_texts: dict[str, str]) -> dict[str, list[Registration]]:
     """{stub: registrations} across all *mm_texts*; more than one entry means a double registration."""
     result: dict[str, list[Registration]] = {}

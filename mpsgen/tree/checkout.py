@@ -124,6 +124,11 @@ class Checkout:
     def mm_files(self) -> list[Path]:
         return sorted(self.operations_dir.glob("*.mm"))
 
+    def other_mps_sources(self) -> list[Path]:
+        """native/mps/*.mm, *.cpp and operations/*.cpp: MPS code outside operations/*.mm."""
+        mps = self.root / "aten/src/ATen/native/mps"
+        return sorted([*mps.glob("*.mm"), *mps.glob("*.cpp"), *self.operations_dir.glob("*.cpp")])
+
     def native_headers(self) -> list[Path]:
         return sorted(self.native_dir.glob("*.h"))
 
