@@ -437,6 +437,55 @@ def test_stale_input_that_is_not_edited_is_refused_too(tree: Path) -> None:
     assert err.value.path == YAML
 
 
+def _age(path: Path, seconds: int = 60) -> None:
+    """Date *path* back, as a checkout's files are: its stamp then vouches for its text."""
+    past = os.stat(path).st_mtime_ns - seconds * 1_000_000_000
+    os.utime(path, ns=(past, past))
+
+
+def test_an_old_unchanged_input_is_verified_by_its_stamp_without_reading_it(tree: Path, monkeypatch) -> None:
+    _age(tree / YAML)
+    ch = cs.Changeset(Checkout(tree))
+    ch.original(YAML)
+    ch.set_text(OPS, ch.original(OPS) + "// mine\n")
+    reads = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self.name) or real(self))
+    ch.verify_unchanged_on_disk()
+    assert reads == ["UnaryOps.mm"]  # the target, byte for byte; the yaml by its stamp
+
+
+def test_an_input_rewritten_with_the_same_size_and_mtime_is_still_refused(tree: Path) -> None:
+    # An old input (stamp trusted) rewritten in place, its mtime put back: ctime moves, so the
+    # stamp differs and the bytes are compared.
+    _age(tree / YAML)
+    ch = cs.Changeset(Checkout(tree))
+    ch.original(YAML)
+    ch.set_text(OPS, "x\n")
+    st = os.stat(tree / YAML)
+    (tree / YAML).write_bytes(FILES[YAML].replace("abs", "neg").encode())
+    os.utime(tree / YAML, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert os.stat(tree / YAML).st_size == st.st_size
+    with pytest.raises(MpsgenError) as err:
+        ch.verify_unchanged_on_disk()
+    assert err.value.path == YAML and "changed on disk" in err.value.message
+
+
+def test_a_racy_input_is_compared_byte_for_byte(tree: Path, monkeypatch) -> None:
+    # Written just before it was read: a same-size rewrite within the clock tick could keep every
+    # stamp field (simulated: stat answers as at the read), so only the bytes can tell.
+    ch = cs.Changeset(Checkout(tree))
+    ch.original(YAML)
+    ch.set_text(OPS, "x\n")
+    frozen = os.stat(tree / YAML)
+    (tree / YAML).write_bytes(FILES[YAML].replace("abs", "neg").encode())
+    real_stat = os.stat
+    monkeypatch.setattr(cs.os, "stat", lambda p, *a, **k: frozen if Path(p).name == Path(YAML).name else real_stat(p, *a, **k))
+    with pytest.raises(MpsgenError) as err:
+        ch.verify_unchanged_on_disk()
+    assert err.value.path == YAML
+
+
 def test_apply_after_a_verification_still_rereads_targets_and_inputs_read_since(tree: Path) -> None:
     # The caller verifies every input once (migrate does, before printing); apply then re-reads the
     # files it writes and any input read after that verification, not the hundreds verified already.
@@ -617,3 +666,15 @@ def test_dirty_check_in_a_checkout_nested_inside_a_repository(tmp_path: Path) ->
     (root / OPS).write_bytes(b"dirty\n")
     assert cs.dirty_paths(root.resolve(), [OPS, UNARY]) == [OPS]
     assert jr.journal_dir(root) == outer / ".git" / "mpsgen"
+
+
+def test_a_saved_journal_is_the_json_of_the_record(tmp_path: Path) -> None:
+    # Each file's part is encoded once and spliced in: the text must still be exactly that JSON.
+    files = (jr.JournalFile("a/x.mm", b"old \xe2\x82\xac bytes\n", 0o644, (1, 2), jr.sha256(b"new"), 0o644),
+             jr.JournalFile("b/new.metal", None, None, None, jr.sha256(b"n")))
+    record = jr.Journal(None, jr.KIND_APPLY, jr.IN_PROGRESS, "2026-01-01T00:00:00+00:00", files, ("b",),
+                        id="abc", label='migrate "x"')
+    path = tmp_path / "j" / "pending.json"
+    jr.save(record, path)
+    assert json.loads(path.read_text()) == record.to_json()
+    assert jr.load(path) == record.with_state(jr.IN_PROGRESS, path)

@@ -74,6 +74,28 @@ def test_dirty_paths_not_a_repo(tmp_path: Path):
         gitops.dirty_paths(tmp_path, ["x"])
 
 
+def test_dirty_paths_below_the_top_in_every_layout(repo: Path, tmp_path: Path):
+    # The checkout's place in the work tree is read from where `.git` is (no git process) for a plain
+    # repository and a linked worktree, and asked of git when core.worktree could move the top.
+    sub = "aten/src"
+    rel = MM.removeprefix(sub + "/")
+    (repo / MM).write_text("// changed\n")
+    assert gitops.dirty_paths(repo / sub, [rel, "ATen/native/mps/kernels/BinaryKernel.metal"]) == {rel}
+
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked))
+    assert (linked / ".git").is_file()
+    (linked / METAL).write_text("// changed in the worktree\n")
+    assert gitops.dirty_paths(linked / sub, [rel, "ATen/native/mps/kernels/BinaryKernel.metal"]) == {
+        "ATen/native/mps/kernels/BinaryKernel.metal"}
+
+    # core.worktree moves the work tree away from `.git`'s folder: git is asked, and says this
+    # folder is not in a work tree (the layout alone would have taken it for the top).
+    git(repo, "config", "core.worktree", str(tmp_path / "elsewhere"))
+    with pytest.raises(MpsgenError, match="not a git repository"):
+        gitops.dirty_paths(repo, [MM])
+
+
 def test_create_branch_switches_and_keeps_changes(repo: Path):
     (repo / MM).write_text("// edited by mpsgen\n")
     gitops.create_branch(repo, "mps/atan2-metal")

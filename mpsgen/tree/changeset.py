@@ -26,7 +26,7 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.tree import journal as jr
 from mpsgen.tree import transaction as tx
-from mpsgen.tree.checkout import Checkout, read_text_file
+from mpsgen.tree.checkout import Checkout, file_stamp, read_text_and_stamp
 from mpsgen.tree.history import recover_if_interrupted, undo
 from mpsgen.tree.transaction import FaultHook
 
@@ -44,6 +44,7 @@ class _Entry:
     original: str | None  # None: the file did not exist (a new file); else exactly its bytes, decoded
     planned: str | None = None
     reasons: list[str] = field(default_factory=list)
+    stamp: tuple[int, ...] | None = None  # as read (checkout.read_text_and_stamp); None: compare bytes
 
     @property
     def changed(self) -> bool:
@@ -87,7 +88,8 @@ class Changeset:
         rel = self._key(path)
         entry = self._entries.get(rel)
         if entry is None:
-            entry = self._entries[rel] = _Entry(rel, read_text_file(self._abs(rel), shown=rel))
+            text, stamp = read_text_and_stamp(self._abs(rel), shown=rel)
+            entry = self._entries[rel] = _Entry(rel, text, stamp=stamp)
         if entry.original is None:
             raise MpsgenError("file not found (mpsgen plans to create it)", path=rel)
         return entry.original
@@ -174,13 +176,20 @@ class Changeset:
 
     # -- safety checks --------------------------------------------------------------------
     def verify_unchanged_on_disk(self) -> None:
-        """Refuse if any file read (or to be created) changed on disk since it was read."""
-        self._verify(sorted(self._entries))
+        """Refuse if any file read (or to be created) changed on disk since it was read.
 
-    def _verify(self, rels: list[str]) -> None:
+        A file mpsgen will write is compared byte for byte; an input it only read (a plan reads
+        hundreds) by its stamp, as git's index does, and byte for byte if the stamp moved or was racy."""
+        self._verify(sorted(self._entries), inputs_by_stamp=True)
+
+    def _verify(self, rels: list[str], inputs_by_stamp: bool = False) -> None:
+        targets = set(self.changed_paths)
         for rel in rels:
             e = self._entries[rel]
             abs_path = self._abs(rel)
+            if inputs_by_stamp and rel not in targets and e.stamp is not None and _same_stamp(abs_path, e.stamp):
+                self._verified.add(rel)
+                continue
             if e.original is None:
                 if e.changed and os.path.lexists(abs_path):
                     raise MpsgenError(
@@ -239,7 +248,8 @@ class Changeset:
         # The targets are always read again; an input already found unchanged (the caller's
         # verify_unchanged_on_disk just before) is not re-read: a tree has hundreds of inputs.
         changed = set(self.changed_paths)
-        self._verify(sorted(rel for rel in self._entries if rel in changed or rel not in self._verified))
+        self._verify(sorted(rel for rel in self._entries if rel in changed or rel not in self._verified),
+                     inputs_by_stamp=True)
         self.check_dirty(allow_dirty)
         files: list[jr.JournalFile] = []
         writes: list[tx.Write] = []
@@ -274,6 +284,13 @@ def dirty_paths(root: Path, rels: list[str]) -> list[str]:
 
 
 # -- small helpers -----------------------------------------------------------------------
+def _same_stamp(path: Path, stamp: tuple[int, ...]) -> bool:
+    try:
+        return file_stamp(os.stat(path)) == stamp
+    except OSError:
+        return False  # gone or unreadable: the byte comparison says which
+
+
 def _lines(text: str) -> list[str]:
     """Split on '\\n' only (str.splitlines also splits on \\f, \\x1c, U+2028, ...)."""
     parts = text.split("\n")

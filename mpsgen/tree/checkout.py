@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
@@ -159,17 +160,33 @@ class Checkout:
 
 
 def read_text_file(path: Path, shown: str | None = None) -> str:
+    return read_text_and_stamp(path, shown)[0]
+
+
+# A file written less than this before it was read may be rewritten within the same timestamp
+# tick (git's "racily clean" files; 2 s covers the coarsest clocks), so its stamp cannot vouch for it.
+_RACY_NS = 2_000_000_000
+
+
+def read_text_and_stamp(path: Path, shown: str | None = None) -> tuple[str, tuple[int, ...] | None]:
+    """The file's text (strictly UTF-8) and its stamp as it was read: (size, mtime, ctime, inode), which
+    changes whenever the file is rewritten, or None when the file was written too recently to tell."""
     shown = shown or str(path)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read()
     except FileNotFoundError:
         raise MpsgenError("file not found", path=shown, hint="is this a complete PyTorch checkout?") from None
     except IsADirectoryError:
         raise MpsgenError("expected a file, found a folder", path=shown) from None
     except PermissionError:
         raise MpsgenError("file is not readable", path=shown, hint="check its permissions") from None
+    stamp = file_stamp(st)
+    if time.time_ns() - st.st_mtime_ns < _RACY_NS:  # any later write moves mtime; ctime catches a reset mtime
+        stamp = None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), stamp
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise MpsgenError(
@@ -178,6 +195,10 @@ def read_text_file(path: Path, shown: str | None = None) -> str:
             line=line,
             hint="save the file as UTF-8",
         ) from None
+
+
+def file_stamp(st: os.stat_result) -> tuple[int, ...]:
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
 def newline_of(text: str) -> str:

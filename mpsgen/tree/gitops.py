@@ -66,6 +66,39 @@ def work_tree_prefix(root: Path) -> str | None:
     return lines[1] if len(lines) > 1 else ""
 
 
+def _prefix(root: Path) -> str | None:
+    """work_tree_prefix(root), read from the layout when it is the plain one (the folder holding
+    `.git` is the top of the work tree), which spares `migrate` a git process."""
+    top = _plain_work_tree_top(root)
+    if top is None:
+        return work_tree_prefix(root)
+    rel = os.path.relpath(os.path.realpath(root), top)
+    return "" if rel == "." else rel + "/"
+
+
+def _plain_work_tree_top(root: Path) -> str | None:
+    """The folder holding `.git` above *root*, unless git could be told otherwise (GIT_DIR or
+    GIT_WORK_TREE in the environment, core.worktree in the config): then None, ask git."""
+    if os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE"):
+        return None
+    folder = os.path.realpath(root)
+    while not os.path.lexists(os.path.join(folder, ".git")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    config = os.path.join(folder, ".git", "config")
+    try:
+        with open(config, "rb") as fh:
+            if b"worktree" in fh.read():
+                return None
+    except NotADirectoryError:
+        pass  # a `.git` file (worktree, submodule): the folder holding it is the top
+    except OSError:
+        return None
+    return folder
+
+
 def is_git_repo(root: Path) -> bool:
     """True when *root* is the top of a git work tree (a repository above it does not count)."""
     return work_tree_prefix(root) == ""
@@ -80,7 +113,7 @@ def dirty_paths(root: Path, paths: Iterable[str | Path]) -> set[str]:
     """
     root = Path(root)
     wanted = [_rel(root, p) for p in paths]
-    prefix = work_tree_prefix(root)
+    prefix = _prefix(root)
     if prefix is None:
         raise MpsgenError("not a git repository", path=root, hint="run `git init`, or pass --allow-dirty")
     if not wanted:
@@ -111,7 +144,7 @@ def head_blob_ids(root: Path, paths: Iterable[str | Path]) -> dict[str, str | No
     root = Path(root)
     wanted = [_rel(root, p) for p in paths]
     ids: dict[str, str | None] = dict.fromkeys(wanted)
-    prefix = work_tree_prefix(root)
+    prefix = _prefix(root)
     if not wanted or prefix is None:
         return ids
     done = _git_cli(root, "ls-tree", "-z", "--full-name", "HEAD", "--", *wanted)

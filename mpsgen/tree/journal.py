@@ -58,7 +58,13 @@ class JournalFile:
         return dict(self._json)
 
     @functools.cached_property
-    def _json(self) -> dict:  # once per file: a transaction saves its journal twice (pending, then applied)
+    def json_text(self) -> str:
+        """to_json() encoded, once per file: a transaction saves its journal twice (pending, then
+        applied), and the old bytes of native_functions.yaml alone are ~1 MB of base64."""
+        return json.dumps(self._json)
+
+    @functools.cached_property
+    def _json(self) -> dict:
         return {
             "path": self.rel,
             "old": None if self.old is None else base64.b64encode(self.old).decode("ascii"),
@@ -176,7 +182,7 @@ def stack_dir(root: Path) -> Path:
 
 def save(journal: Journal, path: Path) -> Journal:
     """Write *journal* atomically to *path*; returns it with ``path`` set."""
-    data = json.dumps(journal.to_json(), indent=1).encode("utf-8")
+    data = _encode(journal).encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
@@ -192,6 +198,15 @@ def save(journal: Journal, path: Path) -> Journal:
             hint="make that folder writable, then run the command again",
         ) from None
     return journal.with_state(journal.state, path)
+
+
+def _encode(journal: Journal) -> str:
+    """json.dumps(journal.to_json()), each file's part encoded once (JournalFile.json_text)."""
+    head = journal.to_json()
+    del head["files"]
+    fields = [f"{json.dumps(key)}: {json.dumps(value)}" for key, value in head.items()]
+    fields.append('"files": [' + ", ".join(f.json_text for f in journal.files) + "]")
+    return "{" + ", ".join(fields) + "}"
 
 
 def load(path: Path) -> Journal | None:

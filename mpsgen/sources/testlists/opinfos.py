@@ -7,6 +7,7 @@ The 1.4 MB file is never parsed whole: the op's quoted names are found with str.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator, Mapping
 
@@ -41,8 +42,14 @@ def opinfo_keys(
     cmi_path: str = "common_methods_invocations.py",
 ) -> list[OpInfoRef]:
     """The OpInfos whose name, aten_name or aliases match *op*, in file order (cmi first)."""
+    return list(_opinfo_keys(((cmi_path, cmi_text), *definitions.items()), op))
+
+
+@functools.lru_cache(maxsize=8)
+def _opinfo_keys(texts: tuple[tuple[str, str], ...], op: str) -> tuple[OpInfoRef, ...]:
+    # Remembered per texts: a migrate asks for the same op's OpInfos for its dtypes and its test lists.
     found: list[OpInfoRef] = []
-    for path, text in [(cmi_path, cmi_text), *definitions.items()]:
+    for path, text in texts:
         refs = {}
         for cand in name_candidates(op):
             for quote in ("'", '"'):
@@ -54,7 +61,7 @@ def opinfo_keys(
                         refs[ref.offset] = ref
                     pos = text.find(needle, pos + 1)
         found.extend(sorted(refs.values(), key=lambda r: r.offset))
-    return found
+    return tuple(found)
 
 
 def _enclosing_opinfo(text: str, pos: int, path: str) -> OpInfoRef | None:
