@@ -129,17 +129,15 @@ def new_op(obj: Context, **options: Any) -> None:
 
 def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> int:
     """Split click's keyword arguments into the two typed option sets, once, here."""
-    import dataclasses
-
     from mpsgen.commands.migrate import run_kernel_command
     from mpsgen.model import KernelOptions, RunOptions
 
     def pick(cls: type) -> Any:
-        return cls(**{f.name: options[f.name] for f in dataclasses.fields(cls) if f.name in options})
+        return cls(**{f: options[f] for f in cls._fields if f in options})
 
     ops = tuple(options.pop("ops"))
     options["op"] = ops[0]
-    known = {f.name for cls in (KernelOptions, RunOptions) for f in dataclasses.fields(cls)}
+    known = {f for cls in (KernelOptions, RunOptions) for f in cls._fields}
     assert options.keys() <= known, f"CLI options without a typed home: {options.keys() - known}"
     return run_kernel_command(command, obj.checkout(), kernel=pick(KernelOptions), run=pick(RunOptions), ops=ops)
 

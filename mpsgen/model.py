@@ -9,8 +9,7 @@ Types that two stages share live here, so that neither stage imports the other f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 Command = Literal["migrate", "new-op"]
 
@@ -26,8 +25,7 @@ DTYPE_TOKENS: tuple[DtypeToken, ...] = get_args(DtypeToken)
 RESULTS: tuple[ResultKind, ...] = get_args(ResultKind)
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
     """A file (as shown to the user, relative to the checkout), a 1-based line and optionally a column."""
 
     file: str
@@ -38,8 +36,7 @@ class Location:
         return f"{self.file}:{self.line}" if self.col is None else f"{self.file}:{self.line}:{self.col}"
 
 
-@dataclass(frozen=True)
-class KernelOptions:
+class KernelOptions(NamedTuple):
     """What to plan: the op and how its kernel is generated (shared by migrate and new-op)."""
 
     op: str
@@ -54,8 +51,7 @@ class KernelOptions:
     drop_dtypes: str | None = None  # torch dtypes MPS served that the new kernel deliberately leaves out
 
 
-@dataclass(frozen=True)
-class RunOptions:
+class RunOptions(NamedTuple):
     """What to do with a plan: show it, apply it, build, test, commit."""
 
     fmt: str = "text"
@@ -71,8 +67,7 @@ class RunOptions:
     no_try: bool = False  # skip the numeric check (mpsgen try) before writing
 
 
-@dataclass(frozen=True)
-class KernelSpec:
+class KernelSpec(NamedTuple):
     """What to generate for one Metal kernel (the functor prefix is ``name``)."""
 
     name: str
@@ -93,8 +88,7 @@ class KernelSpec:
         return self.arity in ("unary", "unary_alpha")
 
 
-@dataclass(frozen=True)
-class MetalStyle:
+class MetalStyle(NamedTuple):
     """How a .metal file writes registrations (read from the file by sources/metal.py, used by
     generate/render.py to write new ones the same way)."""
 

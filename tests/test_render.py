@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import subprocess
 from pathlib import Path
@@ -292,7 +291,7 @@ def test_bool_kernels_get_castout_twins_where_the_file_registers_them():
     # 2026 BinaryKernel.metal: REGISTER_COMPARISON_OP(eq) pairs each `eq, T, bool` kernel with its
     # castout twin, so `torch.logical_xor(a, b, out=float_tensor)` finds a kernel.
     spec = KernelSpec("logical_xor", "binary", "bool(a) != bool(b)", dtypes=("float", "complex"), result="bool")
-    castout = dataclasses.replace(BINARY_STYLE, castout=True)
+    castout = BINARY_STYLE._replace(castout=True)
     assert render_registrations(spec, castout)[:4] == [
         "REGISTER_BINARY_OP(logical_xor, float, bool);",
         "REGISTER_BINARY_CASTOUT_OP(logical_xor, float, bool);",

@@ -213,8 +213,8 @@ def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcom
             tests = runner.run_tests(checkout.root, plan_test_names(plan), grad=run.grad_tests,
                                      test_cmd=config.test_cmd, build_dir=config.build_dir, out=stream)
             outcome.data["tests"] = {
-                "ok": tests.ok, "totals": vars(tests.totals),
-                "by_dtype": {d: vars(c) for d, c in tests.counts_by_dtype().items()},
+                "ok": tests.ok, "totals": tests.totals._asdict(),
+                "by_dtype": {d: c._asdict() for d, c in tests.counts_by_dtype().items()},
                 "unexpected_successes": [o.name for o in tests.unexpected_successes],
             }
             _say(fmt, tests.summary(), fg=None if tests.ok else "red")

@@ -7,13 +7,11 @@ emulation, or, on a Mac with MPS, compiled by torch.mps.compile_shader and run o
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
 
@@ -25,8 +23,7 @@ if TYPE_CHECKING:
     from mpsgen.model import KernelSpec
 
 
-@dataclass(frozen=True)
-class Subject:
+class Subject(NamedTuple):
     """What to check: the spec, the functor text migrate/new-op would write, where it came from."""
 
     spec: KernelSpec
@@ -55,7 +52,6 @@ def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
     mtime, like ninja) and of mpsgen itself, so a re-run skips the planning."""
     import hashlib
     import json
-    from dataclasses import asdict
 
     from mpsgen.emulate.compile import cache_dir
     from mpsgen.generate.render import default_templates_dir
@@ -85,7 +81,7 @@ def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
     subject = plan_subject(checkout, **options)  # type: ignore[arg-type]
     entry.parent.mkdir(parents=True, exist_ok=True)
     tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"spec": asdict(subject.spec), "functor": subject.functor, "source": subject.source}),
+    tmp.write_text(json.dumps({"spec": subject.spec._asdict(), "functor": subject.functor, "source": subject.source}),
                    encoding="utf-8")
     tmp.replace(entry)
     return subject
@@ -105,7 +101,7 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
         if "complex" not in err.message:
             raise
         # The refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's business: check the rest.
-        plan = _plan_either(checkout, dataclasses.replace(opts, drop_complex=True))
+        plan = _plan_either(checkout, opts._replace(drop_complex=True))
     if not plan.nothing_to_do and plan.spec is not None:
         return Subject(plan.spec, plan.rendered.functor, "plan")
     arity = _arity(op, expr)

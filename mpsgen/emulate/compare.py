@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 # (atol, rtol) per torch output dtype.  float32/complex64: torch.testing.assert_close's defaults
 # (rtol 1.3e-6, atol 1e-5); float16 and bfloat16: the looser per-dtype tolerances test_mps.py's
@@ -41,15 +40,13 @@ _FORMATS = {"float32": (23, -126), "complex64": (23, -126), "float16": (10, -14)
 SHOWN_MISMATCHES = 3
 
 
-@dataclass(frozen=True)
-class Mismatch:
+class Mismatch(NamedTuple):
     inputs: tuple[str, ...]
     expected: str
     got: str
 
 
-@dataclass(frozen=True)
-class DtypeResult:
+class DtypeResult(NamedTuple):
     """One registered dtype's comparison (one row of the table)."""
 
     dtype: str  # torch dtype of the inputs
@@ -70,8 +67,7 @@ class DtypeResult:
         return self.mismatches == 0 and not self.crash
 
 
-@dataclass(frozen=True)
-class TryResult:
+class TryResult(NamedTuple):
     op: str
     reference: str
     backend: str  # "emulated (g++ ...)" or "mps"
@@ -84,7 +80,8 @@ class TryResult:
 
     def to_json(self) -> dict[str, object]:
         return {"op": self.op, "reference": self.reference, "backend": self.backend, "ok": self.ok,
-                "dtypes": [{**asdict(r), "ok": r.ok} for r in self.rows]}
+                "dtypes": [{**r._asdict(), "first_mismatches": tuple(m._asdict() for m in r.first_mismatches),
+                            "ok": r.ok} for r in self.rows]}
 
     @classmethod
     def from_json(cls, data: dict[str, object], *, cached: bool) -> "TryResult":

@@ -14,8 +14,8 @@ import re
 import shlex
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
@@ -35,8 +35,7 @@ class ToolMissing(MpsgenError):
     """No C++ compiler or no torch: `try` exits 2, migrate/new-op skip the check with one line."""
 
 
-@dataclass(frozen=True)
-class Registration:
+class Registration(NamedTuple):
     """One REGISTER_* line: Metal input type, alpha type (alpha ops), output type, opmath."""
 
     in_type: str
@@ -50,8 +49,7 @@ class Registration:
         return f"mpsgen_try_{self.out_type}_{self.in_type}{alpha}"
 
 
-@dataclass(frozen=True)
-class Build:
+class Build(NamedTuple):
     library: Path
     cached: bool
     key: str
@@ -203,9 +201,7 @@ def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
     cxx = find_compiler()
     # Content, not paths: the same headers in another checkout reuse the build.  The spec and the
     # functor determine the driver source (rendered only on a miss: it needs the .metal style code).
-    from dataclasses import asdict
-
-    key = hashlib.sha256("\0".join([DRIVER_VERSION, repr(sorted(asdict(spec).items())), functor, " ".join(FLAGS),
+    key = hashlib.sha256("\0".join([DRIVER_VERSION, repr(sorted(spec._asdict().items())), functor, " ".join(FLAGS),
                                     _header_digest(root), _compiler_id(cxx)]).encode()).hexdigest()[:32]
     folder = cache_dir()
     lib = folder / f"{key}.so"

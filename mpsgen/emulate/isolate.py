@@ -15,8 +15,8 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 
@@ -49,8 +49,7 @@ class KernelCrash(Exception):
         return _MEANING.get(self.signal, "killed by a signal")
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """One kernel call: the symbol, element count, raw input arrays, raw alpha, output size."""
 
     symbol: str

@@ -6,8 +6,7 @@ torch is optional for mpsgen; it is imported here, lazily, with a one-line error
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from .compile import ToolMissing
@@ -59,8 +58,7 @@ class NoReference(MpsgenError):
     (exit 2), migrate/new-op skip the check with one line."""
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
     name: str  # how it is called, e.g. "torch.special.log_ndtr"
     fn: Callable[..., Any]
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from mpsgen.errors import MpsgenError
 
@@ -42,8 +41,7 @@ COMPLEX_TYPES = ("float2", "half2")
 COLUMN_LIMIT = 120  # PyTorch's .clang-format, `Language: ObjC` section (.mm files)
 
 
-@dataclass(frozen=True)
-class Overload:
+class Overload(NamedTuple):
     trait: str | None
     ret: str
     body: str

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mpsgen.lint.frontier import Frontier, FrontierIndex
 from mpsgen.lint.inventory import NATIVE, NO_MPS, Inventory
 
 
-@dataclass(frozen=True)
-class EntryRow:
+class EntryRow(NamedTuple):
     name: str
     at: str  # yaml path:line of its `- func:` line
     route: str | None = None  # "shared" | "legacy" | "none"; None for a composite-only family
@@ -21,23 +19,20 @@ class EntryRow:
     duplicate_mps_lines: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
-class LegacyDefinition:
+class LegacyDefinition(NamedTuple):
     at: str
     form: str  # TORCH_IMPL_FUNC, function, or the CREATE_MPS_* macro
     backend: str  # mpsgraph | metal | unknown
 
 
-@dataclass(frozen=True)
-class MetalKernelUse:
+class MetalKernelUse(NamedTuple):
     kernel: str
     host_call: str
     registered_at: str | None  # None: no .metal registers it
     macro: str | None = None
 
 
-@dataclass(frozen=True)
-class StubRegistration:
+class StubRegistration(NamedTuple):
     at: str
     macro: str
     function: str | None
@@ -45,8 +40,7 @@ class StubRegistration:
     metal_kernels: tuple[MetalKernelUse, ...]
 
 
-@dataclass(frozen=True)
-class SharedKernel:
+class SharedKernel(NamedTuple):
     kernel: str
     defined_at: str | None
     form: str | None
@@ -55,8 +49,7 @@ class SharedKernel:
     registrations: tuple[StubRegistration, ...]
 
 
-@dataclass(frozen=True)
-class FamilyDetails:
+class FamilyDetails(NamedTuple):
     family: str
     state: str
     why: str
@@ -88,11 +81,11 @@ class FamilyDetails:
         doc: dict[str, Any] = {"family": self.family, "state": self.state, "why": self.why, "entries": entries}
         if self.composite_only:
             return doc
-        doc["legacy_kernels"] = {k: [vars(d) for d in defs] for k, defs in self.legacy_kernels}
+        doc["legacy_kernels"] = {k: [d._asdict() for d in defs] for k, defs in self.legacy_kernels}
         doc["shared_kernels"] = {s.kernel: _shared_json(s) for s in self.shared_kernels}
         if self.frontier is not None:
             doc["frontier"] = {"state": self.frontier.label, "why": self.frontier.why,
-                               "overloads": [vars(o) | {"stubs": list(o.stubs)} for o in self.frontier.overloads]}
+                               "overloads": [o._asdict() | {"stubs": list(o.stubs)} for o in self.frontier.overloads]}
         return doc
 
 

@@ -13,9 +13,8 @@ apart with the reason it is not a candidate.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.scan.lines import LineTable
 from mpsgen.sources.native_yaml.facts import Entry
@@ -32,8 +31,7 @@ CANDIDATE = "candidate"
 NOT_CANDIDATE = "not a candidate"
 
 
-@dataclass(frozen=True)
-class Overload:
+class Overload(NamedTuple):
     """One MPS-only overload and whether it can move to the shared kernel."""
 
     entry: str
@@ -46,8 +44,7 @@ class Overload:
     why: str
 
 
-@dataclass(frozen=True)
-class Frontier:
+class Frontier(NamedTuple):
     """A family's place on the frontier: a candidate when any MPS-only overload is one."""
 
     family: str

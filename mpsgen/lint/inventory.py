@@ -10,10 +10,9 @@ that span native/*.cpp are kept by lint/shared_kernels.py.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, TypeVar
 
 from mpsgen.lint import file_facts
 from mpsgen.lint.shared_kernels import SharedKernels
@@ -41,8 +40,7 @@ STATES = (NATIVE, MPSGRAPH, METAL_LEGACY, SPLIT, NO_MPS, UNKNOWN)
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class StubUse:
+class StubUse(NamedTuple):
     """What the shared kernel of an MPS entry calls, and how that stub is registered for MPS."""
 
     kernel: str
@@ -51,8 +49,7 @@ class StubUse:
     registrations: tuple[host.Registration, ...]
 
 
-@dataclass(frozen=True)
-class FamilyState:
+class FamilyState(NamedTuple):
     name: str
     state: str
     entries: tuple[str, ...]  # names of the entries with an MPS, CPU or CUDA dispatch line

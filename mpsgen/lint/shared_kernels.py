@@ -9,10 +9,9 @@ changed or new file now names the kernel; only the changed files are read to tel
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from mpsgen.lint.source_words import definition_sites
 from mpsgen.sources.index import index_of
@@ -22,8 +21,7 @@ from mpsgen.tree.factcache import FactCache, Stamp, is_racy, stamp_of
 _KEY = "shared-kernels"
 
 
-@dataclass(frozen=True)
-class _Answer:
+class _Answer(NamedTuple):
     impl: SharedImpl | None
     searched: frozenset[str]  # the native/*.cpp files find_shared_impl looked into
 

@@ -11,7 +11,7 @@ and its place on the frontier.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from typing import NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.lint.details import FamilyDetails, family_details, render_details
 from mpsgen.lint.frontier import CANDIDATE, NOT_CANDIDATE, Frontier, FrontierIndex
@@ -26,8 +26,7 @@ FORMATS = ("table", "json", "markdown")
 _JUDGED = (MPSGRAPH, METAL_LEGACY, SPLIT, UNKNOWN)
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     state: FamilyState
     frontier: Frontier | None  # None for states not judged
 
@@ -40,8 +39,7 @@ class Row:
         return self.frontier.why if self.frontier else self.state.why
 
 
-@dataclass(frozen=True)
-class Dashboard:
+class Dashboard(NamedTuple):
     rows: tuple[Row, ...]
     composite_only: int
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
 
@@ -17,8 +16,7 @@ _DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  
 _BACKENDS = frozenset({"CPU", "CUDA", "MPS"})
 
 
-@dataclass(frozen=True)
-class YamlFacts:
+class YamlFacts(NamedTuple):
     family_heads: dict[str, tuple[EntryHead, ...]]  # entries with a CPU, CUDA or MPS line, by family
     composite_only: int  # families with no CPU, CUDA or MPS line (they run on MPS by decomposition)
     mps_entries: tuple[Entry, ...]  # every entry with a dispatch line keyed MPS (SparseMPS is another key), parsed

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.dtype_checks import cpu_promotes, impl_body, mpsgraph_refusals
@@ -53,8 +54,7 @@ class Facts:
         return f"{ref.path}:{ref.line}"
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     dtype: str
     before: str
     after: str
@@ -280,8 +280,6 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
 
 def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_rows
     """The KernelSpec with registrations read from the op, the before/after table, and the guard."""
-    import dataclasses
-
     from mpsgen.generate import catalog
 
     facts = read_facts(plan, checkout)
@@ -313,7 +311,7 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
     if opts.int_expr is not None and not {"int2float", "integer"} & set(spec.dtypes):
         raise MpsgenError(f"--int-expr given, but the registrations for {plan.family} ({','.join(spec.dtypes)}) "
                           "have no integer types", hint="add integer or int2float to --dtypes, or drop --int-expr")
-    spec = dataclasses.replace(spec, skip=tuple(METAL_NAME[d] for d in METAL if d in skip))
+    spec = spec._replace(skip=tuple(METAL_NAME[d] for d in METAL if d in skip))
     table = rows(facts, spec.dtypes, spec.result, skip)
     guard(table, plan.family, drop, facts, user_dtypes=opts.dtypes is not None)
     plan.dtype_rows = table

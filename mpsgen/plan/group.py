@@ -7,7 +7,6 @@ refuses the whole group (nothing is written), naming the op.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,7 +88,7 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
     cs = Changeset(checkout)
     group = GroupPlan(command, cs)
     if len(ops) == 1:
-        group.plans.append(plan_kernel_command(command, checkout, dataclasses.replace(base, op=ops[0]), cs))
+        group.plans.append(plan_kernel_command(command, checkout, base._replace(op=ops[0]), cs))
         require_stubs_registered(group.plans[0], checkout)
         return group
     _refuse_per_op_options(command, ops, base)
@@ -97,7 +96,7 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
     whole = f"planning the group `mpsgen {command} {' '.join(ops)}` (nothing is written for any op)"
     with context(lambda: whole):
         for op in ops:
-            group.plans.append(plan_kernel_command(command, checkout, dataclasses.replace(base, op=op), cs))
+            group.plans.append(plan_kernel_command(command, checkout, base._replace(op=op), cs))
         # A later op edits files an earlier one planned: check each op again on the final texts.
         for p in group.todo:
             with context(lambda p=p: f"re-checking {p.op} after the other ops"):

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.mask import code_only
 
 
 
-@dataclass(frozen=True)
-class FunctionSpan:
+class FunctionSpan(NamedTuple):
     name: str
     start: int  # offset of the name (or of the defining macro)
     body_open: int

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _TOKEN = re.compile(
     r"(?=[/\"'uULR])"  # cheap first-character test before the alternatives
@@ -24,8 +24,7 @@ _TOKEN = re.compile(
 _NOT_BREAK = re.compile(r"[^\r\n]")
 
 
-@dataclass(frozen=True)
-class ScanProblem:
+class ScanProblem(NamedTuple):
     """Why a text cannot be scanned: an unterminated comment or literal, or an unbalanced bracket."""
 
     pos: int
@@ -33,8 +32,7 @@ class ScanProblem:
     hint: str
 
 
-@dataclass(frozen=True)
-class Masked:
+class Masked(NamedTuple):
     text: str
     masked: str
     problem: ScanProblem | None  # the first unterminated comment or literal

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import code_only, directives, mask_code
@@ -22,8 +22,7 @@ _LINE_BREAK_NEXT = re.compile(r"[ \t\r\f\v]*\n\s*(?:[A-Za-z_#}]|\Z)")
 _DEFINE_HEAD = re.compile(r"\s*#\s*define\s+(\w+)(\([^)]*\))?")
 
 
-@dataclass(frozen=True)
-class Statement:
+class Statement(NamedTuple):
     pos: int
     text: str  # whitespace-normalised masked text
 

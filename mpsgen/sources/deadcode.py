@@ -13,7 +13,7 @@ build by token pasting (`binaryOp##other_type` builds binaryOpTensor) is kept an
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
@@ -32,8 +32,7 @@ def referenced_names(code: str) -> set[str]:
     return set(_IDENT.findall(mask_code(code)))
 
 
-@dataclass(frozen=True)
-class _Candidate:
+class _Candidate(NamedTuple):
     kind: str  # "static", "anonymous-namespace" (file-local functions) or "#define"
     name: str
     line: int

@@ -9,7 +9,7 @@ Registrations, kernel calls and the editors that add them live in host_register.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import functools
 
@@ -65,8 +65,7 @@ _GRAPH_MARKERS = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Impl:
+class Impl(NamedTuple):
     """A legacy MPS implementation of a yaml kernel name in an operations/*.mm file."""
 
     path: str
@@ -112,8 +111,7 @@ def _classify_with_helpers(body: str, helpers: set[str]) -> str:
     return kind
 
 
-@dataclass(frozen=True)
-class Definition:
+class Definition(NamedTuple):
     """A function (or macro-generated kernel) defined in a source file, with its backend."""
 
     impl: Impl

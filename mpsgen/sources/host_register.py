@@ -4,7 +4,7 @@ and includes to an operations/*.mm (split from host.py; host re-exports these na
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.tree.checkout import newline_of
@@ -25,8 +25,7 @@ from mpsgen.sources.host_text import lines_of as _lines
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Registration:
+class Registration(NamedTuple):
     stub: str
     path: str
     line: int
@@ -78,8 +77,7 @@ def registered_stubs(mm_texts: dict[str, str]) -> dict[str, list[Registration]]:
     return result
 
 
-@dataclass(frozen=True)
-class KernelCall:
+class KernelCall(NamedTuple):
     kernel: str  # the Metal kernel name string ("atan2", "lerp_alpha")
     line: int
     col: int  # 1-based column of the opening quote (or of the macro argument)

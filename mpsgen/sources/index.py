@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import (
@@ -36,8 +36,7 @@ def _is_word_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
-@dataclass(frozen=True)
-class MacroDef:
+class MacroDef(NamedTuple):
     """`#define NAME(params) body` with continuations joined (body masked)."""
 
     name: str
@@ -47,8 +46,7 @@ class MacroDef:
     end_line: int
 
 
-@dataclass(frozen=True)
-class MacroCall:
+class MacroCall(NamedTuple):
     """An UPPER_CASE macro invoked outside preprocessor lines, with its masked arguments."""
 
     name: str

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import split_top_level
@@ -47,8 +46,7 @@ _INCLUDE_RE = re.compile(r"^\s*#\s*include\s*[<\"]([^>\"]+)[>\"]")
 _HOST_NAME = re.compile(r"\[\[\s*host_name\s*\(")
 
 
-@dataclass(frozen=True)
-class Functor:
+class Functor(NamedTuple):
     name: str  # the prefix: "atan2" for atan2_functor
     line: int
     end_line: int
@@ -56,8 +54,7 @@ class Functor:
     macro: str | None = None  # DEFINE_UNARY_FLOATING_FUNCTOR etc., None for a struct
 
 
-@dataclass(frozen=True)
-class MacroCall:
+class MacroCall(NamedTuple):
     macro: str
     args: tuple[str, ...]
     line: int
@@ -70,16 +67,14 @@ class MacroCall:
         return f"{self.macro}({', '.join(self.args)})"
 
 
-@dataclass(frozen=True)
-class MacroDef:
+class MacroDef(NamedTuple):
     name: str
     params: tuple[str, ...] | None  # None for an object-like macro
     line: int
     end_line: int
 
 
-@dataclass(frozen=True)
-class MetalIndex:
+class MetalIndex(NamedTuple):
     path: str
     functors: tuple[Functor, ...]
     calls: tuple[MacroCall, ...]

@@ -8,9 +8,8 @@ file, the line where the layout shows, its name and what to do.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.metal_index import BUILTIN_REGISTER_MACROS, KERNELS2, VEC2, MacroDef, MetalIndex
@@ -32,8 +31,7 @@ class MetalLayout(Enum):
         return self is not MetalLayout.TEMPLATE_HOST_NAME
 
 
-@dataclass(frozen=True)
-class LayoutFound:
+class LayoutFound(NamedTuple):
     layout: MetalLayout
     line: int  # where the layout shows (the first line of its evidence)
     evidence: str

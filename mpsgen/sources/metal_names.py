@@ -19,9 +19,8 @@ that passes it (`REGISTER_FLOAT_BINARY_OP(hypot)`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
 
@@ -48,8 +47,7 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _MAX_DEPTH = 8
 
 
-@dataclass(frozen=True)
-class MetalName:
+class MetalName(NamedTuple):
     """One name registered in a .metal file."""
 
     name: str  # the registration macro's first argument, the full host_name string, or the kernel's name
@@ -72,15 +70,13 @@ class MetalName:
         return tuple(out)
 
 
-@dataclass(frozen=True)
-class _Define:
+class _Define(NamedTuple):
     name: str
     params: tuple[str, ...] | None
     body: tuple[tuple[int, str], ...]  # (line, text) of each physical line after the parameter list
 
 
-@dataclass(frozen=True)
-class _Frame:
+class _Frame(NamedTuple):
     line: int
     raw: str  # the line as written (before substitution)
     macro: str  # the macro whose body holds this line, or the macro invoked on it
@@ -124,8 +120,7 @@ def names_in(text: str, path: str) -> list[MetalName]:
 # -- scanning --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Line:
+class _Line(NamedTuple):
     line: int
     text: str  # after substitution
     frames: tuple[_Frame, ...]  # innermost first: the body line itself, then each call site outwards

@@ -4,15 +4,13 @@ definition in native/*.cpp, found through each source's cached index, and the st
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Collection
+from typing import Collection, NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.index import index_of
 
 
-@dataclass(frozen=True)
-class StubCall:
+class StubCall(NamedTuple):
     """A stub used by a shared implementation: called directly or passed to a helper."""
 
     stub: str
@@ -21,8 +19,7 @@ class StubCall:
     extra_args: tuple[str, ...] = ()  # arguments after (device, iterator), e.g. ("-alpha",)
 
 
-@dataclass(frozen=True)
-class SharedImpl:
+class SharedImpl(NamedTuple):
     kernel: str
     form: str  # "TORCH_IMPL_FUNC" | "macro:<NAME>" | "function"
     stubs: tuple[StubCall, ...]

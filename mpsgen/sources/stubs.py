@@ -7,8 +7,7 @@ Sources are read through their cached one-pass index (sources/index.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import calls_outside_directives, match_close, split_top_level
@@ -39,8 +38,7 @@ _TYPE_WORDS = {
 _QUALIFIERS = {"const", "volatile", "unsigned", "signed", "struct", "enum", "typename"}
 
 
-@dataclass(frozen=True)
-class StubDecl:
+class StubDecl(NamedTuple):
     """One `DECLARE_DISPATCH(type, name)`, its function type with `using` aliases resolved."""
 
     name: str

@@ -22,9 +22,9 @@ import functools
 import hashlib
 import json
 import os
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 
@@ -106,8 +106,7 @@ def _mode(value: object, rel: str) -> int | None:
     raise ValueError(f"mode of {rel} is {value!r}")
 
 
-@dataclass(frozen=True)
-class Journal:
+class Journal(NamedTuple):
     """A transaction as recorded on disk (``path`` is None for an empty change)."""
 
     path: Path | None
@@ -128,7 +127,7 @@ class Journal:
         return next((f for f in self.files if f.rel == rel), None)
 
     def with_state(self, state: str, path: Path | None = None) -> "Journal":
-        return dataclasses.replace(self, path=path or self.path, state=state)
+        return self._replace(path=path or self.path, state=state)
 
     def to_json(self) -> dict:
         return {

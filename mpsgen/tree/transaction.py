@@ -11,10 +11,9 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.tree import journal as jr
@@ -26,8 +25,7 @@ Replace = Callable[[Path, Path], None]
 _TEMP_SUFFIX = ".mpsgen-tmp"
 
 
-@dataclass(frozen=True)
-class Write:
+class Write(NamedTuple):
     rel: str
     target: Path  # the real path written (symlinks are written through, not replaced)
     data: bytes | None  # None: delete the file

@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence, TextIO
+from typing import Iterable, NamedTuple, Sequence, TextIO
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import Location
@@ -26,8 +25,7 @@ _COMPILER_ERROR = re.compile(
 _MPS_GLOB = re.compile(r"file\s*\(\s*GLOB(?:_RECURSE)?\b([^)]*native/mps/[^)]*\.(?:metal|mm)[^)]*)\)", re.S)
 
 
-@dataclass(frozen=True)
-class CompilerError:
+class CompilerError(NamedTuple):
     path: str  # relative to the checkout root when inside it
     line: int
     col: int
@@ -41,8 +39,7 @@ class CompilerError:
         return f"{self.location}: error: {self.message}"
 
 
-@dataclass(frozen=True)
-class BuildResult:
+class BuildResult(NamedTuple):
     ok: bool
     returncode: int
     log_path: Path

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Literal, get_args
+from typing import Iterable, Literal, NamedTuple, get_args
 
 TestStatus = Literal["passed", "failed", "error", "skipped", "xfail", "xpass"]
 STATUSES: tuple[TestStatus, ...] = get_args(TestStatus)
@@ -16,8 +15,7 @@ MATCH_TEST = "test_output_match"
 GRAD_TEST = "test_output_grad_match"
 
 
-@dataclass(frozen=True)
-class TestOutcome:
+class TestOutcome(NamedTuple):
     __test__ = False  # not a pytest test class
     name: str  # test method, e.g. test_output_match_atan2_mps_float32
     test_class: str  # e.g. TestConsistencyMPS
@@ -28,8 +26,7 @@ class TestOutcome:
     detail: str = ""  # skip reason, or the last line of a failure's traceback
 
 
-@dataclass(frozen=True)
-class Counts:
+class Counts(NamedTuple):
     passed: int = 0
     failed: int = 0
     error: int = 0
@@ -47,8 +44,7 @@ class Counts:
         return self.passed + self.failed + self.error + self.skipped + self.xfail + self.xpass
 
 
-@dataclass(frozen=True)
-class TestResult:
+class TestResult(NamedTuple):
     __test__ = False  # not a pytest test class
     returncode: int
     outcomes: tuple[TestOutcome, ...]

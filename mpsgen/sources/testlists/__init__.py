@@ -12,7 +12,7 @@ Readers and editors are pure functions on texts (no file I/O):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mpsgen.sources.testlists.commonmps import COMPLEX_SET, ComplexAction, entries, plan_common_mps
 from mpsgen.sources.testlists.decorators import DEFAULT_TESTS, plan_opinfo_decorators
@@ -56,8 +56,7 @@ def stale_keys(
     return [e for e in entries(common_mps_text, path=common_mps_path) if e.key not in known]
 
 
-@dataclass(frozen=True)
-class TestListPlan:
+class TestListPlan(NamedTuple):
     """New texts (only for files that change) and the located changes, for the command summary."""
 
     __test__ = False  # not a pytest class

@@ -11,8 +11,7 @@ import ast
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from mpsgen.tree.checkout import newline_of
 from mpsgen.errors import MpsgenError
@@ -26,8 +25,7 @@ _UPPER = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _WIDTH = 88  # black's line length, used by the real file
 
 
-@dataclass(frozen=True)
-class _Table:
+class _Table(NamedTuple):
     name: str
     function: str
     kind: str  # "dict" | "set"
@@ -119,8 +117,7 @@ def entries(text: str, *, path: str = "common_mps.py") -> list[TableEntry]:
 # -- planning -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Action:
+class _Action(NamedTuple):
     index: int  # entry index in the table literal
     key: str
     kind: str  # "delete" | "narrow" | "replace"
@@ -333,8 +330,7 @@ def _format_dtypes(names: tuple[str, ...], indent: str, src: str, *, prefix_widt
 _NOT_FAILURES = ("SUPPORTED_", "AFTER_", "MACOS_BEFORE_")
 
 
-@dataclass(frozen=True)
-class ListedDtypes:
+class ListedDtypes(NamedTuple):
     """Per dtype, the first xfail/skip table of mps_ops_modifier that lists one of the op's keys."""
 
     failing: dict[str, str]  # dtype -> table name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.testlists import dtypes as dt
@@ -17,8 +17,7 @@ DEFAULT_TESTS = ("test_output_match", "test_output_grad_match")
 _MPS_ONLY_CLASSES = frozenset({"TestConsistency"})
 
 
-@dataclass(frozen=True)
-class _Target:
+class _Target(NamedTuple):
     call: ast.Call
     container: ast.List | ast.Tuple
     index: int

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists._source import match_close
@@ -55,8 +55,7 @@ _CONSTANTS = {
 }
 
 
-@dataclass(frozen=True)
-class OpDtypes:
+class OpDtypes(NamedTuple):
     """What the op's OpInfos say about dtypes on MPS."""
 
     declared: frozenset[str]  # canonical torch dtype names, union over the OpInfos

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One edit, located in the file as it was before the edit (1-based line)."""
 
     path: str
@@ -17,8 +16,7 @@ class Change:
         return f"{self.path}:{self.line}: {self.what}"
 
 
-@dataclass(frozen=True)
-class OpInfoRef:
+class OpInfoRef(NamedTuple):
     """An OpInfo call for the op.  `key` is the common_mps.py key: name + variant, no separator."""
 
     name: str
@@ -33,8 +31,7 @@ class OpInfoRef:
     kind: str  # OpInfo, UnaryUfuncInfo, BinaryUfuncInfo, ...
 
 
-@dataclass(frozen=True)
-class TableEntry:
+class TableEntry(NamedTuple):
     """A key in an UPPERCASE dict/set literal of common_mps.py."""
 
     key: str
