@@ -76,18 +76,22 @@ def test_heads_split_the_text(real_text: str) -> None:
 
 
 def test_each_family_alone_equals_all_families(real_text: str, torchgen_view: list) -> None:
-    alone = index_text(real_text)  # families looked up one by one, before any grouping of the whole file
     members: dict[str, list[str]] = {}
     for name, *_ in torchgen_view:
         members.setdefault(family_key(name.partition(".")[0]), []).append(name)
     keys = list(members)
-    found = {key: alone.family(key) for key in keys}
-    assert "_families" not in alone.__dict__  # the one-family path answered every lookup
     grouped = index_text(real_text).families()
     assert list(grouped) == keys and len(keys) > 1000
+    scanned = index_text(real_text)  # families looked up one by one in the split text, never all grouped
+    searched = 0
     for key in keys:
-        assert found[key] == grouped[key], key
-        assert [e.name for e in found[key].entries] == members[key]
+        alone = index_text(real_text)  # a fresh index: the family is searched for in the text
+        found = alone.family(key)
+        searched += "_scan" not in alone.__dict__
+        assert found == scanned.family(key) == grouped[key], key
+        assert [e.name for e in found.entries] == members[key]
+    assert "_families" not in scanned.__dict__ and "_scan" in scanned.__dict__
+    assert searched > len(keys) * 0.9  # only keys spelled in hundreds of other places split the text
 
 
 @pytest.mark.parametrize("typed, family, names", [
@@ -97,8 +101,10 @@ def test_each_family_alone_equals_all_families(real_text: str, torchgen_view: li
     ("pow.Tensor_Tensor", "pow", ["pow.Tensor_Tensor_out", "pow.Tensor_Tensor", "pow_.Tensor"]),
 ])
 def test_typed_names_on_a_fresh_index(real_text: str, typed: str, family: str, names: list[str]) -> None:
-    fresh, full = index_text(real_text), index_text(real_text)
+    fresh, scanned, full = index_text(real_text), index_text(real_text), index_text(real_text)
+    scanned.heads
     full.families()
-    for idx in (fresh, full):
+    for idx in (fresh, scanned, full):
         selected = select_overloads(idx, typed)
         assert selected.name == family and sorted(e.name for e in selected.entries) == sorted(names)
+    assert "_scan" not in fresh.__dict__
