@@ -24,6 +24,7 @@ _new_head = tuple.__new__  # EntryHead's own __new__ is a Python function; this 
 # One family found without splitting the text: its key's occurrences that start a head's name.
 _HEAD_PREFIX = re.compile(r"-[ \t]+func:[ \t]*['\"]?")
 _NAME = re.compile(r"[\w.]+")
+_WORD = re.compile(r"\w+")
 _NEXT_HEAD = re.compile(r"\n-[ \t]+func:[ \t]*['\"]?[\w.]")
 _NAME_AFTER = frozenset(" \t:'\"")  # the characters a head's name can follow
 _MAX_MISSES = 200  # a key spelled that often after a space outside head names (`t`): splitting the text is cheaper
@@ -83,19 +84,19 @@ class NativeIndex:
 
     def _search_family(self, key: str) -> tuple[EntryHead, ...] | None:
         """The heads of family *key*, found where its key starts a head's name (None: split the text instead)."""
-        if "." in key:
-            return ()  # a family's key is a name's part before its first dot
         if not key:
             return None
+        if not _WORD.fullmatch(key):
+            return ()  # a family's key is the part of a [\w.]+ name before its first dot
         text, find = self.text, self.text.find
         heads: list[EntryHead] = []
         line, counted, misses = 1, 0, 0
-        pos = find(key)
-        while pos > 0:
+        pos = find(key, 1)  # a name follows `- func:`, so never starts the text
+        while pos >= 0:
             if text[pos - 1] in _NAME_AFTER:
                 start = text.rfind("\n", 0, pos) + 1
                 if _HEAD_PREFIX.fullmatch(text, start, pos):  # then the name starts at pos, as _HEAD_SPLIT reads it
-                    name = _NAME.match(text, pos).group()  # type: ignore[union-attr]  # key's first character matched
+                    name = _NAME.match(text, pos).group()  # type: ignore[union-attr]  # key is a \w+ word
                     if _family_of(name) == key:
                         line, counted = line + text.count("\n", counted, start), start
                         after = _NEXT_HEAD.search(text, pos)
