@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mpsgen.sources.nativefunctions import index_text, migrate_family  # noqa: E402
+from mpsgen.sources.nativefunctions import index_text, migrate_family, select_overloads  # noqa: E402
 
 
 def real_yaml() -> Path:
@@ -70,14 +70,16 @@ def main() -> None:
     edit = migrate_family(text, args.family)  # warm-up, and proof the edit does something
     assert edit.changed, f"{args.family} has nothing to migrate"
 
-    index_ms = median_ms(lambda: index_text(text), args.repeat)
+    family_ms = median_ms(lambda: select_overloads(index_text(text), args.family), args.repeat)
+    heads_ms = median_ms(lambda: index_text(text).heads, args.repeat)
     edit_ms = median_ms(lambda: migrate_family(text, args.family), args.repeat)
     full_ms = median_ms(lambda: index_text(text).families(), max(3, args.repeat // 4))
     ruamel_ms = median_ms(lambda: ruamel_round_trip(text), args.slow_repeat)
     torchgen_ms = median_ms(lambda: torchgen_parse(path), args.slow_repeat)
 
     rows = [
-        ("mpsgen index", index_ms),
+        (f"mpsgen index + family {args.family}", family_ms),
+        ("mpsgen index, every entry located", heads_ms),
         (f"mpsgen index + migrate {args.family}", edit_ms),
         ("mpsgen index + all families parsed", full_ms),
         ("ruamel round trip (load + dump)", ruamel_ms),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.native_yaml.facts import (
@@ -12,8 +12,7 @@ from mpsgen.sources.native_yaml.facts import (
 from mpsgen.sources.native_yaml.index import NativeIndex, index_text
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One changed line.  `line` is in the original text; an insertion follows that line."""
 
     entry: str
@@ -23,8 +22,7 @@ class Change:
     description: str
 
 
-@dataclass(frozen=True)
-class MovedEntry:
+class MovedEntry(NamedTuple):
     """An entry whose MPS dispatch now goes to a shared kernel."""
 
     entry: str
@@ -33,8 +31,7 @@ class MovedEntry:
     shared_kernel: str
 
 
-@dataclass(frozen=True)
-class DispatchEdit:
+class DispatchEdit(NamedTuple):
     family: str
     text: str
     changes: tuple[Change, ...]

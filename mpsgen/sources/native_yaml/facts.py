@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal, Mapping, NamedTuple
 
@@ -20,10 +19,10 @@ DISPATCH_LINE = re.compile(
 )
 
 # --------------------------------------------------------------------------------------
-# Facts
+# Facts (named tuples: a frozen dataclass costs ~2 ms to create when mpsgen starts, a
+# NamedTuple ~0.3 ms, and thousands of instances are made per index)
 # --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class DispatchLine:
+class DispatchLine(NamedTuple):
     """One `KEYS: kernel` line of a dispatch block."""
 
     line: int
@@ -41,8 +40,7 @@ class DispatchLine:
         return any(k in self.keys for k in SHARED_BACKENDS)
 
 
-@dataclass(frozen=True)
-class SharedKernelSite:
+class SharedKernelSite(NamedTuple):
     """Where an entry's kernel shared by CPU and CUDA lives (kernel None: there is none)."""
 
     kernel: str | None
@@ -50,9 +48,7 @@ class SharedKernelSite:
     reason: str  # why there is none (empty when there is one)
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One `- func:` entry, with the fields mpsgen needs and where they are."""
+class _EntryFields(NamedTuple):
 
     func: str
     name: str  # "add.out"
@@ -68,8 +64,12 @@ class Entry:
     dispatch: tuple[DispatchLine, ...]
     odd_lines: tuple[int, ...]  # lines in a shape the scanner does not understand (flow dispatch, ...)
 
-    # Cached: check and status ask each of ~500 entries these several times (a frozen
-    # dataclass still lets cached_property fill the instance's __dict__).
+
+class Entry(_EntryFields):
+    """One `- func:` entry, with the fields mpsgen needs and where they are."""
+
+    # No __slots__: the instance's __dict__ holds the cached properties (check and status ask
+    # each of ~500 entries these several times).
     @cached_property
     def mps_lines(self) -> tuple[DispatchLine, ...]:
         return tuple(d for d in self.dispatch if d.has_mps)
@@ -125,8 +125,7 @@ class Entry:
         return SharedKernelSite(None, None, "it has no CPU or CUDA kernel to share")
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(NamedTuple):
     """An op's entries: functional, in-place (`op_`), `.out` and named overloads."""
 
     name: str

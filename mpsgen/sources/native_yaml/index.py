@@ -6,10 +6,9 @@ round-trip through ruamel, a scan takes milliseconds, and every fact keeps its e
 
 from __future__ import annotations
 
-import difflib
 import re
-from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate, compress, count, repeat
 from typing import Mapping
 
 from mpsgen.errors import MpsgenError
@@ -17,19 +16,113 @@ from mpsgen.sources.native_yaml.facts import DEFAULT_PATH, DISPATCH_LINE, Dispat
 from mpsgen.tree.checkout import newline_of
 
 _FUNC = re.compile(r"-[ \t]+func:[ \t]*(.*?)\r?$")
-# Searched from the newline before it (a literal prefix is far faster than `^` with re.M).
-_FUNC_HEAD = re.compile(r"\n-[ \t]+func:[ \t]*['\"]?([\w.]+)")
+# Split on from the newline before it (a literal prefix is far faster than `^` with re.M); the
+# split, not finditer, because it makes no match object per entry.
+_HEAD_SPLIT = re.compile(r"(\n-[ \t]+func:[ \t]*['\"]?)([\w.]+)")
 _FIELD = re.compile(r"  ([A-Za-z_][A-Za-z0-9_]*):(?=\s|$)(.*)$")
+_new_head = tuple.__new__  # EntryHead's own __new__ is a Python function; this is what it calls
+# One family found without splitting the text: its key's occurrences that start a head's name.
+_HEAD_PREFIX = re.compile(r"-[ \t]+func:[ \t]*['\"]?")
+_NAME = re.compile(r"[\w.]+")
+_WORD = re.compile(r"\w+")
+_NEXT_HEAD = re.compile(r"\n-[ \t]+func:[ \t]*['\"]?[\w.]")
+_NAME_AFTER = frozenset(" \t:'\"")  # the characters a head's name can follow
+_MAX_MISSES = 200  # a key spelled that often after a space outside head names (`t`): splitting the text is cheaper
 
 
-@dataclass(frozen=True)
 class NativeIndex:
-    """All entries of one text.  Entries are parsed on first use, so a family lookup stays cheap."""
+    """All entries of one text, found on first use: `migrate` asks for one family, found by
+    searching the text for its name (~0.5 ms on the real yaml); `status` and `check` ask for
+    every entry, found in one split of the text.  Line numbers, heads, families and entries are
+    made as they are asked for."""
 
-    path: str
-    text: str = field(repr=False)
-    newline: str
-    heads: tuple[EntryHead, ...]
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self._parsed: dict[int, Entry] = {}
+        self._one_family: dict[str, tuple[EntryHead, ...]] = {}
+
+    def __repr__(self) -> str:
+        return f"NativeIndex(path={self.path!r})"
+
+    @cached_property
+    def newline(self) -> str:
+        return newline_of(self.text)
+
+    @cached_property
+    def _scan(self) -> tuple[list[str], list[int]]:
+        """Every entry's name and the offset of its `- func:` line."""
+        # [before, head prefix, name, rest, head prefix, name, rest, ...] of "\n" + text: a head
+        # prefix starts at the newline before its `-`, which is the `-`'s offset in text itself.
+        parts = _HEAD_SPLIT.split("\n" + self.text)
+        offsets = list(accumulate(map(len, parts), initial=0))
+        return parts[2::3], offsets[1:-1:3]
+
+    @cached_property
+    def _lines(self) -> list[int]:
+        starts = self._scan[1]
+        counts = map(self.text.count, repeat("\n"), [0, *starts[:-1]], starts)  # C loops: one pass over the text
+        return list(accumulate(counts, initial=1))[1:]
+
+    @cached_property
+    def heads(self) -> tuple[EntryHead, ...]:
+        names, starts = self._scan
+        ends = [*starts[1:], len(self.text)]
+        return tuple(map(_new_head, repeat(EntryHead), zip(names, self._lines, starts, ends)))
+
+    def _heads_at(self, indices: list[int]) -> tuple[EntryHead, ...]:
+        """The heads of the entries at these (increasing) positions, counting lines only up to the last."""
+        if "_lines" in self.__dict__:
+            return tuple(self.heads[i] for i in indices)
+        (names, starts), text = self._scan, self.text
+        heads, line, pos = [], 1, 0
+        for i in indices:
+            line += text.count("\n", pos, starts[i])
+            pos = starts[i]
+            heads.append(EntryHead(names[i], line, pos, starts[i + 1] if i + 1 < len(starts) else len(text)))
+        return tuple(heads)
+
+    def _search_family(self, key: str) -> tuple[EntryHead, ...] | None:
+        """The heads of family *key*, found where its key starts a head's name (None: split the text instead)."""
+        if not key:
+            return None
+        if not _WORD.fullmatch(key):
+            return ()  # a family's key is the part of a [\w.]+ name before its first dot
+        text, find = self.text, self.text.find
+        heads: list[EntryHead] = []
+        line, counted, misses = 1, 0, 0
+        pos = find(key, 1)  # a name follows `- func:`, so never starts the text
+        while pos >= 0:
+            if text[pos - 1] in _NAME_AFTER:
+                start = text.rfind("\n", 0, pos) + 1
+                if _HEAD_PREFIX.fullmatch(text, start, pos):  # then the name starts at pos, as _HEAD_SPLIT reads it
+                    name = _NAME.match(text, pos).group()  # type: ignore[union-attr]  # key is a \w+ word
+                    if _family_of(name) == key:
+                        line, counted = line + text.count("\n", counted, start), start
+                        after = _NEXT_HEAD.search(text, pos)
+                        heads.append(EntryHead(name, line, start, len(text) if after is None else after.start() + 1))
+                        pos = find(key, pos + 1)
+                        continue
+                misses += 1
+                if misses > _MAX_MISSES:
+                    return None
+            pos = find(key, pos + 1)
+        return tuple(heads)
+
+    def _family_heads(self, key: str) -> tuple[EntryHead, ...]:
+        """The heads of family *key* (empty: no such family), without grouping every entry."""
+        if "_families" in self.__dict__:
+            return self._families.get(key, ())
+        heads = self._one_family.get(key)
+        if heads is None and "_scan" not in self.__dict__:
+            heads = self._search_family(key)
+        if heads is None:
+            names = self._scan[0]
+            # A family's names start with its key: a C-speed prefix test rejects nearly all others.
+            near = compress(count(), map(str.startswith, names, repeat(key)))
+            heads = self._heads_at([i for i in near if _family_of(names[i]) == key])
+        self._one_family[key] = heads
+        return heads
 
     @cached_property
     def entries(self) -> tuple[Entry, ...]:
@@ -43,19 +136,18 @@ class NativeIndex:
         return entry
 
     @cached_property
-    def _parsed(self) -> dict[int, Entry]:
-        return {}
-
-    @cached_property
     def by_name(self) -> dict[str, EntryHead]:
-        return {h.name: h for h in self.heads}
+        return dict(zip(self._scan[0], self.heads))
 
     @cached_property
     def _families(self) -> dict[str, tuple[EntryHead, ...]]:
         groups: dict[str, list[EntryHead]] = {}
-        for h in self.heads:
-            groups.setdefault(family_key(h.name.partition(".")[0]), []).append(h)
+        for key, head in zip(map(_family_of, self._scan[0]), self.heads):
+            groups.setdefault(key, []).append(head)
         return {k: tuple(v) for k, v in groups.items()}
+
+    def has_family(self, key: str) -> bool:
+        return bool(self._family_heads(key))
 
     def entry(self, name: str) -> Entry:
         try:
@@ -70,7 +162,7 @@ class NativeIndex:
     def family(self, name: str) -> Family:
         """The family of a name the user typed (`pow`, `logical_xor_`, `special.log_ndtr`, `torch.atan2`)."""
         key = self.resolve_family_name(name)
-        return Family(key, tuple(self.parse(h) for h in self._families[key]))
+        return Family(key, tuple(self.parse(h) for h in self._family_heads(key)))
 
     def resolve_family_name(self, name: str) -> str:
         typed = name.strip()
@@ -81,11 +173,15 @@ class NativeIndex:
         if "." in typed:
             candidates += [typed.replace(".", "_"), family_key(typed.split(".", 1)[0])]
         for c in candidates:
-            if c in self._families:
+            if self.has_family(c):
                 return c
         raise MpsgenError(
             f"no op family named {name!r} in native_functions.yaml", path=self.path, hint=_closest(typed, self._families)
         )
+
+
+def _family_of(name: str) -> str:
+    return family_key(name.partition(".")[0])
 
 
 def select_overloads(index: NativeIndex, name: str) -> Family:
@@ -99,7 +195,7 @@ def select_overloads(index: NativeIndex, name: str) -> Family:
     for prefix in ("torch.", "aten::", "aten."):
         typed = typed.removeprefix(prefix)
     base, dot, overload = typed.rpartition(".")
-    if not dot or typed.replace(".", "_") in index._families:
+    if not dot or index.has_family(typed.replace(".", "_")):
         return index.family(name)
     family = index.family(base)  # `special.log_ndtr.out`: the family special_log_ndtr
     names = [e.name for e in family.entries]
@@ -107,6 +203,8 @@ def select_overloads(index: NativeIndex, name: str) -> Family:
         typed = f"{family.name}.{overload}"
     if typed not in names:
         named = [n for n in names if "." in n]
+        import difflib  # only for an error's hint
+
         close = difflib.get_close_matches(typed, named, n=5, cutoff=0.6)
         raise MpsgenError(
             f"{family.name} has no overload {overload!r}", path=index.path, line=family.entries[0].line,
@@ -124,6 +222,8 @@ def select_overloads(index: NativeIndex, name: str) -> Family:
 
 
 def _closest(name: str, names: Mapping[str, object] | dict) -> str:
+    import difflib  # only for an error's hint
+
     close = difflib.get_close_matches(name, list(names), n=5, cutoff=0.6)
     return "closest names: " + ", ".join(close) if close else "check the spelling against native_functions.yaml"
 
@@ -189,17 +289,8 @@ def _split_tags(value: str) -> list[str]:
 
 
 def index_text(text: str, path: str = DEFAULT_PATH) -> NativeIndex:
-    """Index native_functions.yaml from its text: where each entry is (details parsed on demand)."""
-    found = [(m.start() + 1, m.group(1)) for m in _FUNC_HEAD.finditer("\n" + text)]
-    heads: list[EntryHead] = []
-    line, pos = 1, 0
-    for i, (start, name) in enumerate(found):
-        start -= 1  # the search ran on "\n" + text
-        line += text.count("\n", pos, start)
-        pos = start
-        end = found[i + 1][0] - 1 if i + 1 < len(found) else len(text)
-        heads.append(EntryHead(name, line, start, end))
-    return NativeIndex(path=str(path), text=text, newline=newline_of(text), heads=tuple(heads))
+    """Index native_functions.yaml from its text: where each entry is (found and parsed on demand)."""
+    return NativeIndex(str(path), text)
 
 
 def _parse_entry(text: str, head: EntryHead) -> Entry:
