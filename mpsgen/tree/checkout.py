@@ -165,7 +165,7 @@ def read_text_file(path: Path, shown: str | None = None) -> str:
 
 # A file written less than this before it was read may be rewritten within the same timestamp
 # tick (git's "racily clean" files; 2 s covers the coarsest clocks), so its stamp cannot vouch for it.
-_RACY_NS = 2_000_000_000
+RACY_NS = 2_000_000_000
 
 
 def read_text_and_stamp(path: Path, shown: str | None = None) -> tuple[str, tuple[int, ...] | None]:
@@ -183,7 +183,7 @@ def read_text_and_stamp(path: Path, shown: str | None = None) -> tuple[str, tupl
     except PermissionError:
         raise MpsgenError("file is not readable", path=shown, hint="check its permissions") from None
     stamp = file_stamp(st)
-    if time.time_ns() - st.st_mtime_ns < _RACY_NS:  # any later write moves mtime; ctime catches a reset mtime
+    if time.time_ns() - st.st_mtime_ns < RACY_NS:  # any later write moves mtime; ctime catches a reset mtime
         stamp = None
     try:
         return data.decode("utf-8"), stamp

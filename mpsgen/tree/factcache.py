@@ -23,10 +23,11 @@ import zlib
 from pathlib import Path
 from typing import Callable, TypeVar
 
+from mpsgen.tree.checkout import RACY_NS
+
 T = TypeVar("T")
 Stamp = tuple[int, int]  # (size, mtime_ns)
 
-_RACY_NS = 2_000_000_000
 _FORMAT = 1  # bump when the store's own layout changes
 
 
@@ -40,7 +41,7 @@ def stamp_of(path: Path) -> Stamp | None:
 
 def is_racy(stamp: Stamp) -> bool:
     """True when the file was written too recently for its stamp to vouch for its text."""
-    return time.time_ns() - stamp[1] < _RACY_NS
+    return time.time_ns() - stamp[1] < RACY_NS
 
 
 def digest(text: str) -> int:
