@@ -167,6 +167,18 @@ def copy_tree(src: Path, dest: Path) -> Path:
     return root
 
 
+def wait_out_racy_window(root: Path) -> None:
+    """Sleep until the newest file under *root* is older than mpsgen's racily-clean window.
+
+    A file written less than RACY_NS before mpsgen reads it is never vouched for by its stamp (the
+    fact store re-reads it on every run), so a tree generated a moment ago would time `check`'s
+    racy path, which a checkout edited more than two seconds ago never takes."""
+    from mpsgen.tree.checkout import RACY_NS
+
+    newest = max(p.stat().st_mtime_ns for p in root.rglob("*") if p.is_file())
+    time.sleep(max(0.0, (newest + RACY_NS - time.time_ns()) / 1e9 + 0.05))
+
+
 # -- timing -----------------------------------------------------------------------------------------
 
 
@@ -228,6 +240,7 @@ def main() -> None:
     op = args.op or ("sigmoid" if args.tree else "frac")
     with tempfile.TemporaryDirectory() as tmp:
         root = copy_tree(args.tree, Path(tmp)) if args.tree else generate_tree(Path(tmp))
+        wait_out_racy_window(root)
         sizes = {ext: sum(1 for _ in root.rglob(f"*.{ext}")) for ext in ("cpp", "mm", "metal")}
         scratch, store = Path(tmp) / "cold-stores", Path(tmp) / "store"
         check_cmd, status_cmd = [mpsgen, "-C", str(root), "check"], [mpsgen, "-C", str(root), "status"]
