@@ -88,10 +88,14 @@ def _cpp_file(rng: random.Random, k: int, kernels: list[str]) -> tuple[str, str]
     return "".join(body), "".join(header)
 
 
-def _mm_file(rng: random.Random, k: int, kernels: list[str]) -> str:
-    """An operations/*.mm of ~15 KB: MPSGraph implementations of MPS-only kernels, with helpers."""
+def _mm_file(rng: random.Random, k: int, kernels: list[str], stubs: list[str]) -> str:
+    """An operations/*.mm of ~15 KB: MPSGraph implementations of MPS-only kernels, with helpers, and the
+    MPS kernels of *stubs* (the stubs of kernels MPS shares with CPU and CUDA: a tree that links)."""
     body = ["#define TORCH_ASSERT_ONLY_METHOD_OPERATORS\n#include <ATen/native/mps/OperationUtils.h>\n\n",
             "namespace at::native {\n\n"]
+    for stub in stubs:
+        body.append(f"static void {stub}_mps_kernel(TensorIteratorBase& iter) {{\n"
+                    f"  lib.exec_unary_kernel(iter, \"{stub.removesuffix('_stub')}\");\n}}\n\n")
     for j, name in enumerate(kernels):
         graph = "".join(f"      MPSGraphTensor* t{i} = [mpsGraph additionWithPrimaryTensor:inputTensor "
                         f"secondaryTensor:inputTensor name:nil];\n" for i in range(rng.randint(2, 8)))
@@ -114,6 +118,8 @@ def _mm_file(rng: random.Random, k: int, kernels: list[str]) -> str:
                     f"  auto cachedGraph = LookUpOrCreateCachedGraph<CachedGraph>(key, [&](auto mpsGraph, auto newCachedGraph) {{\n"
                     f"    newCachedGraph->inputTensor_ = mpsGraphRankedPlaceHolder(mpsGraph, t);\n{steps}  }});\n"
                     f"  runMPSGraph(getCurrentMPSStream(), cachedGraph->graph(), dictionaryFromPlaceholders(t), output);\n}}\n\n")
+    for stub in stubs:
+        body.append(f"REGISTER_DISPATCH({stub}, &{stub}_mps_kernel)\n")
     body.append("} // namespace at::native\n")
     return "".join(body)
 
@@ -141,17 +147,22 @@ def generate_tree(dest: Path, seed: int = 2026) -> Path:
     yaml_text = (root / YAML_REL).read_text()
 
     sample_defined = {m for p in (root / OPS).glob("*.mm") for m in re.findall(r"\b(\w+_mps)\b", p.read_text())}
-    legacy, shared = _dispatch_kernels(yaml_text)
+    legacy, all_shared = _dispatch_kernels(yaml_text)
     legacy = [k for k in legacy if k not in sample_defined]
     sample_native = {m for p in (root / NATIVE).glob("*.cpp") for m in re.findall(r"TORCH_IMPL_FUNC\((\w+)\)", p.read_text())}
-    shared = [k for k in shared if k not in sample_native]
+    shared = [k for k in all_shared if k not in sample_native]
     for k in range(130):
         # As in PyTorch, the kernels MPS shares sit in a few files (UnaryOps, BinaryOps, ...).
         cpp, header = _cpp_file(rng, k, shared[k::20] if k < 20 else [f"gen{k}_{j}_out" for j in range(4)])
         (root / NATIVE / f"Gen{k}.cpp").write_text(cpp)
         (root / NATIVE / f"Gen{k}.h").write_text(header)
+    # Every stub a shared kernel calls gets an MPS kernel, as in a tree that links (the sample's own
+    # registrations stay the only ones for their stubs).
+    sample_registered = {m if m.endswith("_stub") else f"{m}_stub" for p in (root / OPS).glob("*.mm")
+                         for m in re.findall(r"REGISTER_\w*DISPATCH\((\w+)", p.read_text())}
+    stubs = sorted({f"{name.removesuffix('_out')}_stub" for name in all_shared} - sample_registered)
     for k in range(90):
-        (root / OPS / f"GenOps{k}.mm").write_text(_mm_file(rng, k, legacy[k::90]))
+        (root / OPS / f"GenOps{k}.mm").write_text(_mm_file(rng, k, legacy[k::90], stubs[k::90]))
     for k in range(20):
         (root / KERNELS / f"Gen{k}.metal").write_text(_metal_file(rng, k))
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
