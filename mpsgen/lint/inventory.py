@@ -261,12 +261,7 @@ class Inventory:
 
     def registration_backend(self, reg: host.Registration) -> str:
         """"mpsgraph" for REGISTER_MPS_UNARY_STUB or a registered function whose body runs MPSGraph."""
-        if reg.macro == "REGISTER_MPS_UNARY_STUB":
-            return "mpsgraph"
-        if reg.macro == "REGISTER_UNARY_TI_DISPATCH":
-            return "metal"
-        defs = [d for d in self.definitions.get(reg.fn, ()) if d.impl.path == reg.path] or self.definitions.get(reg.fn, [])
-        return defs[0].impl.backend if defs else "unknown"
+        return host.registration_backend(reg, self.definitions.get(reg.fn, ()))
 
     def legacy_definitions(self, kernel: str) -> list[Definition]:
         """Definitions of an MPS-only yaml kernel in the MPS sources."""

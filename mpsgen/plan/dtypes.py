@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.dtype_checks import cpu_promotes, impl_body, mpsgraph_refusals
+from mpsgen.sources.dtype_checks import cpu_promotes, cpu_returns_bool, impl_body, mpsgraph_refusals
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists.commonmps import ListedDtypes
 from mpsgen.sources.testlists.opinfo_dtypes import OpDtypes
@@ -41,10 +41,16 @@ class Facts:
     mpsgraph_refuses: Mapping[str, str] = field(default_factory=dict)  # dtype -> the check that refuses it
     mpsgraph_at: str = ""  # "path:line" of the MPSGraph implementation
     has_lists: bool = True  # common_mps.py exists (else nothing is known about xfails)
+    returns_bool: str = ""  # "path:line" of a CPU meta function building a bool output (isneginf)
 
     @property
     def declared(self) -> frozenset[str] | None:
         return self.op_dtypes.declared if self.op_dtypes is not None and self.op_dtypes.found else None
+
+    @property
+    def returns_bool_anyway(self) -> bool:
+        """The op's result is bool whatever its input (its OpInfo or its CPU meta function says so)."""
+        return bool(self.returns_bool) or (self.op_dtypes is not None and self.op_dtypes.always_returns_bool)
 
     @property
     def opinfo_at(self) -> str:
@@ -78,8 +84,7 @@ def default_groups(facts: Facts, entry: Mapping | None, *, complex_body: bool, r
         groups.append("float")
     if declared & set(INTS):
         catalog_groups = tuple(entry.get("dtypes", ())) if entry else ()
-        bool_result = result == "bool" or (entry or {}).get("result") == "bool" or (
-            facts.op_dtypes is not None and facts.op_dtypes.always_returns_bool)
+        bool_result = result == "bool" or (entry or {}).get("result") == "bool" or facts.returns_bool_anyway
         if bool_result:
             groups.append("integer")
         elif facts.promotes or "int2float" in catalog_groups:
@@ -250,18 +255,20 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
     if checkout.path(COMMON_MPS_REL).is_file():
         keys = [r.key for r in op_dtypes.refs] if op_dtypes and op_dtypes.refs else [plan.family]
         listed = listed_dtypes(cs.original(COMMON_MPS_REL), keys, path=COMMON_MPS_REL)
+    pattern = re.compile(r"\b" + re.escape(plan.family) + r"\b")
+    native = original_texts(cs, folder_files(cs, "native_sources"))
+    naming = {p: t for p, t in native.items() if plan.family in t and pattern.search(t)}
     promotes: bool | None = None
     source = ""
     if op_dtypes is not None and op_dtypes.promotes_int_to_float:
         promotes, source = True, f"promotes_int_to_float at {op_dtypes.refs[0].path}:{op_dtypes.refs[0].line}"
     else:
-        pattern = re.compile(r"\b" + re.escape(plan.family) + r"\b")
-        native = original_texts(cs, folder_files(cs, "native_sources"))
-        at = cpu_promotes({p: t for p, t in native.items() if plan.family in t and pattern.search(t)}, plan.family)
+        at = cpu_promotes(naming, plan.family)
         if at:
             promotes, source = True, f"CPU meta function at {at} builds a float op"
         elif op_dtypes is not None and op_dtypes.refs:
             promotes = False
+    returns_bool = cpu_returns_bool(naming, plan.family)
     refuses: dict[str, str] = {}
     at = ""
     legacy = [m.legacy_kernel for m in plan.moved if m.legacy_kernel]
@@ -275,7 +282,7 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
                     refuses.update(mpsgraph_refusals(body))
                     at = at or f"{path}:{line}"
     return Facts(plan.command, op_dtypes, listed, promotes, source, refuses, at,
-                 has_lists=checkout.path(COMMON_MPS_REL).is_file())
+                 has_lists=checkout.path(COMMON_MPS_REL).is_file(), returns_bool=returns_bool)
 
 
 def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_rows
@@ -292,7 +299,7 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
         drop |= {"complex64"}
     complex_body = opts.complex_expr is not None or (opts.expr is None and entry is not None and bool(entry.get("complex_expr")))
     result = entry.get("result") if entry and opts.expr is None else None
-    if result is None and facts.op_dtypes is not None and facts.op_dtypes.always_returns_bool:
+    if result is None and facts.returns_bool_anyway:
         result = "bool"
     skip: set[str] = set()
     if opts.dtypes is not None:

@@ -61,16 +61,10 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     # A file that registers the stub spells its name (REGISTER_DISPATCH(x_stub, …)) or its op (REGISTER_*_STUB(x)).
     mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
     existing = host.registered_stubs(mm_texts).get(stub.name, [])
-    metal_regs = [reg for reg in existing if reg.macro != "REGISTER_MPS_UNARY_STUB"]
-    for reg in existing:
-        if reg.macro == "REGISTER_MPS_UNARY_STUB":  # MPSGraph registering the stub itself
-            remove_text_lines(plan, reg.path, reg.line, reg.end_line, f"{reg.macro}({stub.name.removesuffix('_stub')}, …)")
-            from mpsgen.sources import unary_stub_macro
-
-            text, line = unary_stub_macro.remove_if_unused(cs.current(reg.path), reg.path)
-            if line is not None:  # that was its last use: the macro goes too
-                cs.set_text(reg.path, text, f"removed #define {reg.macro}")
-                plan.removed.append(f"{reg.path}:{line}: #define {reg.macro} (no use left)")
+    graph = [reg for reg in existing if host.registration_backend_in(reg, mm_texts[reg.path]) == "mpsgraph"]
+    metal_regs = [reg for reg in existing if reg not in graph]
+    for reg in graph:
+        _remove_graph_registration(plan, reg)
     if metal_regs:
         reg = metal_regs[0]
         plan.notes.append(f"{stub.name} is already registered for MPS at {reg.path}:{reg.line} ({reg.fn or reg.macro}): kept")
@@ -101,6 +95,36 @@ def _c10_metal_macros(checkout: Checkout) -> frozenset[str] | None:
 
     headers = sorted(checkout.path("c10/metal").glob("*.h"))
     return macros_defined(checkout.read_text(h) for h in headers) if headers else None
+
+
+def _remove_graph_registration(plan: Plan, reg: host.Registration) -> None:
+    """Delete an MPSGraph registration of the stub: REGISTER_MPS_UNARY_STUB(op, …) (and the macro's
+    #define with its last use), or REGISTER_DISPATCH(stub, &fn) with fn and the file-local helpers
+    only fn used.  Located again by what it registers: an earlier removal may have moved it."""
+    cs = plan.changeset
+    now = [r for r in host.registrations(cs.current(reg.path), reg.path) if r[:1] + r[4:6] == reg[:1] + reg[4:6]]
+    if not now:
+        return
+    reg = now[0]
+    if reg.macro == "REGISTER_MPS_UNARY_STUB":
+        from mpsgen.sources import unary_stub_macro
+
+        remove_text_lines(plan, reg.path, reg.line, reg.end_line, f"{reg.macro}({reg.stub.removesuffix('_stub')}, …)")
+        text, line = unary_stub_macro.remove_if_unused(cs.current(reg.path), reg.path)
+        if line is not None:  # that was its last use: the macro goes too
+            cs.set_text(reg.path, text, f"removed #define {reg.macro}")
+            plan.removed.append(f"{reg.path}:{line}: #define {reg.macro} (no use left)")
+        return
+    from mpsgen.sources.deadcode import remove_unused_helpers
+
+    remove_text_lines(plan, reg.path, reg.line, reg.end_line, f"{reg.macro}({reg.stub}, {reg.fn}) (MPSGraph)")
+    text, dead, kept = remove_unused_helpers(cs.current(reg.path), reg.path, {reg.fn})
+    if dead:
+        cs.set_text(reg.path, text, f"removed the MPSGraph kernel of {reg.stub}")
+    plan.removed.extend(f"{reg.path}:{line}: {what} (used only by the MPSGraph kernel of {reg.stub})"
+                        for line, what in dead)
+    plan.notes.extend(f"{reg.path}:{line}: {what} is not named any more, but a macro's `##` could build "
+                      "its name: left in place" for line, what in kept)
 
 
 def remove_text_lines(plan: Plan, path: str, line: int, end_line: int, what: str) -> None:

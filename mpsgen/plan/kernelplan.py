@@ -147,19 +147,24 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
 
 def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions) -> str:
     """Why there is nothing to do: every MPS entry shares its CPU/CUDA kernel and the stub is
-    registered by a Metal host kernel (not by MPSGraph's REGISTER_MPS_UNARY_STUB)."""
+    registered by a kernel that does not run MPSGraph (REGISTER_MPS_UNARY_STUB, or a host function
+    whose body runs MPSGraph, leaves work to do)."""
     if not family.has_mps or family.legacy_entries:
         return ""
     shared = tuple(dict.fromkeys(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel)))
     stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
-    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
-    regs = host.registered_stubs(mentioning(mm_texts, stub.name.removesuffix("_stub")))
-    metal_regs = [r for r in regs.get(stub.name, []) if r.macro != "REGISTER_MPS_UNARY_STUB"]
-    if not metal_regs:
+    mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
+    kinds = [(r, host.registration_backend_in(r, mm_texts[r.path]))
+             for r in host.registered_stubs(mm_texts).get(stub.name, [])]
+    kept = [(r, kind) for r, kind in kinds if kind != "mpsgraph"]
+    if not kept:
         return ""
-    r = metal_regs[0]
-    return (f"{family.name} is already on a native Metal kernel "
-            f"({stub.name} registered at {r.path}:{r.line}, MPS shares {', '.join(shared)})")
+    r, kind = kept[0]
+    where = f"{stub.name} registered at {r.path}:{r.line}, MPS shares {', '.join(shared)}"
+    if kind == "metal":
+        return f"{family.name} is already on a native Metal kernel ({where})"
+    return (f"{family.name} already has an MPS kernel that is not MPSGraph code mpsgen knows ({where}; "
+            f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is")
 
 
 def _entry_for_kernel(family, edit, kernel: str):

@@ -53,14 +53,31 @@ def impl_body(text: str, name: str) -> tuple[int, str] | None:
 def cpu_promotes(native_texts: Mapping[str, str], op: str) -> str:
     """"path:line" of the CPU meta function that builds *op* as a float op (ints -> float), else ""."""
     macro = re.compile(rf"\bCREATE_UNARY_FLOAT_META_FUNC\(\s*{re.escape(op)}\s*\)")
-    meta = re.compile(rf"\bTORCH_META_FUNC2?\s*\(\s*{re.escape(op)}\s*[,)]")
     for path, text in native_texts.items():
         m = macro.search(text)
         if m:
             return f"{path}:{text.count(chr(10), 0, m.start()) + 1}"
+    return _meta_function_builds(native_texts, op, "_float_op(")
+
+
+# Iterator builders whose output is bool whatever the inputs (TensorIterator.h).
+_BOOL_BUILDERS = ("_force_boolean_op(", "_comparison_op(")
+
+
+def cpu_returns_bool(native_texts: Mapping[str, str], op: str) -> str:
+    """"path:line" of the CPU meta function that builds *op* with a bool output
+    (`build_borrowing_unary_force_boolean_op`, `build_borrowing_comparison_op`, ...), else ""."""
+    return _meta_function_builds(native_texts, op, *_BOOL_BUILDERS)
+
+
+def _meta_function_builds(native_texts: Mapping[str, str], op: str, *builders: str) -> str:
+    """"path:line" of TORCH_META_FUNC(op) when its body calls one of *builders*, else ""."""
+    meta = re.compile(rf"\bTORCH_META_FUNC2?\s*\(\s*{re.escape(op)}\s*[,)]")
+    for path, text in native_texts.items():
         m = meta.search(text)
         if m:
             close = text.find("\n}", m.end())
-            if "_float_op(" in text[m.end() : close if close != -1 else len(text)]:
+            body = text[m.end() : close if close != -1 else len(text)]
+            if any(b in body for b in builders):
                 return f"{path}:{text.count(chr(10), 0, m.start()) + 1}"
     return ""

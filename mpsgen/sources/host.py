@@ -9,7 +9,7 @@ Registrations, kernel calls and the editors that add them live in host_register.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 import functools
 
@@ -157,6 +157,27 @@ def definitions(path: str, text: str) -> tuple[Definition, ...]:
     found.sort(key=lambda f: f[0])
     spaces = ix.namespaces(pos for pos, _, _ in found)
     return tuple(Definition(impl, static, spaces[pos]) for pos, impl, static in found)
+
+
+def registration_backend(reg: Registration, fn_definitions: Iterable[Definition]) -> str:
+    """What the MPS kernel *reg* registers runs: "mpsgraph" for REGISTER_MPS_UNARY_STUB or a function
+    whose body runs MPSGraph (`isneginf_kernel_mps` calling an MPSGraph helper), "metal" for
+    REGISTER_UNARY_TI_DISPATCH or a Metal body, else "unknown".  *fn_definitions*: the definitions of
+    reg.fn the caller knows of; one in the registering file is preferred."""
+    if reg.macro == "REGISTER_MPS_UNARY_STUB":
+        return "mpsgraph"
+    if reg.macro == "REGISTER_UNARY_TI_DISPATCH":
+        return "metal"
+    known = list(fn_definitions)
+    defs = [d for d in known if d.impl.path == reg.path] or known
+    return defs[0].impl.backend if defs else "unknown"
+
+
+def registration_backend_in(reg: Registration, text: str) -> str:
+    """registration_backend with the function looked up in *text*, the registering file's."""
+    if not reg.fn or reg.macro in ("REGISTER_MPS_UNARY_STUB", "REGISTER_UNARY_TI_DISPATCH"):
+        return registration_backend(reg, ())
+    return registration_backend(reg, (d for d in definitions(reg.path, text) if d.name == reg.fn))
 
 
 def find_implementations(mm_texts: dict[str, str], name: str) -> list[Impl]:
