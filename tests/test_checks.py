@@ -114,6 +114,18 @@ SILENT_SPLITS = {
         ("aten/src/ATen/native/BinaryOps.cpp", "  return at::logical_xor_out(self, self, other);",
          "  return comparison_op_out(self, self, other, hypot_stub);"),
     ],
+    # sgn: sgn_out calls sgn_stub for complex inputs and sign_stub otherwise; with only sign_stub registered
+    # for MPS, routing sgn.out to sgn_out would break complex inputs, so its MPS-only kernel stays.
+    "shared kernel also calls a stub MPS does not run (sgn)": [
+        (YAML_REL, "    CPU, CUDA, MPS: exp_out\n", "    CPU, CUDA: exp_out\n    MPS: exp_out_mps\n"),
+        (f"{OPS}/UnaryOps.mm", "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)\n",
+         "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(asinh_out_mps, asinh)\n"
+         "CREATE_MPS_STRUCTURED_UNARY_TORCH_IMPL_FUNC(exp_out_mps, exponent)\n"),
+        ("aten/src/ATen/native/UnaryOps.cpp", "CREATE_UNARY_TORCH_IMPL_FUNC(exp_out, exp_stub)\n",
+         "TORCH_IMPL_FUNC(exp_out) (const Tensor& self, const Tensor& result) {\n"
+         "  if (self.is_complex()) {\n    abs_stub(device_type(), *this);\n  } else {\n"
+         "    exp_stub(device_type(), *this);\n  }\n}\n"),
+    ],
     # isin: isin.Tensor_Tensor_out's CPU/CUDA kernel calls isin_default_stub, which MPS does not run:
     # a candidate at most (not even pointwise), not a half-done migration.
 }

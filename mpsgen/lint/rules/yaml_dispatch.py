@@ -27,7 +27,10 @@ def split_family(inv: "Inventory") -> Iterator[Finding]:
     * K is defined in native/*.cpp and calls one DispatchStub S (a composite-style K that calls
       other ops, such as `pow_Scalar_out` or `remainder(Scalar, Tensor)`, has no stub to run on MPS);
     * MPS already runs S: S has an MPS registration (REGISTER_DISPATCH in operations/*.mm), or
-      another overload of the family routes MPS to a shared kernel that calls S;
+      another overload of the family routes MPS to a shared kernel that calls S; and when K calls
+      several stubs (`sgn_out`: sgn_stub for complex inputs, sign_stub otherwise), every one of
+      them has an MPS registration (else routing the overload to K breaks the inputs that reach
+      the missing one);
     * the MPS-only kernel does not itself call S (a macOS-version fallback wrapper is deliberate).
 
     Then the MPS-only kernel is a second implementation of what the registered Metal kernel already
@@ -56,6 +59,8 @@ def split_family(inv: "Inventory") -> Iterator[Finding]:
             sibling = shared_stub_users.get(use.stub)
             if sibling is None and not use.registrations:
                 continue
+            if any(n != use.stub and not inv.registrations.get(n) for n in use.impl.stub_names):
+                continue  # K also calls a stub MPS does not run (sgn_out: sgn_stub for complex inputs)
             d = e.mps_lines[-1]
             if _mps_kernel_calls(inv, d.kernel, use.stub):
                 continue
