@@ -24,6 +24,7 @@ import argparse
 import compileall
 import os
 import random
+import resource
 import re
 import shutil
 import statistics
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_check_status import SAMPLE, YAML_REL, copy_wheel_files, package_dir, torchgen_ms  # noqa: E402
@@ -193,27 +195,42 @@ def wait_out_racy_window(root: Path) -> None:
 # -- timing -----------------------------------------------------------------------------------------
 
 
-def run(cmd: list[str], cache: Path | None = None) -> tuple[float, subprocess.CompletedProcess[str]]:
+class Run(NamedTuple):
+    wall: float  # seconds, the whole process
+    cpu: float  # user + system seconds of the process (less moved by other load than wall time)
+    done: subprocess.CompletedProcess[str]
+
+
+class Timing(NamedTuple):
+    wall: float  # median
+    cpu: float  # median
+    last: subprocess.CompletedProcess[str]
+
+
+def run(cmd: list[str], cache: Path | None = None) -> Run:
     env = {**os.environ, "MPSGEN_CACHE_DIR": str(cache)} if cache else None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
-    return time.perf_counter() - start, done
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Run(wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done)
 
 
-def median_s(cmd: list[str], repeat: int, cache: Path | None = None) -> tuple[float, subprocess.CompletedProcess[str]]:
-    runs = [run(cmd, cache) for _ in range(repeat)]
-    return statistics.median(t for t, _ in runs), runs[-1][1]
+def medians(runs: list[Run]) -> Timing:
+    return Timing(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs), runs[-1].done)
 
 
-def cold_s(cmd: list[str], repeat: int, scratch: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+def median_s(cmd: list[str], repeat: int, cache: Path | None = None) -> Timing:
+    return medians([run(cmd, cache) for _ in range(repeat)])
+
+
+def cold_s(cmd: list[str], repeat: int, scratch: Path) -> Timing:
     """Each run with an empty fact store."""
-    runs = []
-    for k in range(repeat):
-        runs.append(run(cmd, scratch / f"cold-{cmd[-1]}-{k}"))
-    return statistics.median(t for t, _ in runs), runs[-1][1]
+    return medians([run(cmd, scratch / f"cold-{cmd[-1]}-{k}") for k in range(repeat)])
 
 
-def after_edit_s(cmd: list[str], root: Path, repeat: int, cache: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+def after_edit_s(cmd: list[str], root: Path, repeat: int, cache: Path) -> Timing:
     """A comment appended to one operations/*.mm before each run (the store warm otherwise)."""
     run(cmd, cache)
     mm = sorted((root / OPS).glob("*.mm"))[0]
@@ -222,19 +239,17 @@ def after_edit_s(cmd: list[str], root: Path, repeat: int, cache: Path) -> tuple[
         with open(mm, "a") as f:
             f.write(f"// edit {k}\n")
         runs.append(run(cmd, cache))
-    return statistics.median(t for t, _ in runs), runs[-1][1]
+    return medians(runs)
 
 
-def migrate_s(root: Path, op: str, repeat: int, mpsgen: str, *extra: str) -> tuple[float, subprocess.CompletedProcess[str]]:
-    times, last = [], None
-    for k in range(repeat):
+def migrate_s(root: Path, op: str, repeat: int, mpsgen: str, *extra: str) -> Timing:
+    runs = []
+    for _ in range(repeat):
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp) / "w"
             shutil.copytree(root, work, symlinks=True)
-            t, last = run([mpsgen, "-C", str(work), "migrate", op, "--no-build", "--no-test", "--allow-dirty", *extra])
-            times.append(t)
-    assert last is not None
-    return statistics.median(times), last
+            runs.append(run([mpsgen, "-C", str(work), "migrate", op, "--no-build", "--no-test", "--allow-dirty", *extra]))
+    return medians(runs)
 
 
 def main() -> None:
@@ -278,17 +293,17 @@ def main() -> None:
             tg = torchgen_ms(wheel_yaml, args.torchgen_repeat)[0] / 1e3
     what = f"--tree {args.tree}" if args.tree else "generated tree (seed 2026)"
     print(f"{what}: {sizes['cpp']} .cpp, {sizes['mm']} .mm, {sizes['metal']} .metal")
-    print("| command | median s | exit | torchgen parse / this |")
-    print("|---|---:|---:|---:|")
-    for name, (t, done) in rows:
-        print(f"| {name} | {t:.3f} | {done.returncode} | {tg / t:.1f} |")
-    print(f"| torchgen parse_native_yaml (in process; {tg_note}) | {tg:.3f} | | 1.0 |")
-    check = rows[1][1][1].stdout.strip().splitlines()
+    print("| command | median s | CPU s | exit | torchgen parse / this |")
+    print("|---|---:|---:|---:|---:|")
+    for name, t in rows:
+        print(f"| {name} | {t.wall:.3f} | {t.cpu:.3f} | {t.last.returncode} | {tg / t.wall:.1f} |")
+    print(f"| torchgen parse_native_yaml (in process; {tg_note}) | {tg:.3f} | | | 1.0 |")
+    check = rows[1][1].last.stdout.strip().splitlines()
     print("check:", check[-1] if check else "(no output)")
-    migrate = rows[3][1][1]
+    migrate = rows[3][1].last
     print("migrate:", (migrate.stderr.strip().splitlines() or migrate.stdout.strip().splitlines() or ["?"])[-1][:300])
-    for (name, (t, _)), target in zip(rows[1:], TARGETS.values()):
-        print(f"{name}: {t:.3f} s ({'within' if t <= target else 'OVER'} the {target} s target)")
+    for (name, t), target in zip(rows[1:], TARGETS.values()):
+        print(f"{name}: {t.wall:.3f} s ({'within' if t.wall <= target else 'OVER'} the {target} s target)")
 
 
 if __name__ == "__main__":

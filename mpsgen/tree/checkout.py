@@ -173,9 +173,7 @@ def read_text_and_stamp(path: Path, shown: str | None = None) -> tuple[str, tupl
     changes whenever the file is rewritten, or None when the file was written too recently to tell."""
     shown = shown or str(path)
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            data = fh.read()
+        st, data = _read_bytes_and_stat(path)
     except FileNotFoundError:
         raise MpsgenError("file not found", path=shown, hint="is this a complete PyTorch checkout?") from None
     except IsADirectoryError:
@@ -195,6 +193,20 @@ def read_text_and_stamp(path: Path, shown: str | None = None) -> tuple[str, tupl
             line=line,
             hint="save the file as UTF-8",
         ) from None
+
+
+def _read_bytes_and_stat(path: Path) -> tuple[os.stat_result, bytes]:
+    """The file's bytes and its stat as opened, by plain system calls: a plan reads ~400 files, and
+    open()'s buffered file object costs about as much as the reading itself."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        chunks = [os.read(fd, st.st_size + 1)]  # a directory raises IsADirectoryError here
+        while chunks[-1]:  # until end of file: it may have grown since fstat
+            chunks.append(os.read(fd, 1 << 20))
+    finally:
+        os.close(fd)
+    return st, b"".join(chunks)
 
 
 def file_stamp(st: os.stat_result) -> tuple[int, ...]:

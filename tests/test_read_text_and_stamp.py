@@ -1,0 +1,59 @@
+"""checkout.read_text_and_stamp: the one place a plan reads a file (text, stamp, and the refusals)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from mpsgen.errors import MpsgenError
+from mpsgen.tree.checkout import RACY_NS, read_text_and_stamp
+
+
+def _aged(path: Path) -> Path:
+    old = time.time_ns() - 10 * RACY_NS
+    os.utime(path, ns=(old, old))
+    return path
+
+
+def test_text_and_stamp_of_an_old_file(tmp_path: Path) -> None:
+    body = "x" * 300_000 + "\n// é\r\n"  # more than one buffer's worth, non-ASCII, CRLF kept
+    p = tmp_path / "a.mm"
+    p.write_bytes(body.encode("utf-8"))
+    _aged(p)
+    text, stamp = read_text_and_stamp(p)
+    st = p.stat()
+    assert text == body
+    assert stamp == (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def test_a_file_written_just_now_has_no_stamp(tmp_path: Path) -> None:
+    p = tmp_path / "a.mm"
+    p.write_text("int x;\n")
+    assert read_text_and_stamp(p) == ("int x;\n", None)
+
+
+def test_an_empty_file(tmp_path: Path) -> None:
+    p = tmp_path / "empty.metal"
+    p.write_bytes(b"")
+    assert read_text_and_stamp(_aged(p))[0] == ""
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: d / "missing.mm", "file not found"),
+    (lambda d: d, "expected a file, found a folder"),
+])
+def test_refusals_name_the_file(tmp_path: Path, make, message: str) -> None:
+    with pytest.raises(MpsgenError) as info:
+        read_text_and_stamp(make(tmp_path), "shown/name.mm")
+    assert info.value.message == message and info.value.path == "shown/name.mm"
+
+
+def test_bad_utf8_names_the_line(tmp_path: Path) -> None:
+    p = tmp_path / "bad.mm"
+    p.write_bytes(b"ok\nok\n\xff\n")
+    with pytest.raises(MpsgenError) as info:
+        read_text_and_stamp(p)
+    assert info.value.line == 3 and "0xff" in info.value.message
