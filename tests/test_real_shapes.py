@@ -220,3 +220,30 @@ def test_non_structured_elementwise_kernel_is_a_candidate_a_reduction_or_flip_is
     assert not amax.candidate and "builds no elementwise TensorIterator" in amax.why
     flip = family_details(inv, "flip").frontier  # MPS: flip_mps in the 2.13 yaml; an iterator over a restrided view
     assert not flip.candidate and "builds no elementwise TensorIterator" in flip.why
+
+
+def test_migrate_refuses_a_reduction_status_calls_no_candidate(shapes_tree: Path):
+    # amax_stub takes a TensorIterator like a pointwise stub, but amax_out builds a reduction: a Metal
+    # elementwise kernel registered for it would compute garbage.  migrate and new-op refuse it as
+    # status's frontier does, before anything is written; an elementwise sibling is not refused by it.
+    from cli_support import mpsgen
+    from test_checks import edit
+
+    def tracked_bytes(root: Path) -> dict[Path, bytes]:
+        return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    edit(shapes_tree, YAML_REL, "    CPU, CUDA, MPS: amax_out\n", "    CPU, CUDA: amax_out\n    MPS: amax_out_mps\n")
+    before = tracked_bytes(shapes_tree)
+    done = mpsgen("-C", str(shapes_tree), "migrate", "amax", "--expr", "x", "--no-build", "--no-test", "--no-try")
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = line_of(shapes_tree, YAML_REL, "func: amax.out(")
+    assert done.stderr.startswith(f"mpsgen: error: {YAML_REL}:{line}: amax.out is not a pointwise op: the entry is "
+                                  "neither TensorIterator-structured nor tagged pointwise, and amax_out (")
+    assert "builds no elementwise TensorIterator (a reduction, shape or other op)" in done.stderr
+    assert "`mpsgen status --op amax` shows the migration frontier" in done.stderr
+    assert tracked_bytes(shapes_tree) == before
+
+    edit(shapes_tree, YAML_REL, "    CPU, CUDA, MPS: hardswish_out\n", "    CPU, CUDA: hardswish_out\n    MPS: hardswish_out_mps\n")
+    elementwise = mpsgen("-C", str(shapes_tree), "migrate", "hardswish", "--expr", "x", "--dry-run", "--no-try")
+    assert elementwise.returncode == 0, elementwise.stderr
+    assert "stub      hardswish_stub (void(*)(TensorIterator&)" in elementwise.stdout

@@ -12,20 +12,15 @@ apart with the reason it is not a candidate.
 
 from __future__ import annotations
 
-import re
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
-from mpsgen.scan.lines import LineTable
+from mpsgen.sources.shared_impl import builds_elementwise_iterator, iterator_lines, not_elementwise_reason
 from mpsgen.sources.native_yaml.facts import Entry
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
     from mpsgen.sources.stubs import SharedImpl, StubDecl
-
-_ELEMENTWISE = re.compile(r"\bTensorIterator::\w*(?:unary|binary|comparison|nullary)\w*op\b|\bTensorIteratorConfig\(\)")
-# Reductions, and iterators over restrided views (flip): they take a TensorIterator but are not pointwise.
-_NOT_ELEMENTWISE = re.compile(r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)|\bas_strided\b|\brestride\w*")
 
 CANDIDATE = "candidate"
 NOT_CANDIDATE = "not a candidate"
@@ -88,16 +83,14 @@ class FrontierIndex:
         site = e.shared_kernel()
         if not site.kernel:
             return Overload(e.name, mps_kernel, None, None, (), None, False, site.reason)
-        marked = e.structured_inherits == "TensorIteratorBase" or "pointwise" in e.tags
         use = inv.stub_use(site.kernel)
         if use.impl is None:
             return Overload(e.name, mps_kernel, site.kernel, None, (), None, False,
                             f"{site.kernel} is not defined in native/*.cpp")
         at = f"{use.impl.path}:{use.impl.line}"
-        if not marked and not self._builds_elementwise_iterator(use.impl):
+        if not e.marked_pointwise and not self._builds_elementwise_iterator(use.impl):
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
-                            f"the entry is neither TensorIterator-structured nor tagged pointwise, and {site.kernel} "
-                            f"({at}) builds no elementwise TensorIterator (a reduction, shape or other op)")
+                            not_elementwise_reason(site.kernel, at))
         stubs = use.impl.stub_names
         if not stubs:
             return Overload(e.name, mps_kernel, site.kernel, at, (), None, False,
@@ -121,11 +114,9 @@ class FrontierIndex:
         """True when the body of a non-structured kernel builds an elementwise TensorIterator
         (`TensorIterator::binary_op(...)`, a TensorIteratorConfig), not a reduction or a restrided view."""
         inv = self.inv
-        elementwise, other = inv.facts.per_file(
+        found = inv.facts.per_file(
             "iterator-lines", inv.native_files[impl.path], impl.path, inv.checkout.read_text, iterator_lines)
-        inside = range(impl.line, impl.end_line + 1)
-        return any(a in inside and b in inside for a, b in elementwise) and not any(
-            a in inside and b in inside for a, b in other)
+        return builds_elementwise_iterator(found, impl)
 
 
     def family(self, name: str) -> Frontier:
@@ -143,15 +134,3 @@ class FrontierIndex:
                     return Frontier(name, (), f"shared kernel {use.kernel} calls {use.stub}, registered by MPSGraph "
                                               f"code at {graph[0].path}:{graph[0].line}", True)
         return Frontier(name, (), "no MPS-only overload and no MPSGraph registration found")
-
-
-def iterator_lines(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
-    """(first, last) line of each elementwise-iterator match and of each reduction/restride match
-    in one native/*.cpp (a body builds an elementwise iterator when a first kind lies inside it
-    and no second kind does)."""
-    lines = LineTable(text)
-
-    def spans(pattern: re.Pattern[str]) -> tuple[tuple[int, int], ...]:
-        return tuple((lines.line(m.start()), lines.line(max(m.start(), m.end() - 1))) for m in pattern.finditer(text))
-
-    return spans(_ELEMENTWISE), spans(_NOT_ELEMENTWISE)

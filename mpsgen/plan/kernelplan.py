@@ -127,6 +127,7 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
             raise MpsgenError(f"no entry of {family.name} routes MPS to a shared kernel", path=YAML_REL,
                               line=first.line, hint="pass --shared-kernel NAME")
         schema_entry = _entry_for_kernel(family, edit, shared[0])
+        _require_elementwise(checkout, cs, family, edit)
         plan.stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
         plan.arity = arity_of(schema_entry.func, plan.stub)
         plan_kernel_code(plan, checkout, opts)
@@ -173,6 +174,27 @@ def _entry_for_kernel(family, edit, kernel: str):
         if (e.name in moved or e.mps_route == "shared") and kernel in (e.cpu_cuda_kernels | {e.mps_kernel}):
             return e
     return family.entries[0]
+
+
+def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit) -> None:
+    """Refuse an entry MPS would share that is not elementwise (argmax.out: a reduction whose stub
+    also takes a TensorIterator): mpsgen writes elementwise Metal kernels only.  Same test as status's
+    frontier: marked pointwise in the yaml, or its shared kernel builds an elementwise iterator."""
+    from mpsgen.sources.shared_impl import builds_elementwise_iterator, iterator_lines, not_elementwise_reason
+
+    moved = {m.entry: m.shared_kernel for m in edit.moved}
+    for e in family.entries:
+        kernel = moved.get(e.name) or (e.mps_kernel if e.mps_route == "shared" else None)
+        if not kernel or e.marked_pointwise:
+            continue
+        sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
+        impl = stubs.find_shared_impl(sources, kernel)
+        if impl is None or builds_elementwise_iterator(iterator_lines(sources[impl.path]), impl):
+            continue  # a kernel not found is _infer_stub's to report
+        raise MpsgenError(f"{e.name} is not a pointwise op: {not_elementwise_reason(kernel, f'{impl.path}:{impl.line}')}",
+                          path=YAML_REL, line=e.line,
+                          hint=f"mpsgen writes elementwise Metal kernels only; `mpsgen status --op {family.name}` "
+                               "shows the migration frontier")
 
 
 def _infer_stub(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[str, ...],

@@ -7,6 +7,7 @@ import re
 from typing import Collection, NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.scan.lines import LineTable
 from mpsgen.sources.index import index_of
 
 
@@ -156,3 +157,40 @@ def _expand_all(macro: str, args: list[str], macros: dict[str, tuple[list[str], 
                 inner_args = split_top_level(out[m.end() : close])
                 pieces.append(_expand_all(m.group(1), inner_args, macros, depth + 1))
     return "\n".join(pieces)
+
+
+# -- elementwise or not -------------------------------------------------------------------------
+
+_ELEMENTWISE = re.compile(r"\bTensorIterator::\w*(?:unary|binary|comparison|nullary)\w*op\b|\bTensorIteratorConfig\(\)")
+# Reductions, and iterators over restrided views (flip): they take a TensorIterator but are not pointwise.
+_NOT_ELEMENTWISE = re.compile(r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)|\bas_strided\b|\brestride\w*")
+
+IteratorLines = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
+
+
+def iterator_lines(text: str) -> IteratorLines:
+    """(first, last) line of each elementwise-iterator match and of each reduction/restride match
+    in one native/*.cpp (a body builds an elementwise iterator when a first kind lies inside it
+    and no second kind does)."""
+    lines = LineTable(text)
+
+    def spans(pattern: re.Pattern[str]) -> tuple[tuple[int, int], ...]:
+        return tuple((lines.line(m.start()), lines.line(max(m.start(), m.end() - 1))) for m in pattern.finditer(text))
+
+    return spans(_ELEMENTWISE), spans(_NOT_ELEMENTWISE)
+
+
+def builds_elementwise_iterator(found: IteratorLines, impl: SharedImpl) -> bool:
+    """True when the body of a non-structured kernel builds an elementwise TensorIterator
+    (`TensorIterator::binary_op(...)`, a TensorIteratorConfig), not a reduction or a restrided view.
+    *found*: iterator_lines() of the file that defines *impl*."""
+    elementwise, other = found
+    inside = range(impl.line, impl.end_line + 1)
+    return any(a in inside and b in inside for a, b in elementwise) and not any(
+        a in inside and b in inside for a, b in other)
+
+
+def not_elementwise_reason(kernel: str, at: str) -> str:
+    """Why an entry is no pointwise migration candidate (status) and is refused (migrate, new-op)."""
+    return (f"the entry is neither TensorIterator-structured nor tagged pointwise, and {kernel} ({at}) "
+            "builds no elementwise TensorIterator (a reduction, shape or other op)")

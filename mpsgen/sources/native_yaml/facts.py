@@ -101,6 +101,11 @@ class Entry(_EntryFields):
         return lines[-1].kernel if lines else None
 
     @property
+    def marked_pointwise(self) -> bool:
+        """The entry says it is elementwise: TensorIterator-structured or tagged pointwise."""
+        return self.structured_inherits == "TensorIteratorBase" or "pointwise" in self.tags
+
+    @property
     def legacy_lines(self) -> tuple[DispatchLine, ...]:
         """MPS lines that call an MPS-only kernel."""
         return tuple(d for d in self.mps_lines if not self._is_shared(d))
