@@ -255,20 +255,21 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
     if checkout.path(COMMON_MPS_REL).is_file():
         keys = [r.key for r in op_dtypes.refs] if op_dtypes and op_dtypes.refs else [plan.family]
         listed = listed_dtypes(cs.original(COMMON_MPS_REL), keys, path=COMMON_MPS_REL)
-    pattern = re.compile(r"\b" + re.escape(plan.family) + r"\b")
-    native = original_texts(cs, folder_files(cs, "native_sources"))
-    naming = {p: t for p, t in native.items() if plan.family in t and pattern.search(t)}
     promotes: bool | None = None
-    source = ""
+    source = returns_bool = ""
     if op_dtypes is not None and op_dtypes.promotes_int_to_float:
         promotes, source = True, f"promotes_int_to_float at {op_dtypes.refs[0].path}:{op_dtypes.refs[0].line}"
-    else:
+    else:  # the CPU meta function says (a float op gives no bool)
+        pattern = re.compile(r"\b" + re.escape(plan.family) + r"\b")
+        native = original_texts(cs, folder_files(cs, "native_sources"))
+        naming = {p: t for p, t in native.items() if plan.family in t and pattern.search(t)}
         at = cpu_promotes(naming, plan.family)
         if at:
             promotes, source = True, f"CPU meta function at {at} builds a float op"
-        elif op_dtypes is not None and op_dtypes.refs:
-            promotes = False
-    returns_bool = cpu_returns_bool(naming, plan.family)
+        else:
+            returns_bool = cpu_returns_bool(naming, plan.family)
+            if op_dtypes is not None and op_dtypes.refs:
+                promotes = False
     refuses: dict[str, str] = {}
     at = ""
     legacy = [m.legacy_kernel for m in plan.moved if m.legacy_kernel]
