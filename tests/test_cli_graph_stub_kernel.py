@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 from cli_support import mpsgen
+from test_checks import edit
 
 NATIVE = "aten/src/ATen/native"
 UNARY_MM = f"{NATIVE}/mps/operations/UnaryOps.mm"
@@ -61,22 +62,16 @@ def _cpu(op: str) -> tuple[str, str]:
 
 
 def add_isneginf_and_isposinf(root: Path) -> None:
-    def edit(rel: str, old: str, new: str) -> None:
-        p = root / rel
-        text = p.read_text(encoding="utf-8")
-        assert old in text, (rel, old)
-        p.write_text(text.replace(old, new, 1), encoding="utf-8")
-
-    edit(YAML, "- func: asinh(Tensor self) -> Tensor\n", _yaml_entries("isneginf") + _yaml_entries("isposinf")
+    edit(root, YAML, "- func: asinh(Tensor self) -> Tensor\n", _yaml_entries("isneginf") + _yaml_entries("isposinf")
          + "- func: asinh(Tensor self) -> Tensor\n")
-    edit(f"{NATIVE}/UnaryOps.h", "DECLARE_DISPATCH(unary_fn, exp_stub)\n",
+    edit(root, f"{NATIVE}/UnaryOps.h", "DECLARE_DISPATCH(unary_fn, exp_stub)\n",
          "DECLARE_DISPATCH(unary_fn, exp_stub)\nDECLARE_DISPATCH(unary_fn, isneginf_stub)\n"
          "DECLARE_DISPATCH(unary_fn, isposinf_stub)\n")
     (neg_meta, neg_impl), (pos_meta, pos_impl) = _cpu("isneginf"), _cpu("isposinf")
-    edit(f"{NATIVE}/UnaryOps.cpp", "} // namespace at::meta\n", neg_meta + pos_meta + "} // namespace at::meta\n")
-    edit(f"{NATIVE}/UnaryOps.cpp", "DEFINE_DISPATCH(abs_stub);\n", neg_impl + pos_impl + "DEFINE_DISPATCH(abs_stub);\n"
+    edit(root, f"{NATIVE}/UnaryOps.cpp", "} // namespace at::meta\n", neg_meta + pos_meta + "} // namespace at::meta\n")
+    edit(root, f"{NATIVE}/UnaryOps.cpp", "DEFINE_DISPATCH(abs_stub);\n", neg_impl + pos_impl + "DEFINE_DISPATCH(abs_stub);\n"
          "DEFINE_DISPATCH(isneginf_stub);\nDEFINE_DISPATCH(isposinf_stub);\n")
-    edit(UNARY_MM, "} // namespace at::native\n", GRAPH_KERNELS)
+    edit(root, UNARY_MM, "} // namespace at::native\n", GRAPH_KERNELS)
     subprocess.run(["git", "add", "-A"], cwd=root, check=True)
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "isneginf"],
                    cwd=root, check=True)
