@@ -15,8 +15,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
-from mpsgen.sources.shared_impl import builds_elementwise_iterator, iterator_lines, not_elementwise_reason
 from mpsgen.sources.native_yaml.facts import Entry
+from mpsgen.sources.shared_impl import builds_elementwise_iterator, iterator_lines, not_elementwise_reason
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory

@@ -102,7 +102,8 @@ def _remove_graph_registration(plan: Plan, reg: host.Registration) -> None:
     #define with its last use), or REGISTER_DISPATCH(stub, &fn) with fn and the file-local helpers
     only fn used.  Located again by what it registers: an earlier removal may have moved it."""
     cs = plan.changeset
-    now = [r for r in host.registrations(cs.current(reg.path), reg.path) if r[:1] + r[4:6] == reg[:1] + reg[4:6]]
+    same = (reg.stub, reg.fn, reg.macro)
+    now = [r for r in host.registrations(cs.current(reg.path), reg.path) if (r.stub, r.fn, r.macro) == same]
     if not now:
         return
     reg = now[0]
