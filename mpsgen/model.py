@@ -17,7 +17,8 @@ Command = Literal["migrate", "new-op"]
 Argv = tuple[str, ...]
 
 # The fixed vocabularies of a kernel; the tuples are the Literal's values, for validation and messages.
-Arity = Literal["unary", "binary", "unary_alpha", "binary_alpha", "ternary"]
+Arity = Literal["unary", "binary", "unary_alpha", "binary_alpha", "ternary", "ternary_alpha", "unary_params",
+                "binary_params"]
 DtypeToken = Literal["float", "int2float", "integer", "complex"]
 ResultKind = Literal["same", "float", "bool"]
 ARITIES: tuple[Arity, ...] = get_args(Arity)
@@ -82,10 +83,32 @@ class KernelSpec(NamedTuple):
     includes: tuple[str, ...] = ()  # c10/metal headers the body needs, e.g. "c10/metal/expm1f.h"
     note: str = ""
     skip: tuple[str, ...] = ()  # Metal types of the chosen families left unregistered (--drop-dtypes)
+    # The scalars the functor takes after its tensors (alpha forms: one; params forms: the struct's
+    # fields), and the type they reach the kernel in: "scalar" (the input's type, as the CPU kernel's
+    # `.to<scalar_t>()`) or "opmath" (float for every floating input, as CPU's opmath does for half).
+    scalars: tuple[str, ...] = ()
+    param_type: str = "scalar"
 
     @property
     def is_unary_family(self) -> bool:
-        return self.arity in ("unary", "unary_alpha")
+        return self.arity.startswith("unary")
+
+    @property
+    def inputs(self) -> int:
+        return {"unary": 1, "binary": 2, "ternary": 3}[self.arity.split("_")[0]]
+
+    @property
+    def has_params(self) -> bool:
+        return self.arity.endswith("_params")
+
+    @property
+    def has_alpha(self) -> bool:
+        return self.arity.endswith("_alpha")
+
+    @property
+    def params_struct(self) -> str:
+        """The params struct's name: threshold -> ThresholdParams, hardtanh_backward -> HardtanhBackwardParams."""
+        return "".join(w[:1].upper() + w[1:] for w in self.name.split("_") if w) + "Params"
 
 
 class MetalStyle(NamedTuple):

@@ -25,7 +25,7 @@ from .reference import NoReference
 if TYPE_CHECKING:
     from .isolate import KernelRunner
 
-RESULT_VERSION = "5"  # bump when inputs, tolerances or rules change
+RESULT_VERSION = "6"  # bump when inputs, tolerances or rules change
 
 
 def expressions_of(spec: KernelSpec, flags: dict[str, str] | None = None) -> dict[str, str]:
@@ -41,14 +41,17 @@ def expressions_of(spec: KernelSpec, flags: dict[str, str] | None = None) -> dic
 
 
 def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str | Path,
-                 flags: dict[str, str] | None = None) -> TryResult:
+                 flags: dict[str, str] | None = None, binding: Any = None) -> TryResult:
     """Compile *functor* (the text migrate/new-op write) and compare every registration with torch."""
     from .reference import import_torch, torch_version
 
     if torch_version() is None:
         import_torch()  # raises the one-line "pip install torch" error
     pending = cc.start_build(spec, functor, include_root, expressions=expressions_of(spec, flags))
-    key_file = cc.cache_dir() / f"{pending.build.key}.{op}.{torch_version()}.{RESULT_VERSION}.json"
+    from . import bound
+
+    tag = bound.digest(binding) if bound.needed(spec, binding) else ""
+    key_file = cc.cache_dir() / f"{pending.build.key}.{op}{tag}.{torch_version()}.{RESULT_VERSION}.json"
     if pending.build.cached and key_file.is_file():
         try:
             return TryResult.from_json(json.loads(key_file.read_text(encoding="utf-8")), cached=True)
@@ -64,14 +67,14 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
             pending.wait()  # report a compile error first; then the missing torch
             raise
         runner.library = pending.wait().library
-        result = _run(spec, op, runner)
+        result = _run(spec, op, runner, binding)
     tmp = key_file.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(result.to_json()), encoding="utf-8")
     os.replace(tmp, key_file)
     return result
 
 
-def _run(spec: KernelSpec, op: str, runner: KernelRunner) -> TryResult:
+def _run(spec: KernelSpec, op: str, runner: KernelRunner, binding: Any = None) -> TryResult:
     from . import reference as ref
     from .isolate import Call, KernelCrash
 
@@ -87,25 +90,39 @@ def _run(spec: KernelSpec, op: str, runner: KernelRunner) -> TryResult:
                 crash.element = runner.first_crash(call, args[0].element_size(), out_size)
             raise
 
-    return compare_all(spec, op, run, backend=f"emulated Metal ({Path(cc.find_compiler()[0]).name})")
+    return compare_all(spec, op, run, backend=f"emulated Metal ({Path(cc.find_compiler()[0]).name})",
+                       binding=binding)
 
 
-def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: str) -> TryResult:
+def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: str,
+                binding: Any = None) -> TryResult:
     """Every registration of *spec*: inputs, torch's result, *run*'s result, compared.
 
     *run(registration, input tensors, alpha tensor or None, output dtype)* returns a CPU tensor, or
-    raises KernelCrash (its .element the index of the first input that crashes, when known)."""
+    raises KernelCrash (its .element the index of the first input that crashes, when known).
+    *binding* (plan/binding.py) says how the op's arguments reach the kernel when they are not
+    simply its inputs then its scalar (threshold: self twice, threshold and value in a struct)."""
+    from . import bound
     from . import reference as ref
     from .isolate import KernelCrash
 
     torch = ref.import_torch()
-    fn = ref.resolve(op)
+    use = bound.needed(spec, binding)
+    fn = bound.reference(binding) if use else ref.resolve(op)
     rows: list[DtypeResult] = []
     for reg in cc.registrations(spec):
-        data = inp.make_inputs(reg.in_type, spec.arity, reg.alpha_type)
+        spread = bound.spread(binding) if use else None  # kernel input k -> generated column
+        nargs = len(set(spread)) if spread else None
+        data = inp.make_inputs(reg.in_type, spec.arity, reg.alpha_type, nargs=nargs)
+        if use and spec.scalars:
+            data = data._replace(alphas=bound.scalar_cases(binding, spec, reg.in_type))
         note = ""
-        args = [ref.tensor(col, reg.in_type) for col in data.columns]
+        columns = [ref.tensor(col, reg.in_type) for col in data.columns]
+        args = [columns[j] for j in spread] if spread else columns
         alphas = data.alphas or (None,)
+        refused = ""
+        if use and spec.scalars:
+            alphas, refused = bound.accepted(fn, args, alphas)
         try:
             expected, note = _expected(fn, args, alphas, reg)
         except RuntimeError as err:
@@ -114,7 +131,8 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
             # Integer division by zero raises in torch (and traps on the host); Metal returns
             # some value.  Compare the rest.
             data = _without_zero_divisors(data, reg.in_type)
-            args = [ref.tensor(col, reg.in_type) for col in data.columns]
+            columns = [ref.tensor(col, reg.in_type) for col in data.columns]
+            args = [columns[j] for j in spread] if spread else columns
             expected, note = _expected(fn, args, alphas, reg)
             note = "; ".join(filter(None, ("integer division by zero not compared", note)))
         except (TypeError, NotImplementedError, ValueError) as err:
@@ -123,25 +141,26 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
         rows_in: list[tuple[object, ...]] = []
         exp_all: list[object] = []
         got_all: list[object] = []
-        shown = list(zip(*(ref.as_python(t) for t in args)))
+        shown = list(zip(*(ref.as_python(t) for t in columns)))
         try:
             for a, e in zip(alphas, expected):
-                alpha_t = ref.tensor((a,), str(reg.alpha_type)) if a is not None else None
+                alpha_t = bound.scalar_tensor(a, reg, spec) if a is not None else None
                 got = run(reg, args, alpha_t, out_dtype)
-                rows_in += [r + (a,) for r in shown] if a is not None else shown
+                rows_in += [r + bound.flat(a) for r in shown] if a is not None else shown
                 exp_all += ref.as_python(e)
                 got_all += ref.as_python(got)
         except KernelCrash as crash:
             where = crash.element
-            culprit = () if where is None else shown[where] + ((a,) if a is not None else ())
+            culprit = () if where is None else shown[where] + (bound.flat(a) if a is not None else ())
             rows.append(crashed(ref.TORCH_DTYPES[reg.in_type], ref.TORCH_DTYPES[reg.out_type],
                                 len(shown) * len(alphas), crash.signal, crash.meaning, culprit, note))
             continue
         if reg.in_type == "half2":
             note = (note + "; " if note else "") + "reference computed in complex64, rounded to complex32"
+        note = "; ".join(filter(None, (note, refused)))
         def scalar_path(i: int, reg: cc.Registration = reg, args: list[Any] = args) -> object:
             row, k = i % len(shown), i // len(shown)
-            one = [t[row:row + 1].clone() for t in args]
+            one = [t[row:row + 1].clone() for t in args]  # (a tied input stays tied: one value each)
             value, _ = _expected(fn, one, (alphas[k],), reg)
             return ref.as_python(value[0])[0]
 
@@ -161,7 +180,9 @@ def _expected(fn: Any, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registr
     from . import reference as ref
 
     torch = ref.import_torch()
-    rounded = [ref.tensor((a,), str(reg.alpha_type)).item() if a is not None else None for a in alphas]
+    # A params struct's values go to torch as given (the CPU kernel converts them itself).
+    rounded = [ref.tensor((a,), str(reg.alpha_type)).item() if a is not None and not isinstance(a, tuple) else a
+               for a in alphas]
     try:
         return [ref.expected(fn, args, a, reg.out_type) for a in rounded], ""
     except RuntimeError as err:

@@ -25,7 +25,7 @@ EMULATION_INCLUDE = Path(__file__).resolve().parent / "include"
 FLAGS = ("-std=c++17", "-O0", "-fPIC", "-shared", "-fsigned-char", "-ffp-contract=off", "-fno-fast-math",
          "-Wno-attributes")
 FUNCTOR_FILE = "<functor>"  # the #line name of the rendered functor in the driver
-DRIVER_VERSION = "2"  # bump when driver_source or mpsgen_try_io.h's loops change shape
+DRIVER_VERSION = "3"  # bump when driver_source or mpsgen_try_io.h's loops change shape
 REGISTRATIONS_FILE = "<registrations>"  # ... and of its REGISTER_* lines
 # Headers every kernels/*.metal file includes, in their order (anatomy notes, 2.1), when present.
 BASE_HEADERS = ("c10/metal/indexing.h", "c10/metal/special_math.h", "c10/metal/utils.h")
@@ -135,6 +135,17 @@ def _call(spec: KernelSpec, r: Registration) -> str:
         return f"mpsgen_try::unary_alpha<{f}, {ti}, {_cxx_type(str(r.alpha_type))}, {to}>(a, alpha, out, n);"
     if spec.arity == "binary_alpha":
         return f"mpsgen_try::binary_alpha<{f}, {ti}, {_cxx_type(str(r.alpha_type))}, {to}>(a, b, alpha, out, n);"
+    if spec.arity == "ternary_alpha":
+        return f"mpsgen_try::ternary_alpha<{f}, {ti}, {_cxx_type(str(r.alpha_type))}, {to}>(a, b, c, alpha, out, n);"
+    if spec.has_params:  # the struct built from its fields, passed as one value (alpha: the fields' bytes)
+        from mpsgen.generate.render import scalar_type_for
+
+        field = _cxx_type(scalar_type_for(spec, r.in_type))
+        value = f"{r.alpha_type}{{" + ", ".join(f"mpsgen_try::io<{field}>::load(alpha, {k})"
+                                               for k in range(len(spec.scalars))) + "}"
+        inputs = "a" if spec.arity == "unary_params" else "a, b"
+        kind = spec.arity.split("_")[0]
+        return f"mpsgen_try::{kind}_alpha_value<{f}, {ti}, {r.alpha_type}, {to}>({inputs}, {value}, out, n);"
     return f"mpsgen_try::ternary<{f}, {ti}, {to}, {omt}>(a, b, c, out, n);"
 
 
@@ -146,7 +157,13 @@ def driver_source(spec: KernelSpec, functor: str, include_root: Path) -> str:
              "using namespace metal;"]
     if spec.is_unary_family:  # UnaryKernel.metal also has this; BinaryKernel.metal does not
         lines.append("using namespace c10::metal;")
+    if spec.has_params:  # the header's struct and the .metal's typedefs, around the functor as written
+        from mpsgen.generate.render import params_typedefs, render_params_struct
+
+        lines.append(render_params_struct(spec))
     lines += [f'#line 1 "{FUNCTOR_FILE}"', functor]
+    if spec.has_params:
+        lines += params_typedefs(spec)
     if (include_root / "c10/metal/indexing.h").is_file():
         # The registrations themselves, through the checkout's own macros: their static_assert on
         # the functor's result type and the real kernel templates instantiated for it.

@@ -87,11 +87,12 @@ def random_values(metal: str, count: int, rng: random.Random) -> list[object]:
     return [one() for _ in range(count)]
 
 
-def make_inputs(metal: str, arity: str, alpha_type: str | None = None) -> Inputs:
-    """The columns for one registered input dtype (deterministic)."""
-    rng = random.Random(f"{SEED}:{metal}:{arity}")
+def make_inputs(metal: str, arity: str, alpha_type: str | None = None, *, nargs: int | None = None) -> Inputs:
+    """The columns for one registered input dtype (deterministic); *nargs* overrides the arity's
+    count (a kernel that reads one tensor twice: threshold's (self, self))."""
+    rng = random.Random(f"{SEED}:{metal}:{arity}:{nargs}" if nargs else f"{SEED}:{metal}:{arity}")
     edges = edge_values(metal)
-    nargs = {"unary": 1, "unary_alpha": 1, "binary": 2, "binary_alpha": 2, "ternary": 3}[arity]
+    nargs = nargs or {"unary": 1, "binary": 2, "ternary": 3}[arity.split("_")[0]]
     if nargs > 1 and metal.endswith("2"):  # complex pairs: a smaller edge set (64^2 pairs, not 144^2)
         edges = [complex(r, i) for r, i in itertools.product(_COMPLEX_PAIR_PARTS, repeat=2)]
     if nargs == 1:

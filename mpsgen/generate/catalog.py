@@ -12,7 +12,8 @@ from mpsgen.generate.render import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, Ke
 
 CATALOG_FILE = "catalog.yaml"
 _KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes",
-         "follows", "note"}
+         "follows", "note", "params", "param_type"}
+PARAM_TYPES = ("scalar", "opmath")
 
 # The shape of an --expr per arity, for error messages: structure only, no op's own math (a hint
 # must not suggest another op's body).
@@ -22,12 +23,17 @@ EXAMPLES = {
     "binary": "--expr 'T(float(a) * float(b))'",
     "binary_alpha": "--expr 'float(a) + float(alpha) * float(b)'",
     "ternary": "--expr 'float(a) + float(c) * (float(b) - float(a))'",
+    "ternary_alpha": "--expr 'float(a) + float(alpha) * float(b) * float(c)'",
+    "unary_params": "--expr 'float(x) > float(p0) ? x : T(p1)'",
+    "binary_params": "--expr 'float(a) > float(p0) ? b : T(p1)'",
 }
 
 
-def how_to_write(arity: str) -> str:
+def how_to_write(arity: str, scalars: tuple[str, ...] = ()) -> str:
     """Where and how to write a body for an op the catalog does not know."""
-    names = " and ".join(VARIABLES[arity]) + (" (and the scalar alpha)" if arity.endswith("_alpha") else "")
+    names = " and ".join(VARIABLES[arity])
+    if arity.endswith(("_alpha", "_params")):
+        names += f" (and the scalars {', '.join(scalars)})" if scalars else " (and the scalar alpha)"
     first = VARIABLES[arity][0]
     return (f"write one: {EXAMPLES[arity]}, a Metal expression in {names} of the input type T (compute in float, "
             f"e.g. float({first}); the result is cast back); use Metal's precise::/::metal:: math and the "
@@ -70,6 +76,11 @@ def _validate_entry(op: str, entry: Any, file: Path) -> None:
                           hint=f"known keys: {', '.join(sorted(_KEYS))}")
     if entry.get("arity") not in ARITIES or not entry.get("expr"):
         raise MpsgenError(f"catalog entry '{op}' needs arity ({'|'.join(ARITIES)}) and expr", path=file)
+    if entry.get("param_type", "scalar") not in PARAM_TYPES:
+        raise MpsgenError(f"catalog entry '{op}': param_type must be one of {', '.join(PARAM_TYPES)}", path=file)
+    if "params" in entry and not (isinstance(entry["params"], list) and all(
+            isinstance(p, str) and re.fullmatch(r"[A-Za-z_]\w*", p) for p in entry["params"])):
+        raise MpsgenError(f"catalog entry '{op}': params must be a list of names", path=file)
     if entry.get("result", "same") not in RESULTS:
         raise MpsgenError(f"catalog entry '{op}': result must be one of {', '.join(RESULTS)}", path=file)
     parse_dtypes(entry.get("dtypes", ["float"]), where=f"catalog entry '{op}'")
@@ -121,26 +132,31 @@ def spec_for(
     result: str | None = None,
     name: str | None = None,
     catalog: str | None = None,
+    scalars: tuple[str, ...] = (),
 ) -> KernelSpec:
     """The KernelSpec for *op*: user options first, catalog defaults for the rest.
 
-    *name* is the kernel name (functor prefix), default *op*.
+    *name* is the kernel name (functor prefix), default *op*; the catalog entry is looked up under
+    *name* first (a stub another op owns: threshold_backward gets threshold's kernel).  *scalars*
+    are the names the functor gives the stub's scalars (plan/shape.py).
     """
     if arity not in ARITIES:
         raise MpsgenError(f"unknown arity '{arity}'", hint=f"one of {', '.join(ARITIES)}")
     kernel = name or op
     if not re.fullmatch(r"[A-Za-z_]\w*", kernel):
         raise MpsgenError(f"'{kernel}' is not a valid kernel name", hint="use letters, digits and _ (e.g. atan2)")
-    entry = load_catalog(catalog).get(op)
+    known = load_catalog(catalog)
+    entry = known.get(kernel, known.get(op))
     if entry is not None and entry["arity"] != arity:
         if expr is None:
             raise MpsgenError(
                 f"the catalog's body for '{op}' is {entry['arity']}, but its stub is {arity}",
-                hint=how_to_write(arity),
+                hint=how_to_write(arity, scalars),
             )
         entry = None  # the user's own body for another arity; catalog defaults do not apply
     if expr is None and entry is None:
-        raise MpsgenError(f"no Metal body known for '{op}' ({arity}) and no --expr given", hint=how_to_write(arity))
+        raise MpsgenError(f"no Metal body known for '{op}' ({arity}) and no --expr given",
+                          hint=how_to_write(arity, scalars))
     e = entry or {}
     chosen = parse_dtypes(dtypes) if dtypes is not None else parse_dtypes(e.get("dtypes", ["float"]))
     if complex_expr is not None and "complex" not in chosen:
@@ -176,4 +192,6 @@ def spec_for(
         result=res,
         includes=tuple(e.get("includes", ())),
         note=str(e.get("note", "")),
+        scalars=tuple(scalars),
+        param_type=str(e.get("param_type", "scalar")),
     )

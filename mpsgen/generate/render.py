@@ -19,21 +19,9 @@ from mpsgen.errors import MpsgenError
 # old names too, for the modules that still import them from render.
 from mpsgen.model import ARITIES, DTYPE_TOKENS, RESULTS, KernelSpec, MetalStyle  # noqa: F401
 
-# Input variables each arity's expression is written in (alpha is optional).
-VARIABLES = {
-    "unary": ("x",),
-    "unary_alpha": ("x",),
-    "binary": ("a", "b"),
-    "binary_alpha": ("a", "b"),
-    "ternary": ("a", "b", "c"),
-}
-_PARAMS = {
-    "unary": ("typename T", "const T x"),
-    "unary_alpha": ("typename T, typename T2", "const T x, const T2 alpha"),
-    "binary": ("typename T", "const T a, const T b"),
-    "binary_alpha": ("typename T, typename T2", "const T a, const T b, const T2 alpha"),
-    "ternary": ("typename T", "const T a, const T b, const T c"),
-}
+# Input variables each arity's expression is written in (its scalars are optional).
+_INPUTS = {"unary": ("x",), "binary": ("a", "b"), "ternary": ("a", "b", "c")}
+VARIABLES = {arity: _INPUTS[arity.split("_")[0]] for arity in ARITIES}
 
 FLOAT_TYPES = ("float", "half", "bfloat")
 INT_TYPES = ("long", "int", "short", "char", "uchar", "bool")
@@ -146,18 +134,77 @@ def functor_overloads(spec: KernelSpec) -> list[Overload]:
     return out
 
 
+def _functor_params(spec: KernelSpec) -> tuple[str, str]:
+    """(template parameters, operator() parameters): the tensors' values, then the alpha scalar under
+    its own name, or the params struct."""
+    values = ", ".join(f"const T {v}" for v in VARIABLES[spec.arity])
+    if spec.has_alpha:
+        return "typename T, typename T2", f"{values}, const T2 {spec.scalars[0] if spec.scalars else 'alpha'}"
+    if spec.has_params:
+        return "typename T, typename P", f"{values}, const P params"
+    return "typename T", values
+
+
+def _with_params_unpacked(spec: KernelSpec, overloads: list[Overload]) -> list[Overload]:
+    """Params forms: each field gets its own name first, so bodies use `threshold`, not `params.threshold`."""
+    unpack = "".join(f"const auto {n} = params.{n};\n" for n in spec.scalars)
+    out = []
+    for o in overloads:
+        body = o.body if o.statements else f"return {o.body};"
+        out.append(o._replace(body=unpack + body))
+    return out
+
+
 def render_functor(spec: KernelSpec, templates_dir: str | Path | None = None) -> str:
     """``struct <name>_functor { ... };`` (no trailing newline)."""
-    tparams, params = _PARAMS[spec.arity]
+    tparams, params = _functor_params(spec)
+    overloads = functor_overloads(spec)
+    if spec.has_params:
+        overloads = _with_params_unpacked(spec, overloads)
     return _render(
         "functor.metal.j2",
         templates_dir,
         name=spec.name,
         tparams=tparams,
         params=params,
-        overloads=functor_overloads(spec),
+        overloads=overloads,
         spec=spec,
     )
+
+
+# -- params struct (a header shared by host and kernel) ------------------------------------
+
+
+def scalar_type_for(spec: KernelSpec, metal_type: str) -> str:
+    """The Metal type a scalar reaches the kernel in for inputs of *metal_type*: the input's own
+    (param_type scalar, as `.to<scalar_t>()`), or its opmath type (float for half and bfloat)."""
+    return "float" if spec.param_type == "opmath" and metal_type in FLOAT_TYPES else metal_type
+
+
+def params_types(spec: KernelSpec) -> list[str]:
+    """The Metal types the params struct is instantiated with."""
+    fams = [("float", FLOAT_TYPES), ("integer", INT_TYPES)]
+    return list(dict.fromkeys(scalar_type_for(spec, t) for fam, types in fams if fam in spec.dtypes
+                              for t in _kept(spec, types)))
+
+
+def params_alias(spec: KernelSpec, metal_type: str) -> str:
+    """The struct's name as registrations and the host spell it for inputs of *metal_type*: ThresholdParams_float."""
+    return f"{spec.params_struct}_{scalar_type_for(spec, metal_type)}"
+
+
+def params_typedefs(spec: KernelSpec) -> list[str]:
+    """The names registrations give the struct's instances (``typedef ThresholdParams<float>
+    ThresholdParams_float;``), written after the functor as upstream's nan_to_num does."""
+    if not spec.has_params:
+        return []
+    return [f"typedef {spec.params_struct}<{t}> {params_alias(spec, t)};" for t in params_types(spec)]
+
+
+def render_params_struct(spec: KernelSpec, templates_dir: str | Path | None = None) -> str:
+    """``template <typename T> struct XParams { T a; T b; };`` for kernels/<Stem>.h (no trailing newline)."""
+    return _render("params_struct.h.j2", templates_dir, name=spec.params_struct, fields=list(spec.scalars),
+                   op=spec.name)
 
 
 # -- registrations -----------------------------------------------------------------------
@@ -213,8 +260,7 @@ def _unary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     return lines
 
 
-def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
-    end, n = _end(style), spec.name
+def _require_three_argument_binary_ops(style: MetalStyle) -> None:
     if style.binary_op_args == 2:
         raise MpsgenError(
             "this .metal file uses the early-2025 two-argument REGISTER_BINARY_OP(NAME, DTYPE); mpsgen writes the "
@@ -223,6 +269,11 @@ def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
             line=style.binary_op_args_line,
             hint="update the file to the c10/metal REGISTER_BINARY_OP(NAME, IN, OUT) scheme first",
         )
+
+
+def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
+    end, n = _end(style), spec.name
+    _require_three_argument_binary_ops(style)
     base = "REGISTER_OPMATH_BINARY_OP" if spec.opmath else "REGISTER_BINARY_OP"
     lines: list[str] = []
 
@@ -247,8 +298,13 @@ def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     return lines
 
 
+_ALPHA_MACROS = {1: "REGISTER_UNARY_ALPHA_OP", 2: "REGISTER_BINARY_ALPHA_OP", 3: "REGISTER_TERNARY_ALPHA_OP"}
+
+
 def _alpha_or_ternary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     end, n = _end(style), spec.name
+    if spec.inputs > 1:  # the same file: its registrations sit in that scheme's blocks
+        _require_three_argument_binary_ops(style)
     fams = [("float", FLOAT_TYPES), ("int2float", INT_TYPES), ("integer", INT_TYPES), ("complex", COMPLEX_TYPES)]
     lines: list[str] = []
     for fam, types in fams:
@@ -259,11 +315,17 @@ def _alpha_or_ternary_registrations(spec: KernelSpec, style: MetalStyle) -> list
             if spec.arity == "ternary":
                 macro = "REGISTER_OPMATH_TERNARY_OP" if spec.opmath else "REGISTER_TERNARY_OP"
                 lines.append(f"{macro}({n}, {t}, {out}){end}")
+                continue
+            if spec.has_params:
+                alpha = params_alias(spec, t)
             else:
-                # The alpha scalar arrives in the input's dtype (float for ints promoted to float).
-                alpha = "float" if fam == "int2float" else t
-                macro = "REGISTER_UNARY_ALPHA_OP" if spec.arity == "unary_alpha" else "REGISTER_BINARY_ALPHA_OP"
-                lines.append(f"{macro}({n}, {t}, {alpha}, {out}){end}")
+                # The alpha scalar arrives in the input's dtype (float for ints promoted to float,
+                # and for half/bfloat when it rides at opmath).
+                alpha = "float" if fam == "int2float" else scalar_type_for(spec, t)
+            macro = _ALPHA_MACROS[spec.inputs]
+            if spec.opmath and spec.inputs == 3:
+                macro = "REGISTER_OPMATH_TERNARY_ALPHA_OP"
+            lines.append(f"{macro}({n}, {t}, {alpha}, {out}){end}")
     return lines
 
 
@@ -292,15 +354,61 @@ def _wrap_call(indent: int, head: str, args: Sequence[str], tail: str, *, declar
     return f"{pad}{head}(\n{cont}" + (",\n" + cont).join(args) + f"){tail}"
 
 
-def exec_call_args(arity: str, kernel: str, scalar: str | None = None) -> tuple[str, list[str]]:
-    """The ``lib.exec_*_kernel`` callee and arguments for an arity (alpha forms pass the scalar)."""
-    callee = {"unary": "lib.exec_unary_kernel", "unary_alpha": "lib.exec_unary_kernel",
-              "binary": "lib.exec_binary_kernel", "binary_alpha": "lib.exec_binary_kernel",
-              "ternary": "lib.exec_ternary_kernel"}[arity]
+def _exec_fn(arity: str) -> str:
+    kind = arity.split("_")[0]
+    return f"lib.exec_{kind}_kernel" + ("_with_params" if arity.endswith("_params") else "")
+
+
+def exec_call_args(arity: str, kernel: str, scalar: str | None = None, *,
+                   opmath: bool = False) -> tuple[str, list[str]]:
+    """The ``lib.exec_*_kernel`` callee and arguments for an arity (alpha forms pass the scalar; one
+    riding at float says so, as upstream's polygamma says ScalarType::Int)."""
     args = ["iter", f'"{kernel}"']
     if arity.endswith("_alpha"):
         args.append(scalar or "alpha")
-    return callee, args
+        if opmath:
+            args.append("at::isReducedFloatingType(iter.common_dtype()) ? kFloat : iter.common_dtype()")
+    return _exec_fn(arity), args
+
+
+def scalar_argument(cpp_type: str, name: str) -> str:
+    """A stub's scalar as exec_*_kernel's `std::optional<Scalar> alpha` takes it."""
+    return name if "Scalar" in cpp_type else f"Scalar({name})"
+
+
+def _converted(cpp_type: str, name: str, to: str) -> str:
+    """A stub's scalar converted to the kernel's type, as CPU kernels do (`beta.to<scalar_t>()`)."""
+    return f"{name}.to<{to}>()" if "Scalar" in cpp_type else f"static_cast<{to}>({name})"
+
+
+def _dispatch_macro(spec: KernelSpec) -> str:
+    floats, ints = "float" in spec.dtypes, "integer" in spec.dtypes
+    with_bool = ints and "bool" not in spec.skip
+    if floats and ints:
+        return "AT_DISPATCH_ALL_TYPES_AND3(kBool, kHalf, kBFloat16" if with_bool else "AT_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16"
+    if ints:
+        return "AT_DISPATCH_INTEGRAL_TYPES_AND(kBool" if with_bool else "AT_DISPATCH_INTEGRAL_TYPES("
+    return "AT_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16"
+
+
+def params_host_body(spec: KernelSpec, scalar_types: Sequence[str]) -> str:
+    """The body of a params form's host kernel: the struct filled from the stub's scalars, then
+    exec_*_kernel_with_params with the struct's Metal name (as upstream's elu and threshold do)."""
+    struct, fn = spec.params_struct, _exec_fn(spec.arity)
+    head = _dispatch_macro(spec)
+    sep = "" if head.endswith("(") else ", "
+    lines = [f'  {head}{sep}iter.common_dtype(), "{spec.name}_mps", [&]() {{']
+    if spec.param_type == "opmath":  # float for half and bfloat, as the CPU kernel computes them
+        lines.append("    using opmath_t = at::opmath_type<scalar_t>;")
+        value_t, metal = "opmath_t", "c10::CppTypeToScalarType<opmath_t>::value"
+    else:
+        value_t, metal = "scalar_t", "iter.common_dtype()"
+    init = ", ".join(_converted(t, n, value_t) for t, n in zip(scalar_types, spec.scalars))
+    name = f'fmt::format("{struct}_{{}}", mps::scalarToMetalTypeString({metal}))'
+    lines.append(f"    {struct}<{value_t}> params{{{init}}};")
+    lines.append(_wrap_call(4, fn, ["iter", f'"{spec.name}"', "params", name], ";", declaration=False))
+    lines.append("  });")
+    return "\n".join(lines)
 
 
 def render_host_kernel(
@@ -308,10 +416,13 @@ def render_host_kernel(
     params: str | Sequence[str],
     exec_call: str | tuple[str, Sequence[str]],
     templates_dir: str | Path | None = None,
+    *,
+    body: str | None = None,
 ) -> str:
     """``static void fn(params) {\\n  lib.exec_...(iter, "k");\\n}`` formatted like clang-format.
 
-    *exec_call* is either the call text without ``;`` or ``(callee, args)`` from exec_call_args.
+    *exec_call* is either the call text without ``;`` or ``(callee, args)`` from exec_call_args;
+    *body* (params_host_body) replaces the one call with several lines.
     """
     plist = [p.strip() for p in params.split(",")] if isinstance(params, str) else list(params)
     head = f"static void {fn_name}"
@@ -319,11 +430,11 @@ def render_host_kernel(
         signature = "static void\n" + _wrap_call(0, fn_name, plist, " {", declaration=True)
     else:
         signature = _wrap_call(0, head, plist, " {", declaration=True)
-    if isinstance(exec_call, str):
-        callee, args = _split_call(exec_call)
+    if body is not None:
+        call = body
     else:
-        callee, args = exec_call[0], list(exec_call[1])
-    call = _wrap_call(2, callee, args, ";", declaration=False)
+        callee, args = _split_call(exec_call) if isinstance(exec_call, str) else (exec_call[0], list(exec_call[1]))
+        call = _wrap_call(2, callee, args, ";", declaration=False)
     return _render("host_kernel.mm.j2", templates_dir, signature=signature, call=call, fn_name=fn_name)
 
 

@@ -82,8 +82,12 @@ def default_groups(facts: Facts, entry: Mapping | None, *, complex_body: bool, r
     groups: list[str] = []
     if declared & set(FLOATS):
         groups.append("float")
-    if declared & set(INTS):
-        catalog_groups = tuple(entry.get("dtypes", ())) if entry else ()
+    catalog_groups = tuple(entry.get("dtypes", ())) if entry else ()
+    # A catalog body written for floats only (softplus: the CPU kernel has no integer one) does not
+    # gain integer registrations from an OpInfo that lists them xfailed; the guard still refuses to
+    # drop integers MPSGraph served.
+    float_only = bool(entry) and not {"int2float", "integer"} & set(catalog_groups)
+    if declared & set(INTS) and not float_only:
         bool_result = result == "bool" or (entry or {}).get("result") == "bool" or facts.returns_bool_anyway
         if bool_result:
             groups.append("integer")
@@ -292,7 +296,8 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
 
     facts = read_facts(plan, checkout)
     check_branches(facts, plan.family, int_expr=opts.int_expr, complex_expr=opts.complex_expr)
-    entry = catalog.load_catalog().get(plan.family)
+    known = catalog.load_catalog()
+    entry = known.get(plan.kernel or plan.family, known.get(plan.family))
     if entry is not None and entry["arity"] != plan.arity:
         entry = None
     drop = parse_drop(getattr(opts, "drop_dtypes", None))
@@ -314,8 +319,15 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
                 groups = tuple(g for g in groups if g not in ("int2float", "integer")) or groups
     skip |= {d for d in drop if d != "complex64"}
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
+    scalars = plan.shape.scalar_names if plan.shape is not None else ()
     spec = catalog.spec_for(plan.family, plan.arity, opts.expr, opts.int_expr, opts.complex_expr,
-                            groups, result=result if entry is None else None)
+                            groups, result=result if entry is None else None, name=plan.kernel or None,
+                            scalars=scalars)
+    if spec.has_params and {"int2float", "complex"} & set(spec.dtypes):
+        lost = sorted({"int2float", "complex"} & set(spec.dtypes))
+        raise MpsgenError(f"{plan.family}'s kernel takes a params struct, which mpsgen fills for inputs that keep "
+                          f"their type; the registrations asked for {', '.join(lost)}",
+                          hint="pass --dtypes float (or float,integer), or write the kernel by hand")
     if opts.int_expr is not None and not {"int2float", "integer"} & set(spec.dtypes):
         raise MpsgenError(f"--int-expr given, but the registrations for {plan.family} ({','.join(spec.dtypes)}) "
                           "have no integer types", hint="add integer or int2float to --dtypes, or drop --int-expr")

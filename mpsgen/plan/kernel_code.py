@@ -15,6 +15,22 @@ from mpsgen.sources import stubs
 from mpsgen.tree.checkout import OPERATIONS_REL, Checkout
 
 
+def registered_metal_kernel(plan: Plan, checkout: Checkout) -> bool:
+    """True when MPS already runs plan.stub with a kernel that is not MPSGraph (sub: add_stub, add
+    being on Metal): the move is then the dispatch lines, the MPSGraph code and the test lists."""
+    cs, stub = plan.changeset, plan.stub
+    assert stub is not None
+    mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
+    existing = host.registered_stubs(mm_texts).get(stub.name, [])
+    kept = [reg for reg in existing if host.registration_backend_in(reg, mm_texts[reg.path]) != "mpsgraph"]
+    if not kept:
+        return False
+    reg = kept[0]
+    plan.notes.append(f"{stub.name} is already registered for MPS at {reg.path}:{reg.line} ({reg.fn or reg.macro}): "
+                      "kept; no new kernel")
+    return True
+
+
 def _host_file(checkout: Checkout, arity: str) -> str:
     stem = "UnaryKernel" if arity.startswith("unary") else "BinaryKernel"
     rel = f"{OPERATIONS_REL}/{stem}.mm"
@@ -51,24 +67,21 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
 
     if metal.check_kernel_name(indexes, spec.name, functor) == "new":
         new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations,
-                                              available_macros=_c10_metal_macros(checkout))
+                                              available_macros=c10_metal_macros(checkout),
+                                              after_functor=render.params_typedefs(spec))
         if new_metal != metal_texts[metal_rel]:
             cs.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
             plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
     else:
         plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
+    if spec.has_params:  # the struct's header, and the .metal's #include of it (after the layout checks)
+        _plan_params_struct(plan, checkout, spec, metal_rel, mm_rel, opts)
 
     # A file that registers the stub spells its name (REGISTER_DISPATCH(x_stub, …)) or its op (REGISTER_*_STUB(x)).
     mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
     existing = host.registered_stubs(mm_texts).get(stub.name, [])
-    graph = [reg for reg in existing if host.registration_backend_in(reg, mm_texts[reg.path]) == "mpsgraph"]
-    metal_regs = [reg for reg in existing if reg not in graph]
-    for reg in graph:
+    for reg in existing:  # registered_metal_kernel() left only MPSGraph ones
         _remove_graph_registration(plan, reg)
-    if metal_regs:
-        reg = metal_regs[0]
-        plan.notes.append(f"{stub.name} is already registered for MPS at {reg.path}:{reg.line} ({reg.fn or reg.macro}): kept")
-        return
     mm_text = cs.current(mm_rel)
     simple_unary = plan.arity == "unary" and stub.name == f"{spec.name}_stub" and stub.iterator_type == "TensorIteratorBase"
     if simple_unary and host.uses_unary_ti_macro(mm_text):
@@ -77,19 +90,52 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         plan.added.append(f"{mm_rel}: REGISTER_UNARY_TI_DISPATCH({spec.name})")
     else:
         fn = f"{spec.name}_mps_kernel"
-        scalar = stub.param_names[1] if len(stub.param_names) > 1 and stub.param_names[1] else None
-        call = render.exec_call_args(plan.arity, spec.name, scalar)
-        code = render.render_host_kernel(fn, stubs.host_params(stub), call, opts.templates_dir)
+        scalars = plan.shape.scalars if plan.shape is not None else ()
+        arg = render.scalar_argument(scalars[0].cpp_type, scalars[0].name) if scalars else None
+        call = render.exec_call_args(plan.arity, spec.name, arg, opmath=spec.param_type == "opmath")
+        body = render.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
+        params = stubs.host_params(stub, names=[p.name for p in scalars])
+        code = render.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
         semicolon, ampersand = host.register_dispatch_style(mm_text)
         line = render.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
         r.host_code, r.register_line = code, line
         new_mm = host.add_host_kernel(mm_text, code, line, path=mm_rel)
         plan.added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
+    if spec.has_params:  # the struct's header; AT_DISPATCH and fmt::format name its Metal instance
+        extra = ("ATen/OpMathType.h",) if spec.param_type == "opmath" else ()
+        for header in (params_header(metal_rel), "ATen/Dispatch.h", *extra, "fmt/format.h"):
+            new_mm = host.ensure_include(new_mm, header, path=mm_rel)
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
 
 
-def _c10_metal_macros(checkout: Checkout) -> frozenset[str] | None:
+def params_header(metal_rel: str) -> str:
+    """kernels/UnaryKernel.metal -> ATen/native/mps/kernels/UnaryKernel.h: the header its host shares."""
+    return f"ATen/native/mps/kernels/{Path(metal_rel).stem}.h"
+
+
+def _plan_params_struct(plan: Plan, checkout: Checkout, spec, metal_rel: str, mm_rel: str, opts: KernelOptions) -> None:
+    """The params struct in kernels/<Stem>.h (created when the tree has none), included by the .metal."""
+    from mpsgen.generate import render
+    from mpsgen.sources.params_header import add_struct
+
+    cs = plan.changeset
+    header = params_header(metal_rel)
+    rel = f"aten/src/{header}"
+    struct = render.render_params_struct(spec, opts.templates_dir)
+    exists = cs.is_new(rel) or checkout.path(rel).is_file()
+    new = add_struct(cs.current(rel) if exists else None, struct, spec.params_struct, path=rel,
+                     purpose=f"{Path(mm_rel).name} and {Path(metal_rel).name}")
+    if new != (cs.current(rel) if exists else None):
+        cs.set_text(rel, new, f"{spec.params_struct}")
+        plan.added.append(f"{rel}: struct {spec.params_struct}")
+    metal_text = cs.current(metal_rel)
+    with_include = metal.add_include(metal_text, metal_rel, header)
+    if with_include != metal_text:
+        cs.set_text(metal_rel, with_include, f"#include <{header}>")
+
+
+def c10_metal_macros(checkout: Checkout) -> frozenset[str] | None:
     """Macros the checkout's c10/metal headers define (None when the tree has no such headers)."""
     from mpsgen.sources.metal_layout import macros_defined
 

@@ -12,8 +12,8 @@ import re
 
 from mpsgen.errors import MpsgenError, context
 from mpsgen.model import Command, KernelOptions
-from mpsgen.plan.kernel_code import plan_kernel_code
-from mpsgen.plan.legacy import remove_legacy
+from mpsgen.plan.kernel_code import plan_kernel_code, registered_metal_kernel
+from mpsgen.plan.legacy import callers_first, remove_legacy
 from mpsgen.plan.result import Plan  # callers (commands/migrate.py, plan/group.py) import it from here
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.plan.verify import verify_structure
@@ -36,28 +36,11 @@ TORCH_DTYPES = {
 # -- reading the tree -------------------------------------------------------------------------
 
 
-def arity_of(schema: str, stub: stubs.StubDecl) -> str:
-    """unary / binary / ternary from the schema's Tensor inputs; *_alpha when the stub takes a Scalar."""
+def schema_tensors(schema: str) -> int:
+    """Tensor inputs of a schema (the fallback when the iterator's inputs cannot be read)."""
     args = schema.split("(", 1)[1].rsplit(")", 1)[0]
     inputs = args.split("*", 1)[0] if "*" in args else args
-    tensors = len(re.findall(r"(?:^|,)\s*Tensor\b(?!\(\w!\))(?!\[)", inputs))
-    extra = [t for t, _ in stub.extra_params]
-    if len(extra) > 1 or any("Scalar" not in t for t in extra):
-        raise MpsgenError(
-            f"{stub.name} takes ({', '.join(stub.params)}); mpsgen writes host kernels for an iterator "
-            "plus at most one Scalar",
-            path=stub.path, line=stub.line, hint="write the host kernel by hand",
-        )
-    if tensors == 1:
-        return "unary_alpha" if extra else "unary"
-    if tensors == 2:
-        return "binary_alpha" if extra else "binary"
-    if tensors == 3 and not extra:
-        return "ternary"
-    raise MpsgenError(
-        f"cannot tell the kernel's arity from `{schema}` ({tensors} Tensor inputs) and {stub.name}",
-        path=stub.path, line=stub.line, hint="only elementwise unary, binary and ternary ops are supported",
-    )
+    return len(re.findall(r"(?:^|,)\s*Tensor\b(?!\(\w!\))(?!\[)", inputs))
 
 
 def _supported_dtypes(dtypes: tuple[str, ...]) -> tuple[str, ...]:
@@ -129,9 +112,11 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
         schema_entry = _entry_for_kernel(family, edit, shared[0])
         _require_elementwise(checkout, cs, family, edit)
         plan.stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
-        plan.arity = arity_of(schema_entry.func, plan.stub)
-        plan_kernel_code(plan, checkout, opts)
-        for legacy in edit.legacy_kernels:
+        if not registered_metal_kernel(plan, checkout):
+            plan.shape = _kernel_shape(plan, checkout, cs, index, schema_entry, shared[0])
+            plan.arity = plan.shape.arity
+            plan_kernel_code(plan, checkout, opts)
+        for legacy in callers_first(plan, checkout, edit.legacy_kernels):
             yaml_now = cs.current(YAML_REL)
             # A plain substring test first: the line-anchored search of the whole yaml costs ~5 ms.
             user = nf.entry_calling(yaml_now, legacy) if legacy in yaml_now else None
@@ -166,6 +151,53 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
         return f"{family.name} is already on a native Metal kernel ({where})"
     return (f"{family.name} already has an MPS kernel that is not MPSGraph code mpsgen knows ({where}; "
             f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is")
+
+
+def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, kernel: str):
+    """The shape of the kernel behind plan.stub (plan/shape.py), and whose kernel it is: a stub another
+    op owns (threshold_backward passes threshold_stub (threshold, 0)) gets that op's kernel name."""
+    from mpsgen.generate import catalog
+    from mpsgen.plan.shape import choose_shape
+    from mpsgen.sources.iterator_operands import iterator_operands
+
+    stub = plan.stub
+    assert stub is not None
+    sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
+    impl = stubs.find_shared_impl(sources, kernel)
+    call = next((c for c in impl.stubs if c.stub == stub.name), None) if impl else None
+    owner = stub.name.removesuffix("_stub")
+    plan.kernel = plan.family
+    if call is not None and call.extra_args and owner != plan.family and index.has_family(owner):
+        odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
+        if odd:
+            raise MpsgenError(
+                f"{impl.kernel} passes {stub.name} ({', '.join(call.extra_args)}): {owner}'s kernel would have to "
+                "undo that expression", path=impl.path, line=call.line,
+                hint=f"migrate {owner} first (its kernel serves {stub.name}); then `mpsgen migrate {plan.family}` "
+                     "only moves the dispatch")
+        plan.kernel = owner
+    operands = iterator_operands(sources, impl, entry.name) if impl else None
+    plan.operands_at = f"{operands.path}:{operands.line}" if operands else ""
+    body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}
+    declared = tuple(body["params"]) if body.get("params") else None
+    shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
+                         schema_tensors=schema_tensors(entry.func), api=_host_api(checkout), declared_names=declared)
+    if operands is not None and impl is not None:
+        from mpsgen.plan.binding import bind
+        from mpsgen.sources.iterator_operands import impl_parameters
+
+        plan.binding = bind(entry.name, entry.func, operands.names, operands.params,
+                            tuple(p.source for p in shape.scalars), impl_parameters(sources, impl))
+    return shape
+
+
+def _host_api(checkout: Checkout):
+    from mpsgen.plan.kernel_code import c10_metal_macros
+    from mpsgen.sources.host_api import LIBRARY_HEADER_REL, read_host_api
+
+    header = checkout.path(LIBRARY_HEADER_REL)
+    text = checkout.read_text(LIBRARY_HEADER_REL) if header.is_file() else None
+    return read_host_api(text, c10_metal_macros(checkout) or frozenset())
 
 
 def _entry_for_kernel(family, edit, kernel: str):

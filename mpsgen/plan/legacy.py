@@ -10,6 +10,20 @@ from mpsgen.sources import host
 from mpsgen.tree.checkout import Checkout
 
 
+def callers_first(plan: Plan, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
+    """*names* with those whose body calls another of them first: hardtanh_backward_mps only calls
+    hardtanh_backward_out_mps, and is MPSGraph code only while that one is still there to say so."""
+    cs = plan.changeset
+    texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
+
+    def calls_another(name: str) -> bool:
+        impls = host.find_implementations(mentioning(texts, name), name)
+        bodies = ["".join(texts[i.path].splitlines(True)[i.line - 1 : i.end_line]) for i in impls]
+        return any(other != name and f"{other}(" in body for body in bodies for other in names)
+
+    return sorted(names, key=lambda n: not calls_another(n))
+
+
 def remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
     """Delete the MPSGraph implementation of a legacy yaml kernel, and its now unused include."""
     cs = plan.changeset

@@ -38,6 +38,9 @@ class Plan:
     spec: KernelSpec | None = None  # what was rendered (the numeric check tries the same)
     kernel: str = ""
     arity: str = ""
+    shape: Any = None  # plan.shape.KernelShape: tensor inputs, scalars and how they reach the kernel
+    binding: Any = None  # plan.binding.Binding: the op's arguments -> the kernel's (for the numeric check)
+    operands_at: str = ""  # where the iterator's inputs were read (path:line), when they were
     dtypes: tuple[str, ...] = ()
     rendered: Rendered = field(default_factory=Rendered)
     added: list[str] = field(default_factory=list)
@@ -67,6 +70,7 @@ class Plan:
                 "declared_at": f"{self.stub.path}:{self.stub.line}"},
             "kernel": self.kernel,
             "arity": self.arity,
+            "scalars": [] if self.shape is None else [p.name for p in self.shape.scalars],
             "dtypes": list(self.dtypes),
             "dtype_table": [r.to_json() for r in self.dtype_rows],
             "added": self.added,

@@ -89,9 +89,10 @@ def _insert(lines: list[str], after: int, new: list[str], nl: str) -> list[str]:
 
 def plan_metal_addition(
     text: str, path: str | Path, spec: "KernelSpec", functor_text: str, registrations: list[str],
-    *, available_macros: frozenset[str] | None = None,
+    *, available_macros: frozenset[str] | None = None, after_functor: Iterable[str] = (),
 ) -> str:
-    """Add the functor, its registrations and needed includes in the file's layout.
+    """Add the functor, its registrations and needed includes in the file's layout; *after_functor*
+    lines (a params form's typedefs) go right after the functor.
 
     Refuses a file it cannot scan, a layout it cannot write (metal_layout.require_writable) and,
     when *available_macros* (those of the checkout's c10/metal headers) is given, a registration
@@ -107,6 +108,7 @@ def plan_metal_addition(
     nl = newline_of(text)
     text = _add_includes(text, path, spec.includes, nl)
     text = _add_functor(text, path, spec, functor_text, nl)
+    text = _add_after_functor(text, path, spec, list(after_functor), nl)
     for line in registrations:
         text = _add_registration(text, path, spec, line, nl)
     return text
@@ -126,6 +128,21 @@ def _add_includes(text: str, path: str, headers: Iterable[str], nl: str) -> str:
         after = later[0] - 1 if later else group[-1][1]
         text = "".join(_insert(_lines(text), after, [f"#include <{header}>"], nl))
     return text
+
+
+def add_include(text: str, path: str, header: str) -> str:
+    """*text* with ``#include <header>`` among its includes (sorted into place), unless there."""
+    return _add_includes(text, path, [header], newline_of(text))
+
+
+def _add_after_functor(text: str, path: str, spec: "KernelSpec", lines_after: list[str], nl: str) -> str:
+    """Lines that belong right after the functor (a params form's typedefs), those not there yet."""
+    index = index_metal(text, path)
+    missing = [ln for ln in lines_after if ln not in text]
+    functor = index.functor(spec.name)
+    if not missing or functor is None:
+        return text
+    return "".join(_insert(_lines(text), functor.end_line, ["", *missing], nl))
 
 
 def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl: str) -> str:
@@ -199,8 +216,9 @@ def _add_registration(text: str, path: str, spec: "KernelSpec", reg: str, nl: st
         block = index.complex_block
         if block is not None:
             return "".join(_insert(lines, block[1], [reg], nl))
-    if spec.arity in ("binary", "binary_alpha", "ternary"):
-        family = {"binary_alpha": "BINARY_ALPHA", "ternary": "TERNARY"}.get(spec.arity)
+    if spec.inputs > 1:
+        family = {"binary_alpha": "BINARY_ALPHA", "binary_params": "BINARY_ALPHA", "ternary": "TERNARY",
+                  "ternary_alpha": "TERNARY_ALPHA"}.get(spec.arity)
         same = [c for c in top if family and family in c.macro]
         if same:
             return "".join(_insert(lines, same[-1].end_line, [reg], nl))
@@ -210,7 +228,7 @@ def _add_registration(text: str, path: str, spec: "KernelSpec", reg: str, nl: st
         raise MpsgenError("no REGISTER_*_BINARY_OP registration run found", path=path, line=1,
                           hint="is this the BinaryKernel-style .metal that matches the .mm?")
     # Unary: explicit lines form their own block after the last one of their kind.
-    kind = "REGISTER_UNARY_ALPHA_OP" if spec.arity == "unary_alpha" else "REGISTER_UNARY_OP"
+    kind = "REGISTER_UNARY_OP" if spec.arity == "unary" else "REGISTER_UNARY_ALPHA_OP"
     name = reg[reg.index("(") + 1 :].split(",")[0].strip()
     mine = [c for c in top if c.macro == kind and c.args and c.args[0] == name]
     if mine:

@@ -221,10 +221,14 @@ def _default_name(ptype: str) -> str:
     return "value"
 
 
-def host_params(decl: StubDecl) -> str:
-    """Parameter list of an MPS host kernel for *decl*, e.g. "TensorIteratorBase& iter, const Scalar& alpha"."""
+def host_params(decl: StubDecl, names: Iterable[str] = ()) -> str:
+    """Parameter list of an MPS host kernel for *decl*, e.g. "TensorIteratorBase& iter, const Scalar& alpha";
+    *names* name the parameters after the iterator (the kernel shape's scalars)."""
     _require_resolved(decl, hint="write the host kernel by hand, or report this declaration shape")
-    return ", ".join(f"{t} {n}" for t, n in zip(decl.params, _param_names(decl)))
+    given = list(names)
+    declared = _param_names(decl)
+    chosen = [given[k - 1] if 0 < k <= len(given) else n for k, n in enumerate(declared)]
+    return ", ".join(f"{t} {n}" for t, n in zip(decl.params, chosen))
 
 
 # --------------------------------------------------------------------------------------------
@@ -246,8 +250,9 @@ def infer_stub(
 ) -> StubDecl:
     """The DispatchStub an MPS host kernel for *kernel* must register, with its declared type.
 
-    Refuses (MpsgenError) when the shared implementation is missing, calls no stub, calls several,
-    or passes extra arguments, unless *stub_override* names the stub (the CLI's `--stub NAME`).
+    Refuses (MpsgenError) when the shared implementation is missing, calls no stub or several,
+    unless *stub_override* names the stub (the CLI's `--stub NAME`).  What the stub is passed beyond
+    the iterator is the kernel shape's business (plan/shape.py).
     """
     decls = index_stub_declarations(headers)
     if stub_override is not None:
@@ -282,14 +287,6 @@ def infer_stub(
             path=impl.path,
             line=impl.line,
             hint="pick the one MPS should register with --stub NAME",
-        )
-    extra = next((c for c in impl.stubs if c.extra_args), None)
-    if extra is not None:
-        raise MpsgenError(
-            f"{where} calls {extra.stub} with extra arguments ({', '.join(extra.extra_args)}) at line {extra.line}",
-            path=impl.path,
-            line=impl.line,
-            hint=f"the stub is shared with another op; confirm with --stub {extra.stub} and check the host kernel",
         )
     stub = names[0]
     decl = decls.get(stub)

@@ -46,21 +46,35 @@ void binary(const void* a, const void* b, void* out, long n) {
   for (long i = 0; i < n; ++i)
     io<TO>::store(out, i, static_cast<TO>(f(OMT(io<TI>::load(a, i)), OMT(io<TI>::load(b, i)))));
 }
-// unary_alpha_dense: output[i] = f(input[i], alpha)
+// unary_alpha_dense: output[i] = f(input[i], alpha); alpha is a scalar or a params struct
 template <typename F, typename TI, typename TA, typename TO>
-void unary_alpha(const void* a, const void* alpha, void* out, long n) {
+void unary_alpha_value(const void* a, const TA al, void* out, long n) {
   static_assert(metal::is_same_v<TO, ::c10::metal::result_of<F, TI, TA>>, "Output dtype mismatch for unary alpha op");
   F f;
-  const TA al = io<TA>::load(alpha, 0);
   for (long i = 0; i < n; ++i) io<TO>::store(out, i, f(io<TI>::load(a, i), al));
+}
+template <typename F, typename TI, typename TA, typename TO>
+void unary_alpha(const void* a, const void* alpha, void* out, long n) {
+  unary_alpha_value<F, TI, TA, TO>(a, io<TA>::load(alpha, 0), out, n);
 }
 // binary_alpha: out[i] = f(input[i], other[i], alpha)
 template <typename F, typename TI, typename TA, typename TO>
-void binary_alpha(const void* a, const void* b, const void* alpha, void* out, long n) {
+void binary_alpha_value(const void* a, const void* b, const TA al, void* out, long n) {
   static_assert(metal::is_same_v<TO, ::c10::metal::result_of<F, TI, TI, TA>>, "Output dtype mismatch for binary alpha op");
   F f;
-  const TA al = io<TA>::load(alpha, 0);
   for (long i = 0; i < n; ++i) io<TO>::store(out, i, static_cast<TO>(f(io<TI>::load(a, i), io<TI>::load(b, i), al)));
+}
+template <typename F, typename TI, typename TA, typename TO>
+void binary_alpha(const void* a, const void* b, const void* alpha, void* out, long n) {
+  binary_alpha_value<F, TI, TA, TO>(a, b, io<TA>::load(alpha, 0), out, n);
+}
+// ternary alpha (a 2026 fork's REGISTER_TERNARY_ALPHA_OP): out[i] = f(a[i], b[i], c[i], alpha)
+template <typename F, typename TI, typename TA, typename TO>
+void ternary_alpha(const void* a, const void* b, const void* c, const void* alpha, void* out, long n) {
+  F f;
+  const TA al = io<TA>::load(alpha, 0);
+  for (long i = 0; i < n; ++i)
+    io<TO>::store(out, i, static_cast<TO>(f(io<TI>::load(a, i), io<TI>::load(b, i), io<TI>::load(c, i), al)));
 }
 // ternary_dense: out[i] = static_cast<res_t>(f(om_t(a[i]), om_t(b[i]), om_t(c[i])))
 template <typename F, typename TI, typename TO, typename OMT>

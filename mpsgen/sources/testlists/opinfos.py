@@ -41,8 +41,13 @@ def opinfo_keys(
     op: str,
     cmi_path: str = "common_methods_invocations.py",
 ) -> list[OpInfoRef]:
-    """The OpInfos whose name, aten_name or aliases match *op*, in file order (cmi first)."""
-    return list(_opinfo_keys(((cmi_path, cmi_text), *definitions.items()), op))
+    """The OpInfos whose name, aten_name or aliases match *op*, in file order (cmi first); for an op with
+    none, those of nn.functional.<op> (threshold, softplus, mish: the OpInfos test the functional API)."""
+    texts = ((cmi_path, cmi_text), *definitions.items())
+    found = _opinfo_keys(texts, op)
+    if not found and not op.startswith(_NAMESPACES):
+        found = _opinfo_keys(texts, "nn_functional_" + op)
+    return list(found)
 
 
 @functools.lru_cache(maxsize=8)

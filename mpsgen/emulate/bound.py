@@ -1,0 +1,134 @@
+"""The numeric check through the op's own arguments (plan/binding.py's Binding).
+
+A kernel whose inputs are not simply the op's tensors in order, or whose scalars travel in a params
+struct, is checked by drawing the op's arguments once: the generated columns are the op's distinct
+tensors (threshold: self, read twice by the kernel), the scalar cases cover each traced scalar with
+edge values (0, an input's value, a negative one, min > max), and torch.ops.aten.<op> is called with
+them by name.  Cases torch itself refuses (huber_loss with delta <= 0) are dropped with a note.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from typing import Any
+
+from mpsgen.model import KernelSpec
+
+from .reference import NoReference, Reference, import_torch, tensor
+
+# Each traced scalar takes these (0 and 1 also appear among the inputs: "threshold equal to an input"),
+# in values the input type can hold: torch and the host convert a scalar to an integer type each their
+# own way (bool(0.25) is true, uint8(0.25) is 0), and PyTorch's tests pass integral scalars there.
+SCALAR_VALUES = {"float": (0.0, 1.0, -1.5, 0.25, 20.0), "int": (0.0, 1.0, -2.0, 3.0, 20.0),
+                 "uchar": (0.0, 1.0, 3.0, 20.0), "bool": (0.0, 1.0)}
+ALPHA_VALUES = {"float": (0.0, 1e-3, 0.25, -1.0, 2.0), "int": (0.0, 1.0, -1.0, 2.0), "uchar": (0.0, 1.0, 2.0),
+                "bool": (0.0, 1.0)}
+
+
+def _kind(metal_type: str) -> str:
+    if metal_type in ("uchar", "bool"):
+        return metal_type
+    return "int" if metal_type in ("long", "int", "short", "char") else "float"
+
+
+def needed(spec: KernelSpec, binding: Any) -> bool:
+    """Whether *spec* must be checked through *binding* (else torch.<op>(*inputs, alpha) is the reference)."""
+    if spec.has_params and (binding is None or not binding.traced):
+        raise NoReference(f"{spec.name}'s scalars come from an expression of the op's arguments; the numeric "
+                          "check cannot call torch with the values the kernel gets",
+                          hint="check the kernel on a Mac with test_mps.py, or pass --no-try")
+    if binding is None or not binding.traced:
+        return False
+    identity = binding.tensors == tuple(range(len(binding.tensors)))
+    return bool(spec.scalars) or not identity
+
+
+def spread(binding: Any) -> list[int]:
+    """Kernel input k -> the generated column it reads (one column per distinct op tensor)."""
+    order = list(dict.fromkeys(binding.tensors))
+    return [order.index(j) for j in binding.tensors]
+
+
+def scalar_cases(binding: Any, spec: KernelSpec, metal_type: str) -> tuple[Any, ...]:
+    """The kernel's scalar values to try for inputs of *metal_type*: plain values for an alpha form,
+    tuples for a params struct."""
+    traced = list(dict.fromkeys(s for s in binding.scalars if s.startswith("arg:")))
+    values = (ALPHA_VALUES if len(traced) == 1 else SCALAR_VALUES)[_kind(metal_type)]
+    cases = []
+    for combo in itertools.product(values, repeat=len(traced)):
+        chosen = dict(zip(traced, combo))
+        case = tuple(chosen[s] if s in chosen else float(s.split(":", 1)[1]) for s in binding.scalars)
+        cases.append(case if spec.has_params else case[0])
+    return tuple(cases)
+
+
+def flat(case: Any) -> tuple[Any, ...]:
+    return case if isinstance(case, tuple) else (case,)
+
+
+def scalar_tensor(case: Any, reg: Any, spec: KernelSpec) -> Any:
+    """The bytes the kernel's alpha buffer gets: the scalar in its registered type, or the struct's fields."""
+    if isinstance(case, tuple):
+        from mpsgen.generate.render import scalar_type_for
+
+        return tensor(case, scalar_type_for(spec, reg.in_type))
+    return tensor((case,), str(reg.alpha_type))
+
+
+def digest(binding: Any) -> str:
+    return "." + hashlib.sha256(repr(tuple(binding)).encode()).hexdigest()[:12]
+
+
+def reference(binding: Any) -> Reference:
+    """torch.ops.aten.<op> called with the op's arguments by name, given the kernel's inputs and scalars."""
+    torch = import_torch()
+    packet = getattr(torch.ops.aten, binding.op, None) if hasattr(torch.ops.aten, binding.op) else None
+    if packet is None:
+        raise NoReference(f"no torch.ops.aten.{binding.op} to compare with",
+                          hint="mpsgen try compares with torch's CPU op of the same name")
+    args = binding.args
+    ntensors = len(binding.tensors)
+
+    def call(*values: Any) -> Any:
+        kwargs: dict[str, Any] = {}
+        for k, j in enumerate(binding.tensors):
+            kwargs.setdefault(args[j].name, values[k])
+        scalars = flat(values[ntensors]) if len(values) > ntensors else ()
+        for k, source in enumerate(binding.scalars):
+            if source.startswith("arg:") and k < len(scalars):
+                kwargs[args[int(source[4:])].name] = scalars[k]
+        for a in args:
+            if a.name == "reduction":
+                kwargs[a.name] = 0  # Reduction::None: the elementwise part the stub computes
+            elif a.name not in kwargs and a.default is None:
+                raise NoReference(f"torch.ops.aten.{binding.op} needs {a.name}, which the kernel does not see",
+                                  hint="the numeric check calls the op with the kernel's inputs and scalars only")
+        return packet(**kwargs)
+
+    return Reference(f"torch.ops.aten.{binding.op}", call)
+
+
+def accepted(fn: Reference, args: list[Any], cases: tuple[Any, ...]) -> tuple[tuple[Any, ...], str]:
+    """The scalar cases torch accepts on these inputs, and a note naming those it refused."""
+    torch = import_torch()
+    kept, refused = [], []
+    one = [t[:1] for t in args]
+    # Where torch has no CPU kernel for the dtype, the check compares widened (check._expected): ask so.
+    wide = [t.to(torch.uint8 if t.dtype == torch.bool else torch.float32) for t in one]
+    for case in cases:
+        for attempt in (one, wide):
+            try:
+                fn.fn(*attempt, case)
+            except RuntimeError as err:
+                if "not implemented for" in str(err) and attempt is one:
+                    continue
+                refused.append(case)
+            else:
+                kept.append(case)
+            break
+    if not kept:
+        raise NoReference(f"{fn.name} refused every scalar value tried ({', '.join(map(str, cases[:3]))}, ...)",
+                          hint="mpsgen try draws scalars from edge values")
+    note = f"{len(refused)} scalar case(s) refused by torch, not compared (e.g. {refused[0]})" if refused else ""
+    return tuple(kept), note

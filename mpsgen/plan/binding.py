@@ -1,0 +1,77 @@
+"""How the op's own arguments reach the kernel: the numeric check calls torch's op with them.
+
+The kernel sees the iterator's inputs and the stub's scalars, not the op's schema: threshold's kernel
+reads (self, self) and (threshold, value); threshold_backward's reads (self, grad) and (threshold, 0).
+A Binding maps each kernel input and scalar back to a schema argument (by the position of the C++
+parameter it came from, which follows the schema), so `mpsgen try` can draw the op's arguments once
+and feed the same values to torch's CPU op and to the kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from mpsgen.scan.brackets import split_top_level
+
+
+class SchemaArg(NamedTuple):
+    type: str  # "Tensor", "Scalar", "float?", "int", ...
+    name: str
+    default: str | None
+    kwarg_only: bool
+
+
+class Binding(NamedTuple):
+    """op: the aten op to call; args: its schema (out arguments dropped); tensors[k]: the schema
+    index kernel input k is; scalars[k]: "arg:<index>", "const:<value>" or "" (not traceable)."""
+
+    op: str
+    args: tuple[SchemaArg, ...]
+    tensors: tuple[int, ...]
+    scalars: tuple[str, ...]
+
+    @property
+    def traced(self) -> bool:
+        return all(self.scalars)
+
+
+def schema_args(func: str) -> tuple[SchemaArg, ...]:
+    """The non-out arguments of a native_functions.yaml `func:` schema."""
+    end = func.rindex(") ->") if ") ->" in func else func.rindex(")")
+    inner = func[func.index("(") + 1 : end]
+    out: list[SchemaArg] = []
+    kwarg_only = False
+    for part in split_top_level(inner):
+        part = part.strip()
+        if part == "*":
+            kwarg_only = True
+            continue
+        m = re.fullmatch(r"(.+?)\s+(\w+)(?:\s*=\s*(.+))?", part)
+        if not m or "!" in m.group(1):
+            continue  # an out argument (Tensor(a!)) or a shape mpsgen does not read
+        out.append(SchemaArg(m.group(1).strip(), m.group(2), m.group(3), kwarg_only))
+    return tuple(out)
+
+
+def bind(op: str, func: str, operands: tuple[str, ...], operand_params: tuple[str, ...],
+         sources: tuple[str, ...], impl_params: tuple[str, ...]) -> Binding | None:
+    """The binding of a kernel whose inputs are *operands* (named among *operand_params*, the parameters
+    of the function that built the iterator) and whose scalars are the shared kernel's arguments
+    *sources* (named among *impl_params*).  None when an input is not an argument of the op (glu's
+    halves)."""
+    args = schema_args(func)
+    tensors = []
+    for name in operands:
+        if name not in operand_params or operand_params.index(name) >= len(args):
+            return None
+        tensors.append(operand_params.index(name))
+    scalars = []
+    for src in sources:
+        if src in impl_params and impl_params.index(src) < len(args):
+            scalars.append(f"arg:{impl_params.index(src)}")
+        elif re.fullmatch(r"-?\d+(?:\.\d*)?", src):
+            scalars.append(f"const:{src}")
+        else:
+            scalars.append("")
+    return Binding(op.split(".", 1)[0], args, tuple(tensors), tuple(scalars))

@@ -1,0 +1,140 @@
+"""The kernel shape: how many tensors the kernel reads, which scalars it takes, and how they reach it.
+
+One decision for every op (the stage that chooses; generate/ renders the choice, sources/ read the
+facts it rests on):
+
+    tensor inputs   the iterator's inputs (sources/iterator_operands), else the schema's tensors
+    scalars         the stub's parameters after the iterator, named after what the shared kernel
+                    passes (threshold_stub(device_type(), *this, threshold, value))
+    delivery        none   -> REGISTER_{UNARY,BINARY,TERNARY}_OP,  exec_*_kernel(iter, name)
+                    alpha  -> REGISTER_*_ALPHA_OP(name, T, A, T),  exec_*_kernel(iter, name, scalar)
+                    params -> a params struct in kernels/<Stem>.h, REGISTER_*_ALPHA_OP with the struct's
+                              typedef as the alpha type, exec_*_kernel_with_params(iter, name, params, "<T>")
+
+A shape the checkout's API cannot carry is refused, naming the API that is missing.  Adding a shape
+means one row in SHAPES, its rendering in generate/render.py, and its tests.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from mpsgen.errors import MpsgenError
+from mpsgen.sources.host_api import HostApi
+from mpsgen.sources.shared_impl import StubCall
+
+_KIND = {1: "unary", 2: "binary", 3: "ternary"}
+
+
+class Shape(NamedTuple):
+    """One writable shape: the host function and the registration macro it needs."""
+
+    exec_fn: str
+    macro: str
+    takes_alpha: bool = False  # the exec function must take the alpha argument
+
+
+# (tensor inputs, delivery) -> what the checkout must have.  Ternary ops with scalars take an alpha
+# only where exec_ternary_kernel has one (a 2026 fork); no checkout has a ternary params form yet.
+SHAPES: dict[tuple[int, str], Shape] = {
+    (1, "none"): Shape("exec_unary_kernel", "REGISTER_UNARY_OP"),
+    (2, "none"): Shape("exec_binary_kernel", "REGISTER_BINARY_OP"),
+    (3, "none"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_OP"),
+    (1, "alpha"): Shape("exec_unary_kernel", "REGISTER_UNARY_ALPHA_OP", takes_alpha=True),
+    (2, "alpha"): Shape("exec_binary_kernel", "REGISTER_BINARY_ALPHA_OP", takes_alpha=True),
+    (3, "alpha"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_ALPHA_OP", takes_alpha=True),
+    (1, "params"): Shape("exec_unary_kernel_with_params", "REGISTER_UNARY_ALPHA_OP"),
+    (2, "params"): Shape("exec_binary_kernel_with_params", "REGISTER_BINARY_ALPHA_OP"),
+}
+
+# Stub parameter types a host kernel can convert to the kernel's scalar type.
+_SCALAR_TYPES = re.compile(r"(?:const\s+)?(?:c10::|at::)?Scalar&?|double|float|int64_t|(?:std::|c10::)?optional<double>")
+
+
+class ScalarParam(NamedTuple):
+    name: str  # the functor's (or params struct's) name for it
+    cpp_type: str  # the stub's parameter type: "const Scalar&", "double", "std::optional<double>", ...
+    source: str  # what the shared kernel passes: "threshold", "0", "-alpha", "Scalar(eps ? ...)"
+
+
+class KernelShape(NamedTuple):
+    inputs: int
+    scalars: tuple[ScalarParam, ...]
+    delivery: str  # "none" | "alpha" | "params"
+    operands: tuple[str, ...] = ()  # the iterator's inputs by name ("self", "grad"), when read
+
+    @property
+    def arity(self) -> str:
+        """The kernel vocabulary's name (model.Arity): unary, binary_alpha, unary_params, ..."""
+        suffix = "" if self.delivery == "none" else f"_{self.delivery}"
+        return _KIND[self.inputs] + suffix
+
+    @property
+    def scalar_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.scalars)
+
+
+def _names(stub_params: tuple[tuple[str, str], ...], call: StubCall | None,
+           declared: tuple[str, ...] | None) -> list[str]:
+    """The catalog's names, else the identifiers the shared kernel passes, else the declared ones."""
+    if declared is not None:
+        return list(declared)
+    passed = list(call.extra_args) if call is not None else []
+    out: list[str] = []
+    for k, (_, decl_name) in enumerate(stub_params):
+        arg = passed[k] if k < len(passed) else ""
+        name = arg if re.fullmatch(r"[A-Za-z_]\w*", arg) else (decl_name if decl_name not in ("", "alpha") else "")
+        name = name or ("alpha" if len(stub_params) == 1 else f"p{k}")
+        while name in out:
+            name += "_"
+        out.append(name)
+    return out
+
+
+def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | None, schema_tensors: int,
+                 api: HostApi, declared_names: tuple[str, ...] | None = None) -> KernelShape:
+    """The shape of the kernel behind *stub* (a sources.stubs.StubDecl), or MpsgenError naming what
+    is missing.  *declared_names*: the catalog's names for the scalars, in the stub's order."""
+    inputs = len(operands) if operands else schema_tensors
+    extra = stub.extra_params
+    where = dict(path=stub.path, line=stub.line)
+    if inputs not in _KIND:
+        raise MpsgenError(f"{stub.name}'s kernel reads {inputs} tensors; mpsgen writes kernels of 1 to 3 inputs",
+                          hint="write the host kernel by hand", **where)
+    bad = [t for t, _ in extra if not _SCALAR_TYPES.fullmatch(t.replace(" ", ""))
+           and not _SCALAR_TYPES.fullmatch(t)]
+    if bad:
+        raise MpsgenError(
+            f"{stub.name} takes {', '.join(bad)}; mpsgen passes Scalar, double, int64_t and optional<double> "
+            "arguments to a kernel", hint="write the host kernel by hand", **where)
+    if declared_names is not None and len(declared_names) != len(extra):
+        declared_names = None  # the catalog's body was written for another stub
+    scalars = tuple(ScalarParam(n, t, call.extra_args[k] if call and k < len(call.extra_args) else "")
+                    for k, ((t, _), n) in enumerate(zip(extra, _names(extra, call, declared_names))))
+    delivery = "none" if not scalars else ("alpha" if len(scalars) == 1 else "params")
+    shape = KernelShape(inputs, scalars, delivery, tuple(operands or ()))
+    _require_api(shape, stub, api)
+    return shape
+
+
+def _require_api(shape: KernelShape, stub, api: HostApi) -> None:
+    kind = _KIND[shape.inputs]
+    what = f"a {kind} kernel with {len(shape.scalars)} scalar{'s' if len(shape.scalars) != 1 else ''}"
+    needed = SHAPES.get((shape.inputs, shape.delivery))
+    where = dict(path=api.header, line=1)
+    if needed is None:
+        raise MpsgenError(
+            f"{stub.name} needs {what} ({', '.join(shape.scalar_names)}); no PyTorch host API passes several "
+            f"scalars to a {kind} kernel (there is no exec_{kind}_kernel_with_params)",
+            hint="write the host kernel by hand", **where)
+    if not api.functions:
+        return  # no MetalShaderLibrary.h in the tree (a trimmed checkout): the registrations decide
+    if not api.has(needed.exec_fn) or (needed.takes_alpha and not api.takes_alpha(needed.exec_fn)):
+        form = f"{needed.exec_fn}(iter, name, alpha)" if needed.takes_alpha else f"{needed.exec_fn}"
+        raise MpsgenError(f"{stub.name} needs {what}, but this checkout's MetalShaderLibrary.h has no {form}",
+                          hint="update the checkout's Metal host API, or write the host kernel by hand", **where)
+    if api.macros and needed.macro not in api.macros and f"REGISTER_OPMATH_{needed.macro[9:]}" not in api.macros:
+        raise MpsgenError(f"{stub.name} needs {what}, but c10/metal defines no {needed.macro}",
+                          path="c10/metal/indexing.h", line=1,
+                          hint="update the checkout's c10/metal headers, or write the kernel by hand")

@@ -1,0 +1,47 @@
+"""What the checkout's Metal host API offers: the `exec_*_kernel` forms MetalShaderLibrary.h declares
+and the REGISTER_* macros c10/metal defines.  A kernel shape is written only when both halves exist.
+
+The header grew over time: mid-2025 declared exec_unary_kernel(iter, name, alpha, scalar_type) only;
+2.13 adds exec_binary_kernel's alpha, exec_ternary_kernel(iter, name) and the *_with_params
+templates; a 2026 fork gives exec_ternary_kernel an alpha too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.scan.mask import mask_code
+
+LIBRARY_HEADER_REL = "aten/src/ATen/native/mps/MetalShaderLibrary.h"
+_EXEC = re.compile(r"\b(exec_(?:unary|binary|ternary)_kernel(?:_with_params)?)\s*\(")
+
+
+class HostApi(NamedTuple):
+    """Parameter counts of the exec_* functions declared (absent: not declared) and the macros defined."""
+
+    functions: dict[str, int]
+    macros: frozenset[str]
+    header: str  # where the functions were read (for messages)
+
+    def takes_alpha(self, fn: str) -> bool:
+        """exec_<kind>_kernel(iter, name, alpha, ...): more than the iterator and the name."""
+        return self.functions.get(fn, 0) > 2
+
+    def has(self, fn: str) -> bool:
+        return fn in self.functions
+
+
+def read_host_api(header_text: str | None, macros: frozenset[str], header: str = LIBRARY_HEADER_REL) -> HostApi:
+    """The exec_* declarations of MetalShaderLibrary.h (the most parameters where overloaded)."""
+    functions: dict[str, int] = {}
+    if header_text:
+        masked = mask_code(header_text)
+        for m in _EXEC.finditer(masked):
+            close = match_close(masked, m.end() - 1)
+            if close is None:
+                continue
+            count = len([a for a in split_top_level(masked[m.end() : close]) if a.strip()])
+            functions[m.group(1)] = max(functions.get(m.group(1), 0), count)
+    return HostApi(functions, macros, header)

@@ -1,0 +1,128 @@
+"""The tensors a shared kernel's TensorIterator holds: what the kernel behind its stub receives.
+
+A stub's kernel sees the iterator's inputs, not the op's schema: threshold(Tensor self, ...) builds
+its iterator from (self, self), glu(Tensor self, int dim) from two halves of self.  The inputs are
+read from the structured meta function (`TORCH_META_FUNC(threshold)`, `TORCH_META_FUNC2(pow,
+Tensor_Tensor)`) or, for a plain function, from its own body: a `build_*_op(out, a, b)` /
+`TensorIterator::*_op(out, a, b)` call, or a `TensorIteratorConfig()` chain's `add_*input(x)` calls.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.sources.index import index_of
+from mpsgen.sources.shared_impl import SharedImpl
+
+_BUILD = re.compile(r"\b(?:build_|TensorIterator::)\w*?(?:unary|binary|ternary|comparison)\w*?_op\s*\(")
+_ADD_INPUT = re.compile(r"\.\s*add_(?:owned_)?(?:const_)?input\s*\(")
+_CONFIG = re.compile(r"\bTensorIteratorConfig\s*\(\s*\)")
+
+
+class Operands(NamedTuple):
+    """The iterator's input expressions (leading identifiers: "self", "grad_output"), where read, and
+    the parameters of the function that built it (their order is the schema's)."""
+
+    names: tuple[str, ...]
+    path: str
+    line: int
+    params: tuple[str, ...] = ()
+
+
+def parameter_names(masked: str, body_open: int) -> tuple[str, ...]:
+    """Names of the parameters in the last (...) before a function body at *body_open* (masked text)."""
+    close = masked.rfind(")", 0, body_open)
+    depth, k = 0, close
+    while k >= 0:
+        depth += {")": 1, "(": -1}.get(masked[k], 0)
+        if depth == 0:
+            break
+        k -= 1
+    if k < 0:
+        return ()
+    names = []
+    for param in split_top_level(masked[k + 1 : close]):
+        words = re.findall(r"[A-Za-z_]\w*", param.split("=", 1)[0])
+        if words:
+            names.append(words[-1])
+    return tuple(names)
+
+
+def impl_parameters(sources: dict[str, str], impl: SharedImpl) -> tuple[str, ...]:
+    """The shared kernel's own parameter names (TORCH_IMPL_FUNC or plain function), () if not found."""
+    ix = index_of(impl.path, sources[impl.path])
+    f = ix.impl_func(impl.kernel) if impl.form == "TORCH_IMPL_FUNC" else (
+        ix.plain_function(impl.kernel) if impl.form == "function" else None)
+    return parameter_names(ix.masked, f.body_open) if f is not None else ()
+
+
+def _leading_name(arg: str) -> str:
+    m = re.match(r"\s*(?:\*\s*)?([A-Za-z_]\w*)", arg)
+    return m.group(1) if m else arg.strip()
+
+
+def operands_in(masked: str) -> tuple[str, ...] | None:
+    """Inputs of the one iterator a (masked) body builds; None when it builds none or several."""
+    found: list[tuple[str, ...]] = []
+    for m in _BUILD.finditer(masked):
+        close = match_close(masked, m.end() - 1)
+        if close is None:
+            return None
+        args = split_top_level(masked[m.end() : close])
+        found.append(tuple(_leading_name(a) for a in args[1:]))  # the first is the output
+    for m in _CONFIG.finditer(masked):
+        end = masked.find(";", m.end())
+        chain = masked[m.end() : end if end >= 0 else len(masked)]
+        names = []
+        for a in _ADD_INPUT.finditer(chain):
+            close = match_close(chain, a.end() - 1)
+            if close is None:
+                return None
+            names.append(_leading_name(chain[a.end() : close]))
+        if names:
+            found.append(tuple(names))
+    return found[0] if len(set(found)) == 1 and found[0] else None
+
+
+def _meta_names(entry_name: str) -> list[str]:
+    """TORCH_META_FUNC / TORCH_META_FUNC2 spellings for a yaml entry (threshold_backward.grad_input,
+    pow.Tensor_Tensor_out)."""
+    base, _, overload = entry_name.partition(".")
+    ov = re.sub(r"_?(?:out|grad_input)$", "", overload)
+    pattern = [rf"\bTORCH_META_FUNC2\s*\(\s*{re.escape(base)}\s*,\s*{re.escape(ov)}\s*\)"] if ov else []
+    return pattern + [rf"\bTORCH_META_FUNC\s*\(\s*{re.escape(base)}\s*\)"]
+
+
+def iterator_operands(sources: dict[str, str], impl: SharedImpl, entry_name: str) -> Operands | None:
+    """The iterator inputs of *impl* (the shared kernel of yaml entry *entry_name*), or None when
+    mpsgen cannot read them (the caller then counts the schema's tensors)."""
+    ix = index_of(impl.path, sources[impl.path])
+    if impl.form == "TORCH_IMPL_FUNC":
+        # Structured: *this is the iterator the meta function built (usually in the same file).
+        ordered = [impl.path] + [p for p in sources if p != impl.path]
+        for path in ordered:
+            text = sources[path]
+            if "TORCH_META_FUNC" not in text:
+                continue
+            mix = index_of(path, text)
+            for pattern in _meta_names(entry_name):
+                m = re.search(pattern, mix.masked)
+                if not m:
+                    continue
+                brace = mix.masked.find("{", m.end())
+                close = match_close(mix.masked, brace) if brace >= 0 else None
+                if close is None:
+                    return None
+                names = operands_in(mix.masked[brace : close + 1])
+                params = parameter_names(mix.masked, brace)
+                return Operands(names, path, mix.line(m.start()), params) if names else None
+        return None
+    if impl.form != "function":
+        return None
+    f = ix.plain_function(impl.kernel)
+    if f is None:
+        return None
+    names = operands_in(ix.masked_slice(f.body_open, f.body_close + 1))
+    return Operands(names, impl.path, impl.line, parameter_names(ix.masked, f.body_open)) if names else None
