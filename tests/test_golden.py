@@ -142,7 +142,7 @@ def _several_stubs(root: Path) -> list[str]:
 def _extra_stub_args(root: Path) -> list[str]:
     # Like sub calling add_stub(device_type(), *this, -alpha): a stub shared with another op.
     edit_file(root, "aten/src/ATen/native/BinaryOps.cpp",
-              "  atan2_stub(device_type(), *this);", "  add_stub(device_type(), *this, -1);")
+              "  atan2_stub(device_type(), *this);", "  add_stub(device_type(), *this, -alpha);")
     return ["migrate", "atan2"]
 
 

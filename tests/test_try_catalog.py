@@ -21,10 +21,20 @@ KNOWN = {
 # in half/bfloat16.
 
 
+# Bodies whose kernel is not fed the op's own tensors in order, or takes its scalars under other
+# names than torch's: only the op's plan can say how its arguments reach the kernel (threshold reads
+# self twice, mse_loss is the Reduction::None part).  test_scalar_shapes.py checks them through it.
+THROUGH_PLAN = {op for op, e in catalog.load_catalog().items()
+                if e.get("params") or e["arity"] in ("unary_params", "binary_params", "ternary_alpha")} | {
+    "mse_loss",
+    "glu",  # reads two halves of self: no torch call takes them (its check is skipped, and says so)
+}
+
+
 def _cases() -> list:
     cases = []
     for headers in ("sample", "wheel"):
-        for op in catalog.known_ops():
+        for op in sorted(set(catalog.known_ops()) - THROUGH_PLAN):
             mark = [pytest.mark.xfail(reason=KNOWN[(headers, op)], strict=True)] if (headers, op) in KNOWN else []
             cases.append(pytest.param(headers, op, id=f"{headers}-{op}", marks=mark))
     return cases

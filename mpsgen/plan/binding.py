@@ -28,12 +28,12 @@ class Binding(NamedTuple):
 
     op: str
     args: tuple[SchemaArg, ...]
-    tensors: tuple[int, ...]
+    tensors: tuple[int, ...]  # -1: an input that is no argument of the op (glu's two halves of self)
     scalars: tuple[str, ...]
 
     @property
     def traced(self) -> bool:
-        return all(self.scalars)
+        return all(self.scalars) and -1 not in self.tensors
 
 
 def schema_args(func: str) -> tuple[SchemaArg, ...]:
@@ -55,17 +55,15 @@ def schema_args(func: str) -> tuple[SchemaArg, ...]:
 
 
 def bind(op: str, func: str, operands: tuple[str, ...], operand_params: tuple[str, ...],
-         sources: tuple[str, ...], impl_params: tuple[str, ...]) -> Binding | None:
+         sources: tuple[str, ...], impl_params: tuple[str, ...]) -> Binding:
     """The binding of a kernel whose inputs are *operands* (named among *operand_params*, the parameters
     of the function that built the iterator) and whose scalars are the shared kernel's arguments
-    *sources* (named among *impl_params*).  None when an input is not an argument of the op (glu's
-    halves)."""
+    *sources* (named among *impl_params*)."""
     args = schema_args(func)
     tensors = []
     for name in operands:
-        if name not in operand_params or operand_params.index(name) >= len(args):
-            return None
-        tensors.append(operand_params.index(name))
+        at = operand_params.index(name) if name in operand_params else -1
+        tensors.append(at if at < len(args) else -1)
     scalars = []
     for src in sources:
         if src in impl_params and impl_params.index(src) < len(args):

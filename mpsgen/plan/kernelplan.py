@@ -167,15 +167,16 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, k
     call = next((c for c in impl.stubs if c.stub == stub.name), None) if impl else None
     owner = stub.name.removesuffix("_stub")
     plan.kernel = plan.family
-    if call is not None and call.extra_args and owner != plan.family and index.has_family(owner):
+    if call is not None and call.extra_args and owner != plan.family:
         odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
-        if odd:
+        if odd:  # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's
             raise MpsgenError(
                 f"{impl.kernel} passes {stub.name} ({', '.join(call.extra_args)}): {owner}'s kernel would have to "
                 "undo that expression", path=impl.path, line=call.line,
                 hint=f"migrate {owner} first (its kernel serves {stub.name}); then `mpsgen migrate {plan.family}` "
                      "only moves the dispatch")
-        plan.kernel = owner
+        if index.has_family(owner):
+            plan.kernel = owner
     operands = iterator_operands(sources, impl, entry.name) if impl else None
     plan.operands_at = f"{operands.path}:{operands.line}" if operands else ""
     body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}

@@ -84,7 +84,9 @@ def _names(stub_params: tuple[tuple[str, str], ...], call: StubCall | None,
     out: list[str] = []
     for k, (_, decl_name) in enumerate(stub_params):
         arg = passed[k] if k < len(passed) else ""
-        name = arg if re.fullmatch(r"[A-Za-z_]\w*", arg) else (decl_name if decl_name not in ("", "alpha") else "")
+        # (sources/stubs names an unnamed Scalar parameter alpha, alpha2, ...: a name only for one)
+        declared_name = "" if re.fullmatch(r"alpha\d*", decl_name) else decl_name
+        name = arg if re.fullmatch(r"[A-Za-z_]\w*", arg) else declared_name
         name = name or ("alpha" if len(stub_params) == 1 else f"p{k}")
         while name in out:
             name += "_"
