@@ -417,7 +417,7 @@ def test_ternary_alpha_where_the_checkout_has_it(fork_tree: Path, op: str):
     assert r.returncode == 0, r.stderr + r.stdout
     assert f"agree with torch.ops.aten.{op}" in r.stdout
     metal = _read(fork_tree, f"{NATIVE}/mps/kernels/BinaryKernel.metal")
-    assert f"  inline T operator()(const T a, const T b, const T c, const T2 value) {{" in metal
+    assert "  inline T operator()(const T a, const T b, const T c, const T2 value) {" in metal
     assert f"REGISTER_TERNARY_ALPHA_OP({op}, half, float, half);" in metal  # value at float, as the CPU's
     mm = _read(fork_tree, f"{NATIVE}/mps/operations/BinaryKernel.mm")
     assert (f"static void {op}_mps_kernel(TensorIteratorBase& iter, const Scalar& value) {{\n"

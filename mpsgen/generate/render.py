@@ -8,15 +8,24 @@ compute in float and cast back, integral inputs of math ops return float.
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
 from mpsgen.errors import MpsgenError
 
-# KernelSpec, MetalStyle and the kernel vocabularies moved to model.py; imported here under their
-# old names too, for the modules that still import them from render.
+# KernelSpec, MetalStyle and the kernel vocabularies moved to model.py, the template machinery to
+# templating.py and the host code to host_code.py; imported here under their old names too, for the
+# modules that still import them from render.
+from mpsgen.generate.host_code import (  # noqa: F401
+    COLUMN_LIMIT,
+    exec_call_args,
+    params_host_body,
+    render_host_kernel,
+    render_register_dispatch,
+    scalar_argument,
+)
+from mpsgen.generate.templating import default_templates_dir, render_template  # noqa: F401
 from mpsgen.model import ARITIES, DTYPE_TOKENS, RESULTS, KernelSpec, MetalStyle  # noqa: F401
 
 # Input variables each arity's expression is written in (its scalars are optional).
@@ -26,7 +35,6 @@ VARIABLES = {arity: _INPUTS[arity.split("_")[0]] for arity in ARITIES}
 FLOAT_TYPES = ("float", "half", "bfloat")
 INT_TYPES = ("long", "int", "short", "char", "uchar", "bool")
 COMPLEX_TYPES = ("float2", "half2")
-COLUMN_LIMIT = 120  # PyTorch's .clang-format, `Language: ObjC` section (.mm files)
 
 
 class Overload(NamedTuple):
@@ -42,64 +50,6 @@ class Overload(NamedTuple):
 
 def is_statement_block(body: str) -> bool:
     return re.search(r"(?<!\w)return\b", body) is not None and body.rstrip().endswith(";")
-
-
-# -- templates ---------------------------------------------------------------------------
-
-
-def default_templates_dir() -> Path:
-    """The packaged templates (mpsgen.templates when installed, else <repo>/templates)."""
-    try:
-        import mpsgen.templates  # a plain package folder (importlib.resources costs ~10 ms of imports)
-
-        return Path(mpsgen.templates.__file__).parent
-    except ModuleNotFoundError:
-        return Path(__file__).resolve().parents[2] / "templates"
-
-
-def _environment(templates_dir: str | Path | None):
-    if templates_dir is not None and not Path(templates_dir).is_dir():
-        raise MpsgenError("templates folder not found", path=templates_dir, hint="pass --templates DIR with *.j2 files")
-    return _cached_environment(str(templates_dir) if templates_dir is not None else None)
-
-
-@functools.lru_cache(maxsize=8)
-def _cached_environment(templates_dir: str | None):
-    import jinja2
-
-    search = [str(default_templates_dir())]
-    if templates_dir is not None:
-        search.insert(0, templates_dir)  # a user file overrides the packaged one of the same name
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(search),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        autoescape=False,
-    )
-
-
-def _render(template: str, templates_dir: str | Path | None, **values: object) -> str:
-    if templates_dir is None:  # the shipped templates, unedited, need no jinja2
-        from mpsgen.generate.builtin_templates import render_builtin
-
-        text = render_builtin(template, default_templates_dir(), values)
-        if text is not None:
-            return text.rstrip("\n")
-    import jinja2
-
-    env = _environment(templates_dir)
-    try:
-        return env.get_template(template).render(**values).rstrip("\n")
-    except jinja2.TemplateSyntaxError as err:
-        raise MpsgenError(f"template syntax error: {err.message}", path=err.filename or template, line=err.lineno) from None
-    except jinja2.UndefinedError as err:
-        raise MpsgenError(
-            f"template uses an unknown variable ({err.message})",
-            path=template,
-            hint=f"variables available: {', '.join(sorted(values))}",
-        ) from None
 
 
 # -- functor -----------------------------------------------------------------------------
@@ -161,7 +111,7 @@ def render_functor(spec: KernelSpec, templates_dir: str | Path | None = None) ->
     overloads = functor_overloads(spec)
     if spec.has_params:
         overloads = _with_params_unpacked(spec, overloads)
-    return _render(
+    return render_template(
         "functor.metal.j2",
         templates_dir,
         name=spec.name,
@@ -203,7 +153,7 @@ def params_typedefs(spec: KernelSpec) -> list[str]:
 
 def render_params_struct(spec: KernelSpec, templates_dir: str | Path | None = None) -> str:
     """``template <typename T> struct XParams { T a; T b; };`` for kernels/<Stem>.h (no trailing newline)."""
-    return _render("params_struct.h.j2", templates_dir, name=spec.params_struct, fields=list(spec.scalars),
+    return render_template("params_struct.h.j2", templates_dir, name=spec.params_struct, fields=list(spec.scalars),
                    op=spec.name)
 
 
@@ -329,135 +279,3 @@ def _alpha_or_ternary_registrations(spec: KernelSpec, style: MetalStyle) -> list
     return lines
 
 
-# -- host code (operations/*.mm) -----------------------------------------------------------
-
-
-def _wrap_call(indent: int, head: str, args: Sequence[str], tail: str, *, declaration: bool) -> str:
-    """Lay out ``head(args)tail`` the way clang-format does with the ObjC section of PyTorch's
-    .clang-format, which governs .mm files (ColumnLimit 120, AlignAfterOpenBracket Align, no
-    bin-packing): one line if it fits, else one argument per line aligned after the parenthesis."""
-    pad = " " * indent
-    one = f"{pad}{head}({', '.join(args)}){tail}"
-    if len(one) <= COLUMN_LIMIT:
-        return one
-    cont = " " * (indent + 4)
-    # A call may put all its arguments on one continuation line (clang-format prefers that);
-    # a declaration may not (BinPackParameters false).
-    joined = f"{cont}{', '.join(args)}){tail}"
-    if not declaration and len(joined) <= COLUMN_LIMIT:
-        return f"{pad}{head}(\n{joined}"
-    align = " " * (indent + len(head) + 1)
-    aligned = f"{pad}{head}(" + (",\n" + align).join(args) + f"){tail}"
-    if len(args) > 1 and max(len(line) for line in aligned.split("\n")) <= COLUMN_LIMIT:
-        return aligned
-    # Aligning does not fit: clang-format breaks after the parenthesis, one argument per line.
-    return f"{pad}{head}(\n{cont}" + (",\n" + cont).join(args) + f"){tail}"
-
-
-def _exec_fn(arity: str) -> str:
-    kind = arity.split("_")[0]
-    return f"lib.exec_{kind}_kernel" + ("_with_params" if arity.endswith("_params") else "")
-
-
-def exec_call_args(arity: str, kernel: str, scalar: str | None = None, *,
-                   opmath: bool = False) -> tuple[str, list[str]]:
-    """The ``lib.exec_*_kernel`` callee and arguments for an arity (alpha forms pass the scalar; one
-    riding at float says so, as upstream's polygamma says ScalarType::Int)."""
-    args = ["iter", f'"{kernel}"']
-    if arity.endswith("_alpha"):
-        args.append(scalar or "alpha")
-        if opmath:
-            args.append("at::isReducedFloatingType(iter.common_dtype()) ? kFloat : iter.common_dtype()")
-    return _exec_fn(arity), args
-
-
-def scalar_argument(cpp_type: str, name: str) -> str:
-    """A stub's scalar as exec_*_kernel's `std::optional<Scalar> alpha` takes it."""
-    return name if "Scalar" in cpp_type else f"Scalar({name})"
-
-
-def _converted(cpp_type: str, name: str, to: str) -> str:
-    """A stub's scalar converted to the kernel's type, as CPU kernels do (`beta.to<scalar_t>()`)."""
-    return f"{name}.to<{to}>()" if "Scalar" in cpp_type else f"static_cast<{to}>({name})"
-
-
-def _dispatch_macro(spec: KernelSpec) -> str:
-    floats, ints = "float" in spec.dtypes, "integer" in spec.dtypes
-    with_bool = ints and "bool" not in spec.skip
-    if floats and ints:
-        return "AT_DISPATCH_ALL_TYPES_AND3(kBool, kHalf, kBFloat16" if with_bool else "AT_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16"
-    if ints:
-        return "AT_DISPATCH_INTEGRAL_TYPES_AND(kBool" if with_bool else "AT_DISPATCH_INTEGRAL_TYPES("
-    return "AT_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16"
-
-
-def params_host_body(spec: KernelSpec, scalar_types: Sequence[str]) -> str:
-    """The body of a params form's host kernel: the struct filled from the stub's scalars, then
-    exec_*_kernel_with_params with the struct's Metal name (as upstream's elu and threshold do)."""
-    struct, fn = spec.params_struct, _exec_fn(spec.arity)
-    head = _dispatch_macro(spec)
-    sep = "" if head.endswith("(") else ", "
-    lines = [f'  {head}{sep}iter.common_dtype(), "{spec.name}_mps", [&]() {{']
-    if spec.param_type == "opmath":  # float for half and bfloat, as the CPU kernel computes them
-        lines.append("    using opmath_t = at::opmath_type<scalar_t>;")
-        value_t, metal = "opmath_t", "c10::CppTypeToScalarType<opmath_t>::value"
-    else:
-        value_t, metal = "scalar_t", "iter.common_dtype()"
-    init = ", ".join(_converted(t, n, value_t) for t, n in zip(scalar_types, spec.scalars))
-    name = f'fmt::format("{struct}_{{}}", mps::scalarToMetalTypeString({metal}))'
-    lines.append(f"    {struct}<{value_t}> params{{{init}}};")
-    lines.append(_wrap_call(4, fn, ["iter", f'"{spec.name}"', "params", name], ";", declaration=False))
-    lines.append("  });")
-    return "\n".join(lines)
-
-
-def render_host_kernel(
-    fn_name: str,
-    params: str | Sequence[str],
-    exec_call: str | tuple[str, Sequence[str]],
-    templates_dir: str | Path | None = None,
-    *,
-    body: str | None = None,
-) -> str:
-    """``static void fn(params) {\\n  lib.exec_...(iter, "k");\\n}`` formatted like clang-format.
-
-    *exec_call* is either the call text without ``;`` or ``(callee, args)`` from exec_call_args;
-    *body* (params_host_body) replaces the one call with several lines.
-    """
-    plist = [p.strip() for p in params.split(",")] if isinstance(params, str) else list(params)
-    head = f"static void {fn_name}"
-    if len(head) + 1 > COLUMN_LIMIT:  # clang-format then breaks after the return type
-        signature = "static void\n" + _wrap_call(0, fn_name, plist, " {", declaration=True)
-    else:
-        signature = _wrap_call(0, head, plist, " {", declaration=True)
-    if body is not None:
-        call = body
-    else:
-        callee, args = _split_call(exec_call) if isinstance(exec_call, str) else (exec_call[0], list(exec_call[1]))
-        call = _wrap_call(2, callee, args, ";", declaration=False)
-    return _render("host_kernel.mm.j2", templates_dir, signature=signature, call=call, fn_name=fn_name)
-
-
-def _split_call(text: str) -> tuple[str, list[str]]:
-    m = re.fullmatch(r"\s*([\w:.>-]+)\((.*)\)\s*;?\s*", text, re.S)
-    if not m:
-        raise MpsgenError(f"not a call expression: {text!r}", hint='write it as lib.exec_binary_kernel(iter, "name")')
-    return m.group(1), _split_args(m.group(2))
-
-
-def _split_args(text: str) -> list[str]:
-    """Split on top-level commas (not inside (), <>, [] or strings)."""
-    from mpsgen.scan.brackets import split_bounds
-    from mpsgen.scan.mask import mask_code
-
-    args = [text[a:b].strip() for a, b in split_bounds(mask_code(text))]
-    return args[:-1] if args and not args[-1] else args
-
-
-def render_register_dispatch(
-    stub: str, fn: str, semicolon: bool, ampersand: bool, templates_dir: str | Path | None = None
-) -> str:
-    """``REGISTER_DISPATCH(stub, &fn);`` with the file's ``&`` and ``;`` habits."""
-    call = _wrap_call(0, "REGISTER_DISPATCH", [stub, f"&{fn}" if ampersand else fn], ";" if semicolon else "",
-                      declaration=True)  # at namespace scope clang-format reads it as a declaration
-    return _render("register_dispatch.mm.j2", templates_dir, call=call, stub=stub, fn=fn)

@@ -41,7 +41,7 @@ def _host_file(checkout: Checkout, arity: str) -> str:
 
 
 def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> None:
-    from mpsgen.generate import render
+    from mpsgen.generate import host_code, render
 
     cs, stub = plan.changeset, plan.stub
     assert stub is not None
@@ -91,13 +91,13 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     else:
         fn = f"{spec.name}_mps_kernel"
         scalars = plan.shape.scalars if plan.shape is not None else ()
-        arg = render.scalar_argument(scalars[0].cpp_type, scalars[0].name) if scalars else None
-        call = render.exec_call_args(plan.arity, spec.name, arg, opmath=spec.param_type == "opmath")
-        body = render.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
+        arg = host_code.scalar_argument(scalars[0].cpp_type, scalars[0].name) if scalars else None
+        call = host_code.exec_call_args(plan.arity, spec.name, arg, opmath=spec.param_type == "opmath")
+        body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
         params = stubs.host_params(stub, names=[p.name for p in scalars])
-        code = render.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
+        code = host_code.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
         semicolon, ampersand = host.register_dispatch_style(mm_text)
-        line = render.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
+        line = host_code.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
         r.host_code, r.register_line = code, line
         new_mm = host.add_host_kernel(mm_text, code, line, path=mm_rel)
         plan.added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
