@@ -73,7 +73,11 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
     index = yaml_index(yaml_text)
     family = nf.select_overloads(index, opts.op)
     only = tuple(e.name for e in family.entries) if family.partial else None
+    kept: list[str] = []
+    if command == "migrate" and only is None:
+        only, kept = _movable_overloads(checkout, cs, family)
     plan = Plan(command, opts.op, family.name, cs, overloads=only or ())
+    plan.notes.extend(kept)
 
     with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
         done = _already_native(checkout, cs, family, opts)
@@ -129,6 +133,26 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
 
         keep_dropped_xfailed(plan, checkout)
     return plan
+
+
+def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple[str, ...] | None, list[str]]:
+    """The overloads `migrate FAMILY` moves when some legacy ones cannot: an overload whose shared
+    kernel calls no DispatchStub (pow.Scalar_out) keeps its MPS kernel, said in a note, while the
+    others move.  (None, []) when every overload moves, or none can (the usual refusal then says why)."""
+    stubless: dict[str, str] = {}
+    legacy = family.legacy_entries
+    for e in legacy:
+        for kernel in sorted(e.cpu_cuda_kernels):
+            sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
+            impl = stubs.find_shared_impl(sources, kernel)
+            if impl is not None and not impl.stub_names:
+                stubless[e.name] = f"{kernel} ({impl.path}:{impl.line}) calls no DispatchStub"
+    if not stubless or len(stubless) == len(legacy):
+        return None, []
+    left = [e.name for e in family.entries if e.name not in stubless and e.structured_delegate not in stubless]
+    notes = [f"kept {name} on {e.mps_kernel}: {why}; move it by hand" for e in legacy
+             if (name := e.name) in stubless for why in [stubless[name]]]
+    return tuple(left), notes
 
 
 def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions) -> str:
