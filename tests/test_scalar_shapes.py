@@ -428,3 +428,49 @@ def test_ternary_alpha_where_the_checkout_has_it(fork_tree: Path, op: str):
     assert _mps_route(fork_tree, f"{op}.out") == f"{op}_out"
     if op == "addcmul":  # integers keep their type (the CPU kernel's scalar_t value)
         assert "REGISTER_TERNARY_ALPHA_OP(addcmul, long, long, long);" in metal
+
+
+# -- upstream's own kernel already registered: the host calls it ---------------------------------------
+
+HUBER_UPSTREAM = """
+struct huber_functor {
+  template <typename T>
+  inline T operator()(const T a, const T b, const T alpha) {
+    const float d = float(a) - float(b);
+    const float ad = ::metal::fabs(d);
+    const float delta = float(alpha);
+    return static_cast<T>(
+        ad < delta ? 0.5f * d * d : delta * (ad - 0.5f * delta));
+  }
+};
+
+REGISTER_BINARY_ALPHA_OP(huber, float, float, float);
+REGISTER_BINARY_ALPHA_OP(huber, half, half, half);
+"""
+
+
+def test_a_registered_kernel_of_the_stubs_name_is_reused_when_it_covers_the_dtypes(scalar_tree: Path):
+    """2026's BinaryKernel.metal registers `huber` (the huber_stub kernel) while its .mm does not yet
+    register huber_stub: migrate huber_loss writes only the host side, and says it checked nothing."""
+    metal = scalar_tree / NATIVE / "mps/kernels/BinaryKernel.metal"
+    metal.write_text(metal.read_text() + HUBER_UPSTREAM)
+    subprocess.run(["git", "commit", "-qam", "upstream huber, float and half only"], cwd=scalar_tree, check=True)
+    r = _migrate(scalar_tree, "huber_loss")
+    assert r.returncode == 2  # bfloat16 is declared by the OpInfo, and the registered kernel lacks it
+    assert "BinaryKernel.metal:" in r.stderr and "kernel name 'huber' is already registered by REGISTER_BINARY_ALPHA_OP without bfloat" in r.stderr
+    assert "without bfloat" in r.stderr and "extend its registrations and run again" in r.stderr
+    metal.write_text(metal.read_text() + "REGISTER_BINARY_ALPHA_OP(huber, bfloat, bfloat, bfloat);\n")
+    subprocess.run(["git", "commit", "-qam", "and bfloat"], cwd=scalar_tree, check=True)
+    before = metal.read_text()
+    r = _migrate(scalar_tree, "huber_loss")
+    assert r.returncode == 0, r.stderr
+    assert "numeric check skipped: huber_loss calls upstream's registered kernel 'huber'" in r.stdout
+    assert metal.read_text() == before  # no Metal written
+    mm = _read(scalar_tree, f"{NATIVE}/mps/operations/BinaryKernel.mm")
+    assert 'static void huber_mps_kernel(TensorIterator& iter, double delta) {\n  lib.exec_binary_kernel(iter, "huber", Scalar(delta));' in mm
+
+
+def test_two_outputs_are_refused_in_one_line(scalar_tree: Path):
+    r = _migrate(scalar_tree, "_prelu_kernel_backward")
+    assert r.returncode == 2
+    assert "_prelu_kernel_backward returns (Tensor, Tensor): mpsgen writes kernels with one output" in r.stderr

@@ -103,6 +103,9 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
             raise
         # The refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's business: check the rest.
         plan = _plan_either(checkout, opts._replace(drop_complex=True))
+    if plan.reused_kernel:
+        raise MpsgenError(f"{op} would call upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
+                          "whose functor mpsgen did not write", hint="run test_mps.py on a Mac to check it")
     if not plan.nothing_to_do and plan.spec is not None:
         return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding)
     arity = _arity(op, expr)
@@ -180,6 +183,10 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
         spec = plan.spec
         try:
             if spec is None:  # a stub MPS already runs: no new kernel to check
+                continue
+            if plan.reused_kernel:
+                stream.write(f"numeric check skipped: {plan.family} calls upstream's registered kernel "
+                             f"'{plan.kernel}' ({plan.reused_kernel}); mpsgen wrote no Metal to check\n")
                 continue
             result = check(Subject(spec, plan.rendered.functor, "plan", plan.binding), op=plan.family,
                            include_root=checkout.root, emulate=False,

@@ -22,7 +22,8 @@ from mpsgen.model import KernelSpec
 
 EMULATION_INCLUDE = Path(__file__).resolve().parent / "include"
 # -O0: compile time dominates (a few thousand elements run in microseconds); IEEE semantics are the same.
-FLAGS = ("-std=c++17", "-O0", "-fPIC", "-shared", "-fsigned-char", "-ffp-contract=off", "-fno-fast-math",
+# -fwrapv: integer arithmetic wraps on the GPU, where C++ would call signed overflow undefined.
+FLAGS = ("-std=c++17", "-O0", "-fPIC", "-shared", "-fsigned-char", "-ffp-contract=off", "-fno-fast-math", "-fwrapv",
          "-Wno-attributes")
 FUNCTOR_FILE = "<functor>"  # the #line name of the rendered functor in the driver
 DRIVER_VERSION = "3"  # bump when driver_source or mpsgen_try_io.h's loops change shape

@@ -189,6 +189,12 @@ def _kept(spec: KernelSpec, types: Sequence[str]) -> list[str]:
     return [t for t in types if t not in spec.skip]
 
 
+def input_types(spec: KernelSpec) -> list[str]:
+    """The Metal input types *spec*'s registrations cover."""
+    families = {"float": FLOAT_TYPES, "int2float": INT_TYPES, "integer": INT_TYPES, "complex": COMPLEX_TYPES}
+    return [t for fam in spec.dtypes for t in _kept(spec, families[fam])]
+
+
 def _unary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     end, n = _end(style), spec.name
     lines: list[str] = []

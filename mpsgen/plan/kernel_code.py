@@ -59,21 +59,28 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     # register it nor define its functor: only the target and those that mention it are indexed.
     naming = mentioning(metal_texts, spec.name)
     indexes = [metal.index_metal(t, p) for p, t in metal_texts.items() if p == metal_rel or p in naming]
-    style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
     functor = render.render_functor(spec, opts.templates_dir)
-    registrations = render.render_registrations(spec, style)
     r = plan.rendered
-    r.functor, r.registrations, r.metal_path, r.mm_path = functor, registrations, metal_rel, mm_rel
-
-    if metal.check_kernel_name(indexes, spec.name, functor) == "new":
-        new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations,
-                                              available_macros=c10_metal_macros(checkout),
-                                              after_functor=render.params_typedefs(spec))
-        if new_metal != metal_texts[metal_rel]:
-            cs.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
-            plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
+    r.functor, r.metal_path, r.mm_path = functor, metal_rel, mm_rel
+    registered_at = _registered_elsewhere(indexes, metal_texts, spec, functor)
+    if registered_at:  # upstream's own kernel of that name serves every dtype: the host calls it
+        plan.reused_kernel = registered_at
+        r.functor = ""
+        plan.notes.append(f"kernel '{spec.name}' is already registered ({registered_at}) for every dtype the op "
+                          "needs: reused, no Metal written")
     else:
-        plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
+        style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
+        registrations = render.render_registrations(spec, style)
+        r.registrations = registrations
+        if metal.check_kernel_name(indexes, spec.name, functor) == "new":
+            new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations,
+                                                  available_macros=c10_metal_macros(checkout),
+                                                  after_functor=render.params_typedefs(spec))
+            if new_metal != metal_texts[metal_rel]:
+                cs.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
+                plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
+        else:
+            plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
     if spec.has_params:  # the struct's header, and the .metal's #include of it (after the layout checks)
         _plan_params_struct(plan, checkout, spec, metal_rel, mm_rel, opts)
 
@@ -107,6 +114,32 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         for header in (params_header(metal_rel), "ATen/Dispatch.h", *extra, "fmt/format.h"):
             new_mm = host.ensure_include(new_mm, header, path=mm_rel)
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+
+
+def _registered_elsewhere(indexes, metal_texts: dict[str, str], spec, functor: str) -> str:
+    """Where kernel spec.name is already registered with another functor (upstream's ceil, huber) for
+    every input dtype the op needs ("path:line"), so the host can call it; "" when it is free or
+    registered with this very functor.  Registered without some of those dtypes: refused, naming them."""
+    from mpsgen.generate.render import input_types
+    from mpsgen.sources.metal_names import registered_input_types
+
+    where = metal.registered_kernel_names(indexes).get(spec.name)
+    if not where or any(ix.functor(spec.name) is not None and metal.same_functor(ix.functor(spec.name), functor)
+                        for ix in indexes):
+        return ""
+    alpha = spec.has_alpha or spec.has_params  # the host name then ends in the alpha's type
+    have = set().union(*(registered_input_types(t, p, spec.name, alpha=alpha) for p, t in metal_texts.items()
+                         if p in {path for path, _, _ in where}))
+    missing = [t for t in input_types(spec) if t not in have]
+    path, line, macro = where[0]
+    if missing or spec.has_params:
+        why = (f"without {', '.join(missing)}" if missing else
+               "with its own params struct, which mpsgen cannot match to the stub's scalars")
+        raise MpsgenError(f"kernel name '{spec.name}' is already registered by {macro} {why}",
+                          path=path, line=line,
+                          hint=f"kernel names are global across all .metal files: if it computes {spec.name}, "
+                               "extend its registrations and run again (mpsgen then calls it); else rename or delete it")
+    return f"{macro} at {path}:{line}"
 
 
 def params_header(metal_rel: str) -> str:

@@ -114,6 +114,11 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
             raise MpsgenError(f"no entry of {family.name} routes MPS to a shared kernel", path=YAML_REL,
                               line=first.line, hint="pass --shared-kernel NAME")
         schema_entry = _entry_for_kernel(family, edit, shared[0])
+        returns = schema_entry.func.rsplit("->", 1)[-1].strip()
+        if returns.startswith("("):  # _prelu_kernel_backward -> (Tensor, Tensor)
+            raise MpsgenError(f"{schema_entry.name} returns {returns}: mpsgen writes kernels with one output",
+                              path=YAML_REL, line=schema_entry.line,
+                              hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
         _require_elementwise(checkout, cs, family, edit)
         plan.stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
         if not registered_metal_kernel(plan, checkout):
@@ -195,12 +200,14 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, k
         odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
         if odd:  # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's
             raise MpsgenError(
-                f"{impl.kernel} passes {stub.name} ({', '.join(call.extra_args)}): {owner}'s kernel would have to "
-                "undo that expression", path=impl.path, line=call.line,
+                f"{impl.kernel} passes {stub.name} ({', '.join(call.extra_args)}): the stub is {owner}'s, and its "
+                f"kernel computes {owner}'s function of what it is passed", path=impl.path, line=call.line,
                 hint=f"migrate {owner} first (its kernel serves {stub.name}); then `mpsgen migrate {plan.family}` "
                      "only moves the dispatch")
         if index.has_family(owner):
             plan.kernel = owner
+    if plan.kernel == plan.family and owner != plan.family and _kernel_registered(checkout, cs, owner):
+        plan.kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
     operands = iterator_operands(sources, impl, entry.name) if impl else None
     plan.operands_at = f"{operands.path}:{operands.line}" if operands else ""
     body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}
@@ -214,6 +221,13 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, k
         plan.binding = bind(entry.name, entry.func, operands.names, operands.params,
                             tuple(p.source for p in shape.scalars), impl_parameters(sources, impl))
     return shape
+
+
+def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
+    from mpsgen.sources.metal_index import index_metal, registered_kernel_names
+
+    texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), name)
+    return name in registered_kernel_names(index_metal(t, p) for p, t in texts.items())
 
 
 def _host_api(checkout: Checkout):

@@ -39,6 +39,7 @@ class Plan:
     kernel: str = ""
     arity: str = ""
     shape: Any = None  # plan.shape.KernelShape: tensor inputs, scalars and how they reach the kernel
+    reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
     binding: Any = None  # plan.binding.Binding: the op's arguments -> the kernel's (for the numeric check)
     operands_at: str = ""  # where the iterator's inputs were read (path:line), when they were
     dtypes: tuple[str, ...] = ()

@@ -98,8 +98,18 @@ def _decl_start(masked: str, pos: int) -> int:
 
 
 def _local_graph_helpers(masked: str, spans: list[FunctionSpan]) -> set[str]:
-    """Functions defined in this file whose own bodies run MPSGraph (div_mode_template, ...)."""
-    return {s.name for s in spans if _classify(masked[s.body_open : s.body_close + 1]) == "mpsgraph"}
+    """Functions defined in this file that run MPSGraph, directly (div_mode_template) or through
+    other such functions (smooth_l1_loss_template -> smooth_l1_loss_impl), and no Metal."""
+    bodies = {s.name: masked[s.body_open : s.body_close + 1] for s in spans}
+    kinds = {name: _classify(body) for name, body in bodies.items()}
+    graph = {name for name, kind in kinds.items() if kind == "mpsgraph"}
+    pending = {name for name, kind in kinds.items() if kind == "unknown"}
+    while True:
+        found = {name for name in pending if set(re.findall(r"\b(\w+)\s*\(", bodies[name])) & graph}
+        if not found:
+            return graph
+        graph |= found
+        pending -= found
 
 
 def _classify_with_helpers(body: str, helpers: set[str]) -> str:

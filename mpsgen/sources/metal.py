@@ -15,7 +15,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec, MetalStyle  # noqa: F401  (MetalStyle: re-exported)
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal_index import (  # noqa: F401  (style_of, metal_style: re-exported)
+from mpsgen.sources.metal_index import (  # noqa: F401  (style_of, metal_style, registered_kernel_names: re-exported)
     KERNELS2,
     VEC2,
     MacroDef,
@@ -60,6 +60,11 @@ def check_kernel_name(indexes: Iterable[MetalIndex], name: str, functor_text: st
         line=line,
         hint="kernel names are global across all .metal files: rename or delete the existing registration first",
     )
+
+
+def same_functor(found, functor_text: str) -> bool:
+    """Whether an indexed functor is *functor_text* (whitespace aside)."""
+    return _normalise(found.text) == _normalise(functor_text)
 
 
 def metal_file_for(mm: str | Path) -> str:

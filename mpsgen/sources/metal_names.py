@@ -155,8 +155,23 @@ def _defines(lines: list[str]) -> tuple[dict[str, _Define], set[int]]:
     return defines, directive
 
 
+def registered_input_types(text: str, path: str, name: str, *, alpha: bool) -> set[str]:
+    """The input dtypes (second argument) of every REGISTER_* registration of kernel *name* in one
+    .metal text, file-local macros expanded (REGISTER_ROUNDING_OPS(float) registers ceil for float):
+    of the alpha forms (REGISTER_*_ALPHA_OP, whose host names end in the alpha's type) or of the others."""
+    code = _COMMENT_OR_LITERAL.sub(_blank_comment, text)
+    lines = code.split("\n")
+    defines, directive = _defines(lines)
+    top = [_Line(k + 1, "" if k + 1 in directive else ln, ()) for k, ln in enumerate(lines)]
+    registrations: list[tuple[str, ...]] = []
+    _scan(top, defines, path, {}, depth=0, registrations=registrations)
+    return {args[2] for args in registrations
+            if args[1] == name and len(args) > 3 and ("_ALPHA_" in args[0]) == alpha}
+
+
 def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
-          found: dict[tuple[str, int], MetalName], depth: int) -> None:
+          found: dict[tuple[str, int], MetalName], depth: int,
+          registrations: list[tuple[str, ...]] | None = None) -> None:
     text = "\n".join(ln.text for ln in lines)
     starts = [0]
     for ln in lines[:-1]:
@@ -192,10 +207,12 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
         if d is not None and d.params is not None and depth < _MAX_DEPTH:
             at = line_of(m.start())
             calls = at.frames or (_Frame(at.line, at.text, macro),)
-            _scan(_expand(d, args, calls), defines, path, found, depth + 1)
+            _scan(_expand(d, args, calls), defines, path, found, depth + 1, registrations)
             pos = close
         elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
             add(args[0], m.start(), macro, True, re.compile(r"\b" + re.escape(args[0]) + r"\b"))
+            if registrations is not None:
+                registrations.append((macro, *(a.strip() for a in args)))
             pos = close
     for m in _HOST_NAME.finditer(plain):
         close = match_close(plain, m.end() - 1)
