@@ -27,6 +27,7 @@ NO_METAL = ("float64", "complex128")  # Metal has no 64-bit floating types
 METAL_NAME = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "int64": "long", "int32": "int",
               "int16": "short", "int8": "char", "uint8": "uchar", "bool": "bool", "complex64": "float2"}
 GROUPS = ("float", "int2float", "integer", "complex")  # render.DTYPE_TOKENS
+NOT_DECLARED = "not declared by the OpInfo"
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,7 @@ def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] =
             out.append(Row(d, before, after, False, False))
             continue
         if declared is not None and d not in declared:
-            before = "not declared by the OpInfo"
+            before = NOT_DECLARED
         elif facts.command == "new-op":
             table = facts.listed.failing.get(d)
             before = f"xfailed ({table})" if table else "no MPS kernel"
@@ -318,6 +319,8 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
             if not (set(INTS) - drop) & (facts.declared or set()):
                 groups = tuple(g for g in groups if g not in ("int2float", "integer")) or groups
     skip |= {d for d in drop if d != "complex64"}
+    kept_from_stub = _diverted_dtypes(plan)
+    skip |= kept_from_stub
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
     scalars = plan.shape.scalar_names if plan.shape is not None else ()
     spec = catalog.spec_for(plan.family, plan.arity, opts.expr, opts.int_expr, opts.complex_expr,
@@ -332,13 +335,20 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
         raise MpsgenError(f"--int-expr given, but the registrations for {plan.family} ({','.join(spec.dtypes)}) "
                           "have no integer types", hint="add integer or int2float to --dtypes, or drop --int-expr")
     spec = spec._replace(skip=tuple(METAL_NAME[d] for d in METAL if d in skip))
-    table = rows(facts, spec.dtypes, spec.result, skip)
+    table = [r._replace(after=f"handled by {plan.diverted[1]}, never reaches the stub", registered=True)
+             if r.dtype in kept_from_stub else r for r in rows(facts, spec.dtypes, spec.result, skip)]
     guard(table, plan.family, drop, facts, user_dtypes=opts.dtypes is not None)
     plan.dtype_rows = table
     plan.dropped = sorted(drop)
     if "int2float" in spec.dtypes and facts.promotes_source:
         plan.notes.append(f"integer inputs return float: {facts.promotes_source}")
     return spec
+
+
+def _diverted_dtypes(plan) -> set[str]:
+    """Dtypes the shared kernel handles before calling the stub (ceil_out copies integers)."""
+    kind = plan.diverted[0] if plan.diverted else ""
+    return {d for d in INTS if d != "bool" or kind == "integral+bool"} if kind else set()
 
 
 def _groups_for_named(groups: tuple[str, ...], named: frozenset[str], facts: Facts, entry, result,

@@ -62,7 +62,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     functor = render.render_functor(spec, opts.templates_dir)
     r = plan.rendered
     r.functor, r.metal_path, r.mm_path = functor, metal_rel, mm_rel
-    registered_at = _registered_elsewhere(indexes, metal_texts, spec, functor)
+    registered_at = _registered_elsewhere(plan, indexes, metal_texts, spec, functor)
     if registered_at:  # upstream's own kernel of that name serves every dtype: the host calls it
         plan.reused_kernel = registered_at
         r.functor = ""
@@ -116,11 +116,13 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
 
 
-def _registered_elsewhere(indexes, metal_texts: dict[str, str], spec, functor: str) -> str:
+def _registered_elsewhere(plan: Plan, indexes, metal_texts: dict[str, str], spec, functor: str) -> str:
     """Where kernel spec.name is already registered with another functor (upstream's ceil, huber) for
     every input dtype the op needs ("path:line"), so the host can call it; "" when it is free or
-    registered with this very functor.  Registered without some of those dtypes: refused, naming them."""
+    registered with this very functor.  Registered without some of those dtypes: refused, naming them.
+    Reused, the dtype table shows upstream's registrations."""
     from mpsgen.generate.render import input_types
+    from mpsgen.plan.dtypes import METAL_NAME, NOT_DECLARED
     from mpsgen.sources.metal_names import registered_input_types
 
     where = metal.registered_kernel_names(indexes).get(spec.name)
@@ -130,7 +132,8 @@ def _registered_elsewhere(indexes, metal_texts: dict[str, str], spec, functor: s
     alpha = spec.has_alpha or spec.has_params  # the host name then ends in the alpha's type
     have = set().union(*(registered_input_types(t, p, spec.name, alpha=alpha) for p, t in metal_texts.items()
                          if p in {path for path, _, _ in where}))
-    missing = [t for t in input_types(spec) if t not in have]
+    undeclared = {METAL_NAME[r.dtype] for r in plan.dtype_rows if r.before == NOT_DECLARED}
+    missing = [t for t in input_types(spec) if t not in have and t not in undeclared]
     path, line, macro = where[0]
     if missing or spec.has_params:
         why = (f"without {', '.join(missing)}" if missing else
@@ -138,8 +141,19 @@ def _registered_elsewhere(indexes, metal_texts: dict[str, str], spec, functor: s
         raise MpsgenError(f"kernel name '{spec.name}' is already registered by {macro} {why}",
                           path=path, line=line,
                           hint=f"kernel names are global across all .metal files: if it computes {spec.name}, "
-                               "extend its registrations and run again (mpsgen then calls it); else rename or delete it")
+                               "extend its registrations and run again (mpsgen then calls it), or accept the loss with "
+                               f"--drop-dtypes {','.join(_torch_names(missing))}; else rename or delete it")
+    plan.dtype_rows = [r if not r.after.startswith("registered") else
+                       r._replace(after="registered upstream" if METAL_NAME[r.dtype] in have else "not registered",
+                                  registered=METAL_NAME[r.dtype] in have) for r in plan.dtype_rows]
     return f"{macro} at {path}:{line}"
+
+
+def _torch_names(metal_types: list[str]) -> list[str]:
+    from mpsgen.plan.dtypes import METAL_NAME
+
+    torch_name = {v: k for k, v in METAL_NAME.items()}
+    return [torch_name.get(t, t) for t in metal_types]
 
 
 def params_header(metal_rel: str) -> str:

@@ -208,6 +208,8 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, k
             plan.kernel = owner
     if plan.kernel == plan.family and owner != plan.family and _kernel_registered(checkout, cs, owner):
         plan.kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
+    if call is not None and call.diverts:
+        plan.diverted = (call.diverts, f"{impl.kernel} at {impl.path}:{call.line}")
     operands = iterator_operands(sources, impl, entry.name) if impl else None
     plan.operands_at = f"{operands.path}:{operands.line}" if operands else ""
     body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}

@@ -42,6 +42,8 @@ class Plan:
     reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
     binding: Any = None  # plan.binding.Binding: the op's arguments -> the kernel's (for the numeric check)
     operands_at: str = ""  # where the iterator's inputs were read (path:line), when they were
+    # ceil_out copies integer inputs itself: (kind, "ceil_out at path:line"); those dtypes never reach the stub.
+    diverted: tuple[str, str] | None = None
     dtypes: tuple[str, ...] = ()
     rendered: Rendered = field(default_factory=Rendered)
     added: list[str] = field(default_factory=list)

@@ -18,6 +18,7 @@ class StubCall(NamedTuple):
     line: int
     via: str | None = None  # helper it was passed to (comparison_op_out, unary_op_impl_out, ...)
     extra_args: tuple[str, ...] = ()  # arguments after (device, iterator), e.g. ("-alpha",)
+    diverts: str = ""  # "integral" / "integral+bool": the kind an `if (isIntegralType(...)) {...} else` keeps from it
 
 
 class SharedImpl(NamedTuple):
@@ -37,6 +38,25 @@ _NON_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "
 _DEVICE_ARG = re.compile(r"^\s*(?:[\w.\->()*]*device_type\(\)|k(?:CPU|CUDA|MPS|Meta)|c10::DeviceType::\w+)\s*$")
 
 
+# ceil_out: `if (c10::isIntegralType(self.scalar_type(), /*includeBool=*/false)) { result.copy_(self); } else {`
+_INTEGRAL_BRANCH = re.compile(r"\bif\s*\(\s*(?:c10::|at::)?isIntegralType\s*\(\s*[\w.]+\s*(?:\.|->)\s*scalar_type\s*\(\s*\)"
+                              r"\s*,\s*(?:/\*[^*]*\*/\s*)?(true|false)\s*\)\s*\)\s*\{")
+
+
+def _diverted(body_masked: str, at: int) -> str:
+    """What kind of dtype never reaches a stub called at *at*: the call sits in the else branch of an
+    integral-type test (the shared kernel handles those inputs itself)."""
+    for m in _INTEGRAL_BRANCH.finditer(body_masked, 0, at):
+        then_close = match_close(body_masked, m.end() - 1)
+        other = re.compile(r"\s*else\s*\{").match(body_masked, then_close + 1) if then_close is not None else None
+        if other is None:
+            continue
+        else_close = match_close(body_masked, other.end() - 1)
+        if else_close is not None and other.end() <= at < else_close:
+            return "integral+bool" if m.group(1) == "true" else "integral"
+    return ""
+
+
 def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collection[str]) -> list[StubCall]:
     """Stubs in a body: `x(device_type(), ...)` calls and stub names passed as arguments."""
     calls: list[StubCall] = []
@@ -49,7 +69,7 @@ def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collec
         line = first_line + body_masked.count("\n", 0, m.start())
         if args and _DEVICE_ARG.match(args[0]) and len(args) >= 2:
             extras = tuple(" ".join(a.split()) for a in args[2:])
-            calls.append(StubCall(name, line, None, extras))
+            calls.append(StubCall(name, line, None, extras, _diverted(body_masked, m.start())))
             continue
         for arg in args:
             if re.fullmatch(r"(?:at::native::)?([A-Za-z_]\w*)", arg):
@@ -128,7 +148,7 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
                 if hit:
                     _, bopen, bclose = hit
                     calls = [
-                        StubCall(c.stub, call.line, c.via, c.extra_args)
+                        StubCall(c.stub, call.line, c.via, c.extra_args, c.diverts)
                         for c in _stub_calls(expanded[bopen : bclose + 1], "", call.line, known_stubs)
                     ]
                     return SharedImpl(kernel, f"macro:{macro}", tuple(calls), ix.path, call.line, call.end_line)

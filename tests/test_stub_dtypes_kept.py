@@ -1,0 +1,119 @@
+"""Dtypes a shared kernel keeps from its stub: ceil_out copies integer inputs itself
+(`if (isIntegralType(self.scalar_type(), /*includeBool=*/false)) result.copy_(self); else ceil_stub(...)`),
+so a Metal kernel for ceil_stub never sees them, and upstream's float-only `ceil` kernel serves the op.
+
+The tree: the scalar-ops tree (sample + the 2.13 wheel's yaml, test lists and MetalShaderLibrary.h) with
+ceil's CPU macro, its DECLARE_DISPATCH, its MPSGraph stub registration and upstream's float-only `ceil`
+kernel, each in the shape of the real 2.7/2026 files.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from test_scalar_shapes import NATIVE, _migrate, _read, scalar_tree, wheel_include  # noqa: F401 (fixtures)
+
+from mpsgen.sources.shared_impl import find_shared_impl
+
+NO_OP_MACRO = """
+// torch.(ceil|floor|round|trunc) are no-ops for integers
+#define CREATE_UNARY_TORCH_IMPL_INTEGER_NO_OP_FUNC(func_out, func_stub)                                \\
+TORCH_IMPL_FUNC(func_out) (const Tensor& self, const Tensor& result) {  \\
+  if (c10::isIntegralType(self.scalar_type(), /*includeBool=*/{bool})) {                                      \\
+    result.copy_(self);                                                 \\
+  }} else {{                                                              \\
+    func_stub(device_type(), *this);                                    \\
+  }}                                                                     \\
+}}
+CREATE_UNARY_TORCH_IMPL_INTEGER_NO_OP_FUNC(ceil_out, ceil_stub)
+"""
+
+MPSGRAPH_STUB = """
+#define REGISTER_MPS_UNARY_STUB(func, mps_func)                                                         \\
+  static void mps_##func##_kernel(TensorIteratorBase& iter) {                                           \\
+    mps::unary_op(iter.input(0), iter.output(0), __func__, ^MPSGraphTensor*(MPSGraph * mpsGraph, MPSGraphTensor * inputTensor) { \\
+      return [mpsGraph mps_func##WithTensor:inputTensor name:nil];                                      \\
+    });                                                                                                 \\
+  }                                                                                                     \\
+  REGISTER_DISPATCH(func##_stub, mps_##func##_kernel)
+
+REGISTER_MPS_UNARY_STUB(ceil, ceil);
+"""
+
+UPSTREAM_CEIL = """
+struct ceil_functor {
+  template <typename T>
+  inline T operator()(const T x) {
+    return T(::metal::ceil(float(x)));
+  }
+};
+
+#define REGISTER_ROUNDING_OPS(DTYPE) REGISTER_UNARY_OP(ceil, DTYPE, DTYPE)
+
+REGISTER_ROUNDING_OPS(float);
+REGISTER_ROUNDING_OPS(half);
+REGISTER_ROUNDING_OPS(bfloat);
+"""
+
+
+def _cpu(include_bool: str) -> str:
+    return NO_OP_MACRO.replace("{bool}", include_bool).replace("{{", "{").replace("}}", "}")
+
+
+def test_the_stub_call_records_the_integral_branch_that_keeps_integers_from_it():
+    for include_bool, kind in (("false", "integral"), ("true", "integral+bool")):
+        impl = find_shared_impl({"aten/src/ATen/native/UnaryOps.cpp": _cpu(include_bool)}, "ceil_out")
+        assert impl is not None and [(c.stub, c.diverts) for c in impl.stubs] == [("ceil_stub", kind)]
+    # A stub called in the integral branch itself, or with no such test, sees every dtype.
+    then_branch = _cpu("false").replace("result.copy_(self);", "func_stub(device_type(), *this);", 1)
+    impl = find_shared_impl({"aten/src/ATen/native/UnaryOps.cpp": then_branch}, "ceil_out")
+    assert [c.diverts for c in impl.stubs] == ["", "integral"]
+
+
+def _add_ceil(root: Path) -> Path:
+    cpu = root / NATIVE / "UnaryOps.cpp"
+    cpu.write_text(cpu.read_text().replace("\nCREATE_UNARY_TORCH_IMPL_FUNC(asinh_out, asinh_stub)",
+                                           _cpu("false") + "\nCREATE_UNARY_TORCH_IMPL_FUNC(asinh_out, asinh_stub)", 1))
+    cpu.write_text(cpu.read_text().replace("DEFINE_DISPATCH(abs_stub);", "DEFINE_DISPATCH(abs_stub);\nDEFINE_DISPATCH(ceil_stub);", 1))
+    header = root / NATIVE / "UnaryOps.h"
+    header.write_text(header.read_text().replace("DECLARE_DISPATCH(unary_fn, abs_stub)",
+                                                 "DECLARE_DISPATCH(unary_fn, abs_stub)\nDECLARE_DISPATCH(unary_fn, ceil_stub)", 1))
+    mm = root / NATIVE / "mps/operations/UnaryOps.mm"
+    text = mm.read_text()
+    end = text.rindex("} // namespace at::native")
+    mm.write_text(text[:end] + MPSGRAPH_STUB.lstrip("\n") + "\n" + text[end:])
+    metal = root / NATIVE / "mps/kernels/UnaryKernel.metal"
+    metal.write_text(metal.read_text() + UPSTREAM_CEIL)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "ceil on MPSGraph; upstream's float-only ceil kernel"], cwd=root, check=True)
+    return metal
+
+
+def test_upstreams_float_kernel_serves_an_op_whose_shared_kernel_copies_integers(scalar_tree: Path):
+    metal = _add_ceil(scalar_tree)
+    # The 2.13 OpInfo declares bool for MPS, and bool does reach ceil_stub: refused, naming it.
+    refused = _migrate(scalar_tree, "ceil")
+    assert refused.returncode == 2
+    assert "UnaryKernel.metal:" in refused.stderr
+    assert "kernel name 'ceil' is already registered by REGISTER_ROUNDING_OPS without bool" in refused.stderr
+    assert "--drop-dtypes bool" in refused.stderr
+    before = metal.read_text()
+    result = _migrate(scalar_tree, "ceil", "--drop-dtypes", "bool")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "dtype     float16    served by MPSGraph" in out and "->  registered upstream" in out
+    for dtype in ("int64", "int32", "int16", "int8", "uint8"):
+        line = next(ln for ln in out.splitlines() if f"dtype     {dtype} " in ln)
+        assert line.endswith("->  handled by ceil_out at aten/src/ATen/native/UnaryOps.cpp:"
+                             f"{_ceil_line(scalar_tree)}, never reaches the stub"), line
+    assert metal.read_text() == before  # no Metal written: upstream's kernel is called
+    host = _read(scalar_tree, f"{NATIVE}/mps/operations/UnaryKernel.mm")
+    assert host.endswith("REGISTER_UNARY_TI_DISPATCH(expm1);\nREGISTER_UNARY_TI_DISPATCH(ceil);\n} // namespace at::native\n")
+    assert "REGISTER_MPS_UNARY_STUB(ceil, ceil);" not in _read(scalar_tree, f"{NATIVE}/mps/operations/UnaryOps.mm")
+    assert '"ceil": [torch.bool]' in _read(scalar_tree, "torch/testing/_internal/common_mps.py")
+
+
+def _ceil_line(root: Path) -> int:
+    lines = (root / NATIVE / "UnaryOps.cpp").read_text().splitlines()
+    return lines.index("CREATE_UNARY_TORCH_IMPL_INTEGER_NO_OP_FUNC(ceil_out, ceil_stub)") + 1
