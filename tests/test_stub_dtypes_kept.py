@@ -117,3 +117,41 @@ def test_upstreams_float_kernel_serves_an_op_whose_shared_kernel_copies_integers
 def _ceil_line(root: Path) -> int:
     lines = (root / NATIVE / "UnaryOps.cpp").read_text().splitlines()
     return lines.index("CREATE_UNARY_TORCH_IMPL_INTEGER_NO_OP_FUNC(ceil_out, ceil_stub)") + 1
+
+
+WHERE_OUT = """Tensor& where_self_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
+  const auto result_type = at::native::result_type(self, other);
+  auto self_ = self.scalar_type() != result_type ? self.to(result_type): self;
+  auto other_ = other.scalar_type() != result_type ? other.to(result_type): other;
+  auto condition_ = condition;
+  auto iter = at::TensorIteratorConfig()
+                  .check_all_same_dtype(false)
+                  .add_output(out)
+                  .add_const_input(condition_)
+                  .add_const_input(self_)
+                  .add_const_input(other_)
+                  .build();
+  where_kernel(iter.device_type(), iter);
+  return out;
+}
+"""
+
+
+def test_an_iterator_whose_inputs_keep_their_own_dtypes_is_refused_at_its_config_line():
+    """where: a bool condition beside two T values; the REGISTER_* kernels read every input as T."""
+    import pytest
+
+    from mpsgen.errors import MpsgenError
+    from mpsgen.plan.kernelplan import _require_one_input_dtype
+
+    path = "aten/src/ATen/native/TensorCompare.cpp"
+    text = "// where\n" + WHERE_OUT
+    impl = find_shared_impl({path: text}, "where_self_out")
+    assert impl is not None and impl.stub_names == ("where_kernel",)
+    with pytest.raises(MpsgenError) as refused:
+        _require_one_input_dtype(text, impl, ("condition_", "self_", "other_"))
+    assert refused.value.line == 8 and refused.value.path == path
+    assert "check_all_same_dtype(false)" in str(refused.value) and "condition_, self_, other_" in str(refused.value)
+    # One input (logical_not: only the output's dtype differs): nothing to refuse.
+    same = text.replace(".check_all_same_dtype(false)\n", "")
+    _require_one_input_dtype(same, find_shared_impl({path: same}, "where_self_out"), ("condition_", "self_", "other_"))

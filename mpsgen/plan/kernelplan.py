@@ -122,7 +122,7 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
         _require_elementwise(checkout, cs, family, edit)
         plan.stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
         if not registered_metal_kernel(plan, checkout):
-            plan.shape = _kernel_shape(plan, checkout, cs, index, schema_entry, shared[0])
+            plan.shape = _kernel_shape(plan, checkout, cs, index, schema_entry, shared)
             plan.arity = plan.shape.arity
             plan_kernel_code(plan, checkout, opts)
         for legacy in callers_first(plan, checkout, edit.legacy_kernels):
@@ -182,18 +182,20 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
             f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is")
 
 
-def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, kernel: str):
-    """The shape of the kernel behind plan.stub (plan/shape.py), and whose kernel it is: a stub another
-    op owns (threshold_backward passes threshold_stub (threshold, 0)) gets that op's kernel name."""
+def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, shared: tuple[str, ...]):
+    """The shape of the kernel behind plan.stub (plan/shape.py), read from the shared kernel that calls
+    it (where_self_out, not its wrapper where), and whose kernel it is: a stub another op owns
+    (threshold_backward passes threshold_stub (threshold, 0)) gets that op's kernel name."""
     from mpsgen.generate import catalog
     from mpsgen.plan.shape import choose_shape
     from mpsgen.sources.iterator_operands import iterator_operands
 
     stub = plan.stub
     assert stub is not None
-    sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
-    impl = stubs.find_shared_impl(sources, kernel)
-    call = next((c for c in impl.stubs if c.stub == stub.name), None) if impl else None
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    read = [(src, stubs.find_shared_impl(src, k)) for k in shared for src in [mentioning(native, k)]]
+    calls = [(src, impl, c) for src, impl in read if impl for c in impl.stubs if c.stub == stub.name]
+    sources, impl, call = calls[0] if calls else (*read[0], None)
     owner = stub.name.removesuffix("_stub")
     plan.kernel = plan.family
     if call is not None and call.extra_args and owner != plan.family:
@@ -212,6 +214,8 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, k
         plan.diverted = (call.diverts, f"{impl.kernel} at {impl.path}:{call.line}")
     operands = iterator_operands(sources, impl, entry.name) if impl else None
     plan.operands_at = f"{operands.path}:{operands.line}" if operands else ""
+    if operands is not None and len(operands.names) > 1:
+        _require_one_input_dtype(sources[impl.path], impl, operands.names)
     body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}
     declared = tuple(body["params"]) if body.get("params") else None
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
@@ -223,6 +227,19 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, k
         plan.binding = bind(entry.name, entry.func, operands.names, operands.params,
                             tuple(p.source for p in shape.scalars), impl_parameters(sources, impl))
     return shape
+
+
+def _require_one_input_dtype(text: str, impl, inputs: tuple[str, ...]) -> None:
+    """The registration macros read every input as the kernel's one type T: an iterator built with
+    check_all_same_dtype(false) over several inputs (where: a bool condition and two T values) is refused."""
+    lines = text.split("\n")[impl.line - 1 : impl.end_line]
+    for k, line in enumerate(lines):
+        if re.search(r"\.check_all_same_dtype\(\s*false\s*\)", line):
+            raise MpsgenError(
+                f"{impl.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
+                f"({', '.join(inputs)}) may differ in dtype, and mpsgen's kernels read every input as one type T",
+                path=impl.path, line=impl.line + k,
+                hint="write the kernel by hand (a functor taking each input in its own type)")
 
 
 def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
@@ -275,8 +292,14 @@ def _infer_stub(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[s
     sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), family)
     all_headers = folder_files(cs, "native_headers")
     found: dict[str, stubs.StubDecl] = {}
+    impls = {k: stubs.find_shared_impl(sources, k) for k in kernels}
+    if override is None and any(i is not None and i.stub_names for i in impls.values()):
+        # where (where.self) calls no stub, only where_self_out, which does: MPS shares both, and only
+        # the stub's registration moves; a stubless overload with its own MPS kernel (pow.Scalar_out)
+        # never gets here (_movable_overloads keeps it).
+        kernels = tuple(k for k in kernels if impls[k] is None or impls[k].stub_names)
     for kernel in kernels:
-        impl = stubs.find_shared_impl(sources, kernel)
+        impl = impls[kernel]
         wanted = override or (impl.stub_names[0] if impl and impl.stub_names else family)
         headers = mentioning(planned_texts(cs, all_headers, checkout), wanted)
         decl = stubs.infer_stub(headers or planned_texts(cs, all_headers, checkout), sources, kernel, override)
