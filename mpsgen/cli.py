@@ -70,7 +70,7 @@ def main(ctx: click.Context, checkout_dir: str | None) -> None:
 def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by `migrate` and `new-op`."""
     options = [
-        click.argument("ops", nargs=-1, required=True, metavar="OP [OP]..."),
+        click.argument("ops", nargs=-1, metavar="OP [OP]..."),
         click.option("--expr", help="Metal expression of the functor: in x (unary) or a, b (binary)."),
         click.option("--int-expr", help="Expression for integral inputs (default: the float expression on float(x))."),
         click.option("--complex-expr", help="Expression for complex (float2/half2) inputs; adds complex kernels."),
@@ -86,7 +86,8 @@ def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--allow-dirty", is_flag=True, help="Edit files that have uncommitted changes."),
         click.option("--branch", metavar="NAME", help="Create and switch to this git branch first."),
         click.option("--commit", is_flag=True, help="Commit the change (git)."),
-        click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True),
+        click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
+                     show_default=True, help="markdown: the --all summary, to paste into a tracking issue."),
         click.option("--no-try", is_flag=True, help="Skip the numeric check (mpsgen try) that runs before writing."),
     ]
     for option in reversed(options):
@@ -99,6 +100,10 @@ def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--shared-kernel", metavar="NAME", help="Shared CPU/CUDA kernel to route MPS to when it is ambiguous.")
 @click.option("--drop-complex", is_flag=True, help="Accept losing complex support of an op in SUPPORTED_COMPLEX_OPS.")
 @click.option("--drop-dtypes", metavar="DTYPES", help="Accept losing these dtypes MPSGraph served (e.g. int64,bool); they stay xfailed.")
+@click.option("--all", "all_families", is_flag=True, help="Every family `mpsgen status` calls a candidate; writes nothing without --branch-per-op.")
+@click.option("--branch-per-op", is_flag=True, help="With --all: each family as one commit on its own branch from HEAD.")
+@click.option("--branch-prefix", default="mps-metal/", show_default=True, metavar="PREFIX", help="With --branch-per-op: branch names are PREFIX<family>.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, metavar="N", help="With --all: families planned at once (0: the CPU count).")
 @click.pass_obj
 @reports_errors
 def migrate(obj: Context, **options: Any) -> None:
@@ -111,7 +116,22 @@ def migrate(obj: Context, **options: Any) -> None:
               mpsgen migrate atan2 frac --dry-run
               mpsgen migrate pow.Tensor_Tensor_out
     """
+    batch = {k: options.pop(k) for k in ("all_families", "branch_per_op", "branch_prefix", "jobs")}
+    if batch["all_families"]:
+        sys.exit(_run_migrate_all(obj, options, batch))
+    if batch["branch_per_op"]:
+        raise MpsgenError("--branch-per-op goes with --all", hint="add --all, or use --branch NAME for one change")
     sys.exit(_run_kernel_command("migrate", obj, options))
+
+
+def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any]) -> int:
+    from mpsgen.commands.migrate_all import BatchOptions, refuse_unsupported, run_migrate_all
+
+    refuse_unsupported(options["ops"], no_build=options["no_build"], no_test=options["no_test"],
+                       branch=options["branch"], commit=options["commit"])
+    return run_migrate_all(obj.checkout(), BatchOptions(
+        branch_per_op=batch["branch_per_op"], prefix=batch["branch_prefix"], jobs=batch["jobs"],
+        no_try=options["no_try"], fmt=options["fmt"]))
 
 
 @main.command("new-op")
@@ -136,6 +156,11 @@ def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> 
         return cls(**{f: options[f] for f in cls._fields if f in options})
 
     ops = tuple(options.pop("ops"))
+    if not ops:
+        raise MpsgenError(f"`mpsgen {command}` needs at least one OP", hint=f"mpsgen {command} OP [OP]..."
+                          + (", or --all" if command == "migrate" else ""))
+    if options["fmt"] == "markdown":
+        raise MpsgenError("--format markdown is the --all summary's", hint="use text or json for named ops")
     options["op"] = ops[0]
     known = {f for cls in (KernelOptions, RunOptions) for f in cls._fields}
     assert options.keys() <= known, f"CLI options without a typed home: {options.keys() - known}"

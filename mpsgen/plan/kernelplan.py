@@ -342,6 +342,8 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         common_mps_path=COMMON_MPS_REL,
         cmi_path=CMI_REL,
     )
+    if not result.refs:
+        plan.notes.append(_no_opinfo_note(plan.family, cs.current(CMI_REL), definitions))
     for ref in result.refs:
         formatted = ref.name.replace(".", "_") + (f"_{ref.variant.replace('.', '_')}" if ref.variant else "")
         plan.test_keys[formatted] = ref.key
@@ -351,3 +353,14 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         cs.set_text(path, text, "test lists")
     plan.test_lists.extend(str(change) for change in result.changes)
 
+
+
+def _no_opinfo_note(op: str, cmi_text: str, definitions) -> str:
+    """Which OpInfo tests an op that has none (sigmoid's covers sigmoid_backward through its gradient)."""
+    from mpsgen.sources import testlists
+
+    forward = op.removesuffix("_backward")
+    if forward != op and testlists.opinfo_keys(cmi_text, definitions, forward, cmi_path=CMI_REL):
+        return (f"no OpInfo named {op}: {forward}'s OpInfo covers it through its gradient (test_output_grad_match); "
+                "test lists left alone")
+    return f"no OpInfo named {op}: test lists left alone (common_mps.py keys are OpInfo names)"

@@ -51,10 +51,16 @@ class DispatchEdit(NamedTuple):
 
 
 def _with_mps_key(d: DispatchLine) -> str:
-    """`    CPU, CUDA: k` -> `    CPU, CUDA, MPS: k`, everything else as written."""
+    """`    CPU, CUDA: k` -> `    CPU, CUDA, MPS: k`, everything else as written.  MPS goes where
+    native_functions.yaml puts it: before MTIA (`CPU, CUDA, MPS, MTIA`, 42 lines of 2.13's yaml against
+    6), else last (2.14's `CPU, CUDA, XPU, MPS: asinh_out`)."""
     m = DISPATCH_LINE.match(d.text)
     assert m is not None  # DispatchLine texts always match
-    return d.text[: m.end(2)] + ", " + MPS + d.text[m.end(2) :]
+    mtia = re.search(r"(?<![\w])MTIA\b", m.group(2))
+    at = m.start(2) + mtia.start() if mtia else m.end(2)
+    if mtia:
+        return d.text[:at] + MPS + ", " + d.text[at:]
+    return d.text[:at] + ", " + MPS + d.text[at:]
 
 
 def _with_kernel(d: DispatchLine, kernel: str) -> str:

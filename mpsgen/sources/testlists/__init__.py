@@ -78,11 +78,13 @@ def plan_test_lists(
     common_mps_path: str = "common_mps.py",
     cmi_path: str = "common_methods_invocations.py",
 ) -> TestListPlan:
-    """The whole test-list edit for ATen op *op*.  Falls back to the op name as the only key when
-    no OpInfo is found (common_mps.py keys are OpInfo names, which usually equal the ATen name)."""
+    """The whole test-list edit for ATen op *op*: the keys of its OpInfos (name, variants) in
+    common_mps.py and their DecorateInfos.  An op with no OpInfo gets no edit (plan notes say why)."""
     supported = None if supported_dtypes is None else tuple(supported_dtypes)
     refs = opinfo_keys(cmi_text, definitions, op, cmi_path=cmi_path)
-    keys = [r.key for r in refs] or [op]
+    if not refs:  # common_mps.py keys are OpInfo names: with no OpInfo there is no key to add or remove
+        return TestListPlan(refs=(), texts={}, changes=())
+    keys = [r.key for r in refs]
     texts: dict[str, str] = {}
     changes: list[Change] = []
     new_text, found = plan_common_mps(common_mps_text, keys, supported_dtypes=supported,

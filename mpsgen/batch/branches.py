@@ -1,0 +1,94 @@
+"""One family's change as a commit on its own branch, made with git's plumbing and a private index:
+the work tree, HEAD, the user's index and branch are never touched, so an interrupted run (Ctrl-C,
+SIGKILL) leaves them as they were, and the branch ref appears only once its commit is complete."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+from mpsgen.errors import MpsgenError
+from mpsgen.tree.gitops import FALLBACK_EMAIL, FALLBACK_NAME, work_tree_prefix
+
+NEW_FILE_MODE = "100644"
+TEMP_PREFIX = "mpsgen-batch-"  # .git/mpsgen-batch-*: a private index while one commit is made
+
+
+def remove_stale_indexes(root: Path) -> None:
+    """The private index folders a killed run left behind (SIGKILL skips their cleanup)."""
+    import shutil
+
+    git_dir = Path(_git(root, "rev-parse", "--absolute-git-dir").strip())
+    for stale in git_dir.glob(TEMP_PREFIX + "*"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def _git(root: Path, *args: str, env: Mapping[str, str] | None = None, stdin: str | None = None) -> str:
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, encoding="utf-8", input=stdin,
+                          env={**os.environ, **env} if env else None)
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        raise MpsgenError(f"`git {' '.join(args[:2])}` failed: {detail[-1] if detail else done.returncode}",
+                          path=root)
+    return done.stdout
+
+
+def head_commit(root: Path) -> str:
+    return _git(root, "rev-parse", "--verify", "HEAD^{commit}").strip()
+
+
+def require_clean(root: Path) -> None:
+    """Branches start from HEAD while the plans read the work tree: they must agree."""
+    changed = _git(root, "status", "--porcelain", "--untracked-files=no", "--", ".").splitlines()
+    if changed:
+        first = changed[0][3:]
+        raise MpsgenError(f"{len(changed)} tracked file(s) differ from HEAD, e.g. {first}", path=root,
+                          hint="commit or stash them first: each branch starts from HEAD")
+
+
+def existing_branches(root: Path, prefix: str) -> dict[str, str]:
+    """branch name -> the commit it was made on (its parent), for the branches under *prefix*."""
+    out = _git(root, "for-each-ref", "--format=%(refname:strip=2) %(parent)", f"refs/heads/{prefix}")
+    pairs = (line.split(" ", 1) for line in out.splitlines() if line.strip())
+    return {name: parent.split(" ")[0] for name, parent in pairs}
+
+
+def check_branch_name(root: Path, name: str) -> None:
+    if subprocess.run(["git", "check-ref-format", "--branch", name], capture_output=True).returncode != 0:
+        raise MpsgenError(f"{name!r} is not a valid branch name", hint="choose another --branch-prefix")
+
+
+def _identity(root: Path) -> dict[str, str]:
+    """Author and committer from git's config or the environment, else mpsgen's fallback (CI)."""
+    env: dict[str, str] = {}
+    for key, fallback in (("name", FALLBACK_NAME), ("email", FALLBACK_EMAIL)):
+        configured = subprocess.run(["git", "-C", str(root), "config", f"user.{key}"], capture_output=True, text=True)
+        for role in ("AUTHOR", "COMMITTER"):
+            if not configured.stdout.strip() and not os.environ.get(f"GIT_{role}_{key.upper()}"):
+                env[f"GIT_{role}_{key.upper()}"] = fallback
+    return env
+
+
+def commit_on_branch(root: Path, base: str, branch: str, files: Mapping[str, str], message: str) -> str:
+    """Commit *files* (checkout-relative path -> text) on top of *base* as refs/heads/*branch*, which
+    must not exist yet; returns the commit.  Only git objects and that one ref are written."""
+    prefix = work_tree_prefix(root) or ""
+    paths = {prefix + rel: text for rel, text in files.items()}
+    listed = _git(root, "ls-tree", base, "--", *paths) if paths else ""
+    modes = {line.split("\t", 1)[1]: line.split(" ", 1)[0] for line in listed.splitlines()}
+    git_dir = Path(_git(root, "rev-parse", "--absolute-git-dir").strip())
+    with tempfile.TemporaryDirectory(prefix=TEMP_PREFIX, dir=git_dir) as tmp:
+        index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        _git(root, "read-tree", base, env=index)
+        entries = []
+        for path, text in paths.items():
+            blob = _git(root, "hash-object", "-w", "--stdin", "--path", path, stdin=text).strip()
+            entries.append(f"{modes.get(path, NEW_FILE_MODE)} {blob}\t{path}\n")
+        _git(root, "update-index", "--index-info", env=index, stdin="".join(entries))
+        tree = _git(root, "write-tree", env=index).strip()
+    commit = _git(root, "commit-tree", tree, "-p", base, "-F", "-", env=_identity(root), stdin=message).strip()
+    _git(root, "update-ref", "-m", "mpsgen migrate --all", f"refs/heads/{branch}", commit, "")  # "": it must not exist
+    return commit

@@ -1,0 +1,71 @@
+"""One family's result in a `migrate --all` run, and the run's summary table."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Sequence
+
+# What happened to a family.
+BRANCHED = "branch"  # committed on its own branch in this run
+DONE_EARLIER = "done earlier"  # its branch exists from an earlier run on the same HEAD
+PLANNED = "planned"  # planned and checked; no branch asked for (--all without --branch-per-op)
+NOTHING = "nothing to do"
+REFUSED = "refused"
+FAILED = "failed"  # an mpsgen bug: reported, the run goes on
+
+
+@dataclass
+class FamilyOutcome:
+    family: str  # the first of *families*, which names the branch
+    state: str = PLANNED
+    reason: str = ""  # the refusal's one line (path:line: message (hint: ...)), or why nothing to do
+    files: dict[str, str] = field(default_factory=dict)  # path -> new text
+    dtypes: list[str] = field(default_factory=list)  # torch dtypes the kernel serves after the change
+    check: str = ""  # the numeric check's one-line result
+    message: str = ""  # the commit message
+    branch: str = ""
+    commit: str = ""
+    # Families whose stubs meet (threshold_backward passes threshold_stub) share one branch: apart,
+    # both branches would add the same kernel and conflict on merge.
+    families: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.families = self.families or [self.family]
+
+    @property
+    def ok(self) -> bool:
+        return self.state in (BRANCHED, DONE_EARLIER, PLANNED, NOTHING)
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        data["files"] = sorted(self.files)
+        data.pop("message")
+        return data
+
+
+def _cells(o: FamilyOutcome) -> list[str]:
+    name = " + ".join(o.families)
+    if not o.ok or o.state == NOTHING:
+        return [name, o.state, "", "", "", o.reason]
+    return [name, o.state, o.branch, str(len(o.files)), ", ".join(o.dtypes), o.check]
+
+
+HEADER = ["family", "result", "branch", "files", "dtypes", "numeric check, or why not"]
+
+
+def render_summary(outcomes: Sequence[FamilyOutcome], fmt: str) -> str:
+    done = sum(len(o.families) for o in outcomes if o.state in (BRANCHED, DONE_EARLIER, PLANNED))
+    total = f"{done} of {sum(len(o.families) for o in outcomes)} families migrated"
+    if fmt == "json":
+        return json.dumps({"families": [o.to_json() for o in outcomes], "migrated": done,
+                           "candidates": sum(len(o.families) for o in outcomes)}, indent=2) + "\n"
+    rows = [_cells(o) for o in outcomes]
+    if fmt == "markdown":
+        def md(cells: list[str]) -> str:
+            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+        lines = [md(HEADER), "|" + "---|" * len(HEADER)] + [md(r) for r in rows]
+        return "\n".join(lines) + f"\n\n{total}\n"
+    widths = [max(len(r[k]) for r in [HEADER, *rows]) for k in range(len(HEADER) - 1)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in [HEADER, *rows]]
+    return "\n".join(line.rstrip() for line in lines) + f"\n{total}\n"

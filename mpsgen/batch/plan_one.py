@@ -1,0 +1,75 @@
+"""The worker of `migrate --all`: one family planned on the checkout as it is, its numeric check run,
+and the texts it would write kept (nothing is written).  Runs in a child process: its argument and
+result are plain data, and every refusal becomes the family's reason, never the run's end."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import threading
+import time
+from pathlib import Path
+
+from mpsgen.batch.outcome import FAILED, NOTHING, PLANNED, REFUSED, FamilyOutcome
+from mpsgen.errors import MpsgenError
+
+
+def plan_unit(root: str, families: tuple[str, ...], no_try: bool) -> list[FamilyOutcome]:
+    """One outcome for the families together (one branch); refused together, each family alone."""
+    together = _plan(root, families, no_try)
+    if together.ok or len(families) == 1:
+        return [together]
+    return [_plan(root, (family,), no_try) for family in families]
+
+
+def _plan(root: str, families: tuple[str, ...], no_try: bool) -> FamilyOutcome:
+    from mpsgen.batch.pr_text import pr_message
+    from mpsgen.model import KernelOptions
+    from mpsgen.plan.group import plan_group
+    from mpsgen.tree.checkout import Checkout
+
+    checkout = Checkout(Path(root))
+    kernel = KernelOptions(op=families[0])
+    unit = dict(family=families[0], families=list(families))
+    try:
+        group = plan_group("migrate", checkout, list(families), kernel)
+        if group.nothing_to_do:
+            return FamilyOutcome(state=NOTHING, reason=group.nothing_to_do, **unit)
+        check = "" if no_try else _numeric_check(group, checkout, kernel)
+        if check.startswith("MISMATCH"):
+            return FamilyOutcome(state=REFUSED, reason=check, **unit)
+        cs = group.changeset
+        dtypes = dict.fromkeys(r.dtype for p in group.todo for r in p.dtype_rows if r.registered)
+        return FamilyOutcome(state=PLANNED, files={p: cs.current(p) for p in cs.changed_paths}, dtypes=list(dtypes),
+                             check=check, message=pr_message(group, check), **unit)
+    except MpsgenError as err:
+        return FamilyOutcome(state=REFUSED, reason=err.render(), **unit)
+    except Exception as err:  # an mpsgen bug in one family must not end the run; the summary names it
+        return FamilyOutcome(state=FAILED, reason=f"mpsgen failed: {type(err).__name__}: {err}", **unit)
+
+
+def _numeric_check(group, checkout, kernel) -> str:
+    """The one-line result of the check `migrate` runs before writing ("MISMATCH ..." on a failure)."""
+    from mpsgen.commands.try_op import check_before_writing
+
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said):
+        code = check_before_writing(group, checkout, kernel=kernel, fmt="text")
+    lines = [ln for ln in said.getvalue().splitlines() if ln.strip()]
+    if code != 0:
+        return "MISMATCH: " + (lines[-1] if lines else "the kernel disagrees with the CPU")
+    return "; ".join(ln for ln in lines if ln.startswith("numeric check")) or "nothing to check"
+
+
+def exit_with_parent() -> None:
+    """A worker's initializer: leave when the run that started it is gone (SIGKILL leaves the pool's
+    workers waiting on a queue nobody feeds); they only read the tree, so stopping is always safe."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()

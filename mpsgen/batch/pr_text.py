@@ -1,0 +1,36 @@
+"""The commit message of one family's branch: a PR description as upstream reviewers read them —
+title, what moved, the dtypes before -> after, the numeric check, and the test command for a Mac."""
+
+from __future__ import annotations
+
+from mpsgen.plan.group import GroupPlan
+from mpsgen.tree.gitops import commit_message
+
+_SECTIONS = (("dispatch", "Dispatch (native_functions.yaml)"), ("stub", "Stub"), ("added", "Added"),
+             ("removed", "Deleted (MPSGraph)"), ("tests", "Test lists"), ("note", "Notes"))
+
+
+def pr_message(group: GroupPlan, check: str) -> str:
+    from mpsgen.commands.migrate import plan_summary_lines
+    from mpsgen.verify.mps_tests import k_patterns
+
+    moved = [m.entry for p in group.todo for m in p.moved]
+    title, _, rest = commit_message(group.title_names(), moved).partition("\n\n")
+    body: list[str] = []
+    for plan in group.todo:
+        lines = plan_summary_lines(plan)
+        if len(group.todo) > 1:
+            body += [f"### {plan.family}", ""]
+        for key, heading in _SECTIONS:
+            picked = [ln[len(key):].strip() for ln in lines if ln.startswith(key + " ")]
+            if picked:
+                body += [f"{heading}:", *(f"- {p}" for p in picked), ""]
+        rows = plan.dtype_rows
+        if rows:
+            body += ["Dtypes, before -> after:", "", "| dtype | before | after |", "|---|---|---|"]
+            body += [f"| {r.dtype} | {r.before} | {r.after} |" for r in rows] + [""]
+    body += [f"Numeric check (mpsgen try, before writing): {check or 'not run (--no-try)'}", ""]
+    patterns = k_patterns(group.test_names) or [group.title_names()[0]]
+    body += ["Test plan, on a Mac with an MPS build:", "",
+             "    python test/test_mps.py -v " + " ".join(f"-k {p}" for p in patterns), ""]
+    return f"{title}\n\n" + "\n".join(body) + "\n" + rest

@@ -1,0 +1,143 @@
+"""`mpsgen migrate --all`: every family `status` calls a candidate, planned and checked in parallel.
+
+Without --branch-per-op it writes nothing and prints what would move.  With it, each family that
+plans cleanly becomes one commit on its own branch from HEAD (mpsgen/batch/branches.py), made as
+soon as its plan is done, so an interrupted run keeps the finished branches and a rerun on the same
+HEAD goes on with the rest.  The checkout's work tree, index, HEAD and branch are never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Callable, Iterable, NamedTuple
+
+import click
+
+from mpsgen.batch.outcome import BRANCHED, DONE_EARLIER, FAILED, PLANNED, REFUSED, FamilyOutcome, render_summary
+from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
+from mpsgen.tree.checkout import Checkout
+
+EXIT_INTERRUPTED = 130
+
+
+class BatchOptions(NamedTuple):
+    branch_per_op: bool = False
+    prefix: str = "mps-metal/"
+    jobs: int = 0  # 0: the CPU count
+    no_try: bool = False
+    fmt: str = "text"
+
+
+Unit = tuple[str, ...]  # families migrated together, on one branch
+
+
+def candidate_units(checkout: Checkout) -> list[Unit]:
+    """The families `mpsgen status` lists as pointwise migration candidates, those whose overloads
+    call a common stub (threshold and threshold_backward: threshold_stub) grouped into one unit."""
+    from mpsgen.lint.frontier import FrontierIndex
+    from mpsgen.lint.inventory import Inventory
+    from mpsgen.tree.factcache import FactCache
+
+    inv = Inventory(checkout, FactCache.for_root(checkout.root, enabled=True))
+    front = FrontierIndex(inv)
+    stubs: dict[str, set[str]] = {}
+    for state in inv.family_states():
+        f = front.family(state.name)
+        if f is not None and f.candidate:
+            stubs[state.name] = {s for o in f.overloads if o.candidate for s in o.stubs}
+    inv.save_facts()
+    units: list[set[str]] = []
+    for family in sorted(stubs):
+        meets = [u for u in units if any(stubs[family] & stubs[other] for other in u)]
+        merged = {family}.union(*meets)
+        units = [u for u in units if u not in meets] + [merged]
+    return sorted(tuple(sorted(u)) for u in units)
+
+
+def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
+    from mpsgen.batch import branches
+
+    root = checkout.root
+    base = ""
+    outcomes: dict[str, FamilyOutcome] = {}
+    units = candidate_units(checkout)
+    if opts.branch_per_op:
+        base = branches.head_commit(root)
+        branches.require_clean(root)
+        branches.remove_stale_indexes(root)
+        made = branches.existing_branches(root, opts.prefix)
+        for unit in units:
+            name = opts.prefix + unit[0]
+            branches.check_branch_name(root, name)
+            if name in made:  # an earlier run's branch: kept if it starts from this HEAD
+                outcomes[unit[0]] = (
+                    FamilyOutcome(unit[0], DONE_EARLIER, branch=name, families=list(unit)) if made[name] == base else
+                    FamilyOutcome(unit[0], REFUSED, families=list(unit), reason=f"branch {name} exists and does not "
+                                  "start from HEAD: delete it to migrate this family again"))
+    todo = [u for u in units if u[0] not in outcomes]
+
+    def finished(o: FamilyOutcome) -> None:
+        if opts.branch_per_op and o.state == PLANNED:
+            o.branch = opts.prefix + o.family
+            o.commit = branches.commit_on_branch(root, base, o.branch, o.files, o.message)
+            o.state = BRANCHED
+        outcomes[o.family] = o
+
+    code = EXIT_OK
+    try:
+        _plan_all(str(root), todo, opts, finished)
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+        click.echo("interrupted: the branches finished so far are kept; run the same command again to go on",
+                   err=True)
+    shown = sorted(outcomes.values(), key=lambda o: o.family)
+    sys.stdout.write(render_summary(shown, "table" if opts.fmt == "text" else opts.fmt))
+    if code == EXIT_OK and any(o.state == FAILED for o in shown):
+        code = EXIT_FINDINGS
+    return code
+
+
+def _plan_all(root: str, units: list[Unit], opts: BatchOptions,
+              finished: Callable[[FamilyOutcome], None]) -> None:
+    """plan_unit for each unit, --jobs at a time, one progress bar; *finished* gets each result in
+    the parent process as it arrives."""
+    from mpsgen.batch.plan_one import exit_with_parent, plan_unit
+
+    jobs = opts.jobs or os.cpu_count() or 1
+    with click.progressbar(length=len(units), label="migrate --all", file=sys.stderr,
+                           item_show_func=lambda name: name) as bar:
+        if jobs == 1 or len(units) <= 1:
+            for unit in units:
+                for outcome in plan_unit(root, unit, opts.no_try):
+                    finished(outcome)
+                bar.update(1, unit[0])
+            return
+        pool = ProcessPoolExecutor(max_workers=min(jobs, len(units)), initializer=exit_with_parent)
+        try:
+            pending = {pool.submit(plan_unit, root, unit, opts.no_try) for unit in units}
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    results = future.result()
+                    for outcome in results:
+                        finished(outcome)
+                    bar.update(1, results[0].family)
+        except BaseException:  # Ctrl-C: drop what has not started; the workers only read the tree
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+
+def refuse_unsupported(ops: Iterable[str], *, no_build: bool, no_test: bool, branch: str | None,
+                       commit: bool) -> None:
+    """What --all cannot be combined with, refused before anything runs."""
+    if tuple(ops):
+        raise MpsgenError("--all migrates every candidate: name no OP with it",
+                          hint="drop the OP names, or drop --all")
+    if not (no_build and no_test):
+        raise MpsgenError("--all does not build or test its branches yet",
+                          hint="pass --no-build --no-test, then build and test each branch on a Mac")
+    if branch or commit:
+        raise MpsgenError("--all makes its own branches and commits", hint="use --branch-per-op [--branch-prefix P]")

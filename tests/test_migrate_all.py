@@ -1,0 +1,169 @@
+"""`mpsgen migrate --all [--branch-per-op]`: every candidate family planned, each on its own branch.
+
+The tree: the scalar-ops tree (the sample with the 2.13 wheel's yaml, test lists and MetalShaderLibrary.h,
+and Activation/PointwiseOps/Loss sources in the real files' shapes), committed in git.  Its frontier
+holds families that migrate (asinh, threshold, huber_loss, ...) and ones that are refused (addcmul: the
+2.13 MetalShaderLibrary.h has no ternary alpha), so every run shows both.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_support import mpsgen, tracked_bytes
+
+from test_scalar_shapes import scalar_tree, wheel_include  # noqa: F401 (fixtures)
+
+ALL = ("migrate", "--all", "--no-build", "--no-test", "--no-try")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+def state(root: Path) -> tuple[str, str, str, dict[str, bytes]]:
+    """What the user's checkout is: branch, HEAD, status, and every tracked file's bytes."""
+    return (git(root, "symbolic-ref", "HEAD"), git(root, "rev-parse", "HEAD"),
+            git(root, "status", "--porcelain"), tracked_bytes(root))
+
+
+def branches(root: Path, prefix: str = "mps-metal/") -> dict[str, str]:
+    out = git(root, "for-each-ref", "--format=%(refname:strip=2) %(objectname)", f"refs/heads/{prefix}")
+    return dict(line.split() for line in out.splitlines())
+
+
+def branched(report: dict) -> int:
+    """How many branches the run's families are on (families that share a stub share one)."""
+    return sum(f["state"] in ("branch", "done earlier") for f in report["families"])
+
+
+def run_all(root: Path, *flags: str) -> dict:
+    result = mpsgen(*ALL, *flags, "--format", "json", cwd=root)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_without_branches_it_plans_every_candidate_and_writes_nothing(scalar_tree: Path):
+    before = state(scalar_tree)
+    report = run_all(scalar_tree)
+    rows = {f["family"]: f for f in report["families"]}
+    assert rows["threshold"]["state"] == "planned" and rows["asinh"]["state"] == "planned"
+    assert "aten/src/ATen/native/native_functions.yaml" in rows["threshold"]["files"]
+    assert rows["addcmul"]["state"] == "refused"
+    assert "MetalShaderLibrary.h:1: addcmul_stub needs a ternary kernel with 1 scalar" in rows["addcmul"]["reason"]
+    assert report["migrated"] == sum(len(f["families"]) for f in report["families"] if f["state"] == "planned") >= 5
+    assert state(scalar_tree) == before and branches(scalar_tree) == {}
+
+
+def test_each_family_becomes_one_commit_on_its_own_branch_and_the_checkout_stays_as_it_was(scalar_tree: Path):
+    before = state(scalar_tree)
+    head = before[1].strip()
+    report = run_all(scalar_tree, "--branch-per-op")
+    made = branches(scalar_tree)
+    rows = {f["family"]: f for f in report["families"]}
+    moved = [f for f, row in rows.items() if row["state"] == "branch"]
+    assert sorted(made) == sorted(f"mps-metal/{f}" for f in moved) and "addcmul" not in moved
+    assert state(scalar_tree) == before  # branch, HEAD, index, work tree: untouched
+    # threshold_backward passes threshold_stub: one branch for both, else both would add threshold's kernel.
+    assert rows["threshold"]["families"] == ["threshold", "threshold_backward"] and "threshold_backward" not in rows
+    for family in moved:
+        branch = f"mps-metal/{family}"
+        assert git(scalar_tree, "rev-list", "--parents", "-n", "1", branch).split() == [made[branch], head]
+        changed = git(scalar_tree, "diff", "--name-only", head, branch).split()
+        assert sorted(changed) == sorted(rows[family]["files"])
+        diff = git(scalar_tree, "diff", head, branch)
+        others = [f for f in moved if f != family and f"struct {f}_functor" in diff]
+        assert others == [], f"{branch} carries {others}' kernels"
+    message = git(scalar_tree, "log", "-1", "--format=%B", "mps-metal/threshold")
+    assert message.startswith("[MPS] Migrate threshold and threshold_backward from MPSGraph to native Metal kernels\n\n")
+    for part in ("### threshold\n\nDispatch (native_functions.yaml):\n- threshold.out", "### threshold_backward\n",
+                 "Dtypes, before -> after:",
+                 "| float16 | served by MPSGraph | registered T->T |", "Numeric check (mpsgen try, before writing): not run",
+                 "    python test/test_mps.py -v -k test_output_match_nn_functional_threshold"):
+        assert part in message, part
+
+    again = run_all(scalar_tree, "--branch-per-op")
+    assert {f["family"]: f["state"] for f in again["families"] if f["state"] != "refused"} == \
+        {f: "done earlier" for f in moved}
+    assert again["migrated"] == report["migrated"] == sum(len(rows[f]["families"]) for f in moved)
+    assert branches(scalar_tree) == made and state(scalar_tree) == before
+
+
+def test_an_interrupted_run_keeps_its_finished_branches_and_the_rerun_completes(scalar_tree: Path, monkeypatch):
+    """Ctrl-C while the third branch is being made: two branches, an untouched checkout, exit 130."""
+    from mpsgen.batch import branches as plumbing
+    from mpsgen.commands.migrate_all import BatchOptions, run_migrate_all
+    from mpsgen.tree.checkout import Checkout
+
+    before = state(scalar_tree)
+    made = []
+    real = plumbing.commit_on_branch
+
+    def interrupted_third(*args, **kwargs):
+        if len(made) == 2:
+            raise KeyboardInterrupt
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(plumbing, "commit_on_branch", interrupted_third)
+    code = run_migrate_all(Checkout(scalar_tree), BatchOptions(branch_per_op=True, jobs=1, no_try=True))
+    assert code == 130 and len(branches(scalar_tree)) == 2 and state(scalar_tree) == before
+    monkeypatch.setattr(plumbing, "commit_on_branch", real)
+    report = run_all(scalar_tree, "--branch-per-op")
+    states = [f["state"] for f in report["families"]]
+    assert states.count("done earlier") == 2 and states.count("branch") == branched(report) - 2 > 0
+    assert len(branches(scalar_tree)) == branched(report) and state(scalar_tree) == before
+
+
+def test_a_killed_run_leaves_the_checkout_intact_and_the_rerun_completes(scalar_tree: Path):
+    """SIGKILL as soon as the first branch exists (or after the run, if it finished first)."""
+    import signal
+    import time
+
+    from cli_support import MPSGEN
+
+    before = state(scalar_tree)
+    run = subprocess.Popen([MPSGEN, *ALL, "--branch-per-op", "--jobs", "1"], cwd=scalar_tree,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not branches(scalar_tree) and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    assert state(scalar_tree) == before
+    report = run_all(scalar_tree, "--branch-per-op")
+    assert len(branches(scalar_tree)) == branched(report) > 5 and state(scalar_tree) == before
+    git_dir = scalar_tree / ".git"
+    assert list(git_dir.glob("mpsgen-batch-*")) == []  # a killed run's private index is cleaned up
+
+
+def test_a_dirty_checkout_is_refused_before_any_branch(scalar_tree: Path):
+    yaml = scalar_tree / "aten/src/ATen/native/native_functions.yaml"
+    yaml.write_text(yaml.read_text() + "\n")
+    result = mpsgen(*ALL, "--branch-per-op", cwd=scalar_tree)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "tracked file(s) differ from HEAD, e.g. aten/src/ATen/native/native_functions.yaml" in result.stderr
+    assert "commit or stash them first" in result.stderr and branches(scalar_tree) == {}
+
+
+@pytest.mark.parametrize("flags, says", [
+    (("asinh",), "--all migrates every candidate: name no OP with it"),
+    (("--commit",), "--all makes its own branches and commits"),
+])
+def test_what_all_cannot_combine_with_is_refused(scalar_tree: Path, flags, says):
+    result = mpsgen(*ALL, *flags, cwd=scalar_tree)
+    assert result.returncode == 2 and says in result.stderr and branches(scalar_tree) == {}
+
+
+def test_the_markdown_summary_is_a_table_to_paste(scalar_tree: Path):
+    result = mpsgen(*ALL, "--format", "markdown", cwd=scalar_tree)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "| family | result | branch | files | dtypes | numeric check, or why not |"
+    assert lines[1] == "|---|---|---|---|---|---|"
+    addcmul = next(line for line in lines if line.startswith("| addcmul | refused |"))
+    assert "exec_ternary_kernel(iter, name, alpha)" in addcmul
+    assert lines[-1].endswith("families migrated")
