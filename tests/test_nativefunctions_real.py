@@ -23,11 +23,11 @@ EXPECTED = {
     "sign": (["    CPU, CUDA: sign_out", "    MPS: sign_out_mps"], ["    CPU, CUDA, MPS: sign_out"]),
     "logit": (
         ["    CPU, CUDA, MTIA: logit", "    CPU, CUDA: logit_out", "    MPS: logit_mps", "    MPS: logit_out_mps"],
-        ["    CPU, CUDA, MPS: logit_out", "    CPU, CUDA, MTIA, MPS: logit"],
+        ["    CPU, CUDA, MPS: logit_out", "    CPU, CUDA, MPS, MTIA: logit"],
     ),
     "logical_xor": (
         ["    CPU, CUDA, MTIA: logical_xor_out", "    MPS: logical_xor_out_mps"],
-        ["    CPU, CUDA, MTIA, MPS: logical_xor_out"],
+        ["    CPU, CUDA, MPS, MTIA: logical_xor_out"],
     ),
 }
 # entry -> kernel MPS must dispatch to after the edit
@@ -127,7 +127,7 @@ def test_real_edit_roundtrips_through_ruamel(all_migrated: str, real_text: str) 
         tokens = [k.strip() for key in dispatch for k in key.split(",")]
         assert tokens.count("MPS") <= 1, item["func"]
     by_func = {item["func"].split("(")[0]: item for item in data}
-    assert dict(by_func["logit"]["dispatch"]) == {"CPU, CUDA, MTIA, MPS": "logit"}
+    assert dict(by_func["logit"]["dispatch"]) == {"CPU, CUDA, MPS, MTIA": "logit"}
 
 
 def test_real_edit_parses_with_torchgen(all_migrated: str, real_yaml_path: Path, tmp_path: Path) -> None:
