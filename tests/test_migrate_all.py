@@ -167,3 +167,69 @@ def test_the_markdown_summary_is_a_table_to_paste(scalar_tree: Path):
     addcmul = next(line for line in lines if line.startswith("| addcmul | refused |"))
     assert "exec_ternary_kernel(iter, name, alpha)" in addcmul
     assert lines[-1].endswith("families migrated")
+
+
+# -- with the build and the tests (the sample's toolchain builds and tests on Linux) ----------------
+
+
+@pytest.fixture()
+def sample_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "sample"
+    made = mpsgen("sample", str(root))
+    assert made.returncode == 0, made.stderr
+    return root
+
+
+def test_each_family_is_built_and_tested_in_the_work_tree_in_turn_then_undone(sample_repo: Path):
+    before = state(sample_repo)
+    report = run_all_built(sample_repo)
+    rows = {f["family"]: f for f in report["families"]}
+    assert {f: (r["state"], r["build"]) for f, r in rows.items()} == {f: ("branch", "ok") for f in rows}
+    assert len(rows) >= 4 and all(r["tests_result"].startswith(tuple(f"{n} passed, 0 failed" for n in range(1, 20)))
+                                  for r in rows.values())
+    assert state(sample_repo) == before  # each change undone after its build and tests
+    assert mpsgen("undo", cwd=sample_repo).stdout == "nothing to undo\n"  # and the undo stack is as it was
+
+
+def run_all_built(root: Path) -> dict:
+    result = mpsgen("migrate", "--all", "--branch-per-op", "--format", "json", cwd=root)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_ctrl_c_during_a_build_restores_the_files_and_the_rerun_goes_on(sample_repo: Path, monkeypatch):
+    from mpsgen.commands.migrate_all import BatchOptions, run_migrate_all
+    from mpsgen.tree.checkout import Checkout
+    from mpsgen.verify import runner
+
+    before = state(sample_repo)
+    edited = []
+
+    def interrupted_build(root, *args, **kwargs):
+        edited.append(git(root, "status", "--porcelain"))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_build", interrupted_build)
+    code = run_migrate_all(Checkout(sample_repo), BatchOptions(branch_per_op=True, jobs=1, no_try=True,
+                                                               build=True, test=True))
+    assert code == 130 and edited and edited[0] != ""  # the family's change was on disk while it built
+    assert state(sample_repo) == before
+    monkeypatch.undo()
+    report = run_all_built(sample_repo)
+    assert all(f["state"] == "done earlier" for f in report["families"]) and state(sample_repo) == before
+
+
+def test_a_change_a_killed_run_left_on_disk_is_undone_first(sample_repo: Path):
+    from mpsgen.batch.verify_each import LABEL
+    from mpsgen.tree.changeset import Changeset
+    from mpsgen.tree.checkout import Checkout
+
+    before = state(sample_repo)
+    cs = Changeset(Checkout(sample_repo))
+    yaml = "aten/src/ATen/native/native_functions.yaml"
+    cs.set_text(yaml, cs.current(yaml) + "\n# left by a killed run\n", "test")
+    cs.apply(label=LABEL + "asinh")  # what a SIGKILL during asinh's build leaves
+    result = mpsgen("migrate", "--all", "--no-try", "--format", "json", cwd=sample_repo)
+    assert result.returncode == 0, result.stderr
+    assert f"restored what an interrupted `migrate --all` left: {yaml}" in result.stderr
+    assert state(sample_repo) == before

@@ -29,6 +29,9 @@ class FamilyOutcome:
     # Families whose stubs meet (threshold_backward passes threshold_stub) share one branch: apart,
     # both branches would add the same kernel and conflict on merge.
     families: list[str] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)  # OpInfo names test_mps.py is run for
+    build: str = ""  # with --all's build: "ok" or why not
+    tests_result: str = ""  # with its tests: the totals
 
     def __post_init__(self) -> None:
         self.families = self.families or [self.family]
@@ -44,14 +47,16 @@ class FamilyOutcome:
         return data
 
 
-def _cells(o: FamilyOutcome) -> list[str]:
+def _cells(o: FamilyOutcome, verified: bool) -> list[str]:
     name = " + ".join(o.families)
+    checks = [o.build, o.tests_result] if verified else []
     if not o.ok or o.state == NOTHING:
-        return [name, o.state, "", "", "", o.reason]
-    return [name, o.state, o.branch, str(len(o.files)), ", ".join(o.dtypes), o.check]
+        return [name, o.state, "", "", "", *["" for _ in checks], o.reason]
+    return [name, o.state, o.branch, str(len(o.files)), ", ".join(o.dtypes), *checks, o.check]
 
 
 HEADER = ["family", "result", "branch", "files", "dtypes", "numeric check, or why not"]
+VERIFIED = ["build", "tests"]  # columns of a run that built and tested each family
 
 
 def render_summary(outcomes: Sequence[FamilyOutcome], fmt: str) -> str:
@@ -60,12 +65,14 @@ def render_summary(outcomes: Sequence[FamilyOutcome], fmt: str) -> str:
     if fmt == "json":
         return json.dumps({"families": [o.to_json() for o in outcomes], "migrated": done,
                            "candidates": sum(len(o.families) for o in outcomes)}, indent=2) + "\n"
-    rows = [_cells(o) for o in outcomes]
+    verified = any(o.build or o.tests_result for o in outcomes)
+    header = HEADER[:-1] + (VERIFIED if verified else []) + HEADER[-1:]
+    rows = [_cells(o, verified) for o in outcomes]
     if fmt == "markdown":
         def md(cells: list[str]) -> str:
             return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-        lines = [md(HEADER), "|" + "---|" * len(HEADER)] + [md(r) for r in rows]
+        lines = [md(header), "|" + "---|" * len(header)] + [md(r) for r in rows]
         return "\n".join(lines) + f"\n\n{total}\n"
-    widths = [max(len(r[k]) for r in [HEADER, *rows]) for k in range(len(HEADER) - 1)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in [HEADER, *rows]]
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header) - 1)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1] for r in [header, *rows]]
     return "\n".join(line.rstrip() for line in lines) + f"\n{total}\n"

@@ -128,7 +128,7 @@ def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOp
     if not run.dry_run:
         # Everything that can refuse is checked before the first write, so exit 2 keeps meaning
         # "nothing written" (and no branch created).
-        config = _check_tools(checkout, run)
+        config = check_tools(checkout, run)
         plan.changeset.verify_unchanged_on_disk()
         plan.changeset.check_dirty(run.allow_dirty)
     print_summary(plan, fmt)
@@ -167,7 +167,7 @@ def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOp
     return outcome.emit(code, out) if fmt == "json" else code
 
 
-def _check_tools(checkout: Checkout, run: RunOptions):  # -> config.Config
+def check_tools(checkout: Checkout, run: RunOptions):  # -> config.Config
     """The build folder, the build commands' executables and test/test_mps.py exist (else MpsgenError)."""
     from mpsgen.tree.checkout import TEST_MPS_REL
     from mpsgen.tree.config import load_config

@@ -28,6 +28,9 @@ class BatchOptions(NamedTuple):
     jobs: int = 0  # 0: the CPU count
     no_try: bool = False
     fmt: str = "text"
+    build: bool = False  # build each family's change in the work tree, in turn (then undo it)
+    test: bool = False  # ... and run its test_mps.py tests
+    build_cmds: tuple[str, ...] = ()
 
 
 Unit = tuple[str, ...]  # families migrated together, on one branch
@@ -62,7 +65,10 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
     root = checkout.root
     base = ""
     outcomes: dict[str, FamilyOutcome] = {}
+    config = _verify_config(checkout, opts) if opts.build or opts.test else None
     units = candidate_units(checkout)
+    if opts.build or opts.test:
+        branches.require_clean(root)
     if opts.branch_per_op:
         base = branches.head_commit(root)
         branches.require_clean(root)
@@ -86,17 +92,56 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
         outcomes[o.family] = o
 
     code = EXIT_OK
+    verified_ok = True
     try:
         _plan_all(str(root), todo, opts, finished)
+        if config is not None:
+            verified_ok = _verify_each(checkout, sorted(outcomes.values(), key=lambda o: o.family), config, opts)
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
-        click.echo("interrupted: the branches finished so far are kept; run the same command again to go on",
-                   err=True)
+        click.echo("interrupted: the branches finished so far are kept, the work tree is as it was; run the same "
+                   "command again to go on", err=True)
     shown = sorted(outcomes.values(), key=lambda o: o.family)
     sys.stdout.write(render_summary(shown, "table" if opts.fmt == "text" else opts.fmt))
-    if code == EXIT_OK and any(o.state == FAILED for o in shown):
+    if code == EXIT_OK and (any(o.state == FAILED for o in shown) or not verified_ok):
         code = EXIT_FINDINGS
     return code
+
+
+def _verify_config(checkout: Checkout, opts: BatchOptions):  # -> config.Config
+    """The build and test commands, checked before anything runs; a killed run's change undone."""
+    from mpsgen.batch.verify_each import undo_leftover
+    from mpsgen.commands.migrate import check_tools
+    from mpsgen.model import RunOptions
+
+    restored = undo_leftover(checkout)
+    if restored:
+        click.echo(f"restored what an interrupted `migrate --all` left: {', '.join(restored)}", err=True)
+    return check_tools(checkout, RunOptions(no_build=not opts.build, no_test=not opts.test,
+                                             build_cmds=opts.build_cmds))
+
+
+def _verify_each(checkout: Checkout, outcomes: list[FamilyOutcome], config, opts: BatchOptions) -> bool:
+    """Build and test each planned family in turn, in the work tree; True when every one passed."""
+    from mpsgen.batch.verify_each import build_and_test
+    from mpsgen.verify.runner import Interrupted
+
+    ok = True
+    for o in outcomes:
+        if o.files and o.state in (PLANNED, BRANCHED):
+            click.echo(f"building and testing {' + '.join(o.families)}", err=True)
+            try:
+                ok &= build_and_test(checkout, o, config, build=opts.build, test=opts.test, out=sys.stderr)
+            except Interrupted as stop:
+                click.echo(stop.describe(), err=True)
+                raise KeyboardInterrupt from None
+    if opts.build and any(o.build for o in outcomes):  # build/ back in step with the files as they are
+        from mpsgen.verify.runner import run_build
+
+        click.echo("rebuilding the checkout as it is", err=True)
+        ok &= run_build(checkout.root, config.build_cmds, build_dir=config.build_dir, edited_files=[],
+                        out=sys.stderr).ok
+    return ok
 
 
 def _plan_all(root: str, units: list[Unit], opts: BatchOptions,
@@ -130,14 +175,10 @@ def _plan_all(root: str, units: list[Unit], opts: BatchOptions,
         pool.shutdown(wait=True)
 
 
-def refuse_unsupported(ops: Iterable[str], *, no_build: bool, no_test: bool, branch: str | None,
-                       commit: bool) -> None:
+def refuse_unsupported(ops: Iterable[str], *, branch: str | None, commit: bool) -> None:
     """What --all cannot be combined with, refused before anything runs."""
     if tuple(ops):
         raise MpsgenError("--all migrates every candidate: name no OP with it",
                           hint="drop the OP names, or drop --all")
-    if not (no_build and no_test):
-        raise MpsgenError("--all does not build or test its branches yet",
-                          hint="pass --no-build --no-test, then build and test each branch on a Mac")
     if branch or commit:
         raise MpsgenError("--all makes its own branches and commits", hint="use --branch-per-op [--branch-prefix P]")
