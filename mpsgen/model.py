@@ -88,6 +88,7 @@ class KernelSpec(NamedTuple):
     # `.to<scalar_t>()`) or "opmath" (float for every floating input, as CPU's opmath does for half).
     scalars: tuple[str, ...] = ()
     param_type: str = "scalar"
+    param_defaults: tuple[str, ...] = ()  # per scalar: what an absent std::optional stands for (catalog)
 
     @property
     def is_unary_family(self) -> bool:

@@ -275,7 +275,7 @@ def test_ternary_with_a_scalar_needs_the_fork_api(scalar_tree: Path):
 def test_sub_is_refused_until_add_runs_on_metal(scalar_tree: Path):
     r = _migrate(scalar_tree, "sub")
     assert r.returncode == 2
-    assert "sub_out passes add_stub (-alpha)" in r.stderr and "migrate add first" in r.stderr
+    assert "sub_out passes add_stub (-alpha)" in r.stderr and "register add_stub on MPS first" in r.stderr
 
 
 # -- the pieces on strings ---------------------------------------------------------------------------

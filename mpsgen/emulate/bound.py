@@ -55,13 +55,33 @@ def spread(binding: Any) -> list[int]:
     return [order.index(j) for j in binding.tensors]
 
 
+class Absent(float):
+    """An optional scalar left out (nan_to_num's posinf=None): torch is called with None, the kernel
+    gets what the host fills in, the CPU kernel's default for the input type (a float)."""
+
+
+# The largest finite value of each floating Metal type: nan_to_num's default posinf (-: neginf).
+_FLOAT_MAX = {"float": 3.4028234663852886e38, "half": 65504.0, "bfloat": 3.3895313892515355e38}
+
+
+def _absent(default: str, metal_type: str) -> Absent | None:
+    if default == "zero":
+        return Absent(0.0)
+    if default in ("max", "lowest") and metal_type in _FLOAT_MAX:
+        return Absent(_FLOAT_MAX[metal_type] * (1 if default == "max" else -1))
+    return None
+
+
 def scalar_cases(binding: Any, spec: KernelSpec, metal_type: str) -> tuple[Any, ...]:
     """The kernel's scalar values to try for inputs of *metal_type*: plain values for an alpha form,
-    tuples for a params struct."""
+    tuples for a params struct; an optional scalar is also left out (Absent)."""
     traced = list(dict.fromkeys(s for s in binding.scalars if s.startswith("arg:")))
     values = (ALPHA_VALUES if len(traced) == 1 else SCALAR_VALUES)[_kind(metal_type)]
+    defaults = dict(zip(binding.scalars, spec.param_defaults))
+    per_scalar = [values + tuple(a for a in [_absent(defaults.get(s, "none"), metal_type)] if a is not None)
+                  for s in traced]
     cases = []
-    for combo in itertools.product(values, repeat=len(traced)):
+    for combo in itertools.product(*per_scalar):
         chosen = dict(zip(traced, combo))
         case = tuple(chosen[s] if s in chosen else float(s.split(":", 1)[1]) for s in binding.scalars)
         cases.append(case if spec.has_params else case[0])
@@ -102,7 +122,7 @@ def reference(binding: Any) -> Reference:
         scalars = flat(values[ntensors]) if len(values) > ntensors else ()
         for k, source in enumerate(binding.scalars):
             if source.startswith("arg:") and k < len(scalars):
-                kwargs[args[int(source[4:])].name] = scalars[k]
+                kwargs[args[int(source[4:])].name] = None if isinstance(scalars[k], Absent) else scalars[k]
         for a in args:
             if a.name == "reduction":
                 kwargs[a.name] = 0  # Reduction::None: the elementwise part the stub computes

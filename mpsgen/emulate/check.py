@@ -25,7 +25,7 @@ from .reference import NoReference
 if TYPE_CHECKING:
     from .isolate import KernelRunner
 
-RESULT_VERSION = "6"  # bump when inputs, tolerances or rules change
+RESULT_VERSION = "7"  # bump when inputs, tolerances or rules change
 
 
 def expressions_of(spec: KernelSpec, flags: dict[str, str] | None = None) -> dict[str, str]:

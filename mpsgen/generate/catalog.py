@@ -12,8 +12,11 @@ from mpsgen.generate.render import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, Ke
 
 CATALOG_FILE = "catalog.yaml"
 _KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes",
-         "follows", "note", "params", "param_type"}
+         "follows", "note", "params", "param_type", "param_defaults"}
 PARAM_TYPES = ("scalar", "opmath")
+# What an absent optional scalar stands for, per params entry (nan_to_num: nan -> 0, posinf -> the
+# input type's max, neginf -> its lowest), as the CPU kernel's value_or / numeric_limits.
+PARAM_DEFAULTS = ("none", "zero", "max", "lowest")
 
 # The shape of an --expr per arity, for error messages: structure only, no op's own math (a hint
 # must not suggest another op's body).
@@ -81,6 +84,11 @@ def _validate_entry(op: str, entry: Any, file: Path) -> None:
     if "params" in entry and not (isinstance(entry["params"], list) and all(
             isinstance(p, str) and re.fullmatch(r"[A-Za-z_]\w*", p) for p in entry["params"])):
         raise MpsgenError(f"catalog entry '{op}': params must be a list of names", path=file)
+    defaults = entry.get("param_defaults")
+    if defaults is not None and not (isinstance(defaults, list) and len(defaults) == len(entry.get("params", []))
+                                     and all(d in PARAM_DEFAULTS for d in defaults)):
+        raise MpsgenError(f"catalog entry '{op}': param_defaults must give one of {', '.join(PARAM_DEFAULTS)} "
+                          "per params entry", path=file)
     if entry.get("result", "same") not in RESULTS:
         raise MpsgenError(f"catalog entry '{op}': result must be one of {', '.join(RESULTS)}", path=file)
     parse_dtypes(entry.get("dtypes", ["float"]), where=f"catalog entry '{op}'")
@@ -194,4 +202,5 @@ def spec_for(
         note=str(e.get("note", "")),
         scalars=tuple(scalars),
         param_type=str(e.get("param_type", "scalar")),
+        param_defaults=tuple(e.get("param_defaults", ())),
     )

@@ -15,26 +15,28 @@ from mpsgen.model import KernelSpec
 COLUMN_LIMIT = 120  # PyTorch's .clang-format, `Language: ObjC` section (.mm files)
 
 
-def _wrap_call(indent: int, head: str, args: Sequence[str], tail: str, *, declaration: bool) -> str:
+def _wrap_call(indent: int, head: str, args: Sequence[str], tail: str, *, declaration: bool,
+               brackets: str = "()") -> str:
     """Lay out ``head(args)tail`` the way clang-format does with the ObjC section of PyTorch's
     .clang-format, which governs .mm files (ColumnLimit 120, AlignAfterOpenBracket Align, no
-    bin-packing): one line if it fits, else one argument per line aligned after the parenthesis."""
-    pad = " " * indent
-    one = f"{pad}{head}({', '.join(args)}){tail}"
+    bin-packing): one line if it fits, else one argument per line aligned after the parenthesis.
+    *brackets* "{}" lays out a braced initializer the same way (Cpp11BracedListStyle)."""
+    pad, (opening, closing) = " " * indent, brackets
+    one = f"{pad}{head}{opening}{', '.join(args)}{closing}{tail}"
     if len(one) <= COLUMN_LIMIT:
         return one
     cont = " " * (indent + 4)
     # A call may put all its arguments on one continuation line (clang-format prefers that);
     # a declaration may not (BinPackParameters false).
-    joined = f"{cont}{', '.join(args)}){tail}"
+    joined = f"{cont}{', '.join(args)}{closing}{tail}"
     if not declaration and len(joined) <= COLUMN_LIMIT:
-        return f"{pad}{head}(\n{joined}"
+        return f"{pad}{head}{opening}\n{joined}"
     align = " " * (indent + len(head) + 1)
-    aligned = f"{pad}{head}(" + (",\n" + align).join(args) + f"){tail}"
+    aligned = f"{pad}{head}{opening}" + (",\n" + align).join(args) + f"{closing}{tail}"
     if len(args) > 1 and max(len(line) for line in aligned.split("\n")) <= COLUMN_LIMIT:
         return aligned
     # Aligning does not fit: clang-format breaks after the parenthesis, one argument per line.
-    return f"{pad}{head}(\n{cont}" + (",\n" + cont).join(args) + f"){tail}"
+    return f"{pad}{head}{opening}\n{cont}" + (",\n" + cont).join(args) + f"{closing}{tail}"
 
 
 def _exec_fn(arity: str) -> str:
@@ -59,9 +61,24 @@ def scalar_argument(cpp_type: str, name: str) -> str:
     return name if "Scalar" in cpp_type else f"Scalar({name})"
 
 
+# An absent std::optional scalar, as the CPU kernel fills it (nan_to_num_kernel: value_or(0.),
+# numeric_limits<scalar_t>::max() and ::lowest()).
+_ABSENT = {"zero": "static_cast<scalar_t>(0)", "max": "std::numeric_limits<scalar_t>::max()",
+           "lowest": "std::numeric_limits<scalar_t>::lowest()"}
+
+
 def _converted(cpp_type: str, name: str, to: str) -> str:
     """A stub's scalar converted to the kernel's type, as CPU kernels do (`beta.to<scalar_t>()`)."""
     return f"{name}.to<{to}>()" if "Scalar" in cpp_type else f"static_cast<{to}>({name})"
+
+
+def _filled(cpp_type: str, name: str, default: str) -> str:
+    """An optional scalar in the input's type, its absence by the catalog's default, as the CPU kernel
+    writes it: `const auto posinf_value = posinf ? static_cast<scalar_t>(*posinf) : ...max();`."""
+    if default not in _ABSENT:
+        raise MpsgenError(f"{name} is {cpp_type}, and the catalog gives no value for its absence",
+                          hint="add param_defaults to the op's catalog entry, or write the host kernel by hand")
+    return f"    const auto {name}_value = {name} ? static_cast<scalar_t>(*{name}) : {_ABSENT[default]};"
 
 
 def _dispatch_macro(spec: KernelSpec) -> str:
@@ -86,9 +103,15 @@ def params_host_body(spec: KernelSpec, scalar_types: Sequence[str]) -> str:
         value_t, metal = "opmath_t", "c10::CppTypeToScalarType<opmath_t>::value"
     else:
         value_t, metal = "scalar_t", "iter.common_dtype()"
-    init = ", ".join(_converted(t, n, value_t) for t, n in zip(scalar_types, spec.scalars))
+    defaults = spec.param_defaults or ("none",) * len(spec.scalars)
+    init = []
+    for cpp_type, name, default in zip(scalar_types, spec.scalars, defaults):
+        if "optional" in cpp_type:
+            lines.append(_filled(cpp_type, name, default))
+            cpp_type, name = "scalar_t", f"{name}_value"
+        init.append(_converted(cpp_type, name, value_t))
+    lines.append(_wrap_call(4, f"{struct}<{value_t}> params", init, ";", declaration=False, brackets="{}"))
     name = f'fmt::format("{struct}_{{}}", mps::scalarToMetalTypeString({metal}))'
-    lines.append(f"    {struct}<{value_t}> params{{{init}}};")
     lines.append(_wrap_call(4, fn, ["iter", f'"{spec.name}"', "params", name], ";", declaration=False))
     lines.append("  });")
     return "\n".join(lines)

@@ -82,7 +82,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         else:
             plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
     if spec.has_params:  # the struct's header, and the .metal's #include of it (after the layout checks)
-        _plan_params_struct(plan, checkout, spec, metal_rel, mm_rel, opts)
+        _plan_params_struct(plan, checkout, spec, metal_rel, mm_rel, opts, reused=bool(registered_at))
 
     # A file that registers the stub spells its name (REGISTER_DISPATCH(x_stub, …)) or its op (REGISTER_*_STUB(x)).
     mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
@@ -129,16 +129,24 @@ def _registered_elsewhere(plan: Plan, indexes, metal_texts: dict[str, str], spec
     if not where or any(ix.functor(spec.name) is not None and metal.same_functor(ix.functor(spec.name), functor)
                         for ix in indexes):
         return ""
-    alpha = spec.has_alpha or spec.has_params  # the host name then ends in the alpha's type
-    have = set().union(*(registered_input_types(t, p, spec.name, alpha=alpha) for p, t in metal_texts.items()
-                         if p in {path for path, _, _ in where}))
+    files = {path for path, _, _ in where}
+    if spec.has_params:  # upstream's params kernel: its registrations must name mpsgen's struct aliases
+        from mpsgen.generate.render import params_alias
+        from mpsgen.sources.metal_names import registrations_of
+
+        pairs = {(a[2], a[3]) for p, t in metal_texts.items() if p in files
+                 for a in registrations_of(t, p, spec.name) if "_ALPHA_" in a[0] and len(a) > 3}
+        have = {t for t, alias in pairs if alias == params_alias(spec, t)}
+    else:
+        alpha = spec.has_alpha  # the host name then ends in the alpha's type
+        have = set().union(*(registered_input_types(t, p, spec.name, alpha=alpha)
+                             for p, t in metal_texts.items() if p in files))
     undeclared = {METAL_NAME[r.dtype] for r in plan.dtype_rows if r.before == NOT_DECLARED}
     missing = [t for t in input_types(spec) if t not in have and t not in undeclared]
     path, line, macro = where[0]
-    if missing or spec.has_params:
-        why = (f"without {', '.join(missing)}" if missing else
-               "with its own params struct, which mpsgen cannot match to the stub's scalars")
-        raise MpsgenError(f"kernel name '{spec.name}' is already registered by {macro} {why}",
+    if missing:
+        of = f" with {spec.params_struct}_<type> params" if spec.has_params else ""
+        raise MpsgenError(f"kernel name '{spec.name}' is already registered by {macro} without {', '.join(missing)}{of}",
                           path=path, line=line,
                           hint=f"kernel names are global across all .metal files: if it computes {spec.name}, "
                                "extend its registrations and run again (mpsgen then calls it), or accept the loss with "
@@ -161,8 +169,10 @@ def params_header(metal_rel: str) -> str:
     return f"ATen/native/mps/kernels/{Path(metal_rel).stem}.h"
 
 
-def _plan_params_struct(plan: Plan, checkout: Checkout, spec, metal_rel: str, mm_rel: str, opts: KernelOptions) -> None:
-    """The params struct in kernels/<Stem>.h (created when the tree has none), included by the .metal."""
+def _plan_params_struct(plan: Plan, checkout: Checkout, spec, metal_rel: str, mm_rel: str, opts: KernelOptions,
+                        *, reused: bool = False) -> None:
+    """The params struct in kernels/<Stem>.h (created when the tree has none), included by the .metal.
+    *reused*: upstream's kernel takes it, so its header must already hold this very struct."""
     from mpsgen.generate import render
     from mpsgen.sources.params_header import add_struct
 
@@ -173,6 +183,12 @@ def _plan_params_struct(plan: Plan, checkout: Checkout, spec, metal_rel: str, mm
     exists = cs.is_new(rel) or checkout.path(rel).is_file()
     new = add_struct(cs.current(rel) if exists else None, struct, spec.params_struct, path=rel,
                      purpose=f"{Path(mm_rel).name} and {Path(metal_rel).name}")
+    if reused:
+        if not exists or new != cs.current(rel):
+            raise MpsgenError(f"kernel '{spec.name}' is registered with {spec.params_struct}, but {rel} does not "
+                              f"hold it with the fields {', '.join(spec.scalars)}", path=rel,
+                              hint="write the host kernel by hand")
+        return
     if new != (cs.current(rel) if exists else None):
         cs.set_text(rel, new, f"{spec.params_struct}")
         plan.added.append(f"{rel}: struct {spec.params_struct}")

@@ -204,8 +204,8 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
             raise MpsgenError(
                 f"{impl.kernel} passes {stub.name} ({', '.join(call.extra_args)}): the stub is {owner}'s, and its "
                 f"kernel computes {owner}'s function of what it is passed", path=impl.path, line=call.line,
-                hint=f"migrate {owner} first (its kernel serves {stub.name}); then `mpsgen migrate {plan.family}` "
-                     "only moves the dispatch")
+                hint=f"register {stub.name} on MPS first (`mpsgen migrate {owner}` if `mpsgen status` lists {owner} "
+                     f"as a candidate, else by hand); then `mpsgen migrate {plan.family}` only moves the dispatch")
         if index.has_family(owner):
             plan.kernel = owner
     if plan.kernel == plan.family and owner != plan.family and _kernel_registered(checkout, cs, owner):

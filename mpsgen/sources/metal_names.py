@@ -159,14 +159,20 @@ def registered_input_types(text: str, path: str, name: str, *, alpha: bool) -> s
     """The input dtypes (second argument) of every REGISTER_* registration of kernel *name* in one
     .metal text, file-local macros expanded (REGISTER_ROUNDING_OPS(float) registers ceil for float):
     of the alpha forms (REGISTER_*_ALPHA_OP, whose host names end in the alpha's type) or of the others."""
+    return {args[2] for args in registrations_of(text, path, name)
+            if len(args) > 3 and ("_ALPHA_" in args[0]) == alpha}
+
+
+def registrations_of(text: str, path: str, name: str) -> list[tuple[str, ...]]:
+    """(macro, name, arguments...) of every REGISTER_* registration of kernel *name* in one .metal
+    text, file-local macros expanded: REGISTER_UNARY_ALPHA_OP(nan_to_num, half, NanToNumParams_float, half)."""
     code = _COMMENT_OR_LITERAL.sub(_blank_comment, text)
     lines = code.split("\n")
     defines, directive = _defines(lines)
     top = [_Line(k + 1, "" if k + 1 in directive else ln, ()) for k, ln in enumerate(lines)]
     registrations: list[tuple[str, ...]] = []
     _scan(top, defines, path, {}, depth=0, registrations=registrations)
-    return {args[2] for args in registrations
-            if args[1] == name and len(args) > 3 and ("_ALPHA_" in args[0]) == alpha}
+    return [args for args in registrations if args[1] == name]
 
 
 def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,

@@ -45,16 +45,33 @@ _INTEGRAL_BRANCH = re.compile(r"\bif\s*\(\s*(?:c10::|at::)?isIntegralType\s*\(\s
 
 def _diverted(body_masked: str, at: int) -> str:
     """What kind of dtype never reaches a stub called at *at*: the call sits in the else branch of an
-    integral-type test (the shared kernel handles those inputs itself)."""
+    integral-type test, or after one whose branch returns (nan_to_num_out copies and returns); the
+    shared kernel handles those inputs itself."""
     for m in _INTEGRAL_BRANCH.finditer(body_masked, 0, at):
+        kind = "integral+bool" if m.group(1) == "true" else "integral"
         then_close = match_close(body_masked, m.end() - 1)
-        other = re.compile(r"\s*else\s*\{").match(body_masked, then_close + 1) if then_close is not None else None
+        if then_close is None:
+            continue
+        other = re.compile(r"\s*else\s*\{").match(body_masked, then_close + 1)
         if other is None:
+            returns = re.search(r"\breturn\b[^;{}]*;\s*$", body_masked[m.end():then_close])
+            if returns and then_close < at and _same_block(body_masked, m.start(), at):
+                return kind
             continue
         else_close = match_close(body_masked, other.end() - 1)
         if else_close is not None and other.end() <= at < else_close:
-            return "integral+bool" if m.group(1) == "true" else "integral"
+            return kind
     return ""
+
+
+def _same_block(text: str, a: int, b: int) -> bool:
+    """No brace opens or closes unmatched between *a* and *b* (both at one nesting level)."""
+    depth = 0
+    for ch in text[a:b]:
+        depth += (ch == "{") - (ch == "}")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collection[str]) -> list[StubCall]:
