@@ -15,6 +15,7 @@ from pathlib import Path
 from test_scalar_shapes import NATIVE, _migrate, _read, scalar_tree, wheel_include  # noqa: F401 (fixtures)
 
 from mpsgen.sources.shared_impl import find_shared_impl
+from test_cli_unary_stub import MACRO
 
 NO_OP_MACRO = """
 // torch.(ceil|floor|round|trunc) are no-ops for integers
@@ -29,17 +30,8 @@ TORCH_IMPL_FUNC(func_out) (const Tensor& self, const Tensor& result) {  \\
 CREATE_UNARY_TORCH_IMPL_INTEGER_NO_OP_FUNC(ceil_out, ceil_stub)
 """
 
-MPSGRAPH_STUB = """
-#define REGISTER_MPS_UNARY_STUB(func, mps_func)                                                         \\
-  static void mps_##func##_kernel(TensorIteratorBase& iter) {                                           \\
-    mps::unary_op(iter.input(0), iter.output(0), __func__, ^MPSGraphTensor*(MPSGraph * mpsGraph, MPSGraphTensor * inputTensor) { \\
-      return [mpsGraph mps_func##WithTensor:inputTensor name:nil];                                      \\
-    });                                                                                                 \\
-  }                                                                                                     \\
-  REGISTER_DISPATCH(func##_stub, mps_##func##_kernel)
-
-REGISTER_MPS_UNARY_STUB(ceil, ceil);
-"""
+# The MPSGraph registration of ceil_stub, as UnaryOps.mm writes it (the macro and its use).
+MPSGRAPH_STUB = MACRO.replace("REGISTER_MPS_UNARY_STUB(floor, floor);\n", "")
 
 UPSTREAM_CEIL = """
 struct ceil_functor {
