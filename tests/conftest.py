@@ -72,3 +72,20 @@ def tree(pristine_sample: Path, tmp_path: Path) -> Path:
     dest = tmp_path / "pytorch"
     shutil.copytree(pristine_sample, dest, symlinks=True)
     return dest
+
+
+@pytest.fixture(scope="session")
+def wheel_include(real_testing_dir: Path) -> Path:
+    """torch/include from the wheel: c10/metal headers, MetalShaderLibrary.h."""
+    return real_testing_dir.parent.parent / "include"
+
+
+@pytest.fixture()
+def scalar_tree(sample_tree: Path, real_yaml_path: Path, real_testing_dir: Path, wheel_include: Path) -> Path:
+    """The scalar-ops tree (tests/scalar_ops_tree.py), committed in git."""
+    from scalar_ops_tree import commit_all, lay_scalar_ops
+    from test_checks import build_real_tree
+
+    root = lay_scalar_ops(build_real_tree(sample_tree, real_yaml_path, real_testing_dir), wheel_include)
+    commit_all(root)
+    return root

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from cli_support import mpsgen, tracked_bytes
 
-from test_scalar_shapes import scalar_tree, wheel_include  # noqa: F401 (fixtures)
 
 ALL = ("migrate", "--all", "--no-build", "--no-test", "--no-try")
 

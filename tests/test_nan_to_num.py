@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cli_support import mpsgen
 
-from test_scalar_shapes import NATIVE, _migrate, _read, scalar_tree, wheel_include  # noqa: F401 (fixtures)
+from scalar_ops_tree import NATIVE, migrate as _migrate, read as _read
 
 CPU = """
 Tensor& nan_to_num_out(const Tensor& self,

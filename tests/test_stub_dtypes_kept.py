@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from test_scalar_shapes import NATIVE, _migrate, _read, scalar_tree, wheel_include  # noqa: F401 (fixtures)
+from scalar_ops_tree import NATIVE, migrate as _migrate, read as _read
 
 from mpsgen.sources.shared_impl import find_shared_impl
 from test_cli_unary_stub import MACRO

@@ -354,7 +354,6 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     plan.test_lists.extend(str(change) for change in result.changes)
 
 
-
 def _no_opinfo_note(op: str, cmi_text: str, definitions) -> str:
     """Which OpInfo tests an op that has none (sigmoid's covers sigmoid_backward through its gradient)."""
     from mpsgen.sources import testlists
