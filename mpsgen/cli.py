@@ -127,7 +127,7 @@ def migrate(obj: Context, **options: Any) -> None:
 def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any]) -> int:
     from mpsgen.commands.migrate_all import BatchOptions, refuse_unsupported, run_migrate_all
 
-    refuse_unsupported(options["ops"], branch=options["branch"], commit=options["commit"])
+    refuse_unsupported(options["ops"], options, branch=options["branch"], commit=options["commit"])
     return run_migrate_all(obj.checkout(), BatchOptions(
         branch_per_op=batch["branch_per_op"], prefix=batch["branch_prefix"], jobs=batch["jobs"],
         no_try=options["no_try"], fmt=options["fmt"], build=not options["no_build"], test=not options["no_test"],

@@ -151,6 +151,8 @@ def test_a_dirty_checkout_is_refused_before_any_branch(scalar_tree: Path):
 @pytest.mark.parametrize("flags, says", [
     (("asinh",), "--all migrates every candidate: name no OP with it"),
     (("--commit",), "--all makes its own branches and commits"),
+    (("--expr", "x"), "--expr describe one op's kernel, not every candidate's"),
+    (("--branch-per-op", "--dry-run"), "--all has no --print or --dry-run"),
 ])
 def test_what_all_cannot_combine_with_is_refused(scalar_tree: Path, flags, says):
     result = mpsgen(*ALL, *flags, cwd=scalar_tree)

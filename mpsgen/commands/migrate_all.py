@@ -175,10 +175,21 @@ def _plan_all(root: str, units: list[Unit], opts: BatchOptions,
         pool.shutdown(wait=True)
 
 
-def refuse_unsupported(ops: Iterable[str], *, branch: str | None, commit: bool) -> None:
+# Options that describe one op's kernel: meaningless for every family at once.
+PER_OP = ("expr", "int_expr", "complex_expr", "dtypes", "stub_override", "shared_kernel", "drop_dtypes",
+          "drop_complex")
+
+
+def refuse_unsupported(ops: Iterable[str], options: dict, *, branch: str | None, commit: bool) -> None:
     """What --all cannot be combined with, refused before anything runs."""
     if tuple(ops):
         raise MpsgenError("--all migrates every candidate: name no OP with it",
                           hint="drop the OP names, or drop --all")
+    given = [f"--{name.replace('_override', '').replace('_', '-')}" for name in PER_OP if options.get(name)]
+    if given:
+        raise MpsgenError(f"{', '.join(given)} describe one op's kernel, not every candidate's",
+                          hint="run `mpsgen migrate OP` with them for that op, then --all for the rest")
+    if options.get("print_only") or options.get("dry_run"):
+        raise MpsgenError("--all has no --print or --dry-run", hint="without --branch-per-op, --all writes nothing")
     if branch or commit:
         raise MpsgenError("--all makes its own branches and commits", hint="use --branch-per-op [--branch-prefix P]")
