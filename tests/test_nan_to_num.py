@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from cli_support import mpsgen
+from cli_support import mpsgen, tracked_bytes
 
 from scalar_ops_tree import NATIVE, migrate as _migrate, read as _read
 
@@ -87,7 +87,9 @@ UPSTREAM_KERNEL = """
 struct nan_to_num_functor {
   template <typename T>
   inline T operator()(const T x, const NanToNumParams<float> params) {
-    return ::metal::isnan(float(x)) ? static_cast<T>(params.nan) : x;
+    return ::metal::isnan(float(x))
+        ? static_cast<T>(params.nan)
+        : (::metal::isinf(float(x)) ? static_cast<T>(float(x) > 0.0f ? params.posinf : params.neginf) : x);
   }
 };
 
@@ -142,19 +144,24 @@ def test_nan_to_num_gets_a_params_kernel_with_the_cpu_kernels_defaults(scalar_tr
     assert "    CPU, CUDA, MPS, MTIA: nan_to_num_out\n" in _read(scalar_tree, f"{NATIVE}/native_functions.yaml")
 
 
-def test_upstreams_params_kernel_is_called_when_its_struct_and_aliases_are_mpsgens(scalar_tree: Path):
-    _lay(scalar_tree)
-    (scalar_tree / HEADER).write_text(UPSTREAM_HEADER)
-    metal = scalar_tree / METAL
+def _lay_upstream(root: Path, kernel: str) -> None:
+    (root / HEADER).write_text(UPSTREAM_HEADER)
+    metal = root / METAL
     metal.write_text(metal.read_text().replace("using namespace metal;\n",
                                                "#include <ATen/native/mps/kernels/UnaryKernel.h>\nusing namespace metal;\n", 1)
-                     + UPSTREAM_KERNEL)
-    subprocess.run(["git", "add", "-A"], cwd=scalar_tree, check=True)
-    subprocess.run(["git", "commit", "-qm", "upstream's nan_to_num kernel"], cwd=scalar_tree, check=True)
+                     + kernel)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "upstream's nan_to_num kernel"], cwd=root, check=True)
+
+
+def test_upstreams_params_kernel_is_called_when_its_struct_and_aliases_are_mpsgens(scalar_tree: Path):
+    _lay(scalar_tree)
+    _lay_upstream(scalar_tree, UPSTREAM_KERNEL)
     before = {p: _read(scalar_tree, p) for p in (HEADER, METAL)}
     result = _migrate(scalar_tree, "nan_to_num")
     assert result.returncode == 0, result.stderr
-    assert "numeric check skipped: nan_to_num calls upstream's registered kernel 'nan_to_num'" in result.stdout
+    # upstream's functor is what MPS will run: the numeric check lifts it out of the file and runs it
+    assert "numeric check: 3 dtype(s) agree with torch.ops.aten.nan_to_num" in result.stdout
     assert {p: _read(scalar_tree, p) for p in before} == before  # no Metal, no header written
     host = _read(scalar_tree, UNARY_MM)
     assert 'lib.exec_unary_kernel_with_params(' in host and '"nan_to_num",' in host
@@ -188,3 +195,17 @@ def test_the_numeric_check_also_leaves_each_optional_scalar_out():
     assert absent == {(0, 0.0), (1, 65504.0), (2, -65504.0)}
     assert (Absent(0.0), Absent(65504.0), Absent(-65504.0)) in cases  # all three left out at once
     assert len(cases) == 6 ** 3  # five values and "absent" per scalar
+
+
+def test_an_upstream_kernel_that_disagrees_with_the_cpu_is_not_wired_up(scalar_tree: Path):
+    """A kernel of that name that replaces NaN but leaves the infinities: refused, nothing written."""
+    _lay(scalar_tree)
+    nan_only = UPSTREAM_KERNEL.replace(
+        "(::metal::isinf(float(x)) ? static_cast<T>(float(x) > 0.0f ? params.posinf : params.neginf) : x)", "x")
+    _lay_upstream(scalar_tree, nan_only)
+    before = tracked_bytes(scalar_tree)
+    result = _migrate(scalar_tree, "nan_to_num")
+    assert result.returncode == 1
+    assert "MISMATCH float32: nan_to_num(inf" in result.stdout
+    assert "the nan_to_num kernel disagrees with the CPU: nothing written" in result.stdout
+    assert tracked_bytes(scalar_tree) == before

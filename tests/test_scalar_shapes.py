@@ -347,7 +347,7 @@ REGISTER_BINARY_ALPHA_OP(huber, half, half, half);
 
 def test_a_registered_kernel_of_the_stubs_name_is_reused_when_it_covers_the_dtypes(scalar_tree: Path):
     """2026's BinaryKernel.metal registers `huber` (the huber_stub kernel) while its .mm does not yet
-    register huber_stub: migrate huber_loss writes only the host side, and says it checked nothing."""
+    register huber_stub: migrate huber_loss writes only the host side, after checking upstream's functor."""
     metal = scalar_tree / NATIVE / "mps/kernels/BinaryKernel.metal"
     metal.write_text(metal.read_text() + HUBER_UPSTREAM)
     subprocess.run(["git", "commit", "-qam", "upstream huber, float and half only"], cwd=scalar_tree, check=True)
@@ -360,7 +360,8 @@ def test_a_registered_kernel_of_the_stubs_name_is_reused_when_it_covers_the_dtyp
     before = metal.read_text()
     r = _migrate(scalar_tree, "huber_loss")
     assert r.returncode == 0, r.stderr
-    assert "numeric check skipped: huber_loss calls upstream's registered kernel 'huber'" in r.stdout
+    # upstream's huber_functor is what MPS will run: lifted out of its file and checked against the CPU
+    assert "numeric check: 3 dtype(s) agree with torch.ops.aten.huber_loss" in r.stdout
     assert metal.read_text() == before  # no Metal written
     mm = _read(scalar_tree, f"{NATIVE}/mps/operations/BinaryKernel.mm")
     assert 'static void huber_mps_kernel(TensorIterator& iter, double delta) {\n  lib.exec_binary_kernel(iter, "huber", Scalar(delta));' in mm

@@ -104,13 +104,26 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
         # The refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's business: check the rest.
         plan = _plan_either(checkout, opts._replace(drop_complex=True))
     if plan.reused_kernel:
-        raise MpsgenError(f"{op} would call upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
-                          "whose functor mpsgen did not write", hint="run test_mps.py on a Mac to check it")
+        functor = upstream_functor(checkout, plan)
+        if functor is None:
+            raise MpsgenError(f"{op} would call upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
+                              "whose functor is no struct mpsgen can lift out", hint="run test_mps.py on a Mac to check it")
+        return Subject(plan.spec, functor, "upstream", plan.binding)
     if not plan.nothing_to_do and plan.spec is not None:
         return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding)
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
     return Subject(spec, render.render_functor(spec, templates_dir), "--expr" if expr else "catalog")
+
+
+def upstream_functor(checkout: Checkout, plan) -> str | None:
+    """The text of `struct <kernel>_functor {...};` where upstream registers the kernel plan reuses
+    (plan.reused_kernel: "MACRO at path:line"); None when it is made by a macro, not a struct."""
+    from mpsgen.sources.metal_index import index_metal
+
+    path = plan.reused_kernel.rsplit(" at ", 1)[-1].rsplit(":", 1)[0]
+    functor = index_metal(checkout.read_text(checkout.path(path)), path).functor(plan.kernel)
+    return functor.text if functor is not None and functor.macro is None else None
 
 
 def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan
@@ -184,14 +197,24 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
         try:
             if spec is None:  # a stub MPS already runs: no new kernel to check
                 continue
-            if plan.reused_kernel:
-                stream.write(f"numeric check skipped: {plan.family} calls upstream's registered kernel "
-                             f"'{plan.kernel}' ({plan.reused_kernel}); mpsgen wrote no Metal to check\n")
+            functor = plan.rendered.functor
+            if plan.reused_kernel:  # upstream's functor is what MPS will run: check that one
+                functor = upstream_functor(checkout, plan)
+                if functor is None:
+                    stream.write(f"numeric check skipped: {plan.family} calls upstream's registered kernel "
+                                 f"'{plan.kernel}' ({plan.reused_kernel}), whose functor is no struct to lift out\n")
+                    continue
+            try:
+                result = check(Subject(spec, functor, "upstream" if plan.reused_kernel else "plan", plan.binding),
+                               op=plan.family, include_root=checkout.root, emulate=False,
+                               flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
+                                                   complex_expr=kernel.complex_expr))
+            except MpsgenError as err:
+                if not plan.reused_kernel:
+                    raise
+                stream.write(f"numeric check skipped: upstream's {plan.kernel}_functor ({plan.reused_kernel}) does not "
+                             f"build apart from its file: {err.message.splitlines()[0]}\n")
                 continue
-            result = check(Subject(spec, plan.rendered.functor, "plan", plan.binding), op=plan.family,
-                           include_root=checkout.root, emulate=False,
-                           flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
-                                               complex_expr=kernel.complex_expr))
         except (ToolMissing, NoReference) as why:
             stream.write(f"numeric check skipped: {why.render()}\n")
             continue
