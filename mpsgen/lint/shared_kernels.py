@@ -9,6 +9,7 @@ changed or new file now names the kernel; only the changed files are read to tel
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -31,6 +32,20 @@ def _words(kernel: str) -> set[str]:
     return {kernel} | {kernel[:k] for k in range(1, len(kernel)) if kernel[k] == "_"}
 
 
+# Every byte that is not an ASCII word character becomes a space: the runs left are the text's words.
+_NOT_WORD = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def word_text(text: str) -> bytes:
+    """The distinct words (runs of ASCII letters, digits and underscores) of *text*, one a line.
+
+    An ASCII word occurs in *text* exactly when it occurs in this (each occurrence lies inside one
+    run), and the distinct words of a C++ file are ~1/6 of its bytes: one pass over the file, then
+    each of the ~160 names `check` looks for is searched in the short text."""
+    return b"\n".join(set(text.encode("utf-8", "surrogatepass").translate(_NOT_WORD).split()))
+
+
 def _could_define(kernel: str, text: str, sites: dict[str, list[str]]) -> bool:
     return kernel in text or any(w in sites for w in _words(kernel))
 
@@ -43,6 +58,7 @@ class SharedKernels:
         self._read = read
         self._facts = facts
         self._texts: dict[str, str] = {}
+        self._words: dict[str, bytes] = {}
         # A racy stamp is stored as None, so the file counts as changed on the next run.
         self._stamps: dict[str, Stamp | None] = {}
         if facts.enabled:
@@ -59,6 +75,15 @@ class SharedKernels:
         if rel not in self._texts:
             self._texts[rel] = self._read(self._paths[rel])
         return self._texts[rel]
+
+    def contains(self, rel: str, name: str) -> bool:
+        """`name in self.text(rel)`, answered from the file's distinct words when *name* is one word."""
+        if not _ASCII_WORD.fullmatch(name):
+            return name in self.text(rel)
+        words = self._words.get(rel)
+        if words is None:
+            words = self._words[rel] = word_text(self.text(rel))
+        return name.encode() in words
 
     def _still_valid(self, snapshot: dict, answers: dict[str, _Answer],
                      mentions: dict[str, frozenset[str]]) -> tuple[dict[str, _Answer], dict[str, frozenset[str]]]:
@@ -108,7 +133,7 @@ class SharedKernels:
         searched = set(sources)
         impl = find_shared_impl(sources, kernel) if sources else None
         if impl is None or impl.form == "function":
-            wider = {rel: t for rel, t in self._all_texts().items() if rel in named or kernel in t}
+            wider = {rel: self.text(rel) for rel in self._paths if rel in named or self.contains(rel, kernel)}
             if wider.keys() - sources.keys():
                 searched |= wider.keys()
                 impl = find_shared_impl(wider, kernel)
@@ -124,6 +149,6 @@ class SharedKernels:
         files = self._mentions.get(name)
         if files is None:
             files = self._mentions[name] = frozenset(
-                rel for rel in self._paths if name in self.text(rel) and name in index_of(rel, self.text(rel)).identifiers)
+                rel for rel in self._paths if self.contains(rel, name) and name in index_of(rel, self.text(rel)).identifiers)
             self._changed = True
         return bool(files)
