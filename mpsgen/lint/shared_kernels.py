@@ -32,18 +32,21 @@ def _words(kernel: str) -> set[str]:
     return {kernel} | {kernel[:k] for k in range(1, len(kernel)) if kernel[k] == "_"}
 
 
-# Every byte that is not an ASCII word character becomes a space: the runs left are the text's words.
-_NOT_WORD = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
+# Every byte that is not an ASCII letter or underscore becomes a space: the runs left are the text's
+# words with their digits cut out (2 MB of numeric tables in one native/*.cpp leave nothing behind).
+_NOT_LETTER = bytes(c if chr(c).isascii() and (chr(c).isalpha() or c == 95) else 32 for c in range(256))
 _ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+_LETTER_RUN = re.compile(r"[A-Za-z_]+")
 
 
 def word_text(text: str) -> bytes:
-    """The distinct words (runs of ASCII letters, digits and underscores) of *text*, one a line.
+    """The distinct runs of ASCII letters and underscores of *text*, one a line.
 
-    An ASCII word occurs in *text* exactly when it occurs in this (each occurrence lies inside one
-    run), and the distinct words of a C++ file are ~1/6 of its bytes: one pass over the file, then
-    each of the ~160 names `check` looks for is searched in the short text."""
-    return b"\n".join(set(text.encode("utf-8", "surrogatepass").translate(_NOT_WORD).split()))
+    A run of letters and underscores occurs in *text* exactly when it occurs in this (each
+    occurrence lies inside one run), and the distinct runs of a C++ file are ~1/10 of its bytes:
+    one pass over the file, then each of the ~160 names `check` looks for is searched in the short
+    text (a name with digits only when each of its runs is there, then in the text itself)."""
+    return b"\n".join(set(text.encode("utf-8", "surrogatepass").translate(_NOT_LETTER).split()))
 
 
 def _could_define(kernel: str, text: str, sites: dict[str, list[str]]) -> bool:
@@ -83,7 +86,10 @@ class SharedKernels:
         words = self._words.get(rel)
         if words is None:
             words = self._words[rel] = word_text(self.text(rel))
-        return name.encode() in words
+        runs = _LETTER_RUN.findall(name)
+        if not all(r.encode() in words for r in runs):
+            return False
+        return runs == [name] or name in self.text(rel)
 
     def _still_valid(self, snapshot: dict, answers: dict[str, _Answer],
                      mentions: dict[str, frozenset[str]]) -> tuple[dict[str, _Answer], dict[str, frozenset[str]]]:

@@ -78,10 +78,17 @@ class Impl(NamedTuple):
     col: int = 1  # 1-based column where the definition starts on its first line
 
 
+# A word each alternative of the markers above spells: a body without any cannot match (str.find
+# runs at C speed; the regexes are tried at every offset of the body).
+_METAL_WORDS = ("exec_", "binary_op_kernel", "getPipelineStateForFunc", "mtl_setArgs", "mtl_dispatch1DJob",
+                "MetalShaderLibrary")
+_GRAPH_WORDS = ("mpsGraph", "MPSGraph", "LookUpOrCreateCachedGraph", "unary_op", "binaryOp", "CREATE_MPS_")
+
+
 def _classify(body_masked: str) -> str:
-    if _METAL_MARKERS.search(body_masked):
+    if any(w in body_masked for w in _METAL_WORDS) and _METAL_MARKERS.search(body_masked):
         return "metal"  # never delete Metal code, even when mixed with an MPSGraph fallback
-    if _GRAPH_MARKERS.search(body_masked):
+    if any(w in body_masked for w in _GRAPH_WORDS) and _GRAPH_MARKERS.search(body_masked):
         return "mpsgraph"
     return "unknown"
 
