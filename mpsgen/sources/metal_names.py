@@ -37,7 +37,9 @@ SUFFIX_WORDS = frozenset(
 _COMMENT_OR_LITERAL = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
 _STRING = re.compile(r"\"(?:\\.|[^\"\\\n])*\"")
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?")
-_MACRO_CALL = re.compile(r"\b([A-Z_][A-Z0-9_]*)\s*\(")
+# `\b([A-Z_][A-Z0-9_]*)\s*\(` with the word-start test after the first character (a pattern that opens
+# with a character class lets the regex engine skip to the next candidate in C).
+_MACRO_CALL = re.compile(r"([A-Z_](?<!\w[A-Z_])[A-Z0-9_]*)\s*\(")
 _HOST_NAME = re.compile(r"\bhost_name\s*\(")
 _PLAIN_KERNEL = re.compile(r"\b(?:kernel\s+void|void\s+kernel)\s+([A-Za-z_]\w*)\s*[(<]")
 # A stringised parameter (#P, not ##), any identifier, or a string literal (left alone).
@@ -188,10 +190,12 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
                 hi = mid - 1
         return lines[lo]
 
-    def add(name: str, pos: int, macro: str, suffixed: bool, spelled: re.Pattern[str]) -> None:
+    def add(name: str, pos: int, macro: str, suffixed: bool, spelled: str) -> None:
         at = line_of(pos)
         frames = at.frames or (_Frame(at.line, at.text, macro),)
-        chosen = next((f for f in frames if spelled.search(f.raw)), frames[-1])
+        # *spelled* (a pattern) is compiled only when there is a choice of frames.
+        chosen = frames[0] if len(frames) == 1 else next(
+            (f for f in frames if re.search(spelled, f.raw)), frames[-1])
         found.setdefault((name, chosen.line), MetalName(name, path, chosen.line, chosen.macro, suffixed))
 
     pos = 0
@@ -210,7 +214,7 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
             _scan(_expand(d, args, calls), defines, path, found, depth + 1, registrations)
             pos = close
         elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
-            add(args[0], m.start(), macro, True, re.compile(r"\b" + re.escape(args[0]) + r"\b"))
+            add(args[0], m.start(), macro, True, r"\b" + re.escape(args[0]) + r"\b")
             if registrations is not None:
                 registrations.append((macro, *(a.strip() for a in args)))
             pos = close
@@ -221,13 +225,13 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
         name, complete = _concatenate(text[m.end():close])
         piece = _first_piece(text[m.end():close])
         if name.rstrip("_") and piece:
-            spelled = re.compile('"' + re.escape(piece) + r"|\b" + re.escape(piece.rstrip("_")) + r"\b")
+            spelled = '"' + re.escape(piece) + r"|\b" + re.escape(piece.rstrip("_")) + r"\b"
             add(name if complete else name.rstrip("_"), m.start(), "host_name", not complete, spelled)
     if depth == 0:
         for m in _PLAIN_KERNEL.finditer(plain):
             if m.group(0).endswith("<") or _is_template(plain, m.start()):
                 continue  # a template: only its host_name instantiations are in the library
-            add(m.group(1), m.start(), "kernel", False, re.compile(r"\b" + re.escape(m.group(1)) + r"\b"))
+            add(m.group(1), m.start(), "kernel", False, r"\b" + re.escape(m.group(1)) + r"\b")
 
 
 def _first_piece(args: str) -> str:
