@@ -27,6 +27,13 @@ def _is_word_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
+def _last_non_space(code: str, end: int) -> str:
+    """`code[:end].rstrip()[-1:]` without copying the code before *end*."""
+    while end > 0 and code[end - 1].isspace():
+        end -= 1
+    return code[end - 1] if end > 0 else ""
+
+
 def _word_before(code: str, end: int) -> tuple[int, int] | None:
     """(start, end) of the identifier ending right before *end* (spaces skipped), or None."""
     k = end - 1
@@ -132,7 +139,7 @@ def _head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int
         if name in _CONTROL or name in head_macros or not looks_like_definition_name(code, n[0]):
             return None
         return name, n[0], None
-    if head_macros and code[:popen].rstrip().endswith(")"):
+    if head_macros and _last_non_space(code, popen) == ")":
         k = code.rindex(")", 0, popen)
         mopen = _match_open(code, k)
         if mopen is None:

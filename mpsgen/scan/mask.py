@@ -82,6 +82,14 @@ def mask_code(text: str) -> str:
 _DIRECTIVE = re.compile(r"^[ \t]*#", re.M)
 
 
+def line_continues(text: str, end: int) -> bool:
+    """Whether the line ending at *end* ends in a backslash (`text[:end].rstrip("\\r").endswith("\\")`,
+    without copying the text before *end*: once per directive line, that copy was quadratic)."""
+    while end > 0 and text[end - 1] == "\r":
+        end -= 1
+    return end > 0 and text[end - 1] == "\\"
+
+
 class Directives:
     """Spans of preprocessor lines (with backslash continuations) of one masked text."""
 
@@ -93,7 +101,7 @@ class Directives:
             if spans and m.start() < spans[-1][1]:
                 continue  # a '#' on a continuation line of the previous directive
             end = masked.find("\n", m.start())
-            while end >= 0 and masked[:end].rstrip("\r").endswith("\\"):
+            while end >= 0 and line_continues(masked, end):
                 end = masked.find("\n", end + 1)
             spans.append((m.start(), len(masked) if end < 0 else end))
         self.spans = spans

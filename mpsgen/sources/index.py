@@ -23,7 +23,7 @@ from mpsgen.scan.definitions import (
     looks_like_definition_name,
 )
 from mpsgen.scan.lines import LineTable
-from mpsgen.scan.mask import Directives, code_only, directives, mask
+from mpsgen.scan.mask import Directives, line_continues, code_only, directives, mask
 
 IMPL_FUNC = "TORCH_IMPL_FUNC"
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)")
@@ -292,7 +292,7 @@ def enclosing_define(text: str, pos: int) -> str | None:
         m = _DEFINE_NAME.match(text, start)
         if m:
             return m.group(1)
-        if start == 0 or not text[: start - 1].rstrip("\r").endswith("\\"):
+        if start == 0 or not line_continues(text, start - 1):
             return None
         start = text.rfind("\n", 0, start - 1) + 1
 

@@ -90,12 +90,16 @@ def _expand(params: list[str], body: str, args: list[str]) -> str:
     return re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)  # stringize -> bare (masked anyway)
 
 
-_IMPL_FUNC = r"\bTORCH_IMPL_FUNC\s*\(\s*{name}\s*\)\s*\("
+# Every `TORCH_IMPL_FUNC(name)(` head, its name captured: one compiled pattern for every kernel (the
+# same matches as a pattern spelling the kernel's name, filtered by name).
+_IMPL_FUNC = re.compile(r"\bTORCH_IMPL_FUNC\s*\(\s*(\w+)\s*\)\s*\(")
 
 
 def _impl_func_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
     """(start, body_open, body_close) of `TORCH_IMPL_FUNC(kernel)(...) {...}` in masked text."""
-    for m in re.finditer(_IMPL_FUNC.format(name=re.escape(kernel)), masked):
+    for m in _IMPL_FUNC.finditer(masked):
+        if m.group(1) != kernel:
+            continue
         pclose = match_close(masked, m.end() - 1)
         if pclose is None:
             continue
