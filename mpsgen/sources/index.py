@@ -93,26 +93,37 @@ class SourceIndex:
         False when the raw text is ambiguous (a comment or literal may hold the head): the caller
         then masks the whole file."""
         raw = self.text
+        head = self._raw_impl_heads.get(name)
+        if head is None:
+            return None
+        k, after = head  # after: the offset just past the parameter list's '('
+        start = raw.rfind("\n", 0, k) + 1
+        if raw.rfind("/*", 0, k) > raw.rfind("*/", 0, k) or "//" in raw[start:k] or '"' in raw[start:k]:
+            return False
+        size = 2048  # most bodies fit; grown x4 until the body closes
+        while True:
+            end = min(len(raw), k + size)
+            region = mask(raw[start:end]).masked
+            body = definition_body(region, after - 1 - start)
+            if body is not None:
+                self._regions.append((start, region))
+                return FunctionSpan(name, k, start + body[0], start + body[1], macro=IMPL_FUNC)
+            if end == len(raw):
+                return False
+            size *= 4
+
+    @cached_property
+    def _raw_impl_heads(self) -> dict[str, tuple[int, int]]:
+        """{name: (offset, end of the match)} of the first `TORCH_IMPL_FUNC(name)(` of each name in the raw text
+        (one pass over the file for every name asked about)."""
+        raw, heads = self.text, {}
         k = raw.find(IMPL_FUNC)
         while k >= 0:
             m = _IMPL_ARG.match(raw, k + len(IMPL_FUNC))
-            if m and m.group(1) == name and (k == 0 or not _is_word_char(raw[k - 1])):
-                start = raw.rfind("\n", 0, k) + 1
-                if raw.rfind("/*", 0, k) > raw.rfind("*/", 0, k) or "//" in raw[start:k] or '"' in raw[start:k]:
-                    return False
-                size = 2048  # most bodies fit; grown x4 until the body closes
-                while True:
-                    end = min(len(raw), k + size)
-                    region = mask(raw[start:end]).masked
-                    body = definition_body(region, m.end() - 1 - start)
-                    if body is not None:
-                        self._regions.append((start, region))
-                        return FunctionSpan(name, k, start + body[0], start + body[1], macro=IMPL_FUNC)
-                    if end == len(raw):
-                        return False
-                    size *= 4
+            if m and (k == 0 or not _is_word_char(raw[k - 1])):
+                heads.setdefault(m.group(1), (k, m.end()))
             k = raw.find(IMPL_FUNC, k + len(IMPL_FUNC))
-        return None
+        return heads
 
     @cached_property
     def lines(self) -> LineTable:
