@@ -98,21 +98,24 @@ _BRACE = re.compile(r"[{}]")
 _QUALIFIER_END = re.compile(r"\b(?:const|noexcept|override)$")
 
 
+_PAREN = re.compile(r"[()]")
+
+
 def _match_open(code: str, close: int) -> int | None:
-    """Offset of the '(' matching the ')' at *close*, scanning backwards."""
+    """Offset of the '(' matching the ')' at *close*, scanning backwards; None when a `{`, `}` or `;`
+    comes first.  The nearest of those is found with str.rfind, then only the parentheses after it are
+    walked (a character-by-character walk in Python cost ~15 ms over the .mm files)."""
+    if code[close] in "{};":
+        return None
+    stop = max(code.rfind("{", 0, close), code.rfind("}", 0, close), code.rfind(";", 0, close))
     depth = 0
-    k = close
-    while k >= 0:
-        ch = code[k]
-        if ch == ")":
+    for m in reversed(list(_PAREN.finditer(code, stop + 1, close + 1))):
+        if m.group(0) == ")":
             depth += 1
-        elif ch == "(":
+        else:
             depth -= 1
             if depth == 0:
-                return k
-        elif ch in "{};":
-            return None
-        k -= 1
+                return m.start()
     return None
 
 
