@@ -65,6 +65,7 @@ class SourceIndex:
         self.path = path
         self.text = text
         self._calls: dict[str, list[MacroCall]] = {}
+        self._calls_of: dict[tuple[str, ...], list[MacroCall]] = {}
         self._regions: list[tuple[int, str]] = []  # (offset, masked text) of regions masked alone
 
     @cached_property
@@ -266,9 +267,19 @@ class SourceIndex:
         return found
 
     def calls_of(self, *names: str) -> list[MacroCall]:
-        """Calls of the named macros outside preprocessor lines, in file order."""
-        present = [n for n in names if n in self.text and n in self.masked]
-        return self.calls_matching("|".join(map(re.escape, sorted(present)))) if present else []
+        """Calls of the named macros outside preprocessor lines, in file order (remembered per
+        *names*: a shared kernel's search asks each file about the same few macros)."""
+        found = self._calls_of.get(names)
+        if found is None:
+            present = [n for n in names if n in self.text and n in self.masked]
+            found = self._calls_of[names] = (
+                self.calls_matching("|".join(map(re.escape, sorted(present)))) if present else [])
+        return found
+
+    @cached_property
+    def spells_create_impl(self) -> bool:
+        """`CREATE_` outside comments and literals, and `IMPL` in the text (a CREATE_*IMPL*FUNC call may be there)."""
+        return "CREATE_" in self.text and "IMPL" in self.text and "CREATE_" in self.masked
 
     # -- words ------------------------------------------------------------------------------
     @cached_property

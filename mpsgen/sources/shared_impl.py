@@ -140,7 +140,7 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
 
     for ix in indexes:
         found = ix.calls_of(*macros)
-        if "CREATE_" in ix.text and "IMPL" in ix.text and "CREATE_" in ix.masked:
+        if ix.spells_create_impl:
             found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
         for call in found:
             macro, args = call.name, list(call.args)
