@@ -270,6 +270,8 @@ def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> list[_Lin
 
     out = []
     for line, raw in d.body:
-        text = _PASTE.sub("", _SUBST.sub(repl, raw))
+        # A line spelling no parameter keeps its text (every identifier maps to itself).
+        text = _SUBST.sub(repl, raw) if any(p in raw for p in mapping) else raw
+        text = _PASTE.sub("", text) if "##" in text else text
         out.append(_Line(line, text, (_Frame(line, raw, d.name), *calls)))
     return out
