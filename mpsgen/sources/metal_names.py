@@ -190,12 +190,12 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
                 hi = mid - 1
         return lines[lo]
 
-    def add(name: str, pos: int, macro: str, suffixed: bool, spelled: str) -> None:
+    def add(name: str, pos: int, macro: str, suffixed: bool, word: str, quoted: str | None = None) -> None:
         at = line_of(pos)
         frames = at.frames or (_Frame(at.line, at.text, macro),)
-        # *spelled* (a pattern) is compiled only when there is a choice of frames.
+        # The innermost frame spelling the name (`"quoted` or the word *word*) when there is a choice.
         chosen = frames[0] if len(frames) == 1 else next(
-            (f for f in frames if re.search(spelled, f.raw)), frames[-1])
+            (f for f in frames if _spells(f.raw, word, quoted)), frames[-1])
         found.setdefault((name, chosen.line), MetalName(name, path, chosen.line, chosen.macro, suffixed))
 
     pos = 0
@@ -214,7 +214,7 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
             _scan(_expand(d, args, calls), defines, path, found, depth + 1, registrations)
             pos = close
         elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
-            add(args[0], m.start(), macro, True, r"\b" + re.escape(args[0]) + r"\b")
+            add(args[0], m.start(), macro, True, args[0])
             if registrations is not None:
                 registrations.append((macro, *(a.strip() for a in args)))
             pos = close
@@ -225,13 +225,32 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
         name, complete = _concatenate(text[m.end():close])
         piece = _first_piece(text[m.end():close])
         if name.rstrip("_") and piece:
-            spelled = '"' + re.escape(piece) + r"|\b" + re.escape(piece.rstrip("_")) + r"\b"
-            add(name if complete else name.rstrip("_"), m.start(), "host_name", not complete, spelled)
+            add(name if complete else name.rstrip("_"), m.start(), "host_name", not complete, piece.rstrip("_"), piece)
     if depth == 0:
         for m in _PLAIN_KERNEL.finditer(plain):
             if m.group(0).endswith("<") or _is_template(plain, m.start()):
                 continue  # a template: only its host_name instantiations are in the library
-            add(m.group(1), m.start(), "kernel", False, r"\b" + re.escape(m.group(1)) + r"\b")
+            add(m.group(1), m.start(), "kernel", False, m.group(1))
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _spells(raw: str, word: str, quoted: str | None) -> bool:
+    """`re.search('"' + re.escape(quoted) + r"|\b" + re.escape(word) + r"\b", raw)` (no `"quoted` part
+    when None), with str.find instead of compiling a pattern per name."""
+    if quoted is not None and '"' + quoted in raw:
+        return True
+    if not _WORD.fullmatch(word):
+        return re.search(r"\b" + re.escape(word) + r"\b", raw) is not None
+    k, n = raw.find(word), len(word)
+    while k >= 0:
+        before = raw[k - 1] if k else " "
+        after = raw[k + n] if k + n < len(raw) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        k = raw.find(word, k + 1)
+    return False
 
 
 def _first_piece(args: str) -> str:
