@@ -202,13 +202,16 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
     for m in _MACRO_CALL.finditer(plain):
         if m.start() < pos:
             continue  # inside the arguments of a call already handled
+        macro = m.group(1)
+        d = defines.get(macro)
+        expands = d is not None and d.params is not None and depth < _MAX_DEPTH
+        if not expands and (d is not None or not macro.startswith(_HEADER_PREFIX)):
+            continue  # neither a file-local macro to expand nor a REGISTER_* of the headers
         close = match_close(plain, m.end() - 1)
         if close is None:
             continue
-        macro = m.group(1)
         args = split_top_level(text[m.end():close])
-        d = defines.get(macro)
-        if d is not None and d.params is not None and depth < _MAX_DEPTH:
+        if expands:
             at = line_of(m.start())
             calls = at.frames or (_Frame(at.line, at.text, macro),)
             _scan(_expand(d, args, calls), defines, path, found, depth + 1, registrations)
