@@ -12,7 +12,9 @@ from mpsgen.sources.host import Definition
 from mpsgen.sources.index import index_of
 
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
-_MACRO_FIRST_ARG = re.compile(r"\b[A-Z][A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
+# `\b[A-Z][A-Z0-9_]+\(...`, with the word-start test after the first letter: a pattern that opens with a
+# character class lets the regex engine skip to the next capital in C (3x faster over the .mm files).
+_MACRO_FIRST_ARG = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
 _QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
 _FUNCTOR_WORD = re.compile(r"\b(\w+)_functor\b")
 

@@ -9,6 +9,8 @@ changed or new file now names the kernel; only the changed files are read to tel
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from functools import cached_property
 from pathlib import Path
 from typing import Callable, NamedTuple
@@ -31,6 +33,23 @@ def _words(kernel: str) -> set[str]:
     return {kernel} | {kernel[:k] for k in range(1, len(kernel)) if kernel[k] == "_"}
 
 
+# Every byte that is not an ASCII letter or underscore becomes a space: the runs left are the text's
+# words with their digits cut out (2 MB of numeric tables in one native/*.cpp leave nothing behind).
+_NOT_LETTER = bytes(c if chr(c).isascii() and (chr(c).isalpha() or c == 95) else 32 for c in range(256))
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+_LETTER_RUN = re.compile(r"[A-Za-z_]+")
+
+
+def word_text(text: str) -> bytes:
+    """The distinct runs of ASCII letters and underscores of *text*, one a line.
+
+    A run of letters and underscores occurs in *text* exactly when it occurs in this (each
+    occurrence lies inside one run), and the distinct runs of a C++ file are ~1/10 of its bytes:
+    one pass over the file, then each of the ~160 names `check` looks for is searched in the short
+    text (a name with digits only when each of its runs is there, then in the text itself)."""
+    return b"\n".join(set(text.encode("utf-8", "surrogatepass").translate(_NOT_LETTER).split()))
+
+
 def _could_define(kernel: str, text: str, sites: dict[str, list[str]]) -> bool:
     return kernel in text or any(w in sites for w in _words(kernel))
 
@@ -43,6 +62,10 @@ class SharedKernels:
         self._read = read
         self._facts = facts
         self._texts: dict[str, str] = {}
+        self._words: bytes | None = None  # every file's word_text, NUL-separated (built on first use)
+        self._rels: list[str] = []
+        self._starts: list[int] = []  # where each file's words start in _words (and where they end)
+        self._spelled: dict[str, frozenset[str]] = {}
         # A racy stamp is stored as None, so the file counts as changed on the next run.
         self._stamps: dict[str, Stamp | None] = {}
         if facts.enabled:
@@ -59,6 +82,51 @@ class SharedKernels:
         if rel not in self._texts:
             self._texts[rel] = self._read(self._paths[rel])
         return self._texts[rel]
+
+    def contains(self, rel: str, name: str) -> bool:
+        """`name in self.text(rel)`."""
+        return rel in self.spelling(name)
+
+    def spelling(self, name: str) -> frozenset[str]:
+        """The files whose text contains *name* (computed once per name)."""
+        found = self._spelled.get(name)
+        if found is None:
+            found = self._spelled[name] = frozenset(self._spelling(name))
+        return found
+
+    def _spelling(self, name: str) -> set[str] | list[str]:
+        if not _ASCII_WORD.fullmatch(name):
+            return [rel for rel in self._paths if name in self.text(rel)]
+        if self._words is None:
+            # Every file's distinct runs, one text: a run is searched once over all files.
+            self._rels = list(self._paths)
+            texts = [word_text(self.text(rel)) for rel in self._rels]
+            self._starts = [0]
+            for t in texts:
+                self._starts.append(self._starts[-1] + len(t) + 1)
+            self._words = b"\0".join(texts)
+        runs = _LETTER_RUN.findall(name)
+        files: set[int] | None = None
+        for run in runs:
+            files = self._files_with(run.encode(), files)
+            if not files:
+                return []
+        if files is None:  # digits only
+            return [rel for rel in self._paths if name in self.text(rel)]
+        rels = [self._rels[k] for k in sorted(files)]
+        return rels if runs == [name] else [rel for rel in rels if name in self.text(rel)]
+
+    def _files_with(self, run: bytes, among: set[int] | None) -> set[int]:
+        """Indexes of the files whose runs contain *run* (within *among* when given)."""
+        words, starts, find = self._words, self._starts, self._words.find
+        found: set[int] = set()
+        k = find(run)
+        while k >= 0:
+            f = bisect_right(starts, k) - 1
+            if among is None or f in among:
+                found.add(f)
+            k = find(run, starts[f + 1])  # the next file
+        return found
 
     def _still_valid(self, snapshot: dict, answers: dict[str, _Answer],
                      mentions: dict[str, frozenset[str]]) -> tuple[dict[str, _Answer], dict[str, frozenset[str]]]:
@@ -108,7 +176,8 @@ class SharedKernels:
         searched = set(sources)
         impl = find_shared_impl(sources, kernel) if sources else None
         if impl is None or impl.form == "function":
-            wider = {rel: t for rel, t in self._all_texts().items() if rel in named or kernel in t}
+            spelled = self.spelling(kernel)
+            wider = {rel: self.text(rel) for rel in self._paths if rel in named or rel in spelled}
             if wider.keys() - sources.keys():
                 searched |= wider.keys()
                 impl = find_shared_impl(wider, kernel)
@@ -124,6 +193,6 @@ class SharedKernels:
         files = self._mentions.get(name)
         if files is None:
             files = self._mentions[name] = frozenset(
-                rel for rel in self._paths if name in self.text(rel) and name in index_of(rel, self.text(rel)).identifiers)
+                rel for rel in self.spelling(name) if name in index_of(rel, self.text(rel)).identifiers)
             self._changed = True
         return bool(files)

@@ -27,6 +27,13 @@ def _is_word_char(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
 
 
+def _last_non_space(code: str, end: int) -> str:
+    """`code[:end].rstrip()[-1:]` without copying the code before *end*."""
+    while end > 0 and code[end - 1].isspace():
+        end -= 1
+    return code[end - 1] if end > 0 else ""
+
+
 def _word_before(code: str, end: int) -> tuple[int, int] | None:
     """(start, end) of the identifier ending right before *end* (spaces skipped), or None."""
     k = end - 1
@@ -91,21 +98,24 @@ _BRACE = re.compile(r"[{}]")
 _QUALIFIER_END = re.compile(r"\b(?:const|noexcept|override)$")
 
 
+_PAREN = re.compile(r"[()]")
+
+
 def _match_open(code: str, close: int) -> int | None:
-    """Offset of the '(' matching the ')' at *close*, scanning backwards."""
+    """Offset of the '(' matching the ')' at *close*, scanning backwards; None when a `{`, `}` or `;`
+    comes first.  The nearest of those is found with str.rfind, then only the parentheses after it are
+    walked (a character-by-character walk in Python cost ~15 ms over the .mm files)."""
+    if code[close] in "{};":
+        return None
+    stop = max(code.rfind("{", 0, close), code.rfind("}", 0, close), code.rfind(";", 0, close))
     depth = 0
-    k = close
-    while k >= 0:
-        ch = code[k]
-        if ch == ")":
+    for m in reversed(list(_PAREN.finditer(code, stop + 1, close + 1))):
+        if m.group(0) == ")":
             depth += 1
-        elif ch == "(":
+        else:
             depth -= 1
             if depth == 0:
-                return k
-        elif ch in "{};":
-            return None
-        k -= 1
+                return m.start()
     return None
 
 
@@ -132,7 +142,7 @@ def _head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int
         if name in _CONTROL or name in head_macros or not looks_like_definition_name(code, n[0]):
             return None
         return name, n[0], None
-    if head_macros and code[:popen].rstrip().endswith(")"):
+    if head_macros and _last_non_space(code, popen) == ")":
         k = code.rindex(")", 0, popen)
         mopen = _match_open(code, k)
         if mopen is None:

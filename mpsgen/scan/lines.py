@@ -5,7 +5,8 @@ breaks a line (str.splitlines also breaks at form feeds, \x1c-\x1e, \u2028, whic
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, count
+from operator import add
 
 
 def split_lines(text: str) -> list[str]:
@@ -35,8 +36,8 @@ class LineTable:
     __slots__ = ("starts", "length")
 
     def __init__(self, text: str) -> None:
-        # Cumulative line lengths (+1 for each "\n"): split and accumulate run in C.
-        self.starts = [0, *accumulate(len(part) + 1 for part in text.split("\n")[:-1])]
+        # Cumulative line lengths, +1 for each "\n" before (the k-th line's start adds k): all in C.
+        self.starts = [0, *map(add, accumulate(map(len, text.split("\n")[:-1])), count(1))]
         self.length = len(text)
 
     def line(self, pos: int) -> int:

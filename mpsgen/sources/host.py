@@ -78,10 +78,17 @@ class Impl(NamedTuple):
     col: int = 1  # 1-based column where the definition starts on its first line
 
 
+# A word each alternative of the markers above spells: a body without any cannot match (str.find
+# runs at C speed; the regexes are tried at every offset of the body).
+_METAL_WORDS = ("exec_", "binary_op_kernel", "getPipelineStateForFunc", "mtl_setArgs", "mtl_dispatch1DJob",
+                "MetalShaderLibrary")
+_GRAPH_WORDS = ("mpsGraph", "MPSGraph", "LookUpOrCreateCachedGraph", "unary_op", "binaryOp", "CREATE_MPS_")
+
+
 def _classify(body_masked: str) -> str:
-    if _METAL_MARKERS.search(body_masked):
+    if any(w in body_masked for w in _METAL_WORDS) and _METAL_MARKERS.search(body_masked):
         return "metal"  # never delete Metal code, even when mixed with an MPSGraph fallback
-    if _GRAPH_MARKERS.search(body_masked):
+    if any(w in body_masked for w in _GRAPH_WORDS) and _GRAPH_MARKERS.search(body_masked):
         return "mpsgraph"
     return "unknown"
 
@@ -97,6 +104,9 @@ def _decl_start(masked: str, pos: int) -> int:
     return start
 
 
+_CALLEE = re.compile(r"\b(\w+)\s*\(")
+
+
 def _local_graph_helpers(masked: str, spans: list[FunctionSpan]) -> set[str]:
     """Functions defined in this file that run MPSGraph, directly (div_mode_template) or through
     other such functions (smooth_l1_loss_template -> smooth_l1_loss_impl), and no Metal."""
@@ -104,8 +114,14 @@ def _local_graph_helpers(masked: str, spans: list[FunctionSpan]) -> set[str]:
     kinds = {name: _classify(body) for name, body in bodies.items()}
     graph = {name for name, kind in kinds.items() if kind == "mpsgraph"}
     pending = {name for name, kind in kinds.items() if kind == "unknown"}
+    called: dict[str, set[str]] = {}  # each body's callees, found once (not once per round)
     while True:
-        found = {name for name in pending if set(re.findall(r"\b(\w+)\s*\(", bodies[name])) & graph}
+        found = set()
+        for name in pending:
+            if name not in called:
+                called[name] = set(_CALLEE.findall(bodies[name]))
+            if called[name] & graph:
+                found.add(name)
         if not found:
             return graph
         graph |= found
@@ -115,7 +131,7 @@ def _local_graph_helpers(masked: str, spans: list[FunctionSpan]) -> set[str]:
 def _classify_with_helpers(body: str, helpers: set[str]) -> str:
     kind = _classify(body)
     if kind == "unknown" and helpers:
-        called = set(re.findall(r"\b(\w+)\s*\(", body))
+        called = set(_CALLEE.findall(body))
         if called & helpers:
             return "mpsgraph"
     return kind

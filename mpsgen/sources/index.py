@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from functools import cached_property
 from typing import NamedTuple
 
@@ -22,7 +23,7 @@ from mpsgen.scan.definitions import (
     looks_like_definition_name,
 )
 from mpsgen.scan.lines import LineTable
-from mpsgen.scan.mask import Directives, code_only, directives, mask
+from mpsgen.scan.mask import Directives, line_continues, code_only, directives, mask
 
 IMPL_FUNC = "TORCH_IMPL_FUNC"
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)")
@@ -64,6 +65,7 @@ class SourceIndex:
         self.path = path
         self.text = text
         self._calls: dict[str, list[MacroCall]] = {}
+        self._calls_of: dict[tuple[str, ...], list[MacroCall]] = {}
         self._regions: list[tuple[int, str]] = []  # (offset, masked text) of regions masked alone
 
     @cached_property
@@ -92,26 +94,37 @@ class SourceIndex:
         False when the raw text is ambiguous (a comment or literal may hold the head): the caller
         then masks the whole file."""
         raw = self.text
+        head = self._raw_impl_heads.get(name)
+        if head is None:
+            return None
+        k, after = head  # after: the offset just past the parameter list's '('
+        start = raw.rfind("\n", 0, k) + 1
+        if raw.rfind("/*", 0, k) > raw.rfind("*/", 0, k) or "//" in raw[start:k] or '"' in raw[start:k]:
+            return False
+        size = 2048  # most bodies fit; grown x4 until the body closes
+        while True:
+            end = min(len(raw), k + size)
+            region = mask(raw[start:end]).masked
+            body = definition_body(region, after - 1 - start)
+            if body is not None:
+                self._regions.append((start, region))
+                return FunctionSpan(name, k, start + body[0], start + body[1], macro=IMPL_FUNC)
+            if end == len(raw):
+                return False
+            size *= 4
+
+    @cached_property
+    def _raw_impl_heads(self) -> dict[str, tuple[int, int]]:
+        """{name: (offset, end of the match)} of the first `TORCH_IMPL_FUNC(name)(` of each name in the raw text
+        (one pass over the file for every name asked about)."""
+        raw, heads = self.text, {}
         k = raw.find(IMPL_FUNC)
         while k >= 0:
             m = _IMPL_ARG.match(raw, k + len(IMPL_FUNC))
-            if m and m.group(1) == name and (k == 0 or not _is_word_char(raw[k - 1])):
-                start = raw.rfind("\n", 0, k) + 1
-                if raw.rfind("/*", 0, k) > raw.rfind("*/", 0, k) or "//" in raw[start:k] or '"' in raw[start:k]:
-                    return False
-                size = 2048  # most bodies fit; grown x4 until the body closes
-                while True:
-                    end = min(len(raw), k + size)
-                    region = mask(raw[start:end]).masked
-                    body = definition_body(region, m.end() - 1 - start)
-                    if body is not None:
-                        self._regions.append((start, region))
-                        return FunctionSpan(name, k, start + body[0], start + body[1], macro=IMPL_FUNC)
-                    if end == len(raw):
-                        return False
-                    size *= 4
+            if m and (k == 0 or not _is_word_char(raw[k - 1])):
+                heads.setdefault(m.group(1), (k, m.end()))
             k = raw.find(IMPL_FUNC, k + len(IMPL_FUNC))
-        return None
+        return heads
 
     @cached_property
     def lines(self) -> LineTable:
@@ -254,9 +267,19 @@ class SourceIndex:
         return found
 
     def calls_of(self, *names: str) -> list[MacroCall]:
-        """Calls of the named macros outside preprocessor lines, in file order."""
-        present = [n for n in names if n in self.text and n in self.masked]
-        return self.calls_matching("|".join(map(re.escape, sorted(present)))) if present else []
+        """Calls of the named macros outside preprocessor lines, in file order (remembered per
+        *names*: a shared kernel's search asks each file about the same few macros)."""
+        found = self._calls_of.get(names)
+        if found is None:
+            present = [n for n in names if n in self.text and n in self.masked]
+            found = self._calls_of[names] = (
+                self.calls_matching("|".join(map(re.escape, sorted(present)))) if present else [])
+        return found
+
+    @cached_property
+    def spells_create_impl(self) -> bool:
+        """`CREATE_` outside comments and literals, and `IMPL` in the text (a CREATE_*IMPL*FUNC call may be there)."""
+        return "CREATE_" in self.text and "IMPL" in self.text and "CREATE_" in self.masked
 
     # -- words ------------------------------------------------------------------------------
     @cached_property
@@ -265,10 +288,7 @@ class SourceIndex:
 
     @cached_property
     def identifier_counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for name in _IDENT.findall(self.masked):
-            counts[name] = counts.get(name, 0) + 1
-        return counts
+        return dict(Counter(_IDENT.findall(self.masked)))  # counted in C, keys in first-seen order
 
 
 def require_scannable(path: str, text: str) -> None:
@@ -294,7 +314,7 @@ def enclosing_define(text: str, pos: int) -> str | None:
         m = _DEFINE_NAME.match(text, start)
         if m:
             return m.group(1)
-        if start == 0 or not text[: start - 1].rstrip("\r").endswith("\\"):
+        if start == 0 or not line_continues(text, start - 1):
             return None
         start = text.rfind("\n", 0, start - 1) + 1
 

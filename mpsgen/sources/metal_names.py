@@ -37,7 +37,9 @@ SUFFIX_WORDS = frozenset(
 _COMMENT_OR_LITERAL = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
 _STRING = re.compile(r"\"(?:\\.|[^\"\\\n])*\"")
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?")
-_MACRO_CALL = re.compile(r"\b([A-Z_][A-Z0-9_]*)\s*\(")
+# `\b([A-Z_][A-Z0-9_]*)\s*\(` with the word-start test after the first character (a pattern that opens
+# with a character class lets the regex engine skip to the next candidate in C).
+_MACRO_CALL = re.compile(r"([A-Z_](?<!\w[A-Z_])[A-Z0-9_]*)\s*\(")
 _HOST_NAME = re.compile(r"\bhost_name\s*\(")
 _PLAIN_KERNEL = re.compile(r"\b(?:kernel\s+void|void\s+kernel)\s+([A-Za-z_]\w*)\s*[(<]")
 # A stringised parameter (#P, not ##), any identifier, or a string literal (left alone).
@@ -194,29 +196,34 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
                 hi = mid - 1
         return lines[lo]
 
-    def add(name: str, pos: int, macro: str, suffixed: bool, spelled: re.Pattern[str]) -> None:
+    def add(name: str, pos: int, macro: str, suffixed: bool, word: str, quoted: str | None = None) -> None:
         at = line_of(pos)
         frames = at.frames or (_Frame(at.line, at.text, macro),)
-        chosen = next((f for f in frames if spelled.search(f.raw)), frames[-1])
+        # The innermost frame spelling the name (`"quoted` or the word *word*) when there is a choice.
+        chosen = frames[0] if len(frames) == 1 else next(
+            (f for f in frames if _spells(f.raw, word, quoted)), frames[-1])
         found.setdefault((name, chosen.line), MetalName(name, path, chosen.line, chosen.macro, suffixed))
 
     pos = 0
     for m in _MACRO_CALL.finditer(plain):
         if m.start() < pos:
             continue  # inside the arguments of a call already handled
+        macro = m.group(1)
+        d = defines.get(macro)
+        expands = d is not None and d.params is not None and depth < _MAX_DEPTH
+        if not expands and (d is not None or not macro.startswith(_HEADER_PREFIX)):
+            continue  # neither a file-local macro to expand nor a REGISTER_* of the headers
         close = match_close(plain, m.end() - 1)
         if close is None:
             continue
-        macro = m.group(1)
         args = split_top_level(text[m.end():close])
-        d = defines.get(macro)
-        if d is not None and d.params is not None and depth < _MAX_DEPTH:
+        if expands:
             at = line_of(m.start())
             calls = at.frames or (_Frame(at.line, at.text, macro),)
             _scan(_expand(d, args, calls), defines, path, found, depth + 1, registrations)
             pos = close
         elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
-            add(args[0], m.start(), macro, True, re.compile(r"\b" + re.escape(args[0]) + r"\b"))
+            add(args[0], m.start(), macro, True, args[0])
             if registrations is not None:
                 registrations.append((macro, *(a.strip() for a in args)))
             pos = close
@@ -227,13 +234,32 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
         name, complete = _concatenate(text[m.end():close])
         piece = _first_piece(text[m.end():close])
         if name.rstrip("_") and piece:
-            spelled = re.compile('"' + re.escape(piece) + r"|\b" + re.escape(piece.rstrip("_")) + r"\b")
-            add(name if complete else name.rstrip("_"), m.start(), "host_name", not complete, spelled)
+            add(name if complete else name.rstrip("_"), m.start(), "host_name", not complete, piece.rstrip("_"), piece)
     if depth == 0:
         for m in _PLAIN_KERNEL.finditer(plain):
             if m.group(0).endswith("<") or _is_template(plain, m.start()):
                 continue  # a template: only its host_name instantiations are in the library
-            add(m.group(1), m.start(), "kernel", False, re.compile(r"\b" + re.escape(m.group(1)) + r"\b"))
+            add(m.group(1), m.start(), "kernel", False, m.group(1))
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _spells(raw: str, word: str, quoted: str | None) -> bool:
+    """`re.search('"' + re.escape(quoted) + r"|\b" + re.escape(word) + r"\b", raw)` (no `"quoted` part
+    when None), with str.find instead of compiling a pattern per name."""
+    if quoted is not None and '"' + quoted in raw:
+        return True
+    if not _WORD.fullmatch(word):
+        return re.search(r"\b" + re.escape(word) + r"\b", raw) is not None
+    k, n = raw.find(word), len(word)
+    while k >= 0:
+        before = raw[k - 1] if k else " "
+        after = raw[k + n] if k + n < len(raw) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        k = raw.find(word, k + 1)
+    return False
 
 
 def _first_piece(args: str) -> str:
@@ -272,6 +298,8 @@ def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> list[_Lin
 
     out = []
     for line, raw in d.body:
-        text = _PASTE.sub("", _SUBST.sub(repl, raw))
+        # A line spelling no parameter keeps its text (every identifier maps to itself).
+        text = _SUBST.sub(repl, raw) if any(p in raw for p in mapping) else raw
+        text = _PASTE.sub("", text) if "##" in text else text
         out.append(_Line(line, text, (_Frame(line, raw, d.name), *calls)))
     return out

@@ -107,12 +107,16 @@ def _expand(params: list[str], body: str, args: list[str]) -> str:
     return re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)  # stringize -> bare (masked anyway)
 
 
-_IMPL_FUNC = r"\bTORCH_IMPL_FUNC\s*\(\s*{name}\s*\)\s*\("
+# Every `TORCH_IMPL_FUNC(name)(` head, its name captured: one compiled pattern for every kernel (the
+# same matches as a pattern spelling the kernel's name, filtered by name).
+_IMPL_FUNC = re.compile(r"\bTORCH_IMPL_FUNC\s*\(\s*(\w+)\s*\)\s*\(")
 
 
 def _impl_func_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
     """(start, body_open, body_close) of `TORCH_IMPL_FUNC(kernel)(...) {...}` in masked text."""
-    for m in re.finditer(_IMPL_FUNC.format(name=re.escape(kernel)), masked):
+    for m in _IMPL_FUNC.finditer(masked):
+        if m.group(1) != kernel:
+            continue
         pclose = match_close(masked, m.end() - 1)
         if pclose is None:
             continue
@@ -153,7 +157,7 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
 
     for ix in indexes:
         found = ix.calls_of(*macros)
-        if "CREATE_" in ix.text and "IMPL" in ix.text and "CREATE_" in ix.masked:
+        if ix.spells_create_impl:
             found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
         for call in found:
             macro, args = call.name, list(call.args)
