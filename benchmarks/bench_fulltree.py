@@ -18,7 +18,8 @@ torchgen's parse_native_yaml of the same yaml.  Targets (not asserted):
 check <= 0.3 s and status <= 0.3 s, cold or warm (issue 24: cold as CI runs them), migrate
 --no-build --no-test <= 0.3 s.  A summary table puts cold and warm side by side for check and
 status with torchgen's parse of the same yaml, and says whether check's output is the same cold
-and warm; --no-migrate times check and status only.
+and warm; --no-migrate times check and status only; --migrate-all (with --tree, a git checkout) adds
+`migrate --all --branch-per-op` without and with the numeric checks, cold (benchmarks/bench_migrate_all.py).
 """
 
 from __future__ import annotations
@@ -262,6 +263,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--torchgen-repeat", type=int, default=3)
     parser.add_argument("--no-migrate", action="store_true", help="time check and status only")
+    parser.add_argument("--migrate-all", action="store_true",
+                        help="with --tree (a git checkout): also time `migrate --all --branch-per-op` (bench_migrate_all.py)")
     args = parser.parse_args()
     mpsgen = str(Path(sys.executable).parent / "mpsgen")
     # An installed package has its bytecode; an editable one under PYTHONDONTWRITEBYTECODE=1 would
@@ -324,6 +327,11 @@ def main() -> None:
         target = next((v for k, v in TARGETS.items() if name.startswith(f"mpsgen {k}")), None)
         if target is not None and "edited" not in name and "cached" not in name:
             print(f"{name}: {t_.wall:.3f} s ({'within' if t_.wall <= target else 'OVER'} the {target} s target)")
+    if args.migrate_all and args.tree:
+        from bench_migrate_all import measure, print_rows
+
+        print_rows(measure(args.tree, os.cpu_count() or 1, naive=False),
+                   f"\nThe whole frontier (whole process, cold = an empty cache; {os.cpu_count()} CPUs):")
 
 
 if __name__ == "__main__":

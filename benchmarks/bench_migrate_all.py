@@ -82,39 +82,46 @@ def run_naive(root: Path, cache: Path) -> tuple[float, int, int]:
     return time.perf_counter() - start, made, len(families)
 
 
+def measure(tree: Path, jobs: int, *, naive: bool = True) -> list[tuple[str, float, int, int, float | None]]:
+    """(run, seconds, families migrated, candidates, target seconds) for each measurement, on a clone."""
+    with tempfile.TemporaryDirectory(prefix="bench-migrate-all-") as tmp:
+        root = Path(tmp) / "tree"
+        subprocess.run(["git", "clone", "-q", "--shared", str(tree.resolve()), str(root)], check=True)
+        rows = []
+        seconds, report = run_all(root, Path(tmp) / "cache-no-try", jobs, no_try=True)
+        rows.append(("migrate --all --branch-per-op --no-try (cold)", seconds, report["migrated"],
+                     report["candidates"], 60.0))
+        drop_branches(root)
+        checks = Path(tmp) / "cache-checks"
+        seconds, report = run_all(root, checks, jobs, no_try=False)
+        rows.append(("migrate --all --branch-per-op, numeric checks (cold)", seconds, report["migrated"],
+                     report["candidates"], 180.0))
+        drop_branches(root)
+        seconds, report = run_all(root, checks, jobs, no_try=False)
+        rows.append(("migrate --all --branch-per-op, numeric checks (warm)", seconds, report["migrated"],
+                     report["candidates"], None))
+        drop_branches(root)
+        if naive:
+            seconds, made, total = run_naive(root, Path(tmp) / "cache-naive")
+            rows.append(("naive: migrate FAMILY --commit per family, --no-try", seconds, made, total, None))
+    return rows
+
+
+def print_rows(rows, title: str) -> None:
+    print(title)
+    print(f"{'run':<56} {'seconds':>8} {'migrated':>9}  target")
+    for name, seconds, made, total, target in rows:
+        print(f"{name:<56} {seconds:8.1f} {made:>4}/{total:<4}  {f'<= {target:.0f} s' if target else ''}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tree", type=Path, required=True, help="a PyTorch checkout that is a git repository")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--skip-naive", action="store_true", help="leave out the one-process-per-family run")
     args = parser.parse_args()
-
-    with tempfile.TemporaryDirectory(prefix="bench-migrate-all-") as tmp:
-        root = Path(tmp) / "tree"
-        subprocess.run(["git", "clone", "-q", "--shared", str(args.tree.resolve()), str(root)], check=True)
-        rows = []
-        cold = Path(tmp) / "cache-no-try"
-        seconds, report = run_all(root, cold, args.jobs, no_try=True)
-        rows.append(("migrate --all --branch-per-op --no-try (cold)", seconds, report["migrated"],
-                     report["candidates"], 60.0))
-        drop_branches(root)
-        checks = Path(tmp) / "cache-checks"
-        seconds, report = run_all(root, checks, args.jobs, no_try=False)
-        rows.append(("migrate --all --branch-per-op, numeric checks (cold)", seconds, report["migrated"],
-                     report["candidates"], 180.0))
-        drop_branches(root)
-        seconds, report = run_all(root, checks, args.jobs, no_try=False)
-        rows.append(("migrate --all --branch-per-op, numeric checks (warm)", seconds, report["migrated"],
-                     report["candidates"], None))
-        drop_branches(root)
-        if not args.skip_naive:
-            seconds, made, total = run_naive(root, Path(tmp) / "cache-naive")
-            rows.append(("naive: migrate FAMILY --commit per family, --no-try", seconds, made, total, None))
-
-    print(f"tree: {args.tree}   jobs: {args.jobs}   cpus: {os.cpu_count()}")
-    print(f"{'run':<56} {'seconds':>8} {'migrated':>9}  target")
-    for name, seconds, made, total, target in rows:
-        print(f"{name:<56} {seconds:8.1f} {made:>4}/{total:<4}  {f'<= {target:.0f} s' if target else ''}")
+    rows = measure(args.tree, args.jobs, naive=not args.skip_naive)
+    print_rows(rows, f"tree: {args.tree}   jobs: {args.jobs}   cpus: {os.cpu_count()}")
 
 
 if __name__ == "__main__":
