@@ -234,3 +234,23 @@ def test_a_change_a_killed_run_left_on_disk_is_undone_first(sample_repo: Path):
     assert result.returncode == 0, result.stderr
     assert f"restored what an interrupted `migrate --all` left: {yaml}" in result.stderr
     assert state(sample_repo) == before
+
+
+def test_a_checkout_inside_a_larger_repository_gets_its_branches_there_with_file_modes_kept(tmp_path: Path):
+    """The PyTorch tree in pt/ of a bigger repository: branch paths are pt/..., an executable file stays so."""
+    outer = tmp_path / "outer"
+    made = mpsgen("sample", str(outer / "pt"))
+    assert made.returncode == 0, made.stderr
+    subprocess.run(["rm", "-rf", str(outer / "pt" / ".git")], check=True)
+    yaml = outer / "pt/aten/src/ATen/native/native_functions.yaml"
+    yaml.chmod(0o755)
+    (outer / "README").write_text("not PyTorch\n")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=outer, check=True)
+    before = state(outer)
+    report = run_all(outer / "pt", "--branch-per-op")
+    assert report["migrated"] >= 4 and state(outer) == before
+    changed = git(outer, "diff", "--name-only", "HEAD", "mps-metal/asinh").split()
+    assert "pt/aten/src/ATen/native/native_functions.yaml" in changed and all(p.startswith("pt/") for p in changed)
+    entry = git(outer, "ls-tree", "mps-metal/asinh", "--", "pt/aten/src/ATen/native/native_functions.yaml")
+    assert entry.startswith("100755 blob ")

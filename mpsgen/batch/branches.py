@@ -77,7 +77,7 @@ def commit_on_branch(root: Path, base: str, branch: str, files: Mapping[str, str
     must not exist yet; returns the commit.  Only git objects and that one ref are written."""
     prefix = work_tree_prefix(root) or ""
     paths = {prefix + rel: text for rel, text in files.items()}
-    listed = _git(root, "ls-tree", base, "--", *paths) if paths else ""
+    listed = _git(root, "ls-tree", "--full-tree", base, "--", *paths) if paths else ""
     modes = {line.split("\t", 1)[1]: line.split(" ", 1)[0] for line in listed.splitlines()}
     git_dir = Path(_git(root, "rev-parse", "--absolute-git-dir").strip())
     with tempfile.TemporaryDirectory(prefix=TEMP_PREFIX, dir=git_dir) as tmp:
