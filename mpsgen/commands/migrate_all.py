@@ -3,7 +3,9 @@
 Without --branch-per-op it writes nothing and prints what would move.  With it, each family that
 plans cleanly becomes one commit on its own branch from HEAD (mpsgen/batch/branches.py), made as
 soon as its plan is done, so an interrupted run keeps the finished branches and a rerun on the same
-HEAD goes on with the rest.  The checkout's work tree, index, HEAD and branch are never touched.
+HEAD goes on with the rest; the checkout's index, HEAD and branch are never touched.  Without
+--no-build/--no-test, each family's change is then built and tested in the work tree in turn and
+undone (mpsgen/batch/verify_each.py).
 """
 
 from __future__ import annotations
@@ -67,11 +69,10 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
     outcomes: dict[str, FamilyOutcome] = {}
     config = _verify_config(checkout, opts) if opts.build or opts.test else None
     units = candidate_units(checkout)
-    if opts.build or opts.test:
+    if opts.build or opts.test or opts.branch_per_op:  # the branches and the builds start from HEAD
         branches.require_clean(root)
     if opts.branch_per_op:
         base = branches.head_commit(root)
-        branches.require_clean(root)
         branches.remove_stale_indexes(root)
         made = branches.existing_branches(root, opts.prefix)
         for unit in units:
@@ -86,9 +87,11 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
 
     def finished(o: FamilyOutcome) -> None:
         if opts.branch_per_op and o.state == PLANNED:
-            o.branch = opts.prefix + o.family
-            o.commit = branches.commit_on_branch(root, base, o.branch, o.files, o.message)
-            o.state = BRANCHED
+            try:
+                o.commit = branches.commit_on_branch(root, base, opts.prefix + o.family, o.files, o.message)
+                o.branch, o.state = opts.prefix + o.family, BRANCHED
+            except MpsgenError as err:  # the branch appeared meanwhile (another run): this family only
+                o.state, o.reason = FAILED, err.render()
         outcomes[o.family] = o
 
     code = EXIT_OK
