@@ -131,7 +131,7 @@ def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any
     return run_migrate_all(obj.checkout(), BatchOptions(
         branch_per_op=batch["branch_per_op"], prefix=batch["branch_prefix"], jobs=batch["jobs"],
         no_try=options["no_try"], fmt=options["fmt"], build=not options["no_build"], test=not options["no_test"],
-        build_cmds=tuple(options["build_cmds"])))
+        build_cmds=tuple(options["build_cmds"]), grad=options["grad_tests"]))
 
 
 @main.command("new-op")

@@ -26,7 +26,7 @@ def undo_leftover(checkout: Checkout) -> list[str]:
 
 
 def build_and_test(checkout: Checkout, outcome: FamilyOutcome, config, *, build: bool, test: bool,
-                   out: TextIO) -> bool:
+                   out: TextIO, grad: bool = False) -> bool:
     """Fill outcome.build / outcome.tests_result; True when both passed.  The files are back as
     they were on return, also on Ctrl-C."""
     from mpsgen.tree.changeset import Changeset
@@ -45,7 +45,7 @@ def build_and_test(checkout: Checkout, outcome: FamilyOutcome, config, *, build:
             if not built.ok:
                 return False
         if test:
-            tests = runner.run_tests(checkout.root, outcome.tests, test_cmd=config.test_cmd,
+            tests = runner.run_tests(checkout.root, outcome.tests, grad=grad, test_cmd=config.test_cmd,
                                      build_dir=config.build_dir, out=out)
             t = tests.totals
             outcome.tests_result = (f"{t.passed} passed, {t.failed} failed, {t.error} errors, "

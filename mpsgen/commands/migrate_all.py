@@ -33,6 +33,7 @@ class BatchOptions(NamedTuple):
     build: bool = False  # build each family's change in the work tree, in turn (then undo it)
     test: bool = False  # ... and run its test_mps.py tests
     build_cmds: tuple[str, ...] = ()
+    grad: bool = False  # also test_output_grad_match
 
 
 Unit = tuple[str, ...]  # families migrated together, on one branch
@@ -134,7 +135,8 @@ def _verify_each(checkout: Checkout, outcomes: list[FamilyOutcome], config, opts
         if o.files and o.state in (PLANNED, BRANCHED):
             click.echo(f"building and testing {' + '.join(o.families)}", err=True)
             try:
-                ok &= build_and_test(checkout, o, config, build=opts.build, test=opts.test, out=sys.stderr)
+                ok &= build_and_test(checkout, o, config, build=opts.build, test=opts.test, grad=opts.grad,
+                                     out=sys.stderr)
             except Interrupted as stop:
                 click.echo(stop.describe(), err=True)
                 raise KeyboardInterrupt from None
