@@ -77,6 +77,11 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
                                                   available_macros=c10_metal_macros(checkout),
                                                   after_functor=render.params_typedefs(spec))
             if new_metal != metal_texts[metal_rel]:
+                from mpsgen.generate.clang_format import format_inserted
+
+                new_metal, note = format_inserted(metal_texts[metal_rel], new_metal, checkout.path(metal_rel),
+                                                  checkout.root)
+                plan.notes += [note] if note else []
                 cs.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
                 plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
         else:
