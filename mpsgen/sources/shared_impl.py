@@ -41,6 +41,8 @@ _DEVICE_ARG = re.compile(r"^\s*(?:[\w.\->()*]*device_type\(\)|k(?:CPU|CUDA|MPS|M
 # ceil_out: `if (c10::isIntegralType(self.scalar_type(), /*includeBool=*/false)) { result.copy_(self); } else {`
 _INTEGRAL_BRANCH = re.compile(r"\bif\s*\(\s*(?:c10::|at::)?isIntegralType\s*\(\s*[\w.]+\s*(?:\.|->)\s*scalar_type\s*\(\s*\)"
                               r"\s*,\s*(?:/\*[^*]*\*/\s*)?(true|false)\s*\)\s*\)\s*\{")
+_ELSE = re.compile(r"\s*else\s*\{")
+_ENDS_IN_RETURN = re.compile(r"\breturn\b[^;{}]*;\s*$")
 
 
 def _diverted(body_masked: str, at: int) -> str:
@@ -52,9 +54,9 @@ def _diverted(body_masked: str, at: int) -> str:
         then_close = match_close(body_masked, m.end() - 1)
         if then_close is None:
             continue
-        other = re.compile(r"\s*else\s*\{").match(body_masked, then_close + 1)
+        other = _ELSE.match(body_masked, then_close + 1)
         if other is None:
-            returns = re.search(r"\breturn\b[^;{}]*;\s*$", body_masked[m.end():then_close])
+            returns = _ENDS_IN_RETURN.search(body_masked[m.end():then_close])
             if returns and then_close < at and _same_block(body_masked, m.start(), at):
                 return kind
             continue
