@@ -126,8 +126,11 @@ def migrate(obj: Context, **options: Any) -> None:
 
 def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any]) -> int:
     from mpsgen.commands.migrate_all import BatchOptions, refuse_unsupported, run_migrate_all
+    from mpsgen.model import KernelOptions, RunOptions
 
-    refuse_unsupported(options["ops"], options, branch=options["branch"], commit=options["commit"])
+    kernel = KernelOptions(op="--all", **{f: options[f] for f in KernelOptions._fields if f != "op" and f in options})
+    run = RunOptions(**{f: options[f] for f in RunOptions._fields if f in options})
+    refuse_unsupported(tuple(options["ops"]), kernel, run)
     return run_migrate_all(obj.checkout(), BatchOptions(
         branch_per_op=batch["branch_per_op"], prefix=batch["branch_prefix"], jobs=batch["jobs"],
         no_try=options["no_try"], fmt=options["fmt"], build=not options["no_build"], test=not options["no_test"],

@@ -13,13 +13,16 @@ from __future__ import annotations
 import os
 import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Callable, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import click
 
 from mpsgen.batch.outcome import BRANCHED, DONE_EARLIER, FAILED, PLANNED, REFUSED, FamilyOutcome, render_summary
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
 from mpsgen.tree.checkout import Checkout
+
+if TYPE_CHECKING:
+    from mpsgen.model import KernelOptions, RunOptions
 
 EXIT_INTERRUPTED = 130
 
@@ -180,21 +183,21 @@ def _plan_all(root: str, units: list[Unit], opts: BatchOptions,
         pool.shutdown(wait=True)
 
 
-# Options that describe one op's kernel: meaningless for every family at once.
+# KernelOptions fields that describe one op's kernel: meaningless for every family at once.
 PER_OP = ("expr", "int_expr", "complex_expr", "dtypes", "stub_override", "shared_kernel", "drop_dtypes",
           "drop_complex")
 
 
-def refuse_unsupported(ops: Iterable[str], options: dict, *, branch: str | None, commit: bool) -> None:
+def refuse_unsupported(ops: tuple[str, ...], kernel: "KernelOptions", run: "RunOptions") -> None:
     """What --all cannot be combined with, refused before anything runs."""
-    if tuple(ops):
+    if ops:
         raise MpsgenError("--all migrates every candidate: name no OP with it",
                           hint="drop the OP names, or drop --all")
-    given = [f"--{name.replace('_override', '').replace('_', '-')}" for name in PER_OP if options.get(name)]
+    given = [f"--{name.replace('_override', '').replace('_', '-')}" for name in PER_OP if getattr(kernel, name)]
     if given:
         raise MpsgenError(f"{', '.join(given)} describe one op's kernel, not every candidate's",
                           hint="run `mpsgen migrate OP` with them for that op, then --all for the rest")
-    if options.get("print_only") or options.get("dry_run"):
+    if run.print_only or run.dry_run:
         raise MpsgenError("--all has no --print or --dry-run", hint="without --branch-per-op, --all writes nothing")
-    if branch or commit:
+    if run.branch or run.commit:
         raise MpsgenError("--all makes its own branches and commits", hint="use --branch-per-op [--branch-prefix P]")
