@@ -126,15 +126,14 @@ def migrate(obj: Context, **options: Any) -> None:
 
 def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any]) -> int:
     from mpsgen.commands.migrate_all import BatchOptions, refuse_unsupported, run_migrate_all
-    from mpsgen.model import KernelOptions, RunOptions
 
-    kernel = KernelOptions(op="--all", **{f: options[f] for f in KernelOptions._fields if f != "op" and f in options})
-    run = RunOptions(**{f: options[f] for f in RunOptions._fields if f in options})
-    refuse_unsupported(tuple(options["ops"]), kernel, run)
+    ops = tuple(options.pop("ops"))
+    kernel, run = _typed({**options, "op": "--all"})
+    refuse_unsupported(ops, kernel, run)
     return run_migrate_all(obj.checkout(), BatchOptions(
         branch_per_op=batch["branch_per_op"], prefix=batch["branch_prefix"], jobs=batch["jobs"],
-        no_try=options["no_try"], fmt=options["fmt"], build=not options["no_build"], test=not options["no_test"],
-        build_cmds=tuple(options["build_cmds"]), grad=options["grad_tests"]))
+        no_try=run.no_try, fmt=run.fmt, build=not run.no_build, test=not run.no_test,
+        build_cmds=tuple(run.build_cmds), grad=run.grad_tests))
 
 
 @main.command("new-op")
@@ -153,10 +152,6 @@ def new_op(obj: Context, **options: Any) -> None:
 def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> int:
     """Split click's keyword arguments into the two typed option sets, once, here."""
     from mpsgen.commands.migrate import run_kernel_command
-    from mpsgen.model import KernelOptions, RunOptions
-
-    def pick(cls: type) -> Any:
-        return cls(**{f: options[f] for f in cls._fields if f in options})
 
     ops = tuple(options.pop("ops"))
     if not ops:
@@ -164,10 +159,17 @@ def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> 
                           + (", or --all" if command == "migrate" else ""))
     if options["fmt"] == "markdown":
         raise MpsgenError("--format markdown is the --all summary's", hint="use text or json for named ops")
-    options["op"] = ops[0]
+    kernel, run = _typed({**options, "op": ops[0]})
+    return run_kernel_command(command, obj.checkout(), kernel=kernel, run=run, ops=ops)
+
+
+def _typed(options: dict[str, Any]) -> tuple[Any, Any]:
+    """click's keyword arguments as the two typed option sets (KernelOptions, RunOptions)."""
+    from mpsgen.model import KernelOptions, RunOptions
+
     known = {f for cls in (KernelOptions, RunOptions) for f in cls._fields}
     assert options.keys() <= known, f"CLI options without a typed home: {options.keys() - known}"
-    return run_kernel_command(command, obj.checkout(), kernel=pick(KernelOptions), run=pick(RunOptions), ops=ops)
+    return tuple(cls(**{f: options[f] for f in cls._fields if f in options}) for cls in (KernelOptions, RunOptions))
 
 
 @main.command("try")

@@ -104,8 +104,8 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
         # The refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's business: check the rest.
         plan = _plan_either(checkout, opts._replace(drop_complex=True))
     if plan.reused_kernel:
-        functor = upstream_functor(checkout, plan)
-        if functor is None:
+        functor = plan.reused_functor
+        if not functor:
             raise MpsgenError(f"{op} would call upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
                               "whose functor is no struct mpsgen can lift out", hint="run test_mps.py on a Mac to check it")
         return Subject(plan.spec, functor, "upstream", plan.binding)
@@ -114,16 +114,6 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
     return Subject(spec, render.render_functor(spec, templates_dir), "--expr" if expr else "catalog")
-
-
-def upstream_functor(checkout: Checkout, plan) -> str | None:
-    """The text of `struct <kernel>_functor {...};` where upstream registers the kernel plan reuses
-    (plan.reused_kernel: "MACRO at path:line"); None when it is made by a macro, not a struct."""
-    from mpsgen.sources.metal_index import index_metal
-
-    path = plan.reused_kernel.rsplit(" at ", 1)[-1].rsplit(":", 1)[0]
-    functor = index_metal(checkout.read_text(checkout.path(path)), path).functor(plan.kernel)
-    return functor.text if functor is not None and functor.macro is None else None
 
 
 def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan
@@ -199,8 +189,8 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
                 continue
             functor = plan.rendered.functor
             if plan.reused_kernel:  # upstream's functor is what MPS will run: check that one
-                functor = upstream_functor(checkout, plan)
-                if functor is None:
+                functor = plan.reused_functor
+                if not functor:
                     stream.write(f"numeric check skipped: {plan.family} calls upstream's registered kernel "
                                  f"'{plan.kernel}' ({plan.reused_kernel}), whose functor is no struct to lift out\n")
                     continue

@@ -65,6 +65,8 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     registered_at = _registered_elsewhere(plan, indexes, metal_texts, spec, functor)
     if registered_at:  # upstream's own kernel of that name serves every dtype: the host calls it
         plan.reused_kernel = registered_at
+        found = next((f for ix in indexes if (f := ix.functor(spec.name)) is not None), None)
+        plan.reused_functor = found.text if found is not None and found.macro is None else ""
         r.functor = ""
         plan.notes.append(f"kernel '{spec.name}' is already registered ({registered_at}) for every dtype the op "
                           "needs: reused, no Metal written")
@@ -131,8 +133,7 @@ def _registered_elsewhere(plan: Plan, indexes, metal_texts: dict[str, str], spec
     from mpsgen.sources.metal_names import registered_input_types
 
     where = metal.registered_kernel_names(indexes).get(spec.name)
-    if not where or any(ix.functor(spec.name) is not None and metal.same_functor(ix.functor(spec.name), functor)
-                        for ix in indexes):
+    if not where or any((f := ix.functor(spec.name)) is not None and metal.same_functor(f, functor) for ix in indexes):
         return ""
     files = {path for path, _, _ in where}
     if spec.has_params:  # upstream's params kernel: its registrations must name mpsgen's struct aliases
