@@ -89,6 +89,12 @@ class KernelSpec(NamedTuple):
     scalars: tuple[str, ...] = ()
     param_type: str = "scalar"
     param_defaults: tuple[str, ...] = ()  # per scalar: what an absent std::optional stands for (catalog)
+    # How the target .metal instantiates kernels: "register" (c10/metal's REGISTER_*_OP macros) or
+    # "host_name" (early 2025: a template kernel per op, `template [[host_name(...)]]` instances).
+    instantiation: str = "register"
+    # The checkout's c10/metal/utils.h defines is_complex_v and is_scalar_*_v (2.8 and newer); without
+    # them a functor selects its overloads with Metal's own traits.
+    c10_traits: bool = True
 
     @property
     def is_unary_family(self) -> bool:

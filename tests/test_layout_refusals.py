@@ -19,18 +19,6 @@ def _commit(tree: Path) -> None:
     subprocess.run(["git", "commit", "-qm", "layout"], cwd=tree, check=True, capture_output=True)
 
 
-def test_template_host_name_unary_kernel_is_refused_before_any_write(tree: Path) -> None:
-    (tree / KERNELS / "UnaryKernel.metal").write_text((DATA / "UnaryKernel_template_host_name.metal").read_text())
-    _commit(tree)
-    before = tracked_bytes(tree)
-    result = mpsgen("-C", str(tree), "migrate", "frac", "--no-build", "--no-test")
-    assert result.returncode == 2, result.stdout + result.stderr
-    (line,) = [ln for ln in result.stderr.splitlines() if ln.startswith("mpsgen: error:")]
-    assert f"{KERNELS}/UnaryKernel.metal:22: layout TEMPLATE_HOST_NAME" in line
-    assert "Traceback" not in result.stderr
-    assert tracked_bytes(tree) == before
-
-
 def test_unterminated_comment_in_an_edited_mm_is_refused_with_its_line(tree: Path) -> None:
     mm = tree / OPS / "UnaryKernel.mm"
     text = mm.read_text()

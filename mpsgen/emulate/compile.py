@@ -26,7 +26,7 @@ EMULATION_INCLUDE = Path(__file__).resolve().parent / "include"
 FLAGS = ("-std=c++17", "-O0", "-fPIC", "-shared", "-fsigned-char", "-ffp-contract=off", "-fno-fast-math", "-fwrapv",
          "-Wno-attributes")
 FUNCTOR_FILE = "<functor>"  # the #line name of the rendered functor in the driver
-DRIVER_VERSION = "3"  # bump when driver_source or mpsgen_try_io.h's loops change shape
+DRIVER_VERSION = "4"  # bump when driver_source or mpsgen_try_io.h's loops change shape
 REGISTRATIONS_FILE = "<registrations>"  # ... and of its REGISTER_* lines
 # Headers every kernels/*.metal file includes, in their order (anatomy notes, 2.1), when present.
 BASE_HEADERS = ("c10/metal/indexing.h", "c10/metal/special_math.h", "c10/metal/utils.h")
@@ -129,7 +129,8 @@ def _call(spec: KernelSpec, r: Registration) -> str:
     f, ti, to = f"{spec.name}_functor", _cxx_type(r.in_type), _cxx_type(r.out_type)
     omt = f"::c10::metal::opmath_t<{ti}>" if r.opmath else ti
     if spec.arity == "unary":
-        return f"mpsgen_try::unary<{f}, {ti}, {to}>(a, out, n);"
+        kind = "unary_cast" if spec.instantiation == "host_name" else "unary"
+        return f"mpsgen_try::{kind}<{f}, {ti}, {to}>(a, out, n);"
     if spec.arity == "binary":
         return f"mpsgen_try::binary<{f}, {ti}, {to}, {omt}>(a, b, out, n);"
     if spec.arity == "unary_alpha":
@@ -165,7 +166,12 @@ def driver_source(spec: KernelSpec, functor: str, include_root: Path) -> str:
     lines += [f'#line 1 "{FUNCTOR_FILE}"', functor]
     if spec.has_params:
         lines += params_typedefs(spec)
-    if (include_root / "c10/metal/indexing.h").is_file():
+    if spec.instantiation == "host_name":
+        # An early-2025 file: the template kernels as written, instantiated for every registration.
+        from mpsgen.generate.template_kernel import explicit_instantiations, kernels
+
+        lines += [f'#line 1 "{REGISTRATIONS_FILE}"', *kernels(spec), *explicit_instantiations(spec)]
+    elif (include_root / "c10/metal/indexing.h").is_file():
         # The registrations themselves, through the checkout's own macros: their static_assert on
         # the functor's result type and the real kernel templates instantiated for it.
         lines += [f'#line 1 "{REGISTRATIONS_FILE}"', *register_lines(spec)]

@@ -31,7 +31,19 @@ def format_inserted(before: str, after: str, path: Path, root: Path) -> tuple[st
     if done.returncode != 0:
         return after, f"clang-format failed on {path.relative_to(root)}: {done.stderr.strip()[:200]}"
     formatted = done.stdout.splitlines(keepends=True)
-    ops = difflib.SequenceMatcher(None, old, formatted, autojunk=False).get_opcodes()
-    if any(tag not in ("equal", "insert") for tag, *_ in ops):  # it touched lines that were there: not ours to change
+    ours = {n for a, b in ranges for n in range(a, b + 1)}  # 1-based lines mpsgen wrote (a macro it re-aligned too)
+    if not _changes_only(new, formatted, ours):  # it touched lines that were there: not ours to change
         return after, f"clang-format would change other lines of {path.relative_to(root)}: the added lines are left as rendered"
     return done.stdout, ""
+
+
+def _changes_only(new: list[str], formatted: list[str], ours: set[int]) -> bool:
+    """Whether *formatted* differs from *new* only in lines *ours* (1-based) or right next to them."""
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, new, formatted, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i2 > i1 and not set(range(i1 + 1, i2 + 1)) <= ours:
+            return False
+        if i2 == i1 and not {i1, i1 + 1} & ours:  # an insertion between lines i1 and i1 + 1
+            return False
+    return True

@@ -59,8 +59,14 @@ def functor_overloads(spec: KernelSpec) -> list[Overload]:
     """One overload per dtype family; identical overloads collapse into one template."""
     complex_ = "complex" in spec.dtypes
     bool_branch = spec.bool_expr is not None
-    f_trait = "c10::metal::is_scalar_floating_point_v<T>" if complex_ else "is_floating_point_v<T>"
-    i_trait = "c10::metal::is_scalar_integral_v<T>" if complex_ else "is_integral_v<T>"
+    # Metal's is_floating_point_v/is_integral_v hold for vectors too: beside a complex branch the
+    # scalar ones need is_scalar_v, which c10/metal spells is_scalar_*_v from 2.8 on.
+    if not complex_:
+        f_trait, i_trait = "is_floating_point_v<T>", "is_integral_v<T>"
+    elif spec.c10_traits:
+        f_trait, i_trait = "c10::metal::is_scalar_floating_point_v<T>", "c10::metal::is_scalar_integral_v<T>"
+    else:
+        f_trait, i_trait = "is_floating_point_v<T> && is_scalar_v<T>", "is_integral_v<T> && is_scalar_v<T>"
     if bool_branch:
         i_trait += " && !is_same_v<T, bool>"
     to_bool = spec.result == "bool"
@@ -78,7 +84,8 @@ def functor_overloads(spec: KernelSpec) -> list[Overload]:
         ret = "float" if "int2float" in spec.dtypes else ("bool" if to_bool else "T")
         out.append(Overload("is_same_v<T, bool>", ret, str(spec.bool_expr)))
     if complex_:
-        out.append(Overload("c10::metal::is_complex_v<T>", "bool" if to_bool else "T", str(spec.complex_expr)))
+        trait = "c10::metal::is_complex_v<T>" if spec.c10_traits else "is_same_v<T, float2> || is_same_v<T, half2>"
+        out.append(Overload(trait, "bool" if to_bool else "T", str(spec.complex_expr)))
     if len(out) > 1 and len({(o.ret, o.body) for o in out}) == 1:
         out = [Overload(None, out[0].ret, out[0].body)]
     return out

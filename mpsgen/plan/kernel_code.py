@@ -53,8 +53,9 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     from mpsgen.plan import dtypes as dtype_plan
 
     spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
-    plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
     metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
+    spec = _for_the_checkout(spec, checkout, metal.index_metal(metal_texts[metal_rel], metal_rel))
+    plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
     # Kernel names are global across the files, but one that never spells the name can neither
     # register it nor define its functor: only the target and those that mention it are indexed.
     naming = mentioning(metal_texts, spec.name)
@@ -71,13 +72,23 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         plan.notes.append(f"kernel '{spec.name}' is already registered ({registered_at}) for every dtype the op "
                           "needs: reused, no Metal written")
     else:
-        style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
-        registrations = render.render_registrations(spec, style)
+        if spec.instantiation == "host_name":
+            from mpsgen.generate.template_kernel import host_name, instances
+
+            registrations = [f'template [[host_name("{host_name(spec, i)}")]]' for i in instances(spec)]
+        else:
+            style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
+            registrations = render.render_registrations(spec, style)
         r.registrations = registrations
         if metal.check_kernel_name(indexes, spec.name, functor) == "new":
-            new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations,
-                                                  available_macros=c10_metal_macros(checkout),
-                                                  after_functor=render.params_typedefs(spec))
+            if spec.instantiation == "host_name":
+                from mpsgen.sources.metal_host_name import add_template_kernel
+
+                new_metal = add_template_kernel(metal_texts[metal_rel], metal_rel, spec, functor)
+            else:
+                new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations,
+                                                      available_macros=c10_metal_macros(checkout),
+                                                      after_functor=render.params_typedefs(spec))
             if new_metal != metal_texts[metal_rel]:
                 from mpsgen.generate.clang_format import format_inserted
 
@@ -121,6 +132,63 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         for header in (params_header(metal_rel), "ATen/Dispatch.h", *extra, "fmt/format.h"):
             new_mm = host.ensure_include(new_mm, header, path=mm_rel)
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+
+
+def _for_the_checkout(spec, checkout: Checkout, target) -> "KernelSpec":
+    """*spec* as the checkout's era writes it: Metal's own traits where c10/metal/utils.h predates
+    is_complex_v (2.7), and template kernels with host_name instances in an early-2025 unary file.
+    Headers the body includes must exist in the checkout."""
+    from mpsgen.sources.metal_layout import MetalLayout, layout_of
+
+    utils = checkout.path("c10/metal/utils.h")
+    if utils.is_file() and "is_complex_v" not in checkout.read_text(utils):
+        spec = spec._replace(c10_traits=False)
+    found = layout_of(target)
+    if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity == "unary":
+        spec = spec._replace(instantiation="host_name")
+        if spec.result == "bool" and "complex" in spec.dtypes:
+            raise MpsgenError(f"{spec.name} maps complex inputs to bool, but this checkout's exec_unary_kernel runs "
+                              "complex inputs only through <op>_complex_<T>_<T> kernels that write complex",
+                              path=target.path, line=found.line,
+                              hint="pass --drop-dtypes complex64 to migrate the other dtypes")
+    spec = _with_available_includes(spec, checkout)
+    _require_c10_functions(spec, checkout)
+    return spec
+
+
+def _require_c10_functions(spec, checkout: Checkout) -> None:
+    """Every c10::metal:: name the bodies use is spelled in the checkout's c10/metal headers (2.7's
+    have no hypot or mul), so a kernel written with --no-try still compiles."""
+    import re
+
+    headers = sorted(checkout.path("c10/metal").glob("*.h"))
+    if not headers:
+        return  # a trimmed checkout: the numeric check's compile is the judge
+    text = "\n".join(checkout.read_text(h) for h in headers)
+    bodies = " ".join(b for b in (spec.expr, spec.int_expr, spec.complex_expr, spec.bool_expr) if b)
+    for name in dict.fromkeys(re.findall(r"\bc10::metal::(\w+)", bodies)):
+        if not re.search(rf"\b{name}\b", text):
+            raise MpsgenError(f"the body of {spec.name} calls c10::metal::{name}, which this checkout's c10/metal "
+                              "headers do not define", path="c10/metal",
+                              hint="pass an --expr (or --complex-expr) that uses only what the checkout has, or "
+                                   "--drop-dtypes for the branch that needs it")
+
+
+def _with_available_includes(spec, checkout: Checkout):
+    """The catalog's body for checkouts without one of its c10/metal headers (expm1f.h is 2.8's),
+    or a refusal naming the header when the catalog has none."""
+    missing = [h for h in spec.includes if not checkout.path(h).is_file()]
+    if not missing:
+        return spec
+    from mpsgen.generate.catalog import load_catalog
+
+    entry = load_catalog().get(spec.name) or {}
+    older = entry.get("expr_without_includes")
+    if older is None or spec.expr != entry.get("expr"):
+        raise MpsgenError(f"the body of {spec.name} needs <{missing[0]}>, which this checkout does not have",
+                          path=missing[0], hint="pass an --expr that uses only what the checkout's c10/metal has")
+    int_expr = older if spec.int_expr in (None, spec.expr) else spec.int_expr
+    return spec._replace(expr=older, int_expr=None if spec.int_expr is None else int_expr, includes=())
 
 
 def _registered_elsewhere(plan: Plan, indexes, metal_texts: dict[str, str], spec, functor: str) -> str:

@@ -87,6 +87,9 @@ class MetalIndex(NamedTuple):
     complex_comment_line: int | None
     uses_c10_namespace: bool
     host_name_lines: tuple[int, ...] = ()  # lines holding a `[[host_name(...)]]` instantiation
+    # (kernel name, line) of each `host_name("name_" #DTYPE...)`: the name the host passes
+    # (exp_complex_ -> exp, as exec_unary_kernel adds "_complex_" itself)
+    host_name_kernels: tuple[tuple[str, int], ...] = ()
 
     def functor(self, name: str) -> Functor | None:
         return next((f for f in self.functors if f.name == name), None)
@@ -222,8 +225,12 @@ def _index_metal(text: str, path: str) -> MetalIndex:
     bin_args, bin_line = _binary_op_arity(defines, calls)
     uses_c10 = re.search(r"using\s+namespace\s+c10::metal\s*;", text) is not None
     host_names = tuple(k + 1 for k, ln in enumerate(code) if "host_name" in ln and _HOST_NAME.search(ln))
+    kernels = tuple((m.group(1), ln) for ln in host_names if (m := _HOST_NAME_PREFIX.search(raw[ln - 1])))
     return MetalIndex(path, tuple(functors), tuple(calls), tuple(defines), tuple(includes), bin_args, bin_line,
-                      complex_comment, uses_c10, host_names)
+                      complex_comment, uses_c10, host_names, kernels)
+
+
+_HOST_NAME_PREFIX = re.compile(r'\bhost_name\s*\(\s*"([A-Za-z_]\w*?)(?:_complex)?_"\s*#')
 
 
 def _struct_end(code: list[str], start: int, path: str) -> int:
@@ -345,4 +352,6 @@ def registered_kernel_names(indexes: Iterable[MetalIndex]) -> dict[str, list[tup
                 continue
             macro = c.in_define or c.macro
             names.setdefault(name, []).append((index.path, c.line, macro))
+        for name, line in index.host_name_kernels:
+            names.setdefault(name, []).append((index.path, line, "host_name"))
     return names

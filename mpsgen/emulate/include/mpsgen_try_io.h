@@ -6,6 +6,10 @@
 
 namespace mpsgen_try {
 
+// c10/metal's result_of (2.8 and newer), spelled here so 2.7's headers, which lack it, compile too.
+template <typename F, typename... Args>
+using result_of = decltype(std::declval<F>()(std::declval<Args>()...));
+
 template <typename T> struct io {  // float, integers: stored as themselves
   static T load(const void* p, long i) { return static_cast<const T*>(p)[i]; }
   static void store(void* p, long i, T v) { static_cast<T*>(p)[i] = v; }
@@ -34,14 +38,20 @@ template <typename T> struct io<metal::vec<T, 2>> {  // complex64 / complex32: (
 // unary_dense: output[i] = f(input[i])
 template <typename F, typename TI, typename TO>
 void unary(const void* a, void* out, long n) {
-  static_assert(metal::is_same_v<TO, ::c10::metal::result_of<F, TI>>, "Output dtype mismatch for unary op");
+  static_assert(metal::is_same_v<TO, result_of<F, TI>>, "Output dtype mismatch for unary op");
   F f;
   for (long i = 0; i < n; ++i) io<TO>::store(out, i, f(io<TI>::load(a, i)));
+}
+// An early-2025 template kernel: output[index] = static_cast<T0>(op_functor()(input[index]))
+template <typename F, typename TI, typename TO>
+void unary_cast(const void* a, void* out, long n) {
+  F f;
+  for (long i = 0; i < n; ++i) io<TO>::store(out, i, static_cast<TO>(f(io<TI>::load(a, i))));
 }
 // binary_dense: out[i] = static_cast<res_t>(f(om_t(input[i]), om_t(other[i])))
 template <typename F, typename TI, typename TO, typename OMT>
 void binary(const void* a, const void* b, void* out, long n) {
-  static_assert(metal::is_same_v<TO, ::c10::metal::result_of<F, TI, TI>>, "Output dtype mismatch for binary op");
+  static_assert(metal::is_same_v<TO, result_of<F, TI, TI>>, "Output dtype mismatch for binary op");
   F f;
   for (long i = 0; i < n; ++i)
     io<TO>::store(out, i, static_cast<TO>(f(OMT(io<TI>::load(a, i)), OMT(io<TI>::load(b, i)))));
@@ -49,7 +59,7 @@ void binary(const void* a, const void* b, void* out, long n) {
 // unary_alpha_dense: output[i] = f(input[i], alpha); alpha is a scalar or a params struct
 template <typename F, typename TI, typename TA, typename TO>
 void unary_alpha_value(const void* a, const TA al, void* out, long n) {
-  static_assert(metal::is_same_v<TO, ::c10::metal::result_of<F, TI, TA>>, "Output dtype mismatch for unary alpha op");
+  static_assert(metal::is_same_v<TO, result_of<F, TI, TA>>, "Output dtype mismatch for unary alpha op");
   F f;
   for (long i = 0; i < n; ++i) io<TO>::store(out, i, f(io<TI>::load(a, i), al));
 }
@@ -60,7 +70,7 @@ void unary_alpha(const void* a, const void* alpha, void* out, long n) {
 // binary_alpha: out[i] = f(input[i], other[i], alpha)
 template <typename F, typename TI, typename TA, typename TO>
 void binary_alpha_value(const void* a, const void* b, const TA al, void* out, long n) {
-  static_assert(metal::is_same_v<TO, ::c10::metal::result_of<F, TI, TI, TA>>, "Output dtype mismatch for binary alpha op");
+  static_assert(metal::is_same_v<TO, result_of<F, TI, TI, TA>>, "Output dtype mismatch for binary alpha op");
   F f;
   for (long i = 0; i < n; ++i) io<TO>::store(out, i, static_cast<TO>(f(io<TI>::load(a, i), io<TI>::load(b, i), al)));
 }
@@ -79,7 +89,7 @@ void ternary_alpha(const void* a, const void* b, const void* c, const void* alph
 // ternary_dense: out[i] = static_cast<res_t>(f(om_t(a[i]), om_t(b[i]), om_t(c[i])))
 template <typename F, typename TI, typename TO, typename OMT>
 void ternary(const void* a, const void* b, const void* c, void* out, long n) {
-  static_assert(metal::is_same_v<TO, ::c10::metal::result_of<F, TI, TI, TI>>, "Output dtype mismatch for ternary op");
+  static_assert(metal::is_same_v<TO, result_of<F, TI, TI, TI>>, "Output dtype mismatch for ternary op");
   F f;
   for (long i = 0; i < n; ++i)
     io<TO>::store(out, i, static_cast<TO>(f(OMT(io<TI>::load(a, i)), OMT(io<TI>::load(b, i)), OMT(io<TI>::load(c, i)))));
