@@ -171,6 +171,8 @@ def driver_source(spec: KernelSpec, functor: str, include_root: Path) -> str:
         from mpsgen.generate.template_kernel import explicit_instantiations, kernels
 
         lines += [f'#line 1 "{REGISTRATIONS_FILE}"', *kernels(spec), *explicit_instantiations(spec)]
+    elif spec.instantiation == "binary_indexing":
+        pass  # 2.7's own macro instantiates binary_dense<T, F>, whose result is the functor's (the loop's assert)
     elif (include_root / "c10/metal/indexing.h").is_file():
         # The registrations themselves, through the checkout's own macros: their static_assert on
         # the functor's result type and the real kernel templates instantiated for it.

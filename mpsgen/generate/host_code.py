@@ -167,3 +167,19 @@ def render_register_dispatch(
     call = _wrap_call(0, "REGISTER_DISPATCH", [stub, f"&{fn}" if ampersand else fn], ";" if semicolon else "",
                       declaration=True)  # at namespace scope clang-format reads it as a declaration
     return render_template("register_dispatch.mm.j2", templates_dir, call=call, stub=stub, fn=fn)
+
+
+def binary_mps_impl_body(kernel: str) -> str:
+    """The body of a host kernel for PyTorch 2.7's BinaryKernel.mm: its binary_mps_impl reads both
+    inputs in input(0)'s dtype and from the GPU, so a CPU scalar (`x.fmod(2)`) or a second dtype is
+    first cast to the iterator's common dtype on the output's device."""
+    return (f"  // binary_mps_impl reads both inputs in input(0)'s dtype, from the GPU\n"
+            f"  if (iter.is_cpu_scalar(1) || iter.is_cpu_scalar(2) || iter.input_dtype(0) != iter.input_dtype(1)) {{\n"
+            f"    Tensor out = iter.output(0);\n"
+            f"    const auto device = out.device();\n"
+            f"    const auto dtype = iter.common_dtype();\n"
+            f"    auto same = TensorIterator::binary_op(out, iter.input(0).to(device, dtype), iter.input(1).to(device, dtype));\n"
+            f"    mps::binary_mps_impl(same, \"{kernel}\");\n"
+            f"    return;\n"
+            f"  }}\n"
+            f"  mps::binary_mps_impl(iter, \"{kernel}\");")

@@ -142,7 +142,7 @@ def params_types(spec: KernelSpec) -> list[str]:
     """The Metal types the params struct is instantiated with."""
     fams = [("float", FLOAT_TYPES), ("integer", INT_TYPES)]
     return list(dict.fromkeys(scalar_type_for(spec, t) for fam, types in fams if fam in spec.dtypes
-                              for t in _kept(spec, types)))
+                              for t in kept_types(spec, types)))
 
 
 def params_alias(spec: KernelSpec, metal_type: str) -> str:
@@ -184,7 +184,7 @@ def render_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     return _alpha_or_ternary_registrations(spec, style)
 
 
-def _out(spec: KernelSpec, in_type: str, family: str) -> str:
+def output_type(spec: KernelSpec, in_type: str, family: str) -> str:
     if spec.result == "bool":
         return "bool"
     if family == "int2float":
@@ -192,14 +192,14 @@ def _out(spec: KernelSpec, in_type: str, family: str) -> str:
     return in_type
 
 
-def _kept(spec: KernelSpec, types: Sequence[str]) -> list[str]:
+def kept_types(spec: KernelSpec, types: Sequence[str]) -> list[str]:
     return [t for t in types if t not in spec.skip]
 
 
 def input_types(spec: KernelSpec) -> list[str]:
     """The Metal input types *spec*'s registrations cover."""
     families = {"float": FLOAT_TYPES, "int2float": INT_TYPES, "integer": INT_TYPES, "complex": COMPLEX_TYPES}
-    return [t for fam in spec.dtypes for t in _kept(spec, families[fam])]
+    return [t for fam in spec.dtypes for t in kept_types(spec, families[fam])]
 
 
 def _unary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
@@ -212,14 +212,14 @@ def _unary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     else:
         for fam, types in (("float", FLOAT_TYPES), ("int2float", INT_TYPES)):
             if fam in spec.dtypes:
-                lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, fam)}){end}" for t in _kept(spec, types)]
+                lines += [f"REGISTER_UNARY_OP({n}, {t}, {output_type(spec, t, fam)}){end}" for t in kept_types(spec, types)]
     if "integer" in spec.dtypes:
-        lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, 'integer')}){end}" for t in _kept(spec, INT_TYPES)]
+        lines += [f"REGISTER_UNARY_OP({n}, {t}, {output_type(spec, t, 'integer')}){end}" for t in kept_types(spec, INT_TYPES)]
     if "complex" in spec.dtypes:
         if style.has_unary_vec2 and spec.result != "bool":
             lines.append(f"REGISTER_UNARY_OP({n}, DTYPE##2, DTYPE##2);")
         else:
-            lines += [f"REGISTER_UNARY_OP({n}, {t}, {_out(spec, t, 'complex')}){end}" for t in COMPLEX_TYPES]
+            lines += [f"REGISTER_UNARY_OP({n}, {t}, {output_type(spec, t, 'complex')}){end}" for t in COMPLEX_TYPES]
     return lines
 
 
@@ -245,7 +245,7 @@ def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
             lines.append(f"{local_macro}({n}){end}")
         else:
             macro = base if fam != "int2float" else "REGISTER_BINARY_OP"
-            lines.extend(f"{macro}({n}, {t}, {_out(spec, t, fam)}){end}" for t in _kept(spec, types))
+            lines.extend(f"{macro}({n}, {t}, {output_type(spec, t, fam)}){end}" for t in kept_types(spec, types))
 
     if "float" in spec.dtypes:
         family("REGISTER_OPMATH_FLOAT_BINARY_OP" if spec.opmath else "REGISTER_FLOAT_BINARY_OP", "float", FLOAT_TYPES)
@@ -254,7 +254,7 @@ def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     if "integer" in spec.dtypes:
         family("REGISTER_INTEGER_BINARY_OP", "integer", INT_TYPES)
     if "complex" in spec.dtypes:
-        lines += [f"{base}({n}, {t}, {_out(spec, t, 'complex')}){end}" for t in COMPLEX_TYPES]
+        lines += [f"{base}({n}, {t}, {output_type(spec, t, 'complex')}){end}" for t in COMPLEX_TYPES]
     if spec.result == "bool" and style.castout:
         # As the file's own comparison ops do: each bool kernel and its castout twin, dtype by dtype.
         lines = [twin for line in lines for twin in (line, line.replace(f"{base}(", "REGISTER_BINARY_CASTOUT_OP(", 1))]
@@ -273,8 +273,8 @@ def _alpha_or_ternary_registrations(spec: KernelSpec, style: MetalStyle) -> list
     for fam, types in fams:
         if fam not in spec.dtypes:
             continue
-        for t in _kept(spec, types):
-            out = _out(spec, t, fam)
+        for t in kept_types(spec, types):
+            out = output_type(spec, t, fam)
             if spec.arity == "ternary":
                 macro = "REGISTER_OPMATH_TERNARY_OP" if spec.opmath else "REGISTER_TERNARY_OP"
                 lines.append(f"{macro}({n}, {t}, {out}){end}")

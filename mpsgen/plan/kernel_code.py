@@ -76,6 +76,10 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
             from mpsgen.generate.template_kernel import host_name, instances
 
             registrations = [f'template [[host_name("{host_name(spec, i)}")]]' for i in instances(spec)]
+        elif spec.instantiation == "binary_indexing":
+            from mpsgen.sources import metal_binary_indexing
+
+            registrations = metal_binary_indexing.registrations(spec)
         else:
             style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
             registrations = render.render_registrations(spec, style)
@@ -85,6 +89,8 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
                 from mpsgen.sources.metal_host_name import add_template_kernel
 
                 new_metal = add_template_kernel(metal_texts[metal_rel], metal_rel, spec, functor)
+            elif spec.instantiation == "binary_indexing":
+                new_metal = metal_binary_indexing.add_binary_kernel(metal_texts[metal_rel], metal_rel, spec, functor)
             else:
                 new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations,
                                                       available_macros=c10_metal_macros(checkout),
@@ -119,6 +125,8 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         arg = host_code.scalar_argument(scalars[0].cpp_type, scalars[0].name) if scalars else None
         call = host_code.exec_call_args(plan.arity, spec.name, arg, opmath=spec.param_type == "opmath")
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
+        if spec.instantiation == "binary_indexing":
+            body = host_code.binary_mps_impl_body(spec.name)
         params = stubs.host_params(stub, names=[p.name for p in scalars])
         code = host_code.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
         semicolon, ampersand = host.register_dispatch_style(mm_text)
@@ -134,7 +142,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
 
 
-def _for_the_checkout(spec, checkout: Checkout, target) -> "KernelSpec":
+def _for_the_checkout(spec, checkout: Checkout, target):
     """*spec* as the checkout's era writes it: Metal's own traits where c10/metal/utils.h predates
     is_complex_v (2.7), and template kernels with host_name instances in an early-2025 unary file.
     Headers the body includes must exist in the checkout."""
@@ -143,6 +151,15 @@ def _for_the_checkout(spec, checkout: Checkout, target) -> "KernelSpec":
     utils = checkout.path("c10/metal/utils.h")
     if utils.is_file() and "is_complex_v" not in checkout.read_text(utils):
         spec = spec._replace(c10_traits=False)
+    from mpsgen.sources.metal_binary_indexing import uses_binary_indexing
+
+    if spec.arity == "binary" and uses_binary_indexing(target):
+        # 2.7's binary_dense<T, F> calls the functor on T itself: no opmath, no complex kernels
+        spec = spec._replace(instantiation="binary_indexing", opmath=False)
+        if "complex" in spec.dtypes:
+            raise MpsgenError(f"{spec.name} has complex inputs, which this checkout's binary_mps_impl runs only "
+                              "through its hand-written complex kernels", path=target.path,
+                              hint="pass --drop-dtypes complex64 to migrate the other dtypes")
     found = layout_of(target)
     if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity == "unary":
         spec = spec._replace(instantiation="host_name")

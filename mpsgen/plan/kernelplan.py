@@ -253,9 +253,16 @@ def _host_api(checkout: Checkout):
     from mpsgen.plan.kernel_code import c10_metal_macros
     from mpsgen.sources.host_api import LIBRARY_HEADER_REL, read_host_api
 
+    from mpsgen.sources.host_api import defines_binary_mps_impl
+    from mpsgen.tree.checkout import OPERATIONS_REL
+
     header = checkout.path(LIBRARY_HEADER_REL)
     text = checkout.read_text(LIBRARY_HEADER_REL) if header.is_file() else None
-    return read_host_api(text, c10_metal_macros(checkout) or frozenset())
+    api = read_host_api(text, c10_metal_macros(checkout) or frozenset())
+    binary_mm = f"{OPERATIONS_REL}/BinaryKernel.mm"
+    if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
+        api = api._replace(binary_mps_impl=defines_binary_mps_impl(checkout.read_text(binary_mm)))
+    return api
 
 
 def _entry_for_kernel(family, edit, kernel: str):

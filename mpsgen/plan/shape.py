@@ -132,6 +132,8 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> None:
             hint="write the host kernel by hand", **where)
     if not api.functions:
         return  # no MetalShaderLibrary.h in the tree (a trimmed checkout): the registrations decide
+    if (shape.inputs, shape.delivery) == (2, "none") and api.binary_mps_impl:
+        return  # 2.7: BinaryKernel.mm's binary_mps_impl and the .metal's own macros
     if not api.has(needed.exec_fn) or (needed.takes_alpha and not api.takes_alpha(needed.exec_fn)):
         form = f"{needed.exec_fn}(iter, name, alpha)" if needed.takes_alpha else f"{needed.exec_fn}"
         raise MpsgenError(f"{stub.name} needs {what}, but this checkout's MetalShaderLibrary.h has no {form}",

@@ -32,7 +32,8 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
     for m in plan.moved:  # what torchgen and PyTorch's yaml lint will read, parsed on the entry alone
         if m.entry in by_name:
             e = by_name[m.entry]
-            check_entry(yaml_text, e.line, e.end_line, path=YAML_REL, mps_kernel=m.shared_kernel)
+            check_entry(yaml_text, e.line, e.end_line, path=YAML_REL, mps_kernel=m.shared_kernel,
+                        original=cs.original(YAML_REL))
     assert plan.stub is not None
     mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     regs = host.registered_stubs(mentioning(mm_texts, plan.stub.name.removesuffix("_stub"))).get(plan.stub.name, [])

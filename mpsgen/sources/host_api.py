@@ -24,6 +24,9 @@ class HostApi(NamedTuple):
     functions: dict[str, int]
     macros: frozenset[str]
     header: str  # where the functions were read (for messages)
+    # PyTorch 2.6-2.7: BinaryKernel.mm's own `static void binary_mps_impl(TensorIteratorBase&, name)`
+    # runs two-input kernels registered by the .metal's local REGISTER_BINARY_INDEXING_OP.
+    binary_mps_impl: bool = False
 
     def takes_alpha(self, fn: str) -> bool:
         """exec_<kind>_kernel(iter, name, alpha, ...): more than the iterator and the name."""
@@ -45,3 +48,11 @@ def read_host_api(header_text: str | None, macros: frozenset[str], header: str =
             count = len([a for a in split_top_level(masked[m.end() : close]) if a.strip()])
             functions[m.group(1)] = max(functions.get(m.group(1), 0), count)
     return HostApi(functions, macros, header)
+
+
+_BINARY_MPS_IMPL = re.compile(r"\bstatic\s+void\s+binary_mps_impl\s*\(\s*TensorIteratorBase\s*&")
+
+
+def defines_binary_mps_impl(binary_kernel_mm: str | None) -> bool:
+    """Whether operations/BinaryKernel.mm is 2.7's, with its file-local binary_mps_impl."""
+    return bool(binary_kernel_mm) and _BINARY_MPS_IMPL.search(mask_code(binary_kernel_mm)) is not None

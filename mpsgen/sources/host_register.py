@@ -202,14 +202,19 @@ def format_register_line(register_line: str, semicolon: bool, ampersand: bool) -
 
 
 def _register_block(text: str, close_idx: int) -> tuple[int, int] | None:
-    """0-based (first, last) lines of the registration run that ends right before *close_idx*."""
+    """0-based (first, last) lines of the registration run that ends right before *close_idx*, else of
+    the last run before it (2.7's BinaryKernel.mm has functions after its REGISTER_DISPATCH lines)."""
     regs = [r for r in registrations(text) if r.line - 1 < close_idx]
     if not regs:
         return None
+    return _run_ending_at(text, regs, close_idx - 1) or _run_ending_at(text, regs, regs[-1].end_line - 1)
+
+
+def _run_ending_at(text: str, regs: list, k: int) -> tuple[int, int] | None:
+    """The registrations in a row (blank and comment lines between them) that end at or above line *k*."""
     lines = _lines(text)
     masked_lines = _lines(mask_code(text))
     by_end = {r.end_line - 1: r for r in regs}
-    k = close_idx - 1
     last: int | None = None
     first: int | None = None
     while k >= 0:

@@ -30,7 +30,7 @@ from mpsgen.sources.metal_index import (  # noqa: F401  (style_of, metal_style, 
 from mpsgen.tree.checkout import KERNELS_REL, newline_of
 
 
-def _normalise(functor_text: str) -> str:
+def normalised(functor_text: str) -> str:
     return re.sub(r"\s+", "", mask_code(functor_text))
 
 
@@ -41,9 +41,9 @@ def check_kernel_name(indexes: Iterable[MetalIndex], name: str, functor_text: st
     where = registered_kernel_names(indexes).get(name)
     if not where:
         return "new"
-    wanted = _normalise(functor_text)
+    wanted = normalised(functor_text)
     existing = [(ix.path, f) for ix in indexes if (f := ix.functor(name)) is not None]
-    if any(_normalise(f.text) == wanted for _, f in existing):
+    if any(normalised(f.text) == wanted for _, f in existing):
         return "reuse"
     path, line, macro = where[0]
     if existing:
@@ -64,7 +64,7 @@ def check_kernel_name(indexes: Iterable[MetalIndex], name: str, functor_text: st
 
 def same_functor(found, functor_text: str) -> bool:
     """Whether an indexed functor is *functor_text* (whitespace aside)."""
-    return _normalise(found.text) == _normalise(functor_text)
+    return normalised(found.text) == normalised(functor_text)
 
 
 def metal_file_for(mm: str | Path) -> str:
@@ -75,11 +75,7 @@ def metal_file_for(mm: str | Path) -> str:
 # -- editing -------------------------------------------------------------------------------
 
 
-def _lines(text: str) -> list[str]:
-    return split_lines(text)
-
-
-def _insert(lines: list[str], after: int, new: list[str], nl: str) -> list[str]:
+def insert_lines(lines: list[str], after: int, new: list[str], nl: str) -> list[str]:
     """Insert *new* (without newlines) after 1-based line *after* (0 = at the top)."""
     out = list(lines)
     if after > 0 and after == len(out) and not out[-1].endswith(("\n", "\r")):
@@ -111,7 +107,7 @@ def plan_metal_addition(
     require_scannable(path, text)
     require_writable(index_metal(text, path), registrations, available_macros)
     nl = newline_of(text)
-    text = _add_includes(text, path, spec.includes, nl)
+    text = add_includes(text, path, spec.includes, nl)
     text = _add_functor(text, path, spec, functor_text, nl)
     text = _add_after_functor(text, path, spec, list(after_functor), nl)
     for line in registrations:
@@ -119,7 +115,7 @@ def plan_metal_addition(
     return text
 
 
-def _add_includes(text: str, path: str, headers: Iterable[str], nl: str) -> str:
+def add_includes(text: str, path: str, headers: Iterable[str], nl: str) -> str:
     for header in headers:
         index = index_metal(text, path)
         if any(h == header for h, _ in index.includes):
@@ -131,13 +127,13 @@ def _add_includes(text: str, path: str, headers: Iterable[str], nl: str) -> str:
         group = [(h, ln) for h, ln in index.includes if h.startswith("c10/")] or list(index.includes)
         later = [ln for h, ln in group if h > header]
         after = later[0] - 1 if later else group[-1][1]
-        text = "".join(_insert(_lines(text), after, [f"#include <{header}>"], nl))
+        text = "".join(insert_lines(split_lines(text), after, [f"#include <{header}>"], nl))
     return text
 
 
 def add_include(text: str, path: str, header: str) -> str:
     """*text* with ``#include <header>`` among its includes (sorted into place), unless there."""
-    return _add_includes(text, path, [header], newline_of(text))
+    return add_includes(text, path, [header], newline_of(text))
 
 
 def _add_after_functor(text: str, path: str, spec: "KernelSpec", lines_after: list[str], nl: str) -> str:
@@ -147,14 +143,14 @@ def _add_after_functor(text: str, path: str, spec: "KernelSpec", lines_after: li
     functor = index.functor(spec.name)
     if not missing or functor is None:
         return text
-    return "".join(_insert(_lines(text), functor.end_line, ["", *missing], nl))
+    return "".join(insert_lines(split_lines(text), functor.end_line, ["", *missing], nl))
 
 
 def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl: str) -> str:
     index = index_metal(text, path)
     existing = index.functor(spec.name)
     if existing is not None:
-        if _normalise(existing.text) == _normalise(functor_text):
+        if normalised(existing.text) == normalised(functor_text):
             return text
         raise MpsgenError(
             f"{spec.name}_functor already exists here with a different body",
@@ -162,7 +158,7 @@ def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl
             line=existing.line,
             hint="delete or rename the old functor first",
         )
-    lines = _lines(text)
+    lines = split_lines(text)
     body = functor_text.splitlines()
     structs = [f for f in index.functors if f.macro is None]
     if spec.is_unary_family:
@@ -173,15 +169,15 @@ def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl
         )
         before = [f for f in structs if f.end_line < first_reg]
         if before:
-            return "".join(_insert(lines, before[-1].end_line, ["", *body], nl))
+            return "".join(insert_lines(lines, before[-1].end_line, ["", *body], nl))
         if first_reg < 10**9:
-            return "".join(_insert(lines, _above_comments(lines, first_reg) - 1, [*body, ""], nl))
+            return "".join(insert_lines(lines, above_comments(lines, first_reg) - 1, [*body, ""], nl))
     else:
         local = [d for d in index.defines if d.name.startswith("REGISTER_")]
         if local:
-            return "".join(_insert(lines, _above_comments(lines, local[0].line) - 1, [*body, ""], nl))
+            return "".join(insert_lines(lines, above_comments(lines, local[0].line) - 1, [*body, ""], nl))
         if structs:
-            return "".join(_insert(lines, structs[-1].end_line, ["", *body], nl))
+            return "".join(insert_lines(lines, structs[-1].end_line, ["", *body], nl))
     raise MpsgenError(
         "cannot tell where functors go in this .metal file (no functor and no registration found)",
         path=path,
@@ -190,7 +186,7 @@ def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl
     )
 
 
-def _above_comments(lines: list[str], line: int) -> int:
+def above_comments(lines: list[str], line: int) -> int:
     """Move up from *line* over comment lines directly above it (they belong to it)."""
     while line > 1 and lines[line - 2].lstrip().startswith("//"):
         line -= 1
@@ -198,8 +194,8 @@ def _above_comments(lines: list[str], line: int) -> int:
 
 
 def _present(index: MetalIndex, reg: str, where: str | None) -> bool:
-    want = _normalise(reg.rstrip(";"))
-    return any(_normalise(c.text) == want and c.in_define == where for c in index.calls)
+    want = normalised(reg.rstrip(";"))
+    return any(normalised(c.text) == want and c.in_define == where for c in index.calls)
 
 
 def _add_registration(text: str, path: str, spec: "KernelSpec", reg: str, nl: str) -> str:
@@ -215,21 +211,21 @@ def _add_registration(text: str, path: str, spec: "KernelSpec", reg: str, nl: st
         return _add_to_macro(text, path, d, reg, nl)
     if _present(index, reg, None):
         return text
-    lines = _lines(text)
+    lines = split_lines(text)
     top = index.top_level_calls()
     if spec.arity == "binary" and is_complex_args(split_args(reg[reg.index("(") + 1 : reg.rindex(")")])):
         block = index.complex_block
         if block is not None:
-            return "".join(_insert(lines, block[1], [reg], nl))
+            return "".join(insert_lines(lines, block[1], [reg], nl))
     if spec.inputs > 1:
         family = {"binary_alpha": "BINARY_ALPHA", "binary_params": "BINARY_ALPHA", "ternary": "TERNARY",
                   "ternary_alpha": "TERNARY_ALPHA"}.get(spec.arity)
         same = [c for c in top if family and family in c.macro]
         if same:
-            return "".join(_insert(lines, same[-1].end_line, [reg], nl))
+            return "".join(insert_lines(lines, same[-1].end_line, [reg], nl))
         block = index.plain_block
         if block is not None:
-            return "".join(_insert(lines, block[1], [reg], nl))
+            return "".join(insert_lines(lines, block[1], [reg], nl))
         raise MpsgenError("no REGISTER_*_BINARY_OP registration run found", path=path, line=1,
                           hint="is this the BinaryKernel-style .metal that matches the .mm?")
     # Unary: explicit lines form their own block after the last one of their kind.
@@ -237,24 +233,24 @@ def _add_registration(text: str, path: str, spec: "KernelSpec", reg: str, nl: st
     name = reg[reg.index("(") + 1 :].split(",")[0].strip()
     mine = [c for c in top if c.macro == kind and c.args and c.args[0] == name]
     if mine:
-        return "".join(_insert(lines, mine[-1].end_line, [reg], nl))
+        return "".join(insert_lines(lines, mine[-1].end_line, [reg], nl))
     kernels2 = index.define(KERNELS2)
     same = [c for c in top if c.macro == kind and (kernels2 is None or kind != "REGISTER_UNARY_OP"
                                                     or c.line < kernels2.line)]
     if same:
-        return "".join(_insert(lines, same[-1].end_line, ["", reg], nl))
+        return "".join(insert_lines(lines, same[-1].end_line, ["", reg], nl))
     if kernels2 is not None and kind == "REGISTER_UNARY_OP":
-        return "".join(_insert(lines, _above_comments(lines, kernels2.line) - 1, [reg, ""], nl))
+        return "".join(insert_lines(lines, above_comments(lines, kernels2.line) - 1, [reg, ""], nl))
     regs = [c for c in top if c.macro.startswith(("REGISTER_", "INSTANTIATE_"))]
     if regs:
-        return "".join(_insert(lines, regs[-1].end_line, ["", reg], nl))
+        return "".join(insert_lines(lines, regs[-1].end_line, ["", reg], nl))
     raise MpsgenError("no registration lines found to place the new ones next to", path=path, line=1,
                       hint="is this the .metal that matches the .mm?")
 
 
 def _add_to_macro(text: str, path: str, d: MacroDef, reg: str, nl: str) -> str:
     """Insert *reg* as the second-to-last body line of a multi-line #define and re-align backslashes."""
-    lines = _lines(text)
+    lines = split_lines(text)
     if d.end_line == d.line:
         raise MpsgenError(f"{d.name} is a one-line macro; mpsgen expects a multi-line body",
                           path=path, line=d.line, hint="split it one registration per line")

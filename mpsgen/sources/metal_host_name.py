@@ -14,7 +14,8 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.generate import template_kernel as tk
 from mpsgen.model import KernelSpec
-from mpsgen.sources.metal import _above_comments, _add_includes, _insert, _lines, _normalise, newline_of
+from mpsgen.scan.lines import split_lines
+from mpsgen.sources.metal import above_comments, add_includes, insert_lines, newline_of, normalised
 from mpsgen.sources.metal_index import KERNELS2, VEC2, MacroDef, MetalIndex, index_metal
 
 _HOST_NAME = re.compile(r'host_name\("(\w+?)_(complex_)?"\s*#\s*(\w+)\s*"_"\s*#\s*(\w+)\)')
@@ -112,7 +113,7 @@ def add_template_kernel(text: str, path: str, spec: KernelSpec, functor: str) ->
     index = index_metal(text, path)
     existing = index.functor(spec.name)
     if existing is not None:
-        if _normalise(existing.text) != _normalise(functor):
+        if normalised(existing.text) != normalised(functor):
             raise MpsgenError(f"{spec.name}_functor already exists here with a different body", path=path,
                               line=existing.line, hint="delete or rename the old functor first")
         if registered(spec, text):
@@ -122,9 +123,9 @@ def add_template_kernel(text: str, path: str, spec: KernelSpec, functor: str) ->
             raise MpsgenError(f"{kernel} is already defined here", path=path, line=text.count("\n", 0, m.start()) + 1,
                               hint="delete or rename the old kernel first")
     nl = newline_of(text)
-    text = _add_includes(text, path, spec.includes, nl)
+    text = add_includes(text, path, spec.includes, nl)
     index = index_metal(text, path)
-    lines = _lines(text)
+    lines = split_lines(text)
     scalar = any(fam != "complex" for fam in spec.dtypes)
     in_vec2 = "complex" in spec.dtypes and index.define(VEC2) is not None and _vec2_serves_float(index)
     if scalar and not joins_kernels2(spec, index):
@@ -135,7 +136,7 @@ def add_template_kernel(text: str, path: str, spec: KernelSpec, functor: str) ->
     anchor = index.define(KERNELS2) if scalar else index.define(VEC2)
     assert anchor is not None
     block = "\n\n".join([functor, *tk.kernels(spec)]).split("\n")
-    lines = _insert(lines, _above_comments(lines, anchor.line) - 1, [*block, ""], nl)
+    lines = insert_lines(lines, above_comments(lines, anchor.line) - 1, [*block, ""], nl)
     for name, complex_ in ((KERNELS2, False), (VEC2, True)):
         if (complex_ and "complex" in spec.dtypes) or (not complex_ and scalar):
             d = index_metal("".join(lines), path).define(name)
@@ -146,4 +147,4 @@ def add_template_kernel(text: str, path: str, spec: KernelSpec, functor: str) ->
 
 def _append_own_block(lines: list[str], spec: KernelSpec, functor: str, nl: str) -> str:
     last = max((k + 1 for k, ln in enumerate(lines) if ln.strip()), default=0)
-    return "".join(_insert(lines, last, ["", *tk.own_block(spec, functor)], nl))
+    return "".join(insert_lines(lines, last, ["", *tk.own_block(spec, functor)], nl))

@@ -1,0 +1,85 @@
+"""Write a binary kernel into an early-2025 BinaryKernel.metal (PyTorch 2.6-2.7).
+
+That file registers functors with its own ``REGISTER_BINARY_INDEXING_OP(NAME, DTYPE)`` (one line
+per input type: a strided ``NAME_DTYPE`` and a ``NAME_dense_DTYPE`` kernel whose output type is
+the functor's result), bfloat lines in an ``#if __METAL_VERSION__ >= 310`` block, and BinaryKernel.mm
+runs them with its ``binary_mps_impl(iter, "NAME")``.  The functor goes after the file's last
+functor, the plain lines after the last plain line, the bfloat ones at the end of that block.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mpsgen.errors import MpsgenError
+from mpsgen.model import KernelSpec
+from mpsgen.scan.lines import split_lines
+from mpsgen.sources.metal import add_includes, insert_lines, newline_of, normalised
+from mpsgen.sources.metal_index import MetalIndex, index_metal
+
+MACRO = "REGISTER_BINARY_INDEXING_OP"
+
+
+def uses_binary_indexing(index: MetalIndex) -> bool:
+    """Whether the file defines its own REGISTER_BINARY_INDEXING_OP (the 2.7 scheme)."""
+    d = index.define(MACRO)
+    return d is not None and d.params is not None and len(d.params) == 2
+
+
+def registrations(spec: KernelSpec) -> list[str]:
+    """One line per input type, in the file's order (float types, then integers), bfloat last."""
+    from mpsgen.generate.render import input_types
+
+    types = input_types(spec)
+    return [f"{MACRO}({spec.name}, {t});" for t in types if t != "bfloat"] + \
+           [f"{MACRO}({spec.name}, bfloat);" for t in types if t == "bfloat"]
+
+
+def _bfloat_block(lines: list[str], index: MetalIndex) -> tuple[int, int] | None:
+    """1-based (#if, #endif) lines around the file's bfloat registrations."""
+    calls = [c for c in index.top_level_calls() if c.macro == MACRO and c.args[-1:] == ("bfloat",)]
+    if not calls:
+        return None
+    start = next((k for k in range(calls[0].line - 1, 0, -1) if lines[k - 1].strip().startswith("#if")), None)
+    end = next((k for k in range(calls[-1].line + 1, len(lines) + 1) if lines[k - 1].strip().startswith("#endif")),
+               None)
+    return (start, end) if start is not None and end is not None else None
+
+
+def add_binary_kernel(text: str, path: str, spec: KernelSpec, functor: str) -> str:
+    """*text* with spec's functor and REGISTER_BINARY_INDEXING_OP lines; unchanged when all are there."""
+    nl = newline_of(text)
+    index = index_metal(text, path)
+    existing = index.functor(spec.name)
+    if existing is not None and normalised(existing.text) != normalised(functor):
+        raise MpsgenError(f"{spec.name}_functor already exists here with a different body", path=path,
+                          line=existing.line, hint="delete or rename the old functor first")
+    text = add_includes(text, path, spec.includes, nl)
+    index = index_metal(text, path)
+    lines = split_lines(text)
+    if existing is None:
+        first_define = min((d.line for d in index.defines), default=len(lines) + 1)
+        structs = [f for f in index.functors if f.macro is None and f.end_line < first_define]
+        if not structs:
+            raise MpsgenError("no functor before the file's macros to place a new one after", path=path, line=1,
+                              hint="add the functor by hand")
+        lines = insert_lines(lines, structs[-1].end_line, ["", *functor.split("\n")], nl)
+        index = index_metal("".join(lines), path)
+    present = {re.sub(r"\s+", "", c.text) for c in index.top_level_calls() if c.macro == MACRO}
+    wanted = [r for r in registrations(spec) if re.sub(r"\s+|;", "", r) not in present]
+    plain = [r for r in wanted if not r.endswith("bfloat);")]
+    bfloat = [r for r in wanted if r.endswith("bfloat);")]
+    block = _bfloat_block(lines, index)
+    if bfloat:
+        if block is None:
+            raise MpsgenError(f"no `#if __METAL_VERSION__ >= 310` block of bfloat {MACRO} lines", path=path, line=1,
+                              hint="add the bfloat registration by hand, or pass --drop-dtypes bfloat16")
+        lines = insert_lines(lines, block[1] - 1, bfloat, nl)
+    if plain:
+        before = block[0] if block is not None else len(lines) + 1
+        runs = [c for c in index.top_level_calls() if c.macro == MACRO and c.line < before]
+        if not runs:
+            raise MpsgenError(f"no {MACRO} lines to place the new ones after", path=path, line=1,
+                              hint="add the registrations by hand")
+        lines = insert_lines(lines, runs[-1].end_line, plain, nl)
+    return "".join(lines)
