@@ -26,8 +26,9 @@ class MetalLayout(Enum):
 
     @property
     def writable(self) -> bool:
-        """False for a layout whose kernels mpsgen cannot write.  UNKNOWN is left to the placement
-        code, which refuses when it finds no functor or registration to place new ones next to."""
+        """False for a layout whose REGISTER_* kernels mpsgen cannot write (TEMPLATE_HOST_NAME takes plain
+        unary kernels through sources/metal_host_name.py).  UNKNOWN is left to the placement code, which
+        refuses when it finds no functor or registration to place new ones next to."""
         return self is not MetalLayout.TEMPLATE_HOST_NAME
 
 
@@ -76,7 +77,7 @@ def require_writable(index: MetalIndex, registrations: list[str], available: fro
     if not found.layout.writable:
         raise MpsgenError(
             f"layout {found.layout.name} ({found.evidence}, {found.layout.value.rsplit('(', 1)[-1]}; "
-            "mpsgen writes only functors registered with REGISTER_*_OP",
+            "mpsgen writes plain unary kernels (one tensor, no scalar) there, and this one is not",
             path=index.path, line=found.line,
             hint="write this kernel and its instantiations by hand in the file's own style, "
                  "or use a checkout whose kernels are functors (late 2025 or newer)",
