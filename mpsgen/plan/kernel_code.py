@@ -3,6 +3,7 @@ host kernel and REGISTER_DISPATCH in the .mm (MPSGraph's REGISTER_MPS_UNARY_STUB
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
@@ -148,9 +149,11 @@ def _for_the_checkout(spec, checkout: Checkout, target):
     Headers the body includes must exist in the checkout."""
     from mpsgen.sources.metal_layout import MetalLayout, layout_of
 
+    from mpsgen.scan.mask import mask_code
+
     utils = checkout.path("c10/metal/utils.h")
-    if utils.is_file() and "is_complex_v" not in checkout.read_text(utils):
-        spec = spec._replace(c10_traits=False)
+    if utils.is_file() and not re.search(r"\bis_complex_v\s*=", mask_code(checkout.read_text(utils))):
+        spec = spec._replace(c10_traits=False)  # a definition, not a comment that names it
     from mpsgen.sources.metal_binary_indexing import uses_binary_indexing
 
     if spec.arity == "binary" and uses_binary_indexing(target):
@@ -176,12 +179,12 @@ def _for_the_checkout(spec, checkout: Checkout, target):
 def _require_c10_functions(spec, checkout: Checkout) -> None:
     """Every c10::metal:: name the bodies use is spelled in the checkout's c10/metal headers (2.7's
     have no hypot or mul), so a kernel written with --no-try still compiles."""
-    import re
+    from mpsgen.scan.mask import mask_code
 
     headers = sorted(checkout.path("c10/metal").glob("*.h"))
     if not headers:
         return  # a trimmed checkout: the numeric check's compile is the judge
-    text = "\n".join(checkout.read_text(h) for h in headers)
+    text = "\n".join(mask_code(checkout.read_text(h)) for h in headers)  # code only: a comment defines nothing
     bodies = " ".join(b for b in (spec.expr, spec.int_expr, spec.complex_expr, spec.bool_expr) if b)
     for name in dict.fromkeys(re.findall(r"\bc10::metal::(\w+)", bodies)):
         if not re.search(rf"\b{name}\b", text):
