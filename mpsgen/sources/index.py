@@ -253,10 +253,12 @@ class SourceIndex:
         if found is not None:
             return found
         found = []
-        pattern = re.compile(r"\b(" + names_regex + r")\s*\(")
-        skip = self.directives
-        for m in pattern.finditer(self.masked):
-            if m.start() in skip:
+        # No leading \b: the pattern then opens with the names' literals, which the engine skips to
+        # in C; a match inside a word is dropped here (the names are words, so none hides a real one).
+        pattern = re.compile(r"(" + names_regex + r")\s*\(")
+        skip, masked = self.directives, self.masked
+        for m in pattern.finditer(masked):
+            if m.start() in skip or (m.start() and _is_word_char(masked[m.start() - 1])):
                 continue
             close = match_close(self.masked, m.end() - 1)
             if close is None:
