@@ -144,6 +144,7 @@ def directives(masked: str) -> Directives:
     return Directives(masked)
 
 
+@functools.lru_cache(maxsize=512)  # asked for twice per file (braces, then definitions)
 def code_only(masked: str) -> str:
     """A masked text with its preprocessor lines blanked too (line breaks kept)."""
     spans = directives(masked).spans
