@@ -4,6 +4,7 @@ trying them at every offset) find exactly what their `\\b...` forms found."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from mpsgen.lint.file_facts import functor_uses
 from mpsgen.scan.brackets import match_close
 from mpsgen.sources import host_api, host_register, metal_names, shared_impl, stubs
-from mpsgen.sources.index import SourceIndex
+from mpsgen.sources.index import SourceIndex, identifier_counts
 
 # (the pattern as it was, the pattern now)
 PAIRS = {
@@ -68,3 +69,9 @@ def test_macro_calls_are_those_a_word_boundary_pattern_finds(text):
         if m.start() not in ix.directives and close is not None:
             expected.append((m.group(1), m.start(), close))
     assert [(c.name, c.start, c.close) for c in ix.calls_matching(names)] == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.lists(st.sampled_from(["a", "Z", "_", "1", "09", " ", "é", "\n", "x1", "-", "::", "é1"]), max_size=16).map("".join))
+def test_identifier_counts_are_those_of_the_identifier_pattern(text):
+    assert identifier_counts(text) == dict(Counter(re.findall(r"[A-Za-z_]\w*", text)))
