@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from mpsgen.scan.brackets import first_unbalanced, match_close, split_bounds, split_top_level
 from mpsgen.scan.definitions import function_definitions
 from mpsgen.scan.lines import LineTable, split_lines
@@ -48,6 +53,45 @@ def test_mask_reports_the_first_unterminated_comment_or_literal():
     assert mask("int a; /* open").problem.pos == 7
     assert "unterminated string" in mask('x = "abc\ny;').problem.message
     assert "unterminated raw string" in mask('R"X(never').problem.message
+
+
+# The masker's pattern before its alternatives opened with literals (the reference: what each
+# position of the text starts, tried at every offset).
+_REFERENCE_TOKEN = re.compile(
+    r"(?=[/\"'uULR])"
+    r"(?://[^\n]*"
+    r"|/\*(?:.*?(?P<bc>\*/)|.*)"
+    r'|(?<![A-Za-z0-9_])(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{0,16})\((?:.*?(?P<rc>\)(?P=delim)")|.*)'
+    r'|"(?:[^"\\\n]|\\.)*(?P<sq>")?'
+    r"|(?<![A-Za-z0-9_])'(?:[^'\\\n]|\\.)*(?P<cq>')?)",
+    re.S,
+)
+
+
+def _reference_mask(text: str) -> tuple[str, int | None]:
+    out, i, problem = [], 0, None
+    for m in _REFERENCE_TOKEN.finditer(text):
+        s, e = m.span()
+        token = m.group(0)  # a token without a line break is blanked whole (a comment's \r too)
+        out += [text[i:s], re.sub(r"[^\r\n]", " ", token) if "\n" in token else " " * len(token)]
+        i = e
+        unterminated = not m.group(0).startswith("//") and m.lastgroup not in ("bc", "rc", "sq", "cq")
+        if problem is None and unterminated:
+            problem = s
+    return "".join(out) + text[i:], problem
+
+
+_TRICKY = ['u8R"x(a)x"', 'LR"(b)"', 'xR"(c)"', 'xu8R"(d)"', '"s"u8R"(e)"', "1'000'1", "f('a', u'b')",
+           'R"abc', 'uR"(open', "// c\nR\"(x\n)\"", "/* a */ \"b\\\"c\" R\"q(')q\"", "'\\''", 'U"w"L\'c\'']
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(["/", "*", '"', "'", "\\", "\n", "\r", "R", "u", "8", "U", "L", "(", ")", "x",
+                                 " ", "_", "1", "q", *_TRICKY]), max_size=24))
+def test_mask_matches_the_reference_pattern(pieces):
+    text = "".join(pieces)
+    m = mask.__wrapped__(text)  # not the cached answer
+    assert (m.masked, m.problem.pos if m.problem else None) == _reference_mask(text)
 
 
 def test_directives_include_continuations_and_code_only_blanks_them():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, NamedTuple
 
 from mpsgen.lint.frontier import Frontier, FrontierIndex
@@ -157,6 +156,8 @@ def _shared_kernel(inv: Inventory, kernel: str) -> SharedKernel:
 
 def render_details(d: FamilyDetails, fmt: str) -> str:
     if fmt == "json":
+        import json  # only for --format json
+
         return json.dumps(d.to_json(), indent=2) + "\n"
     bullet = "-" if fmt == "markdown" else " "
     code = (lambda s: f"`{s}`") if fmt == "markdown" else (lambda s: str(s))

@@ -16,7 +16,6 @@ _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\
 # character class lets the regex engine skip to the next capital in C (3x faster over the .mm files).
 _MACRO_FIRST_ARG = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
 _QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
-_FUNCTOR_WORD = re.compile(r"\b(\w+)_functor\b")
 
 
 # -- operations/*.mm and the other MPS sources -------------------------------------------------
@@ -65,10 +64,25 @@ def metal_names(rel: str, text: str):  # -> list[metal_names.MetalName]
 
 def functor_uses(rel: str, text: str) -> dict[str, int]:
     """How often each `<name>_functor` is spelled (comments included)."""
+    # The words `\b(\w+)_functor\b` finds, from str.find of "_functor" (the pattern, opening with \b\w+,
+    # was tried at every offset): a word ending in it names the functor before it.
     uses: dict[str, int] = {}
-    for name in _FUNCTOR_WORD.findall(text):
-        uses[name] = uses.get(name, 0) + 1
+    k, n = text.find("_functor"), len(text)
+    while k >= 0:
+        end = k + 8
+        if end == n or not _is_word_char(text[end]):
+            start = k
+            while start and _is_word_char(text[start - 1]):
+                start -= 1
+            if start < k:
+                name = text[start:k]
+                uses[name] = uses.get(name, 0) + 1
+        k = text.find("_functor", k + 1)
     return uses
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 # -- test lists --------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ lint/finding.py; this module owns path filtering (pre-commit passes file names) 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -66,6 +65,8 @@ def render(findings: Iterable[Finding], fmt: str = "text", root: Path | None = N
     if fmt == "github":
         return "".join(_github_line(f) + "\n" for f in ordered)
     if fmt == "lintrunner":
+        import json  # only for the json formats
+
         return "".join(json.dumps(_lint_message(f, root), sort_keys=True) + "\n" for f in ordered)
     raise MpsgenError(f"unknown output format {fmt!r}", hint="use one of: " + ", ".join(FORMATS))
 
@@ -117,6 +118,8 @@ def _render_json(findings: list[Finding]) -> str:
         "findings": [finding_to_dict(f) for f in findings],
         "summary": {"errors": errors, "warnings": len(findings) - errors},
     }
+    import json  # only for the json formats
+
     return json.dumps(doc, indent=2) + "\n"
 
 

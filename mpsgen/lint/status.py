@@ -10,7 +10,6 @@ and its place on the frontier.
 
 from __future__ import annotations
 
-import json
 from typing import NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.lint.details import FamilyDetails, family_details, render_details
@@ -101,6 +100,8 @@ def render_dashboard(board: Dashboard, fmt: str) -> str:
             "frontier": board.frontier_totals(),
             "composite_only": board.composite_only,
         }
+        import json  # only for --format json
+
         return json.dumps(doc, indent=2) + "\n"
     rows = _ordered(board)
     summary = list(totals.items())

@@ -12,15 +12,22 @@ import re
 from bisect import bisect_right
 from typing import NamedTuple
 
+# Each alternative opens with a literal (/, R, " or '), so the regex engine skips in C to the next
+# of those characters instead of trying the pattern at every offset (u, U and L are too common to
+# open one): a raw string's encoding prefix (u8, u, U, L) is checked behind its R", and the
+# character literal's word-boundary test behind its quote.  The matches are those of
+# `(?<![A-Za-z0-9_])(?:u8|u|U|L)?R"...` and `(?<![A-Za-z0-9_])'...`, but a raw string's match starts at
+# its R (mask() blanks the prefix; tests/test_scan.py compares both patterns).
 _TOKEN = re.compile(
-    r"(?=[/\"'uULR])"  # cheap first-character test before the alternatives
-    r"(?://[^\n]*"
+    r"//[^\n]*"
     r"|/\*(?:.*?(?P<bc>\*/)|.*)"
-    r'|(?<![A-Za-z0-9_])(?:u8|u|U|L)?R"(?P<delim>[^()\\\s"]{0,16})\((?:.*?(?P<rc>\)(?P=delim)")|.*)'
+    r'|R"(?:(?<![A-Za-z0-9_]R")|(?<=(?<![A-Za-z0-9_])[uUL]R")|(?<=(?<![A-Za-z0-9_])u8R"))'
+    r'(?P<delim>[^()\\\s"]{0,16})\((?:.*?(?P<rc>\)(?P=delim)")|.*)'
     r'|"(?:[^"\\\n]|\\.)*(?P<sq>")?'
-    r"|(?<![A-Za-z0-9_])'(?:[^'\\\n]|\\.)*(?P<cq>')?)",
+    r"|'(?<![A-Za-z0-9_]')(?:[^'\\\n]|\\.)*(?P<cq>')?",
     re.S,
 )
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _NOT_BREAK = re.compile(r"[^\r\n]")
 
 
@@ -62,8 +69,13 @@ def mask(text: str) -> Masked:
     problem: ScanProblem | None = None
     for m in _TOKEN.finditer(text):
         s, e = m.span()
+        if s and m.group("delim") is not None:  # a raw string: blank its encoding prefix with it
+            if text[s - 2 : s] == "u8" and (s == 2 or text[s - 3] not in _WORD_CHARS):
+                s -= 2
+            elif text[s - 1] in "uUL" and (s == 1 or text[s - 2] not in _WORD_CHARS):
+                s -= 1
         out.append(text[i:s])
-        token = m.group(0)
+        token = text[s:e]
         out.append(_NOT_BREAK.sub(" ", token) if "\n" in token else " " * (e - s))
         i = e
         if problem is None and m.lastgroup not in _TERMINATED and not token.startswith("//"):
@@ -132,6 +144,7 @@ def directives(masked: str) -> Directives:
     return Directives(masked)
 
 
+@functools.lru_cache(maxsize=512)  # asked for twice per file (braces, then definitions)
 def code_only(masked: str) -> str:
     """A masked text with its preprocessor lines blanked too (line breaks kept)."""
     spans = directives(masked).spans

@@ -15,7 +15,7 @@ from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.mask import mask_code
 
 LIBRARY_HEADER_REL = "aten/src/ATen/native/mps/MetalShaderLibrary.h"
-_EXEC = re.compile(r"\b(exec_(?:unary|binary|ternary)_kernel(?:_with_params)?)\s*\(")
+_EXEC = re.compile(r"(exec_(?<!\wexec_)(?:unary|binary|ternary)_kernel(?:_with_params)?)\s*\(")  # literal first
 
 
 class HostApi(NamedTuple):

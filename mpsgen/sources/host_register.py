@@ -84,7 +84,8 @@ class KernelCall(NamedTuple):
     function: str | None  # enclosing host function
 
 
-_EXEC = re.compile(r"\bexec_(?:unary|binary|ternary)_kernel(?:_with_params|_raw)?\s*\(")
+# Literal first, its word boundary tested behind it: the engine skips to "exec_" in C.
+_EXEC = re.compile(r"exec_(?<!\wexec_)(?:unary|binary|ternary)_kernel(?:_with_params|_raw)?\s*\(")
 
 
 def host_kernel_calls(text: str, path: str = "<text>") -> list[KernelCall]:

@@ -253,10 +253,12 @@ class SourceIndex:
         if found is not None:
             return found
         found = []
-        pattern = re.compile(r"\b(" + names_regex + r")\s*\(")
-        skip = self.directives
-        for m in pattern.finditer(self.masked):
-            if m.start() in skip:
+        # No leading \b: the pattern then opens with the names' literals, which the engine skips to
+        # in C; a match inside a word is dropped here (the names are words, so none hides a real one).
+        pattern = re.compile(r"(" + names_regex + r")\s*\(")
+        skip, masked = self.directives, self.masked
+        for m in pattern.finditer(masked):
+            if m.start() in skip or (m.start() and _is_word_char(masked[m.start() - 1])):
                 continue
             close = match_close(self.masked, m.end() - 1)
             if close is None:
@@ -284,11 +286,32 @@ class SourceIndex:
     # -- words ------------------------------------------------------------------------------
     @cached_property
     def identifiers(self) -> frozenset[str]:
-        return frozenset(_IDENT.findall(self.masked))
+        return frozenset(self.identifier_counts)
 
     @cached_property
     def identifier_counts(self) -> dict[str, int]:
-        return dict(Counter(_IDENT.findall(self.masked)))  # counted in C, keys in first-seen order
+        """How often each identifier (`[A-Za-z_]\\w*`) occurs in the masked text."""
+        return identifier_counts(self.masked)
+
+
+# Every byte that is not an ASCII letter, digit or underscore becomes a space.
+_NOT_WORD = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
+
+
+def identifier_counts(code: str) -> dict[str, int]:
+    """`Counter(_IDENT.findall(code))`, 3x faster for an ASCII text: its identifiers are its runs of
+    word characters without their leading digits (counted in C on bytes, then decoded)."""
+    if not code.isascii():
+        return dict(Counter(_IDENT.findall(code)))  # non-ASCII letters continue an identifier
+    counts: dict[str, int] = {}
+    for run, n in Counter(code.encode().translate(_NOT_WORD).split()).items():
+        if run[0] <= 57:  # opens with a digit
+            run = run.lstrip(b"0123456789")
+            if not run:
+                continue
+        name = run.decode()
+        counts[name] = counts.get(name, 0) + n
+    return counts
 
 
 def require_scannable(path: str, text: str) -> None:

@@ -40,8 +40,9 @@ _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?")
 # `\b([A-Z_][A-Z0-9_]*)\s*\(` with the word-start test after the first character (a pattern that opens
 # with a character class lets the regex engine skip to the next candidate in C).
 _MACRO_CALL = re.compile(r"([A-Z_](?<!\w[A-Z_])[A-Z0-9_]*)\s*\(")
-_HOST_NAME = re.compile(r"\bhost_name\s*\(")
-_PLAIN_KERNEL = re.compile(r"\b(?:kernel\s+void|void\s+kernel)\s+([A-Za-z_]\w*)\s*[(<]")
+# Literal first, the word boundary tested behind it (the engine skips to the literal in C).
+_HOST_NAME = re.compile(r"host_name(?<!\whost_name)\s*\(")
+_PLAIN_KERNEL = re.compile(r"(?:kernel(?<!\wkernel)\s+void|void(?<!\wvoid)\s+kernel)\s+([A-Za-z_]\w*)\s*[(<]")
 # A stringised parameter (#P, not ##), any identifier, or a string literal (left alone).
 _SUBST = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|((?<!#)#(?!#)[ \t]*)?\b([A-Za-z_]\w*)\b")
 _PASTE = re.compile(r"[ \t]*##[ \t]*")

@@ -204,9 +204,12 @@ def _expand_all(macro: str, args: list[str], macros: dict[str, tuple[list[str], 
 
 # -- elementwise or not -------------------------------------------------------------------------
 
-_ELEMENTWISE = re.compile(r"\bTensorIterator::\w*(?:unary|binary|comparison|nullary)\w*op\b|\bTensorIteratorConfig\(\)")
+# Each pattern opens with a literal, its word boundary tested behind it (`\bXY` is `XY(?<!\wXY)` when X is a
+# word character), so the regex engine skips in C to the literal instead of trying every offset.
+_ELEMENTWISE = re.compile(r"TensorIterator(?<!\wTensorIterator)(?:::\w*(?:unary|binary|comparison|nullary)\w*op\b|Config\(\))")
 # Reductions, and iterators over restrided views (flip): they take a TensorIterator but are not pointwise.
-_NOT_ELEMENTWISE = re.compile(r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)|\bas_strided\b|\brestride\w*")
+_NOT_ELEMENTWISE = re.compile(r"make_reduction(?<!\wmake_reduction)\w*|resize_outputs(?<!\wresize_outputs)\(\s*false\s*\)|as_strided(?<!\was_strided)\b"
+                              r"|restride(?<!\wrestride)\w*")
 
 IteratorLines = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
 

@@ -106,9 +106,10 @@ def _header_include(path: str) -> str:
     return "ATen/native/" + p.rsplit("/", 1)[-1]
 
 
-_USING = re.compile(r"\busing\s+(\w+)\s*=\s*([^;]+);")
-_TYPEDEF_FN = re.compile(r"\btypedef\s+void\s*\(\s*\*\s*(\w+)\s*\)\s*(\([^;]*\))\s*;")
-_DECLARE = re.compile(r"\bDECLARE_DISPATCH\s*\(")
+# Each opens with its literal, the word boundary tested behind it (the engine skips to it in C).
+_USING = re.compile(r"using(?<!\wusing)\s+(\w+)\s*=\s*([^;]+);")
+_TYPEDEF_FN = re.compile(r"typedef(?<!\wtypedef)\s+void\s*\(\s*\*\s*(\w+)\s*\)\s*(\([^;]*\))\s*;")
+_DECLARE = re.compile(r"DECLARE_DISPATCH(?<!\wDECLARE_DISPATCH)\s*\(")
 
 
 def _aliases(headers: dict[str, str]) -> dict[str, dict[str, str]]:

@@ -83,6 +83,7 @@ class FactCache:
         self._root = Path(owner) if owner else None
         self._shelves: dict[str, dict[str, object]] = {}
         self._dirty: set[str] = set()
+        self._put: dict[str, set[str]] = {}  # per shelf, the files whose facts this run stored (they exist)
 
     @classmethod
     def disabled(cls) -> "FactCache":
@@ -110,15 +111,18 @@ class FactCache:
                     return held[2]  # type: ignore[index]
                 if held[1] == digest(read(path)):  # type: ignore[index]
                     if not is_racy(stamp):  # past the clock tick: from now on the stamp vouches for the text
-                        self._shelf(kind)[rel] = (stamp, None, held[2])  # type: ignore[index]
-                        self._dirty.add(kind)
+                        self._store(kind, rel, (stamp, None, held[2]))  # type: ignore[index]
                     return held[2]  # type: ignore[index]
         text = read(path)
         value = compute(text)
         if stamp is not None:
-            self._shelf(kind)[rel] = (stamp, digest(text) if is_racy(stamp) else None, value)
-            self._dirty.add(kind)
+            self._store(kind, rel, (stamp, digest(text) if is_racy(stamp) else None, value))
         return value
+
+    def _store(self, kind: str, rel: str, held: tuple) -> None:
+        self._shelf(kind)[rel] = held
+        self._put.setdefault(kind, set()).add(rel)
+        self._dirty.add(kind)
 
     # -- facts that span files ----------------------------------------------------------------
     def over_files(self, kind: str, files: dict[str, Path], read: Callable[[Path], str],
@@ -162,21 +166,24 @@ class FactCache:
         """Write each changed shelf atomically (a failure only loses the cache)."""
         if self._folder is None:
             return
+        root = f"{self._root}{os.sep}" if self._root is not None else None
         for kind in sorted(self._dirty):
             shelf = self._shelves[kind]
-            if self._root is not None and "" not in shelf:  # facts of deleted files go (renamed files would pile up)
-                shelf = {rel: v for rel, v in shelf.items() if (self._root / rel).exists()}
+            if root is not None and "" not in shelf:  # facts of deleted files go (renamed files would pile up)
+                put = self._put.get(kind, set())  # just read: no need to ask the file system
+                shelf = {rel: v for rel, v in shelf.items() if rel in put or os.path.exists(root + rel)}
             _write_atomically(self._folder / f"{kind}.pickle", (self._fingerprint, shelf))
         self._dirty.clear()
 
 
 def _write_atomically(path: Path, data: object) -> None:
-    import tempfile  # only when something is written
-
+    # A temporary name of this process's own (no tempfile import: ~5 ms with shutil and random); a
+    # file left under it by a killed process of the same id is simply overwritten.
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".facts-")
+        tmp = str(path.parent / f".facts-{os.getpid()}-{path.stem}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             pickle.dump(data, f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)

@@ -27,12 +27,12 @@ def stale_xfail(inv: "Inventory") -> Iterator[Finding]:
     tables, strings = inv.test_tables, inv.opinfo_strings
     if tables is None or strings is None:
         return
-    import difflib  # only when a key is stale
-
     path, entries = tables
     for e in entries:
         if could_be_opinfo_key(e.key, strings):
             continue
+        import difflib  # only when a key is stale
+
         # Only similar-looking names are compared: difflib over all ~1,400 strings costs ~10 ms per key.
         near = [s for s in strings if s[:1] == e.key[:1] and abs(len(s) - len(e.key)) <= 3]
         close = difflib.get_close_matches(e.key, near, n=1, cutoff=0.8)

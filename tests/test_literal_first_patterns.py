@@ -1,0 +1,77 @@
+"""The patterns rewritten to open with a literal (so the regex engine skips to it in C instead of
+trying them at every offset) find exactly what their `\\b...` forms found."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mpsgen.lint.file_facts import functor_uses
+from mpsgen.scan.brackets import match_close
+from mpsgen.sources import host_api, host_register, metal_names, shared_impl, stubs
+from mpsgen.sources.index import SourceIndex, identifier_counts
+
+# (the pattern as it was, the pattern now)
+PAIRS = {
+    "exec call": (r"\bexec_(?:unary|binary|ternary)_kernel(?:_with_params|_raw)?\s*\(", host_register._EXEC),
+    "exec call (api)": (r"\b(exec_(?:unary|binary|ternary)_kernel(?:_with_params)?)\s*\(", host_api._EXEC),
+    "using": (r"\busing\s+(\w+)\s*=\s*([^;]+);", stubs._USING),
+    "typedef": (r"\btypedef\s+void\s*\(\s*\*\s*(\w+)\s*\)\s*(\([^;]*\))\s*;", stubs._TYPEDEF_FN),
+    "DECLARE_DISPATCH": (r"\bDECLARE_DISPATCH\s*\(", stubs._DECLARE),
+    "host_name": (r"\bhost_name\s*\(", metal_names._HOST_NAME),
+    "kernel void": (r"\b(?:kernel\s+void|void\s+kernel)\s+([A-Za-z_]\w*)\s*[(<]", metal_names._PLAIN_KERNEL),
+    "elementwise": (r"\bTensorIterator::\w*(?:unary|binary|comparison|nullary)\w*op\b|\bTensorIteratorConfig\(\)",
+                    shared_impl._ELEMENTWISE),
+    "not elementwise": (r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)|\bas_strided\b|\brestride\w*",
+                        shared_impl._NOT_ELEMENTWISE),
+}
+
+_PIECES = ["exec_", "unary", "_kernel", "_with_params", "using", "typedef", "void", "kernel", "DECLARE_DISPATCH",
+           "host_name", "TensorIterator", "::", "binary_op", "Config()", "make_reduction", "resize_outputs(false)",
+           "as_strided", "restride", "_functor", "REGISTER_DISPATCH", "CREATE_X_IMPL_FUNC", "x", "é", "_", "1", " ",
+           "\n", "(", ")", "*", "=", ";", "<", "#define A(x) "]
+texts = st.lists(st.sampled_from(_PIECES), max_size=16).map("".join)
+
+
+def _found(pattern: re.Pattern[str], text: str) -> list:
+    return [(m.span(), m.groups()) for m in pattern.finditer(text)]
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+@settings(max_examples=400, deadline=None)
+@given(text=texts)
+def test_literal_first_pattern_finds_what_the_word_boundary_one_did(name, text):
+    before, now = PAIRS[name]
+    assert _found(now, text) == _found(re.compile(before), text)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=texts)
+def test_functor_uses_counts_the_words_the_pattern_found(text):
+    expected: dict[str, int] = {}
+    for name in re.findall(r"\b(\w+)_functor\b", text):
+        expected[name] = expected.get(name, 0) + 1
+    assert functor_uses("k.metal", text) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=texts)
+def test_macro_calls_are_those_a_word_boundary_pattern_finds(text):
+    names = r"REGISTER_DISPATCH|CREATE_\w*IMPL\w*FUNC\w*|exec_"
+    ix = SourceIndex("a.cpp", text)
+    expected = []
+    for m in re.finditer(r"\b(" + names + r")\s*\(", ix.masked):
+        close = match_close(ix.masked, m.end() - 1)
+        if m.start() not in ix.directives and close is not None:
+            expected.append((m.group(1), m.start(), close))
+    assert [(c.name, c.start, c.close) for c in ix.calls_matching(names)] == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.lists(st.sampled_from(["a", "Z", "_", "1", "09", " ", "é", "\n", "x1", "-", "::", "é1"]), max_size=16).map("".join))
+def test_identifier_counts_are_those_of_the_identifier_pattern(text):
+    assert identifier_counts(text) == dict(Counter(re.findall(r"[A-Za-z_]\w*", text)))
