@@ -375,3 +375,23 @@ def test_2_7_a_comment_naming_is_complex_v_is_not_a_definition(tree27: Path) -> 
     result = _migrate(tree27, "sigmoid")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "is_complex_v" not in (tree27 / METAL).read_text()
+
+
+def test_2_7_drop_complex_applies_to_catalog_dtypes_without_an_opinfo(tree27: Path) -> None:
+    # With sigmoid's OpInfo gone its registrations come from the catalog ([float, int2float, complex]);
+    # --drop-dtypes complex64 must drop that complex branch too: no complex kernel, no VEC2 entry.
+    from tree27 import CMI
+
+    cmi = tree27 / CMI
+    text = cmi.read_text()
+    start = text.index("    UnaryUfuncInfo('sigmoid',")
+    end = text.index("assert_autodiffed=True),\n", start) + len("assert_autodiffed=True),\n")
+    cmi.write_text(text[:start] + text[end:])
+    commit_tree27(tree27)
+    result = _migrate(tree27, "sigmoid", "--drop-dtypes", "complex64")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"complex64 +unknown \(no OpInfo\) +-> +not registered", result.stdout), result.stdout
+    metal = (tree27 / METAL).read_text()
+    assert 'host_name("sigmoid_" #DTYPE0 "_" #DTYPE1)' in metal
+    assert "sigmoid_complex" not in metal and "float2" not in metal[metal.index("struct sigmoid_functor"):
+                                                                   metal.index("kernel void sigmoid_kernel")]

@@ -314,6 +314,8 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
         groups = _groups_for_named(groups, named, facts, entry, result, skip)
     else:
         groups = default_groups(facts, entry, complex_body=complex_body, result=result)
+        if groups is None and "complex64" in drop and entry is not None and opts.expr is None:
+            groups = tuple(entry.get("dtypes", ["float"]))  # no OpInfo: the catalog's, complex dropped below
         if groups is not None:
             groups = tuple(g for g in groups if not (g == "complex" and "complex64" in drop))
             if not (set(INTS) - drop) & (facts.declared or set()):
