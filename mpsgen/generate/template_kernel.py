@@ -26,27 +26,28 @@ class Instance(NamedTuple):
     complex_: bool = False
 
 
+def _kernel(tparams: str, name: str, out_type: str, in_type: str, value: str) -> str:
+    """One kernel in the file's own signature: output, input, the thread's index."""
+    return (f"template <{tparams}>\n"
+            f"kernel void {name}(\n"
+            f"    device {out_type}* output [[buffer(0)]],\n"
+            f"    constant {in_type}* input [[buffer(1)]],\n"
+            f"    uint index [[thread_position_in_grid]]) {{\n"
+            f"  output[index] = {value};\n"
+            f"}}")
+
+
 def scalar_kernel(spec: KernelSpec) -> str:
     n = spec.name
-    return (f"template <typename T0, typename T1>\n"
-            f"kernel void {n}_kernel(\n"
-            f"    device T0* output [[buffer(0)]],\n"
-            f"    constant T1* input [[buffer(1)]],\n"
-            f"    uint index [[thread_position_in_grid]]) {{\n"
-            f"  output[index] = static_cast<T0>({n}_functor()(input[index]));\n"
-            f"}}")
+    return _kernel("typename T0, typename T1", f"{n}_kernel", "T0", "T1",
+                   f"static_cast<T0>({n}_functor()(input[index]))")
 
 
 def complex_kernel(spec: KernelSpec) -> str:
     # In float2: the file's own VEC2 list instantiates short (ComplexHalf's storage) beside float.
     n = spec.name
-    return (f"template <typename T0>\n"
-            f"kernel void {n}_complex_kernel(\n"
-            f"    device vec2type_t<T0>* output [[buffer(0)]],\n"
-            f"    constant vec2type_t<T0>* input [[buffer(1)]],\n"
-            f"    uint index [[thread_position_in_grid]]) {{\n"
-            f"  output[index] = vec2type_t<T0>({n}_functor()(float2(input[index])));\n"
-            f"}}")
+    return _kernel("typename T0", f"{n}_complex_kernel", "vec2type_t<T0>", "vec2type_t<T0>",
+                   f"vec2type_t<T0>({n}_functor()(float2(input[index])))")
 
 
 def kernels(spec: KernelSpec) -> list[str]:

@@ -3,11 +3,11 @@ host kernel and REGISTER_DISPATCH in the .mm (MPSGraph's REGISTER_MPS_UNARY_STUB
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
+from mpsgen.plan.era import fit_to_checkout
 from mpsgen.plan.result import Plan
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host
@@ -55,7 +55,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
 
     spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
     metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
-    spec = _for_the_checkout(spec, checkout, metal.index_metal(metal_texts[metal_rel], metal_rel))
+    spec = fit_to_checkout(spec, checkout, metal.index_metal(metal_texts[metal_rel], metal_rel))
     plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
     # Kernel names are global across the files, but one that never spells the name can neither
     # register it nor define its functor: only the target and those that mention it are indexed.
@@ -73,29 +73,10 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         plan.notes.append(f"kernel '{spec.name}' is already registered ({registered_at}) for every dtype the op "
                           "needs: reused, no Metal written")
     else:
-        if spec.instantiation == "host_name":
-            from mpsgen.generate.template_kernel import host_name, instances
-
-            registrations = [f'template [[host_name("{host_name(spec, i)}")]]' for i in instances(spec)]
-        elif spec.instantiation == "binary_indexing":
-            from mpsgen.sources import metal_binary_indexing
-
-            registrations = metal_binary_indexing.registrations(spec)
-        else:
-            style = metal.style_of(next(ix for ix in indexes if ix.path == metal_rel))
-            registrations = render.render_registrations(spec, style)
+        registrations = _registrations(spec, indexes, metal_rel)
         r.registrations = registrations
         if metal.check_kernel_name(indexes, spec.name, functor) == "new":
-            if spec.instantiation == "host_name":
-                from mpsgen.sources.metal_host_name import add_template_kernel
-
-                new_metal = add_template_kernel(metal_texts[metal_rel], metal_rel, spec, functor)
-            elif spec.instantiation == "binary_indexing":
-                new_metal = metal_binary_indexing.add_binary_kernel(metal_texts[metal_rel], metal_rel, spec, functor)
-            else:
-                new_metal = metal.plan_metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations,
-                                                      available_macros=c10_metal_macros(checkout),
-                                                      after_functor=render.params_typedefs(spec))
+            new_metal = _metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations, checkout)
             if new_metal != metal_texts[metal_rel]:
                 from mpsgen.generate.clang_format import format_inserted
 
@@ -143,72 +124,37 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
 
 
-def _for_the_checkout(spec, checkout: Checkout, target):
-    """*spec* as the checkout's era writes it: Metal's own traits where c10/metal/utils.h predates
-    is_complex_v (2.7), and template kernels with host_name instances in an early-2025 unary file.
-    Headers the body includes must exist in the checkout."""
-    from mpsgen.sources.metal_layout import MetalLayout, layout_of
+def _registrations(spec, indexes, metal_rel: str) -> list[str]:
+    """The registration lines (or host_name instances) the kernel gets, in the target file's layout."""
+    from mpsgen.generate import render
 
-    from mpsgen.scan.mask import mask_code
+    if spec.instantiation == "host_name":
+        from mpsgen.generate.template_kernel import host_name, instances
 
-    utils = checkout.path("c10/metal/utils.h")
-    if utils.is_file() and not re.search(r"\bis_complex_v\s*=", mask_code(checkout.read_text(utils))):
-        spec = spec._replace(c10_traits=False)  # a definition, not a comment that names it
-    from mpsgen.sources.metal_binary_indexing import uses_binary_indexing
+        return [f'template [[host_name("{host_name(spec, i)}")]]' for i in instances(spec)]
+    if spec.instantiation == "binary_indexing":
+        from mpsgen.sources.metal_binary_indexing import registrations
 
-    if spec.arity == "binary" and uses_binary_indexing(target):
-        # 2.7's binary_dense<T, F> calls the functor on T itself: no opmath, no complex kernels
-        spec = spec._replace(instantiation="binary_indexing", opmath=False)
-        if "complex" in spec.dtypes:
-            raise MpsgenError(f"{spec.name} has complex inputs, which this checkout's binary_mps_impl runs only "
-                              "through its hand-written complex kernels", path=target.path,
-                              hint="pass --drop-dtypes complex64 to migrate the other dtypes")
-    found = layout_of(target)
-    if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity == "unary":
-        spec = spec._replace(instantiation="host_name")
-        if spec.result == "bool" and "complex" in spec.dtypes:
-            raise MpsgenError(f"{spec.name} maps complex inputs to bool, but this checkout's exec_unary_kernel runs "
-                              "complex inputs only through <op>_complex_<T>_<T> kernels that write complex",
-                              path=target.path, line=found.line,
-                              hint="pass --drop-dtypes complex64 to migrate the other dtypes")
-    spec = _with_available_includes(spec, checkout)
-    _require_c10_functions(spec, checkout)
-    return spec
+        return registrations(spec)
+    return render.render_registrations(spec, metal.style_of(next(ix for ix in indexes if ix.path == metal_rel)))
 
 
-def _require_c10_functions(spec, checkout: Checkout) -> None:
-    """Every c10::metal:: name the bodies use is spelled in the checkout's c10/metal headers (2.7's
-    have no hypot or mul), so a kernel written with --no-try still compiles."""
-    from mpsgen.scan.mask import mask_code
+def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations: list[str],
+                    checkout: Checkout) -> str:
+    """*text* with the functor and its registrations, by the writer of the file's layout."""
+    from mpsgen.generate import render
 
-    headers = sorted(checkout.path("c10/metal").glob("*.h"))
-    if not headers:
-        return  # a trimmed checkout: the numeric check's compile is the judge
-    text = "\n".join(mask_code(checkout.read_text(h)) for h in headers)  # code only: a comment defines nothing
-    bodies = " ".join(b for b in (spec.expr, spec.int_expr, spec.complex_expr, spec.bool_expr) if b)
-    for name in dict.fromkeys(re.findall(r"\bc10::metal::(\w+)", bodies)):
-        if not re.search(rf"\b{name}\b", text):
-            raise MpsgenError(f"the body of {spec.name} calls c10::metal::{name}, which this checkout's c10/metal "
-                              "headers do not define", path="c10/metal",
-                              hint="pass an --expr (or --complex-expr) that uses only what the checkout has, or "
-                                   "--drop-dtypes for the branch that needs it")
+    if spec.instantiation == "host_name":
+        from mpsgen.sources.metal_host_name import add_template_kernel
 
+        return add_template_kernel(text, metal_rel, spec, functor)
+    if spec.instantiation == "binary_indexing":
+        from mpsgen.sources.metal_binary_indexing import add_binary_kernel
 
-def _with_available_includes(spec, checkout: Checkout):
-    """The catalog's body for checkouts without one of its c10/metal headers (expm1f.h is 2.8's),
-    or a refusal naming the header when the catalog has none."""
-    missing = [h for h in spec.includes if not checkout.path(h).is_file()]
-    if not missing:
-        return spec
-    from mpsgen.generate.catalog import load_catalog
-
-    entry = load_catalog().get(spec.name) or {}
-    older = entry.get("expr_without_includes")
-    if older is None or spec.expr != entry.get("expr"):
-        raise MpsgenError(f"the body of {spec.name} needs <{missing[0]}>, which this checkout does not have",
-                          path=missing[0], hint="pass an --expr that uses only what the checkout's c10/metal has")
-    int_expr = older if spec.int_expr in (None, spec.expr) else spec.int_expr
-    return spec._replace(expr=older, int_expr=None if spec.int_expr is None else int_expr, includes=())
+        return add_binary_kernel(text, metal_rel, spec, functor)
+    return metal.plan_metal_addition(text, metal_rel, spec, functor, registrations,
+                                     available_macros=c10_metal_macros(checkout),
+                                     after_functor=render.params_typedefs(spec))
 
 
 def _registered_elsewhere(plan: Plan, indexes, metal_texts: dict[str, str], spec, functor: str) -> str:
