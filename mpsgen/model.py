@@ -95,6 +95,8 @@ class KernelSpec(NamedTuple):
     # The checkout's c10/metal/utils.h defines is_complex_v and is_scalar_*_v (2.8 and newer); without
     # them a functor selects its overloads with Metal's own traits.
     c10_traits: bool = True
+    # c10::metal helpers the checkout lacks, which the functor carries itself (generate/c10_shims.py)
+    shims: tuple[str, ...] = ()
 
     @property
     def is_unary_family(self) -> bool:

@@ -358,13 +358,31 @@ def test_2_7_logical_not_without_complex_gets_a_macro_of_its_own(tree27: Path) -
     assert _compile_errors(path, tree27) == errors_before
 
 
-def test_2_7_refuses_a_body_that_needs_c10_metal_hypot(tree27: Path) -> None:
-    """acosh's complex branch calls c10::metal::hypot, which 2.7's c10/metal headers lack: refused naming
-    the headers' folder (no line: it is a name that is missing), with the --expr/--drop-dtypes hint."""
-    line = _refusal(tree27, "acosh")
-    assert line.startswith("mpsgen: error: c10/metal: the body of acosh calls c10::metal::hypot"), line
-    assert "--expr" in line and "--drop-dtypes" in line
+def test_2_7_acosh_carries_its_own_hypot(tree27: Path) -> None:
+    """acosh's complex branch calls c10::metal::hypot, which 2.7's c10/metal headers lack: the functor
+    carries a hypot_ of its own, the body calls it, and the numeric check runs it (complex64 included)."""
     assert not _c10_defines(tree27, "hypot")
+    result = _migrate(tree27, "acosh")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"numeric check: \d+ dtype\(s\) agree with torch\.acosh", result.stdout), result.stdout
+    assert "c10/metal has no hypot: acosh_functor carries its own (hypot_)" in result.stdout
+    metal = (tree27 / METAL).read_text()
+    functor = metal[metal.index("struct acosh_functor {"):metal.index("kernel void acosh_kernel(")]
+    assert "  // this checkout's c10/metal has no hypot\n  inline float hypot_(float a, float b) {" in functor
+    assert "hypot_(" in functor[functor.index("operator()"):]  # the body calls the stand-in
+    assert "c10::metal::hypot" not in metal
+
+
+def test_2_7_refuses_a_c10_function_without_a_stand_in(tree27: Path) -> None:
+    """A body calling a c10::metal function 2.7 lacks and mpsgen has no stand-in for (mul) is refused,
+    naming it, with the --expr/--drop-dtypes hint; nothing is written."""
+    files = tracked_bytes(tree27)
+    result = _migrate(tree27, "acosh", "--complex-expr", "T(c10::metal::mul(float2(x), float2(x)))")
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("mpsgen: error: c10/metal: the body of acosh calls c10::metal::mul"), line
+    assert "--expr" in line and "--drop-dtypes" in line
+    assert tracked_bytes(tree27) == files
 
 
 def test_2_7_a_comment_naming_is_complex_v_is_not_a_definition(tree27: Path) -> None:

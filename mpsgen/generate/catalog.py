@@ -11,7 +11,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.generate.render import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, KernelSpec, default_templates_dir
 
 CATALOG_FILE = "catalog.yaml"
-_KEYS = {"arity", "expr", "expr_without_includes", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes",
+_KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes",
          "follows", "note", "params", "param_type", "param_defaults"}
 PARAM_TYPES = ("scalar", "opmath")
 # What an absent optional scalar stands for, per params entry (nan_to_num: nan -> 0, posinf -> the

@@ -118,7 +118,7 @@ def render_functor(spec: KernelSpec, templates_dir: str | Path | None = None) ->
     overloads = functor_overloads(spec)
     if spec.has_params:
         overloads = _with_params_unpacked(spec, overloads)
-    return render_template(
+    text = render_template(
         "functor.metal.j2",
         templates_dir,
         name=spec.name,
@@ -127,6 +127,13 @@ def render_functor(spec: KernelSpec, templates_dir: str | Path | None = None) ->
         overloads=overloads,
         spec=spec,
     )
+    if not spec.shims:
+        return text
+    from mpsgen.generate.c10_shims import member_functions
+
+    head, _, rest = text.partition("\n")  # the stand-ins open the struct, before its operator()s
+    members = "\n".join("\n".join("  " + ln if ln else ln for ln in m.split("\n")) for m in member_functions(spec.shims))
+    return f"{head}\n{members}\n{rest}"
 
 
 # -- params struct (a header shared by host and kernel) ------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from mpsgen.errors import MpsgenError
-from mpsgen.generate.catalog import load_catalog
+from mpsgen.generate import c10_shims
 from mpsgen.model import KernelSpec
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.metal_binary_indexing import uses_binary_indexing
@@ -42,37 +42,29 @@ def fit_to_checkout(spec: KernelSpec, checkout: Checkout, target: MetalIndex) ->
                               "complex inputs only through <op>_complex_<T>_<T> kernels that write complex",
                               path=target.path, line=found.line,
                               hint="pass --drop-dtypes complex64 to migrate the other dtypes")
-    spec = _with_available_includes(spec, checkout)
-    _require_c10_functions(spec, checkout)
-    return spec
+    return _with_c10_stand_ins(spec, checkout)
 
 
-def _require_c10_functions(spec: KernelSpec, checkout: Checkout) -> None:
-    """Every c10::metal:: name the bodies use is spelled in the checkout's c10/metal headers (2.7's
-    have no hypot or mul), so a kernel written with --no-try still compiles."""
+def _with_c10_stand_ins(spec: KernelSpec, checkout: Checkout) -> KernelSpec:
+    """*spec* with only the c10/metal headers the checkout has, and its own stand-ins for the c10::metal
+    functions those headers lack (2.7: hypot, expm1f, ...); a missing one without a stand-in is refused,
+    so a kernel written with --no-try still compiles."""
     headers = sorted(checkout.path("c10/metal").glob("*.h"))
     if not headers:
-        return  # a trimmed checkout: the numeric check's compile is the judge
+        return spec  # a trimmed checkout: the numeric check's compile is the judge
+    spec = spec._replace(includes=tuple(h for h in spec.includes if checkout.path(h).is_file()))
     text = "\n".join(mask_code(checkout.read_text(h)) for h in headers)  # code only: a comment defines nothing
-    bodies = " ".join(b for b in (spec.expr, spec.int_expr, spec.complex_expr, spec.bool_expr) if b)
-    for name in dict.fromkeys(re.findall(r"\bc10::metal::(\w+)", bodies)):
-        if not re.search(rf"\b{name}\b", text):
-            raise MpsgenError(f"the body of {spec.name} calls c10::metal::{name}, which this checkout's c10/metal "
-                              "headers do not define", path="c10/metal",
-                              hint="pass an --expr (or --complex-expr) that uses only what the checkout has, or "
-                                   "--drop-dtypes for the branch that needs it")
-
-
-def _with_available_includes(spec: KernelSpec, checkout: Checkout) -> KernelSpec:
-    """The catalog's body for checkouts without one of its c10/metal headers (expm1f.h is 2.8's),
-    or a refusal naming the header when the catalog has none."""
-    missing = [h for h in spec.includes if not checkout.path(h).is_file()]
+    bodies = {k: v for k, v in (("expr", spec.expr), ("int_expr", spec.int_expr),
+                                ("complex_expr", spec.complex_expr), ("bool_expr", spec.bool_expr)) if v}
+    missing = [n for n in dict.fromkeys(n for b in bodies.values() for n in c10_shims.called(b))
+               if not re.search(rf"\b{n}\b", text)]
     if not missing:
         return spec
-    entry = load_catalog().get(spec.name) or {}
-    older = entry.get("expr_without_includes")
-    if older is None or spec.expr != entry.get("expr"):
-        raise MpsgenError(f"the body of {spec.name} needs <{missing[0]}>, which this checkout does not have",
-                          path=missing[0], hint="pass an --expr that uses only what the checkout's c10/metal has")
-    int_expr = older if spec.int_expr in (None, spec.expr) else spec.int_expr
-    return spec._replace(expr=older, int_expr=None if spec.int_expr is None else int_expr, includes=())
+    lacking = [n for n in missing if n not in c10_shims.SHIMS]
+    if lacking:
+        raise MpsgenError(f"the body of {spec.name} calls c10::metal::{lacking[0]}, which this checkout's c10/metal "
+                          "headers do not define", path="c10/metal",
+                          hint="pass an --expr (or --complex-expr) that uses only what the checkout has, or "
+                               "--drop-dtypes for the branch that needs it")
+    redirected = {k: c10_shims.redirect(v, set(missing)) for k, v in bodies.items()}
+    return spec._replace(shims=tuple(missing), **redirected)

@@ -57,6 +57,9 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
     spec = fit_to_checkout(spec, checkout, metal.index_metal(metal_texts[metal_rel], metal_rel))
     plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
+    if spec.shims:
+        plan.notes.append(f"this checkout's c10/metal has no {', '.join(spec.shims)}: {spec.name}_functor carries "
+                          f"its own ({', '.join(n + '_' for n in spec.shims)})")
     # Kernel names are global across the files, but one that never spells the name can neither
     # register it nor define its functor: only the target and those that mention it are indexed.
     naming = mentioning(metal_texts, spec.name)

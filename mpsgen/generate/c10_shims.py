@@ -1,0 +1,77 @@
+"""Stand-ins for c10/metal helpers an older checkout lacks (PyTorch 2.7 has no hypot, fmod, remainder,
+xlogy, logaddexp or expm1f), written as member functions of the functor that needs them.
+
+A catalog body that calls ``c10::metal::hypot(a, b)`` then calls ``hypot_(a, b)``, and the functor
+carries ``hypot_``; the numeric check compiles and runs it against the checkout's own headers like any
+other body.  Each stand-in follows the CPU semantics the helper has in newer c10/metal (edge cases
+included); a helper with no stand-in here is refused by plan/era.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WHY = "// this checkout's c10/metal has no {name}"
+
+SHIMS: dict[str, str] = {
+    "hypot": """inline float hypot_(float a, float b) {
+  // |(a, b)| without overflow; an infinity wins over NaN, as in C's hypot
+  a = ::metal::fabs(a);
+  b = ::metal::fabs(b);
+  if (::metal::isinf(a) || ::metal::isinf(b)) {
+    return INFINITY;
+  }
+  const float hi = ::metal::fmax(a, b), lo = ::metal::fmin(a, b);
+  if (::metal::isnan(a) || ::metal::isnan(b) || hi == 0.0f) {
+    return a + b;
+  }
+  const float r = lo / hi;
+  return hi * precise::sqrt(1.0f + r * r);
+}""",
+    "fmod": """template <typename T>
+inline T fmod_(T a, T b) {
+  return a % b; // integers: C's truncated remainder
+}""",
+    "remainder": """template <typename T>
+inline T remainder_(T a, T b) {
+  const T r = a % b; // integers: Python's modulo, the remainder takes the divisor's sign
+  return r != 0 && (r < 0) != (b < 0) ? T(r + b) : r;
+}""",
+    "xlogy": """inline float xlogy_(float x, float y) {
+  // x * log(y), 0 where x is 0 unless y is NaN
+  return ::metal::isnan(y) ? NAN : x == 0.0f ? x : x * precise::log(y);
+}""",
+    "logaddexp": """inline float logaddexp_(float a, float b) {
+  // log(exp(a) + exp(b)) without overflow; equal infinities return themselves
+  if (::metal::isinf(a) && a == b) {
+    return a;
+  }
+  const float t = precise::exp(-::metal::fabs(a - b)), u = 1.0f + t;
+  return ::metal::fmax(a, b) + (u == 1.0f ? t : precise::log(u) * (t / (u - 1.0f))); // Kahan's log1p
+}""",
+    "expm1f": """inline float expm1f_(float x) {
+  // Kahan's expm1: exp's rounding error cancels in (u - 1) * (x / log(u))
+  const float u = precise::exp(x);
+  if (u == 1.0f || ::metal::isinf(u) || ::metal::isnan(u)) {
+    return u == 1.0f ? x : u - 1.0f;
+  }
+  return u - 1.0f == -1.0f ? -1.0f : (u - 1.0f) * (x / precise::log(u));
+}""",
+}
+
+_CALL = re.compile(r"(?<![\w:])(?:::)?c10::metal::(\w+)\s*\(")
+
+
+def called(body: str) -> list[str]:
+    """The c10::metal functions *body* calls, in order, once each."""
+    return list(dict.fromkeys(_CALL.findall(body)))
+
+
+def redirect(body: str, names: set[str]) -> str:
+    """*body* calling the functor's own stand-ins for *names* (``c10::metal::hypot(`` -> ``hypot_(``)."""
+    return _CALL.sub(lambda m: f"{m.group(1)}_(" if m.group(1) in names else m.group(0), body)
+
+
+def member_functions(names: tuple[str, ...]) -> list[str]:
+    """The stand-ins' text, each after a comment saying why it is there."""
+    return [f"{_WHY.format(name=n)}\n{SHIMS[n]}" for n in names]
