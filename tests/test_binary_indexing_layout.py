@@ -79,17 +79,20 @@ def test_atan2_in_the_2_7_binary_layout(tree: Path) -> None:
     assert tracked_bytes(root) == before, again.stdout + again.stderr
 
 
-def test_a_binary_op_with_complex_is_refused_in_the_2_7_layout(tree: Path) -> None:
-    # binary_mps_impl names kernels by input(0)'s Metal type: complex runs only through 2.7's hand-written kernels.
+def test_complex_inputs_get_float2_and_half2_registrations_in_the_2_7_layout(tree: Path) -> None:
+    # binary_mps_impl names kernels by input(0)'s Metal type, float2 for complex64: the functor's complex
+    # overload serves binary_dense<float2, F>.
     cmi = tree / "torch/testing/_internal/common_methods_invocations.py"
     text = cmi.read_text()
     old = "dtypes=all_types_and(torch.bool, torch.bfloat16, torch.half),\n                    promotes_int_to_float"
     assert old in text  # atan2's OpInfo, declaring complex64 as well
     cmi.write_text(text.replace(old, old.replace("all_types_and(", "all_types_and_complex_and("), 1))
     root = _lay_2_7_binary(tree)
-    before = tracked_bytes(root)
-    result = mpsgen("-C", str(root), "migrate", "atan2", "--no-build", "--no-test", "--complex-expr", "T(a.x, b.y)")
-    assert result.returncode == 2, result.stdout + result.stderr
-    (line,) = [ln for ln in result.stderr.splitlines() if ln.startswith("mpsgen: error:")]
-    assert f"{METAL}: atan2 has complex inputs" in line and "--drop-dtypes complex64" in line
-    assert tracked_bytes(root) == before
+    result = mpsgen("-C", str(root), "migrate", "atan2", "--no-build", "--no-test", "--no-try",
+                    "--complex-expr", "T(a.x, b.y)")
+    assert result.returncode == 0, result.stdout + result.stderr
+    metal = (root / METAL).read_text()
+    assert re.findall(r"^REGISTER_BINARY_INDEXING_OP\(atan2, (\w+2)\);$", metal, re.M) == ["float2", "half2"]
+    functor = metal[metal.index("struct atan2_functor"):metal.index("// Future")]
+    assert "is_complex_v<T>, bool> = true>" in functor  # the sample's c10/metal/utils.h has the trait
+    assert "return T(a.x, b.y);" in functor

@@ -329,19 +329,29 @@ def _refusal(root: Path, op: str) -> str:
     return lines[0]
 
 
-def test_2_7_refuses_a_bool_result_op_with_complex_inputs(tree27: Path) -> None:
-    """logical_not returns bool, but 2.7's exec_unary_kernel sends complex inputs to <op>_complex_<T>_<T>
-    kernels that write complex: refused at the layout's line, with the --drop-dtypes hint."""
-    line = _refusal(tree27, "logical_not")
-    found = re.match(rf"mpsgen: error: {re.escape(METAL)}:(\d+): logical_not maps complex inputs to bool", line)
-    assert found, line
-    at = (tree27 / METAL).read_text().splitlines()[int(found.group(1)) - 1]
-    assert "INSTANTIATE_UNARY_KERNELS" in at or "host_name" in at, at
-    assert "--drop-dtypes complex64" in line
+def test_2_7_complex_to_bool_gets_a_complex_kernel_writing_bool(tree27: Path) -> None:
+    """logical_not returns bool for complex inputs too; 2.7's exec_unary_kernel looks those up as
+    logical_not_complex_float_float, a name without the output type: its complex kernel writes bool."""
+    path = tree27 / METAL
+    errors_before = _compile_errors(path, tree27)
+    result = _migrate(tree27, "logical_not")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"complex64 +served by MPSGraph +-> +registered T->bool", result.stdout), result.stdout
+    assert re.search(r"numeric check: \d+ dtype\(s\) agree with torch\.logical_not", result.stdout), result.stdout
+    text = path.read_text()
+    kernel = text[text.index("kernel void logical_not_complex_kernel("):]
+    assert kernel.startswith("kernel void logical_not_complex_kernel(\n    device bool* output [[buffer(0)]],\n"
+                             "    constant vec2type_t<T0>* input [[buffer(1)]],")
+    assert "  output[index] = logical_not_functor()(float2(input[index]));" in kernel
+    assert 'host_name("logical_not_complex_" #DTYPE "_" #DTYPE)' in text
+    assert "INSTANTIATE_LOGICAL_NOT_COMPLEX_KERNEL(float);" in text
+    vec2 = text[text.index("#define INSTANTIATE_UNARY_KERNELS_VEC2"):]
+    assert "logical_not" not in vec2[:vec2.index(";\n")]  # VEC2's entries write complex
+    assert _compile_errors(path, tree27) == errors_before
 
 
 def test_2_7_logical_not_without_complex_gets_a_macro_of_its_own(tree27: Path) -> None:
-    """The hint taken: logical_not's bool outputs are not INSTANTIATE_UNARY_KERNELS2's (float, X) list, so
+    """Without complex: logical_not's bool outputs are not INSTANTIATE_UNARY_KERNELS2's (float, X) list, so
     it gets kernels and a macro of its own after the file's last instantiation (like 2.7's sinc)."""
     path = tree27 / METAL
     before = path.read_text()
@@ -374,13 +384,13 @@ def test_2_7_acosh_carries_its_own_hypot(tree27: Path) -> None:
 
 
 def test_2_7_refuses_a_c10_function_without_a_stand_in(tree27: Path) -> None:
-    """A body calling a c10::metal function 2.7 lacks and mpsgen has no stand-in for (mul) is refused,
+    """A body calling a c10::metal function 2.7 lacks and mpsgen has no stand-in for (i0) is refused,
     naming it, with the --expr/--drop-dtypes hint; nothing is written."""
     files = tracked_bytes(tree27)
-    result = _migrate(tree27, "acosh", "--complex-expr", "T(c10::metal::mul(float2(x), float2(x)))")
+    result = _migrate(tree27, "acosh", "--complex-expr", "T(c10::metal::i0(float(x.x)), 0.0f)")
     assert result.returncode == 2, result.stdout + result.stderr
     (line,) = result.stderr.splitlines()
-    assert line.startswith("mpsgen: error: c10/metal: the body of acosh calls c10::metal::mul"), line
+    assert line.startswith("mpsgen: error: c10/metal: the body of acosh calls c10::metal::i0"), line
     assert "--expr" in line and "--drop-dtypes" in line
     assert tracked_bytes(tree27) == files
 

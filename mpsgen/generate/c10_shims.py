@@ -1,5 +1,5 @@
 """Stand-ins for c10/metal helpers an older checkout lacks (PyTorch 2.7 has no hypot, fmod, remainder,
-xlogy, logaddexp or expm1f), written as member functions of the functor that needs them.
+xlogy, logaddexp, complex mul and conj, or expm1f), written as member functions of the functor that needs them.
 
 A catalog body that calls ``c10::metal::hypot(a, b)`` then calls ``hypot_(a, b)``, and the functor
 carries ``hypot_``; the numeric check compiles and runs it against the checkout's own headers like any
@@ -48,6 +48,12 @@ inline T remainder_(T a, T b) {
   }
   const float t = precise::exp(-::metal::fabs(a - b)), u = 1.0f + t;
   return ::metal::fmax(a, b) + (u == 1.0f ? t : precise::log(u) * (t / (u - 1.0f))); // Kahan's log1p
+}""",
+    "mul": """inline float2 mul_(float2 a, float2 b) {
+  return float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); // complex product
+}""",
+    "conj": """inline float2 conj_(float2 a) {
+  return float2(a.x, -a.y);
 }""",
     "expm1f": """inline float expm1f_(float x) {
   // Kahan's expm1: exp's rounding error cancels in (u - 1) * (x / log(u))

@@ -43,11 +43,18 @@ def scalar_kernel(spec: KernelSpec) -> str:
                    f"static_cast<T0>({n}_functor()(input[index]))")
 
 
+def _complex_out(spec: KernelSpec, dtype: str) -> str:
+    """What a complex kernel writes: bool for a bool result (exec_unary_kernel's name for it has no
+    output type: <op>_complex_float_float), else the complex type."""
+    return "bool" if spec.result == "bool" else f"vec2type_t<{dtype}>"
+
+
 def complex_kernel(spec: KernelSpec) -> str:
     # In float2: the file's own VEC2 list instantiates short (ComplexHalf's storage) beside float.
     n = spec.name
-    return _kernel("typename T0", f"{n}_complex_kernel", "vec2type_t<T0>", "vec2type_t<T0>",
-                   f"vec2type_t<T0>({n}_functor()(float2(input[index])))")
+    value = f"{n}_functor()(float2(input[index]))"
+    return _kernel("typename T0", f"{n}_complex_kernel", _complex_out(spec, "T0"), "vec2type_t<T0>",
+                   value if spec.result == "bool" else f"vec2type_t<T0>({value})")
 
 
 def kernels(spec: KernelSpec) -> list[str]:
@@ -99,7 +106,7 @@ def own_macro(spec: KernelSpec, complex_: bool) -> list[str]:
     n = spec.name
     if complex_:
         body = [*declaration_head(f"{n}_complex_", "DTYPE", "DTYPE", f"{n}_complex_kernel<DTYPE>"),
-                "      device vec2type_t<DTYPE>* output [[buffer(0)]],",
+                f"      device {_complex_out(spec, 'DTYPE')}* output [[buffer(0)]],",
                 "      constant vec2type_t<DTYPE>* input [[buffer(1)]],",
                 "      uint id [[thread_position_in_grid]])"]
         head = f"#define {own_macro_name(spec, True)}(DTYPE)"
@@ -151,7 +158,7 @@ def explicit_instantiations(spec: KernelSpec) -> list[str]:
         name = host_name(spec, inst)
         if inst.complex_:
             out.append(f'template [[host_name("{name}")]] kernel void {spec.name}_complex_kernel<{inst.inp}>('
-                       f"device vec2type_t<{inst.inp}>* output [[buffer(0)]], "
+                       f"device {_complex_out(spec, inst.inp)}* output [[buffer(0)]], "
                        f"constant vec2type_t<{inst.inp}>* input [[buffer(1)]], uint id [[thread_position_in_grid]]);")
         else:
             out.append(f'template [[host_name("{name}")]] kernel void {spec.name}_kernel('

@@ -28,20 +28,11 @@ def fit_to_checkout(spec: KernelSpec, checkout: Checkout, target: MetalIndex) ->
     if utils.is_file() and not re.search(r"\bis_complex_v\s*=", mask_code(checkout.read_text(utils))):
         spec = spec._replace(c10_traits=False)  # a definition, not a comment that names it
     if spec.arity == "binary" and uses_binary_indexing(target):
-        # 2.7's binary_dense<T, F> calls the functor on T itself: no opmath, no complex kernels
+        # 2.7's binary_dense<T, F> calls the functor on T itself (float2 for complex64): no opmath
         spec = spec._replace(instantiation="binary_indexing", opmath=False)
-        if "complex" in spec.dtypes:
-            raise MpsgenError(f"{spec.name} has complex inputs, which this checkout's binary_mps_impl runs only "
-                              "through its hand-written complex kernels", path=target.path,
-                              hint="pass --drop-dtypes complex64 to migrate the other dtypes")
     found = layout_of(target)
     if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity == "unary":
         spec = spec._replace(instantiation="host_name")
-        if spec.result == "bool" and "complex" in spec.dtypes:
-            raise MpsgenError(f"{spec.name} maps complex inputs to bool, but this checkout's exec_unary_kernel runs "
-                              "complex inputs only through <op>_complex_<T>_<T> kernels that write complex",
-                              path=target.path, line=found.line,
-                              hint="pass --drop-dtypes complex64 to migrate the other dtypes")
     return _with_c10_stand_ins(spec, checkout)
 
 

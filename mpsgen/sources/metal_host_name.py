@@ -127,7 +127,9 @@ def add_template_kernel(text: str, path: str, spec: KernelSpec, functor: str) ->
     index = index_metal(text, path)
     lines = split_lines(text)
     scalar = any(fam != "complex" for fam in spec.dtypes)
-    in_vec2 = "complex" in spec.dtypes and index.define(VEC2) is not None and _vec2_serves_float(index)
+    # VEC2's entries write complex: a complex -> bool kernel gets a macro of its own
+    in_vec2 = ("complex" in spec.dtypes and spec.result != "bool" and index.define(VEC2) is not None
+               and _vec2_serves_float(index))
     if scalar and not joins_kernels2(spec, index):
         return _append_own_block(lines, spec, functor, nl)
     if "complex" in spec.dtypes and not in_vec2:
