@@ -41,18 +41,19 @@ def split_family(inv: "Inventory") -> Iterator[Finding]:
     Fix: `mpsgen migrate FAMILY` routes the overload to K and deletes the MPS-only kernel.
     """
     for family, entries in families(inv.mps_entries).items():
+        # Only an overload still on an MPS-only kernel can be half migrated: the stub lookups (a search
+        # of native/*.cpp each) are made for families that have one.
+        legacy = [(e, kernel) for e in entries if e.mps_route == "legacy" and not e.duplicate_mps
+                  and (kernel := e.shared_kernel().kernel)]  # a duplicated key is reported by its own rule
+        if not legacy:
+            continue
         shared_stub_users = {}
         for e in entries:
             if e.mps_route == "shared" and e.mps_kernel:
                 stub = inv.stub_use(e.mps_kernel).stub
                 if stub:
                     shared_stub_users.setdefault(stub, e)
-        for e in entries:
-            if e.mps_route != "legacy" or e.duplicate_mps:
-                continue  # a duplicated key is reported by its own rule
-            kernel = e.shared_kernel().kernel
-            if not kernel:
-                continue
+        for e, kernel in legacy:
             use = inv.stub_use(kernel)
             if use.impl is None or use.stub is None:
                 continue
