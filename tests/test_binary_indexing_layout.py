@@ -1,7 +1,10 @@
 """migrate into PyTorch 2.7's binary layout (tests/data/binary27, hand-written in the real files' shape):
 the functor, the .metal's own REGISTER_BINARY_INDEXING_OP lines, and a host kernel through BinaryKernel.mm's
-binary_mps_impl, where MetalShaderLibrary.h has no exec_binary_kernel.  upstream's 2.6-2.7 migrations of
-copysign, nextafter, zeta and xlog1py (early 2025) have this shape."""
+binary_mps_impl, where MetalShaderLibrary.h has no exec_binary_kernel.  Upstream's own binary kernels of that
+time have this shape: xlog1py (pytorch/pytorch#147687, February 2025) added xlog1py_functor after the file's
+functors, REGISTER_BINARY_INDEXING_OP(xlog1py, float|half) with bfloat in the METAL_VERSION block, and
+`static void xlog1py_mps_kernel(TensorIteratorBase& iter)` calling mps::binary_mps_impl(iter, "xlog1py")
+with `REGISTER_DISPATCH(xlog1py_stub, &xlog1py_mps_kernel)` in the file's run."""
 
 from __future__ import annotations
 
