@@ -243,6 +243,20 @@ class Inventory:
     def _stub_uses(self) -> dict[str, StubUse]:
         return {}
 
+    def prefetch_stub_uses(self) -> None:
+        """Start the native/*.cpp search for the kernels the rules and the frontier ask stub_use()
+        about (each MPS entry's CPU/CUDA kernel, and the shared kernel of a shared MPS line) on the
+        second core, while the caller reads the MPS sources."""
+        kernels = [_bare(k) for e in self.mps_entries
+                   for k in (e.shared_kernel().kernel, e.mps_kernel if e.mps_route == "shared" else None) if k]
+        self.shared_kernels.prefetch(kernels)
+
+    def read_mps_sources(self, facts: tuple[str, ...] = ("definitions", "registrations", "_host_facts",
+                                                          "metal_names", "metal_kernels")) -> None:
+        """The named facts of operations/*.mm and kernels/*.metal, read now (while a prefetch runs)."""
+        for fact in facts:
+            getattr(self, fact)
+
     def stub_use(self, kernel: str) -> StubUse:
         """The stub shared kernel *kernel* calls, and its MPS registrations."""
         kernel = _bare(kernel)

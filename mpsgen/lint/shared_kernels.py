@@ -21,6 +21,7 @@ from mpsgen.sources.shared_impl import SharedImpl, find_shared_impl
 from mpsgen.tree.factcache import FactCache, Stamp, is_racy, stamp_of
 
 _KEY = "shared-kernels"
+_WORTH_A_CHILD = 20  # fewer searches than this cost less than forking for them
 
 
 class _Answer(NamedTuple):
@@ -77,6 +78,7 @@ class SharedKernels:
             held = ({}, {}, {})
         self._answers, self._mentions = self._still_valid(*held)
         self._changed = (held[0], held[1], held[2]) != (self._stamps, self._answers, self._mentions)
+        self._background = None  # a forked search under way (prefetch)
 
     def text(self, rel: str) -> str:
         if rel not in self._texts:
@@ -162,15 +164,35 @@ class SharedKernels:
     def _sites(self) -> dict[str, list[str]]:
         return definition_sites(self._all_texts())
 
-    def impl(self, kernel: str) -> SharedImpl | None:
-        """The definition of *kernel* (searched only in the .cpp files that could define it).
+    def prefetch(self, kernels: list[str]) -> None:
+        """Start searching for *kernels* not answered yet in a forked child (lint/background.py);
+        impl() takes its answers when it first needs one."""
+        todo = [k for k in dict.fromkeys(kernels) if k and k not in self._answers]
+        if len(todo) >= _WORTH_A_CHILD:
+            from mpsgen.lint.background import Background
 
-        First in the files where a TORCH_IMPL_FUNC or a generating macro names the kernel or a
-        prefix of it (eq_Tensor_out from CREATE_...(eq)); a miss or a plain function widens the
-        search to every file whose text contains the kernel's name."""
+            self._background = Background(lambda ks: {k: self._search(k) for k in ks}, todo)
+
+    def impl(self, kernel: str) -> SharedImpl | None:
+        """The definition of *kernel* (searched only in the .cpp files that could define it)."""
+        if self._background is not None:
+            fetched = self._background.result()
+            self._background = None
+            for k, answer in fetched.items():
+                if k not in self._answers and isinstance(answer, _Answer):
+                    self._answers[k] = answer
+                    self._changed = True
         held = self._answers.get(kernel)
         if held is not None:
             return held.impl
+        answer = self._answers[kernel] = self._search(kernel)
+        self._changed = True
+        return answer.impl
+
+    def _search(self, kernel: str) -> _Answer:
+        """First in the files where a TORCH_IMPL_FUNC or a generating macro names the kernel or a
+        prefix of it (eq_Tensor_out from CREATE_...(eq)); a miss or a plain function widens the
+        search to every file whose text contains the kernel's name."""
         named = {p for w in _words(kernel) for p in self._sites.get(w, ())}
         sources = {rel: self.text(rel) for rel in self._paths if rel in named}
         searched = set(sources)
@@ -181,9 +203,7 @@ class SharedKernels:
             if wider.keys() - sources.keys():
                 searched |= wider.keys()
                 impl = find_shared_impl(wider, kernel)
-        self._answers[kernel] = _Answer(impl, frozenset(searched))
-        self._changed = True
-        return impl
+        return _Answer(impl, frozenset(searched))
 
     def __contains__(self, name: object) -> bool:
         """Whether *name* is an identifier (outside comments and literals) of a native/*.cpp: a kernel

@@ -1,0 +1,60 @@
+"""lint/background.py: the native/*.cpp search in a forked child gives the parent's own answers, and a
+child that fails, or no fork at all, leaves the parent to compute them (the same answers again)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mpsgen.lint import shared_kernels
+from mpsgen.lint.background import Background
+from mpsgen.lint.inventory import Inventory
+from mpsgen.tree.checkout import Checkout
+from mpsgen.tree.factcache import FactCache
+
+from test_checks import build_real_tree
+
+
+def test_the_child_answers_what_the_function_returns() -> None:
+    job = Background(lambda keys: {k: (k.upper(), len(k)) for k in keys}, ["abs_out", "atan2_out"])
+    assert job.result() == {"abs_out": ("ABS_OUT", 7), "atan2_out": ("ATAN2_OUT", 9)}
+    assert job.result() == {}  # collected once
+
+
+def test_a_failing_child_or_no_fork_gives_no_answers(monkeypatch) -> None:
+    def boom(keys):
+        raise RuntimeError("the child fails")
+
+    assert Background(boom, ["x"]).result() == {}
+    assert Background(lambda keys: os._exit(3), ["x"]).result() == {}  # dies before answering
+
+    def no_fork():
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert Background(lambda keys: {"x": 1}, ["x"]).result() == {}
+
+
+def _stub_uses(root: Path, monkeypatch, *, prefetch: bool) -> dict[str, tuple]:
+    inv = Inventory(Checkout(root), FactCache.for_root(root, enabled=False))
+    kernels = sorted({k for e in inv.mps_entries
+                      for k in (e.shared_kernel().kernel, e.mps_kernel if e.mps_route == "shared" else None) if k})
+    if prefetch:
+        inv.prefetch_stub_uses()
+        inv.read_mps_sources()
+
+        def searched_here(self, kernel):
+            raise AssertionError(f"the parent searched for {kernel}: the child's answer was not used")
+
+        monkeypatch.setattr(shared_kernels.SharedKernels, "_search", searched_here)  # the forked child has the real one
+    return {k: tuple(inv.stub_use(k)) for k in kernels}
+
+
+def test_prefetched_stub_uses_are_the_ones_computed_in_process(sample_tree: Path, real_yaml_path: Path,
+                                                                  real_testing_dir: Path, monkeypatch) -> None:
+    root = build_real_tree(sample_tree, real_yaml_path, real_testing_dir)
+    monkeypatch.setattr(shared_kernels, "_WORTH_A_CHILD", 1)  # the sample is small: fork for any search
+    forked = _stub_uses(root, monkeypatch, prefetch=True)
+    monkeypatch.undo()
+    assert len(forked) > 20 and any(use[1] is not None for use in forked.values())
+    assert forked == _stub_uses(root, monkeypatch, prefetch=False)
