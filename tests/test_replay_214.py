@@ -23,19 +23,10 @@ from scalar_ops_tree import NATIVE
 
 OPS = {"asinh": "asinh.out", "acosh": "acosh.out", "atanh": "atanh.out", "conj_physical": "conj_physical.out",
        "logical_not": "logical_not.out", "sigmoid_backward": "sigmoid_backward.grad_input"}
+LOGICAL_NOT_OUT = (Path(__file__).parent / "data" / "logical_not_out.cpp.txt").read_text().split("\n", 1)[1]
 NEW_IN_214 = ("XPU",)  # dispatch keys 2.14 added to these lines in a separate change (XPU kernels)
 
-UNARY_CPU = """
-Tensor& logical_not_out(const Tensor& self, Tensor& result) {
-  TensorIterator iter = TensorIteratorConfig()
-    .check_all_same_dtype(false)
-    .add_output(result)
-    .add_const_input(self)
-    .build();
-  logical_not_stub(iter.device_type(), iter);
-  return result;
-}
-
+UNARY_CPU = "\n" + LOGICAL_NOT_OUT + """
 template <typename Stub>
 static inline Tensor& unary_op_impl_out(Tensor& result, const Tensor& self, Stub& stub) {
   auto iter = TensorIterator::unary_op(result, self);

@@ -39,20 +39,12 @@ META_FUNCS = """CREATE_UNARY_FLOAT_META_FUNC(acosh)
 CREATE_UNARY_FLOAT_META_FUNC(log1p)
 CREATE_UNARY_FLOAT_META_FUNC(sigmoid)
 """
+LOGICAL_NOT_OUT = (Path(__file__).parent / "data" / "logical_not_out.cpp.txt").read_text().split("\n", 1)[1]
 IMPL_FUNCS = """CREATE_UNARY_TORCH_IMPL_FUNC(acosh_out, acosh_stub)
 CREATE_UNARY_TORCH_IMPL_FUNC(log1p_out, log1p_stub)
 CREATE_UNARY_TORCH_IMPL_FUNC(sigmoid_out, sigmoid_stub)
 
-Tensor& logical_not_out(const Tensor& self, Tensor& result) {
-  TensorIterator iter = TensorIteratorConfig()
-    .check_all_same_dtype(false)
-    .add_output(result)
-    .add_const_input(self)
-    .build();
-  logical_not_stub(iter.device_type(), iter);
-  return result;
-}
-
+""" + LOGICAL_NOT_OUT + """
 """
 DEFINES = """DEFINE_DISPATCH(acosh_stub);
 DEFINE_DISPATCH(log1p_stub);
