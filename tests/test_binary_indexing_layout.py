@@ -99,3 +99,18 @@ def test_complex_inputs_get_float2_and_half2_registrations_in_the_2_7_layout(tre
     functor = metal[metal.index("struct atan2_functor"):metal.index("// Future")]
     assert "is_complex_v<T>, bool> = true>" in functor  # the sample's c10/metal/utils.h has the trait
     assert "return T(a.x, b.y);" in functor
+
+
+def test_bfloat_lines_outside_a_metal_version_block_are_refused(tree: Path) -> None:
+    # mpsgen puts a bfloat registration only inside the file's own `#if __METAL_VERSION__ >= 310` block.
+    root = _lay_2_7_binary(tree)
+    metal = root / METAL
+    metal.write_text(metal.read_text().replace("#if __METAL_VERSION__ >= 310\n", "").replace("#endif\n", ""))
+    subprocess.run(["git", "commit", "-qam", "no guard"], cwd=root, check=True, capture_output=True)
+    before = tracked_bytes(root)
+    result = mpsgen("-C", str(root), "migrate", "atan2", "--no-build", "--no-test", "--no-try")
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"mpsgen: error: {METAL}:1: no `#if __METAL_VERSION__ >= 310` block"), line
+    assert "--drop-dtypes bfloat16" in line
+    assert tracked_bytes(root) == before

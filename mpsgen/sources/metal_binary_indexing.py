@@ -36,14 +36,23 @@ def registrations(spec: KernelSpec) -> list[str]:
 
 
 def _bfloat_block(lines: list[str], index: MetalIndex) -> tuple[int, int] | None:
-    """1-based (#if, #endif) lines around the file's bfloat registrations."""
+    """1-based (#if, #endif) lines of the `#if __METAL_VERSION__ >= 310` block that holds the file's bfloat
+    registrations and nothing but registrations; None when there is no such block."""
     calls = [c for c in index.top_level_calls() if c.macro == MACRO and c.args[-1:] == ("bfloat",)]
     if not calls:
         return None
-    start = next((k for k in range(calls[0].line - 1, 0, -1) if lines[k - 1].strip().startswith("#if")), None)
-    end = next((k for k in range(calls[-1].line + 1, len(lines) + 1) if lines[k - 1].strip().startswith("#endif")),
-               None)
-    return (start, end) if start is not None and end is not None else None
+
+    def past_registrations(k: int, step: int) -> int:
+        while 1 <= k <= len(lines) and (not lines[k - 1].strip() or lines[k - 1].lstrip().startswith(MACRO)):
+            k += step
+        return k
+
+    start, end = past_registrations(calls[0].line - 1, -1), past_registrations(calls[-1].line + 1, 1)
+    if not (1 <= start and end <= len(lines)):
+        return None
+    opens = re.fullmatch(r"#\s*if\s+__METAL_VERSION__\s*>=\s*310", lines[start - 1].strip())
+    closes = re.match(r"#\s*endif\b", lines[end - 1].strip())
+    return (start, end) if opens and closes else None
 
 
 def add_binary_kernel(text: str, path: str, spec: KernelSpec, functor: str) -> str:

@@ -10,6 +10,7 @@ Entries copy the parameter lines of the macro's first entry, so they are in the 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.generate import template_kernel as tk
@@ -21,11 +22,14 @@ from mpsgen.sources.metal_index import KERNELS2, VEC2, MacroDef, MetalIndex, ind
 _HOST_NAME = re.compile(r'host_name\("(\w+?)_(complex_)?"\s*#\s*(\w+)\s*"_"\s*#\s*(\w+)\)')
 
 
-class _Entry:
-    """One `template [[host_name(...)]]` declaration inside a macro: its op and its line span (1-based)."""
+class _Entry(NamedTuple):
+    """One `template [[host_name(...)]]` declaration inside a macro: its op, its line span (1-based) and
+    its lines without the trailing backslashes."""
 
-    def __init__(self, op: str, first: int, last: int, lines: list[str]):
-        self.op, self.first, self.last, self.lines = op, first, last, lines
+    op: str
+    first: int
+    last: int
+    lines: list[str]
 
 
 def _content(line: str) -> str:
