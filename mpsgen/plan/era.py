@@ -22,8 +22,9 @@ from mpsgen.tree.checkout import Checkout
 
 def fit_to_checkout(spec: KernelSpec, checkout: Checkout, target: MetalIndex) -> KernelSpec:
     """*spec* as the checkout's era writes it: Metal's own traits where c10/metal/utils.h predates
-    is_complex_v (2.7), and template kernels with host_name instances in an early-2025 unary file.
-    Headers the body includes must exist in the checkout."""
+    is_complex_v (2.7); template kernels with host_name instances in an early-2025 unary file, the file's
+    own REGISTER_BINARY_INDEXING_OP in a 2.7 binary one; stand-ins for the c10::metal functions the
+    checkout lacks (a refusal when there is none)."""
     utils = checkout.path("c10/metal/utils.h")
     if utils.is_file() and not re.search(r"\bis_complex_v\s*=", mask_code(checkout.read_text(utils))):
         spec = spec._replace(c10_traits=False)  # a definition, not a comment that names it
