@@ -66,7 +66,11 @@ def test_atan2_in_the_2_7_binary_layout(tree: Path) -> None:
     # punctuated like the file's own, in its run (before polar_out_mps).
     assert 'mps::binary_mps_impl(iter, "atan2");' in mm
     assert 'mps::binary_mps_impl(same, "atan2");' in mm
-    assert "iter.is_cpu_scalar(1) || iter.is_cpu_scalar(2) || iter.input_dtype(0) != iter.input_dtype(1)" in mm
+    assert "iter.is_cpu_scalar(1) || iter.is_cpu_scalar(2) || iter.input_dtype(0) != iter.input_dtype(1) ||" in mm
+    # atan2's kernel writes float for integer inputs: an output of another dtype gets it through a temporary
+    assert "const auto result_type = [](ScalarType t) { return isIntegralType(t, /*includeBool=*/true) ? kFloat : t; };" in mm
+    assert "output.scalar_type() != result_type(iter.input_dtype(0))) {" in mm
+    assert "const_cast<Tensor&>(output).copy_(out);" in mm
     assert "lib.exec_binary_kernel" not in mm
     assert "REGISTER_DISPATCH(atan2_stub, &atan2_mps_kernel)\n" in mm
     assert mm.index("REGISTER_DISPATCH(copysign_stub") < mm.index("REGISTER_DISPATCH(atan2_stub") \

@@ -169,17 +169,32 @@ def render_register_dispatch(
     return render_template("register_dispatch.mm.j2", templates_dir, call=call, stub=stub, fn=fn)
 
 
-def binary_mps_impl_body(kernel: str) -> str:
-    """The body of a host kernel for PyTorch 2.7's BinaryKernel.mm: its binary_mps_impl reads both
-    inputs in input(0)'s dtype and from the GPU, so a CPU scalar (`x.fmod(2)`) or a second dtype is
-    first cast to the iterator's common dtype on the output's device."""
-    return (f"  // binary_mps_impl reads both inputs in input(0)'s dtype, from the GPU\n"
-            f"  if (iter.is_cpu_scalar(1) || iter.is_cpu_scalar(2) || iter.input_dtype(0) != iter.input_dtype(1)) {{\n"
-            f"    Tensor out = iter.output(0);\n"
-            f"    const auto device = out.device();\n"
+# What a kernel registered for input type t writes (result_of<t, functor>), per catalog result kind.
+_RESULT_TYPE = {"same": "(ScalarType t) { return t; }",
+                "float": "(ScalarType t) { return isIntegralType(t, /*includeBool=*/true) ? kFloat : t; }",
+                "bool": "(ScalarType) { return kBool; }"}
+
+
+def binary_mps_impl_body(kernel: str, result: str) -> str:
+    """The body of a host kernel for PyTorch 2.7's BinaryKernel.mm.  Its binary_mps_impl reads both
+    inputs in input(0)'s dtype, from the GPU, and writes the kernel's result type: a CPU scalar
+    (`x.fmod(2)`) or a second dtype is cast to the iterator's common dtype first, and an output of
+    another dtype (`half.atan2_(float)`) gets the result through a temporary."""
+    return (f"  // binary_mps_impl reads both inputs as input(0)'s dtype on the GPU and writes the kernel's result type\n"
+            f"  const auto result_type = []{_RESULT_TYPE[result]};\n"
+            f"  const auto& output = iter.output(0);\n"
+            f"  if (iter.is_cpu_scalar(1) || iter.is_cpu_scalar(2) || iter.input_dtype(0) != iter.input_dtype(1) ||\n"
+            f"      output.scalar_type() != result_type(iter.input_dtype(0))) {{\n"
             f"    const auto dtype = iter.common_dtype();\n"
+            f"    const auto device = output.device();\n"
+            f"    Tensor out = output.scalar_type() == result_type(dtype)\n"
+            f"        ? output\n"
+            f"        : output.new_empty(output.sizes(), output.options().dtype(result_type(dtype)));\n"
             f"    auto same = TensorIterator::binary_op(out, iter.input(0).to(device, dtype), iter.input(1).to(device, dtype));\n"
             f"    mps::binary_mps_impl(same, \"{kernel}\");\n"
+            f"    if (!out.is_same(output)) {{\n"
+            f"      const_cast<Tensor&>(output).copy_(out);\n"
+            f"    }}\n"
             f"    return;\n"
             f"  }}\n"
             f"  mps::binary_mps_impl(iter, \"{kernel}\");")

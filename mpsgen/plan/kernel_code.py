@@ -111,7 +111,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         call = host_code.exec_call_args(plan.arity, spec.name, arg, opmath=spec.param_type == "opmath")
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
         if spec.instantiation == "binary_indexing":
-            body = host_code.binary_mps_impl_body(spec.name)
+            body = host_code.binary_mps_impl_body(spec.name, spec.result)
         params = stubs.host_params(stub, names=[p.name for p in scalars])
         code = host_code.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
         semicolon, ampersand = host.register_dispatch_style(mm_text)
