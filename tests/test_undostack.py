@@ -184,3 +184,24 @@ def test_a_damaged_older_journal_refuses_undo_naming_it(tree: Path) -> None:
         cs.undo(Checkout(tree))
     assert err.value.path == str(older) and "damaged" in err.value.message and "not inside the checkout" in err.value.message
     assert read(tree)[0] == b"a2\n"  # nothing restored
+
+
+def test_more_uncommitted_runs_than_the_stack_keeps_get_their_own_refusal(git_tree: Path) -> None:
+    # The stack keeps STACK_LIMIT changes: after more uncommitted mpsgen runs than that, the chain back to
+    # HEAD is gone, and the refusal says so instead of calling mpsgen's own edits someone else's.
+    for k in range(1, jr.STACK_LIMIT + 2):
+        apply(git_tree, a=f"a{k}\n")
+    ch = cs.Changeset(Checkout(git_tree))
+    ch.set_text(A, "next\n")
+    with pytest.raises(MpsgenError) as err:
+        ch.check_dirty(allow_dirty=False)
+    assert err.value.path == A
+    assert f"go back further than mpsgen's last {jr.STACK_LIMIT} changes" in err.value.message
+    assert "commit mpsgen's changes so far" in (err.value.hint or "")
+
+    (git_tree / A).write_bytes(b"a21\nmine\n")  # a hand edit on top: the usual refusal
+    ch = cs.Changeset(Checkout(git_tree))
+    ch.set_text(A, "next\n")
+    with pytest.raises(MpsgenError) as err:
+        ch.check_dirty(allow_dirty=False)
+    assert "has uncommitted changes and mpsgen would edit it" in err.value.message

@@ -226,8 +226,14 @@ class Changeset:
         if dirty:  # mpsgen's own uncommitted edits (an earlier run, no commit since) are not dirty
             from mpsgen.tree import gitops, undostack
 
-            ours = undostack.written_by_mpsgen(self.checkout.root, dirty, gitops.head_blob_ids(self.checkout.root, dirty))
+            heads = gitops.head_blob_ids(self.checkout.root, dirty)
+            ours = undostack.written_by_mpsgen(self.checkout.root, dirty, heads)
             dirty = [rel for rel in dirty if rel not in ours]
+            if dirty and undostack.older_than_the_stack(self.checkout.root, dirty, heads) == dirty:
+                raise MpsgenError(
+                    f"has uncommitted changes that go back further than mpsgen's last {jr.STACK_LIMIT} changes "
+                    "(the undo stack keeps no more), so mpsgen cannot tell they are all its own",
+                    path=dirty[0], hint="commit mpsgen's changes so far, or pass --allow-dirty")
         if dirty:
             more = f" (and {len(dirty) - 1} more: {', '.join(dirty[1:])})" if len(dirty) > 1 else ""
             raise MpsgenError(

@@ -98,29 +98,44 @@ def mpsgen_chains(root: Path, rels: list[str], head_blobs: dict[str, str | None]
     Walking the stack from the newest change, each change that touched the file must have
     written what the file holds now (or what the next change found), until a change whose
     old bytes are the file at HEAD (*head_blobs*: git blob ids, None when not in HEAD)."""
-    chains: dict[str, list[str]] = {}
     changes = load_stack(root) if rels else []
-    for rel in rels:
-        try:
-            current: bytes | None = (root / rel).read_bytes()
-        except FileNotFoundError:
-            current = None
-        except OSError:
-            continue  # unreadable: leave it to the dirty check's refusal
-        expect = None if current is None else jr.sha256(current)
-        chain: list[str] = []
-        for change in changes:
-            f = change.file(rel)
-            if f is None:
-                continue
-            if f.new_sha256 != expect:
-                break  # edited by hand between two mpsgen runs
-            chain.append(change.id)
-            if git_blob_id(f.old) == head_blobs.get(rel):
-                chains[rel] = chain
-                break
-            expect = None if f.old is None else jr.sha256(f.old)
-    return chains
+    walks = {rel: _walk(root, rel, changes, head_blobs.get(rel)) for rel in rels}
+    return {rel: chain for rel, (chain, end) in walks.items() if end == "head"}
+
+
+def older_than_the_stack(root: Path, rels: list[str], head_blobs: dict[str, str | None]) -> list[str]:
+    """Those of *rels* whose changes are mpsgen's as far back as the full undo stack goes, but began in
+    a change the stack no longer keeps (more than STACK_LIMIT uncommitted runs)."""
+    changes = load_stack(root) if rels else []
+    if len(changes) < jr.STACK_LIMIT:
+        return []
+    walks = {rel: _walk(root, rel, changes, head_blobs.get(rel)) for rel in rels}
+    return [rel for rel, (chain, end) in walks.items() if chain and end == "stack"]
+
+
+def _walk(root: Path, rel: str, changes: list[jr.Journal], head_blob: str | None) -> tuple[list[str], str]:
+    """The ids of the changes, newest first, that wrote what *rel* holds now (each what the next one
+    found), and where the walk ended: "head" (the oldest started from the file at HEAD), "edited" (a
+    hand edit between two runs, or an unreadable file) or "stack" (the stack ran out first)."""
+    try:
+        current: bytes | None = (root / rel).read_bytes()
+    except FileNotFoundError:
+        current = None
+    except OSError:
+        return [], "edited"  # unreadable: leave it to the dirty check's refusal
+    expect = None if current is None else jr.sha256(current)
+    chain: list[str] = []
+    for change in changes:
+        f = change.file(rel)
+        if f is None:
+            continue
+        if f.new_sha256 != expect:
+            return chain, "edited"
+        chain.append(change.id)
+        if git_blob_id(f.old) == head_blob:
+            return chain, "head"
+        expect = None if f.old is None else jr.sha256(f.old)
+    return chain, "stack"
 
 
 def uncommitted_earlier_changes(root: Path) -> tuple[list[jr.Journal], list[str]]:
