@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,3 +20,14 @@ def tracked_bytes(root: Path) -> dict[str, bytes]:
     """The tracked sources (git ls-files): what mpsgen may edit; build outputs and logs excluded."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
     return {rel: (root / rel).read_bytes() for rel in files.decode().split("\0") if rel}
+
+
+EMULATED_METAL = Path(__file__).resolve().parents[1] / "mpsgen" / "emulate" / "include"
+
+
+def emulated_compile_errors(path: Path, root: Path) -> list[str]:
+    """The errors of g++ -fsyntax-only on a .metal under mpsgen's Metal emulation (every template instance
+    included), without their file:line:col, sorted: compare a file before and after an edit."""
+    done = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-w", f"-I{EMULATED_METAL}", f"-I{root}", "-include",
+                           "metal_stdlib", "-x", "c++", str(path)], capture_output=True, text=True)
+    return sorted(re.sub(r"^.*?:\d+:\d+: ", "", ln) for ln in done.stderr.splitlines() if ": error:" in ln)

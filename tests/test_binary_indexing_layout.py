@@ -14,13 +14,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from cli_support import mpsgen, tracked_bytes
+from cli_support import emulated_compile_errors, mpsgen, tracked_bytes
 
 DATA = Path(__file__).parent / "data" / "binary27"
 MPS = "aten/src/ATen/native/mps"
 METAL = f"{MPS}/kernels/BinaryKernel.metal"
 MM = f"{MPS}/operations/BinaryKernel.mm"
-INCLUDE = Path(__file__).resolve().parents[1] / "mpsgen" / "emulate" / "include"
 
 
 def _lay_2_7_binary(tree: Path) -> Path:
@@ -32,16 +31,10 @@ def _lay_2_7_binary(tree: Path) -> Path:
     return tree
 
 
-def _compile_errors(path: Path, root: Path) -> list[str]:
-    done = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-w", f"-I{INCLUDE}", f"-I{root}", "-include",
-                           "metal_stdlib", "-x", "c++", str(path)], capture_output=True, text=True)
-    return sorted(re.sub(r"^.*?:\d+:\d+: ", "", ln) for ln in done.stderr.splitlines() if ": error:" in ln)
-
-
 def test_atan2_in_the_2_7_binary_layout(tree: Path) -> None:
     root = _lay_2_7_binary(tree)
     metal_before, mm_before = (root / METAL).read_text(), (root / MM).read_text()
-    errors_before = _compile_errors(root / METAL, root)
+    errors_before = emulated_compile_errors(root / METAL, root)
     result = mpsgen("-C", str(root), "migrate", "atan2", "--no-build", "--no-test")
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"numeric check: \d+ dtype\(s\) agree with torch\.atan2", result.stdout), result.stdout
@@ -60,7 +53,7 @@ def test_atan2_in_the_2_7_binary_layout(tree: Path) -> None:
     # Every line that was there is still there, in order: only insertions.
     ops = difflib.SequenceMatcher(None, metal_before.splitlines(), metal.splitlines(), autojunk=False).get_opcodes()
     assert {tag for tag, *_ in ops} == {"equal", "insert"}
-    assert _compile_errors(root / METAL, root) == errors_before
+    assert emulated_compile_errors(root / METAL, root) == errors_before
 
     # Host: the era's binary_mps_impl, with a CPU scalar or second dtype cast first; REGISTER_DISPATCH
     # punctuated like the file's own, in its run (before polar_out_mps).

@@ -13,24 +13,16 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_support import mpsgen, tracked_bytes
+from cli_support import emulated_compile_errors, mpsgen, tracked_bytes
 from tree27 import GRAPH, HOST, YAML, commit_tree27, lay_tree27
 
 DATA = Path(__file__).parent / "data" / "metal"
 METAL = "aten/src/ATen/native/mps/kernels/UnaryKernel.metal"
-INCLUDE = Path(__file__).resolve().parents[1] / "mpsgen" / "emulate" / "include"
 
 
 def _commit(tree: Path) -> None:
     subprocess.run(["git", "add", "-A"], cwd=tree, check=True, capture_output=True)
     subprocess.run(["git", "commit", "-qm", "2.7 layout"], cwd=tree, check=True, capture_output=True)
-
-
-def _compile_errors(path: Path, root: Path) -> list[str]:
-    """g++ -fsyntax-only of a .metal under mpsgen's Metal emulation: the template instances included."""
-    done = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-w", f"-I{INCLUDE}", f"-I{root}", "-include",
-                           "metal_stdlib", "-x", "c++", str(path)], capture_output=True, text=True)
-    return sorted(re.sub(r"^.*?:\d+:\d+: ", "", ln) for ln in done.stderr.splitlines() if ": error:" in ln)
 
 
 def test_frac_gets_its_own_instantiation_macro_at_the_end(tree: Path) -> None:
@@ -39,7 +31,7 @@ def test_frac_gets_its_own_instantiation_macro_at_the_end(tree: Path) -> None:
     (tree / METAL).write_text((DATA / "UnaryKernel_template_host_name.metal").read_text())
     _commit(tree)
     before = (tree / METAL).read_text()
-    errors_before = _compile_errors(tree / METAL, tree)
+    errors_before = emulated_compile_errors(tree / METAL, tree)
     result = mpsgen("-C", str(tree), "migrate", "frac", "--no-build", "--no-test")
     assert result.returncode == 0, result.stdout + result.stderr
     after = (tree / METAL).read_text()
@@ -55,7 +47,7 @@ def test_frac_gets_its_own_instantiation_macro_at_the_end(tree: Path) -> None:
                      "INSTANTIATE_FRAC_KERNEL(float, float);"]
     assert "#if __METAL_VERSION__ >= 310\nINSTANTIATE_FRAC_KERNEL(bfloat, bfloat);\n#endif" in added
     assert "REGISTER_UNARY_OP" not in added  # not defined in that layout
-    assert _compile_errors(tree / METAL, tree) == errors_before  # the fixture's own erf aside: no new error
+    assert emulated_compile_errors(tree / METAL, tree) == errors_before  # the fixture's own erf aside: no new error
     again = mpsgen("-C", str(tree), "migrate", "frac", "--no-build", "--no-test")
     assert (tree / METAL).read_text() == after, again.stdout + again.stderr
 
@@ -198,7 +190,7 @@ def test_2_7_metal_matches_the_upstream_migration(tree27: Path, op: str) -> None
     but the macros' backslash alignment."""
     path = tree27 / METAL
     before = path.read_text()
-    errors_before = _compile_errors(path, tree27)
+    errors_before = emulated_compile_errors(path, tree27)
     assert errors_before == []  # the fixture compiles cleanly, so a broken include cannot hide new errors
     result = _migrate(tree27, op)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -206,7 +198,7 @@ def test_2_7_metal_matches_the_upstream_migration(tree27: Path, op: str) -> None
     _assert_upstream_metal_shape(before, after, op, tree27)
 
     # (e) it compiles under mpsgen's Metal emulation, instances included, with no new error.
-    assert _compile_errors(path, tree27) == errors_before
+    assert emulated_compile_errors(path, tree27) == errors_before
 
 
 @pytest.mark.parametrize("op", sorted(UPSTREAM))
@@ -298,7 +290,7 @@ def test_2_7_three_migrations_keep_both_macros_sorted_and_compiling(tree27: Path
     in alphabetical position in both macros, one static function and REGISTER_DISPATCH each, and the file
     still compiles with no new error."""
     path = tree27 / METAL
-    errors_before = _compile_errors(path, tree27)
+    errors_before = emulated_compile_errors(path, tree27)
     result = _migrate(tree27, "sigmoid", "expm1", "log1p")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = path.read_text().splitlines(True)
@@ -309,7 +301,7 @@ def test_2_7_three_migrations_keep_both_macros_sorted_and_compiling(tree27: Path
                                               "sigmoid_complex_", "sqrt_complex_"]
     text = "".join(lines)
     assert _calls(text, KERNELS2) == KERNELS2_CALLS and _calls(text, VEC2) == VEC2_CALLS
-    assert _compile_errors(path, tree27) == errors_before
+    assert emulated_compile_errors(path, tree27) == errors_before
     host = (tree27 / HOST).read_text()
     for op in UPSTREAM:
         assert host.count(f'lib.exec_unary_kernel(iter, "{op}");') == 1
@@ -333,7 +325,7 @@ def test_2_7_complex_to_bool_gets_a_complex_kernel_writing_bool(tree27: Path) ->
     """logical_not returns bool for complex inputs too; 2.7's exec_unary_kernel looks those up as
     logical_not_complex_float_float, a name without the output type: its complex kernel writes bool."""
     path = tree27 / METAL
-    errors_before = _compile_errors(path, tree27)
+    errors_before = emulated_compile_errors(path, tree27)
     result = _migrate(tree27, "logical_not")
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"complex64 +served by MPSGraph +-> +registered T->bool", result.stdout), result.stdout
@@ -347,7 +339,7 @@ def test_2_7_complex_to_bool_gets_a_complex_kernel_writing_bool(tree27: Path) ->
     assert "INSTANTIATE_LOGICAL_NOT_COMPLEX_KERNEL(float);" in text
     vec2 = text[text.index("#define INSTANTIATE_UNARY_KERNELS_VEC2"):]
     assert "logical_not" not in vec2[:vec2.index(";\n")]  # VEC2's entries write complex
-    assert _compile_errors(path, tree27) == errors_before
+    assert emulated_compile_errors(path, tree27) == errors_before
 
 
 def test_2_7_logical_not_without_complex_gets_a_macro_of_its_own(tree27: Path) -> None:
@@ -355,7 +347,7 @@ def test_2_7_logical_not_without_complex_gets_a_macro_of_its_own(tree27: Path) -
     it gets kernels and a macro of its own after the file's last instantiation (like 2.7's sinc)."""
     path = tree27 / METAL
     before = path.read_text()
-    errors_before = _compile_errors(path, tree27)
+    errors_before = emulated_compile_errors(path, tree27)
     result = _migrate(tree27, "logical_not", "--drop-dtypes", "complex64")
     assert result.returncode == 0, result.stdout + result.stderr
     after = path.read_text()
@@ -365,7 +357,7 @@ def test_2_7_logical_not_without_complex_gets_a_macro_of_its_own(tree27: Path) -
     calls = _calls(added, "INSTANTIATE_LOGICAL_NOT_KERNEL")
     assert calls and all(c.startswith("INSTANTIATE_LOGICAL_NOT_KERNEL(bool, ") for c in calls), calls
     assert "INSTANTIATE_LOGICAL_NOT_KERNEL(bool, float);" in calls and "complex" not in added
-    assert _compile_errors(path, tree27) == errors_before
+    assert emulated_compile_errors(path, tree27) == errors_before
 
 
 def test_2_7_acosh_carries_its_own_hypot(tree27: Path) -> None:

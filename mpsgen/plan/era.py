@@ -25,31 +25,28 @@ def fit_to_checkout(spec: KernelSpec, checkout: Checkout, target: MetalIndex) ->
     is_complex_v (2.7); template kernels with host_name instances in an early-2025 unary file, the file's
     own REGISTER_BINARY_INDEXING_OP in a 2.7 binary one; stand-ins for the c10::metal functions the
     checkout lacks (a refusal when there is none)."""
-    utils = checkout.path("c10/metal/utils.h")
-    if utils.is_file() and not re.search(r"\bis_complex_v\s*=", mask_code(checkout.read_text(utils))):
-        spec = spec._replace(c10_traits=False)  # a definition, not a comment that names it
+    headers = {h.name: mask_code(checkout.read_text(h)) for h in sorted(checkout.path("c10/metal").glob("*.h"))}
+    if "utils.h" in headers and not re.search(r"\bis_complex_v\s*=", headers["utils.h"]):
+        spec = spec._replace(c10_traits=False)  # a definition (code only), not a comment that names it
     if spec.arity == "binary" and uses_binary_indexing(target):
         # 2.7's binary_dense<T, F> calls the functor on T itself (float2 for complex64): no opmath
         spec = spec._replace(instantiation="binary_indexing", opmath=False)
     found = layout_of(target)
     if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity == "unary":
         spec = spec._replace(instantiation="host_name")
-    return _with_c10_stand_ins(spec, checkout)
+    return _with_c10_stand_ins(spec, checkout, "\n".join(headers.values())) if headers else spec
 
 
-def _with_c10_stand_ins(spec: KernelSpec, checkout: Checkout) -> KernelSpec:
+def _with_c10_stand_ins(spec: KernelSpec, checkout: Checkout, c10_code: str) -> KernelSpec:
     """*spec* with only the c10/metal headers the checkout has, and its own stand-ins for the c10::metal
-    functions those headers lack (2.7: hypot, expm1f, ...); a missing one without a stand-in is refused,
-    so a kernel written with --no-try still compiles."""
-    headers = sorted(checkout.path("c10/metal").glob("*.h"))
-    if not headers:
-        return spec  # a trimmed checkout: the numeric check's compile is the judge
+    functions those headers (*c10_code*, comments blanked) lack (2.7: hypot, expm1f, ...); a missing one
+    without a stand-in is refused, so a kernel written with --no-try still compiles.  Without c10/metal
+    headers (a trimmed checkout) the numeric check's compile is the judge."""
     spec = spec._replace(includes=tuple(h for h in spec.includes if checkout.path(h).is_file()))
-    text = "\n".join(mask_code(checkout.read_text(h)) for h in headers)  # code only: a comment defines nothing
     bodies = {k: v for k, v in (("expr", spec.expr), ("int_expr", spec.int_expr),
                                 ("complex_expr", spec.complex_expr), ("bool_expr", spec.bool_expr)) if v}
     missing = [n for n in dict.fromkeys(n for b in bodies.values() for n in c10_shims.called(b))
-               if not re.search(rf"\b{n}\b", text)]
+               if not re.search(rf"\b{n}\b", c10_code)]
     if not missing:
         return spec
     lacking = [n for n in missing if n not in c10_shims.SHIMS]
