@@ -393,3 +393,39 @@ def test_ensure_include_skips_guarded_blocks_and_refuses_without_run():
     assert ensure_include(text2, "ATen/native/Pow.h").startswith(
         "#include <ATen/native/A.h>\n#include <ATen/native/Pow.h>\n#include <ATen/native/Z.h>\n#ifdef Y\n"
     )
+
+
+def test_a_function_running_metal_through_a_local_helper_is_metal() -> None:
+    # PyTorch 2.7's BinaryKernel.mm: each kernel calls the file's own binary_mps_impl, which runs Metal;
+    # a helper that only reaches MPSGraph still makes its callers MPSGraph, and Metal wins over it.
+    from mpsgen.sources.host import definitions
+
+    text = """namespace at::native {
+static void binary_mps_impl(TensorIteratorBase& iter, const std::string func_name) {
+  auto pso = lib.getPipelineStateForFunc(func_name);
+  mtl_dispatch1DJob(encoder, pso, iter.numel());
+}
+static void graph_impl(const Tensor& self, const Tensor& output) {
+  mps::unary_op(self, output, "x", ^MPSGraphTensor*(MPSGraph* mpsGraph, MPSGraphTensor* t) { return t; });
+}
+static void fmax_mps_kernel(TensorIteratorBase& iter) {
+  mps::binary_mps_impl(iter, "fmax");
+}
+static void twice_removed(TensorIteratorBase& iter) {
+  fmax_mps_kernel(iter);
+}
+static void graph_kernel(const Tensor& self, const Tensor& output) {
+  graph_impl(self, output);
+}
+static void both(TensorIteratorBase& iter, const Tensor& self) {
+  graph_impl(self, self);
+  fmax_mps_kernel(iter);
+}
+static void neither(TensorIteratorBase& iter) {
+  other_file_helper(iter);
+}
+} // namespace at::native
+"""
+    kinds = {d.impl.name: d.impl.backend for d in definitions("BinaryKernel.mm", text)}
+    assert kinds == {"binary_mps_impl": "metal", "graph_impl": "mpsgraph", "fmax_mps_kernel": "metal",
+                     "twice_removed": "metal", "graph_kernel": "mpsgraph", "both": "metal", "neither": "unknown"}

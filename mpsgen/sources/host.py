@@ -107,32 +107,36 @@ def _decl_start(masked: str, pos: int) -> int:
 _CALLEE = re.compile(r"\b(\w+)\s*\(")
 
 
-def _local_graph_helpers(masked: str, spans: list[FunctionSpan]) -> set[str]:
-    """Functions defined in this file that run MPSGraph, directly (div_mode_template) or through
-    other such functions (smooth_l1_loss_template -> smooth_l1_loss_impl), and no Metal."""
+def _local_helpers(masked: str, spans: list[FunctionSpan]) -> tuple[set[str], set[str]]:
+    """Functions defined in this file that run Metal, and those that run MPSGraph and no Metal, directly
+    or through other such functions: 2.7's fmax_mps_kernel through its file's binary_mps_impl, and
+    smooth_l1_loss_template through smooth_l1_loss_impl.  Metal wins, as in _classify."""
     bodies = {s.name: masked[s.body_open : s.body_close + 1] for s in spans}
     kinds = {name: _classify(body) for name, body in bodies.items()}
-    graph = {name for name, kind in kinds.items() if kind == "mpsgraph"}
-    pending = {name for name, kind in kinds.items() if kind == "unknown"}
-    called: dict[str, set[str]] = {}  # each body's callees, found once (not once per round)
-    while True:
-        found = set()
-        for name in pending:
-            if name not in called:
-                called[name] = set(_CALLEE.findall(bodies[name]))
-            if called[name] & graph:
-                found.add(name)
-        if not found:
-            return graph
-        graph |= found
+    called = {name: set(_CALLEE.findall(body)) - {name} for name, body in bodies.items() if kinds[name] == "unknown"}
+    metal = _closure({n for n, k in kinds.items() if k == "metal"}, called)
+    graph = _closure({n for n, k in kinds.items() if k == "mpsgraph"}, {n: c for n, c in called.items() if n not in metal})
+    return metal, graph
+
+
+def _closure(kind: set[str], called: dict[str, set[str]]) -> set[str]:
+    """*kind* and every function of *called* that calls one of them, until nothing changes."""
+    kind = set(kind)
+    pending = set(called) - kind
+    while found := {name for name in pending if called[name] & kind}:
+        kind |= found
         pending -= found
+    return kind
 
 
-def _classify_with_helpers(body: str, helpers: set[str]) -> str:
+def _classify_with_helpers(body: str, helpers: tuple[set[str], set[str]], own: str) -> str:
     kind = _classify(body)
-    if kind == "unknown" and helpers:
-        called = set(_CALLEE.findall(body))
-        if called & helpers:
+    if kind == "unknown":
+        metal, graph = helpers
+        callees = set(_CALLEE.findall(body)) - {own}
+        if callees & metal:
+            return "metal"
+        if callees & graph:
             return "mpsgraph"
     return kind
 
@@ -161,14 +165,14 @@ def definitions(path: str, text: str) -> tuple[Definition, ...]:
     ix = index_of(path, text)
     masked = ix.masked
     spans = ix.functions
-    helpers: set[str] | None = None
+    helpers: tuple[set[str], set[str]] | None = None
     found: list[tuple[int, Impl, bool]] = []
     for span in spans:
         body = masked[span.body_open : span.body_close + 1]
         kind = _classify(body)
         if kind == "unknown":
-            helpers = helpers if helpers is not None else _local_graph_helpers(masked, spans)
-            kind = _classify_with_helpers(body, helpers - {span.name})
+            helpers = helpers if helpers is not None else _local_helpers(masked, spans)
+            kind = _classify_with_helpers(body, helpers, span.name)
         is_impl = span.macro is not None
         start = span.start if is_impl else _decl_start(masked, span.start)
         static = not is_impl and _STATIC.search(masked, start, span.start) is not None
