@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,20 @@ def test_which_files_spell_a_name_is_a_substring_search(texts: list[str], name: 
     by_path = {p: t for p, t in zip(paths.values(), texts)}
     sk = SharedKernels(paths, by_path.__getitem__, FactCache.disabled())
     assert [sk.contains(rel, name) for rel in paths] == [name in t for t in texts]
+
+
+def test_the_console_script_prints_what_main_prints(sample_tree: Path, real_yaml_path: Path, real_testing_dir: Path,
+                                                    tmp_path: Path, monkeypatch):
+    """The installed `mpsgen` (cli.run: check and status leave without the interpreter's teardown)
+    writes through a pipe, to the last byte, what main() writes in process, with the same exit code."""
+    from cli_support import mpsgen
+
+    root = build_real_tree(sample_tree, real_yaml_path, real_testing_dir)
+    monkeypatch.delenv("MPSGEN_NO_CACHE", raising=False)
+    for cmd in [("check", "--format", "json"), ("check",), ("status",), ("status", "--format", "json")]:
+        env = {**os.environ, "MPSGEN_CACHE_DIR": str(tmp_path / "script" / cmd[0])}
+        monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path / "main" / cmd[0]))
+        code, out = _run(root, *cmd)
+        done = mpsgen("-C", str(root), *cmd, env=env)
+        assert (done.returncode, done.stdout) == (code, out) and done.stderr == ""
+        assert len(out) > 2000  # real findings and families, not an empty report

@@ -12,7 +12,6 @@ apart with the reason it is not a candidate.
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.sources.native_yaml.facts import Entry
@@ -20,7 +19,7 @@ from mpsgen.sources.shared_impl import builds_elementwise_iterator, iterator_lin
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
-    from mpsgen.sources.stubs import SharedImpl, StubDecl
+    from mpsgen.sources.stubs import SharedImpl
 
 CANDIDATE = "candidate"
 NOT_CANDIDATE = "not a candidate"
@@ -64,18 +63,10 @@ class Frontier(NamedTuple):
 
 
 class FrontierIndex:
-    """Frontier questions over one Inventory (the stub declarations are read once, on first use)."""
+    """Frontier questions over one Inventory."""
 
     def __init__(self, inv: "Inventory") -> None:
         self.inv = inv
-
-    @cached_property
-    def stub_declarations(self) -> dict[str, "StubDecl"]:
-        from mpsgen.sources.stubs import index_stub_declarations
-
-        inv = self.inv
-        headers = {inv.checkout.rel(p): p for p in inv.checkout.native_headers()}
-        return inv.facts.over_files("stub-declarations", headers, inv.checkout.read_text, index_stub_declarations)
 
     def overload(self, e: Entry) -> Overload:
         inv = self.inv
@@ -95,7 +86,7 @@ class FrontierIndex:
         if not stubs:
             return Overload(e.name, mps_kernel, site.kernel, at, (), None, False,
                             f"{site.kernel} ({at}) calls no DispatchStub (it calls other ops)")
-        decls = [self.stub_declarations.get(s) for s in stubs]
+        decls = [inv.stub_declarations.get(s) for s in stubs]
         stub_type = decls[0].fn_type if decls[0] else None
         known = [d for d in decls if d is not None]
         if known and all(d.iterator_type for d in known):

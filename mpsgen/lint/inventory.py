@@ -27,6 +27,7 @@ from mpsgen.tree.factcache import FactCache
 
 if TYPE_CHECKING:
     from mpsgen.sources.native_yaml.index import NativeIndex
+    from mpsgen.sources.stubs import StubDecl
 
 # Dashboard states of one op family (stable strings: they appear in --format json).
 NATIVE = "native Metal"
@@ -235,6 +236,14 @@ class Inventory:
         return found or (Path(mm_path).stem,)
 
     # -- shared kernels and stubs -----------------------------------------------------------
+    @cached_property
+    def stub_declarations(self) -> dict[str, "StubDecl"]:
+        """{stub: its DECLARE_DISPATCH} over native/*.h (the frontier reads each stub's function type)."""
+        from mpsgen.sources.stubs import index_stub_declarations
+
+        headers = {self.checkout.rel(p): p for p in self.checkout.native_headers()}
+        return self.facts.over_files("stub-declarations", headers, self.checkout.read_text, index_stub_declarations)
+
     @cached_property
     def shared_kernels(self) -> SharedKernels:
         return SharedKernels(self.native_files, self.checkout.read_text, self.facts)
