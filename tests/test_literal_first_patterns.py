@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from mpsgen.lint.file_facts import functor_uses
 from mpsgen.scan.brackets import match_close
 from mpsgen.sources import host_api, host_register, metal_names, shared_impl, stubs
-from mpsgen.sources.index import SourceIndex, identifier_counts
+from mpsgen.sources.index import SourceIndex, identifier_counts, identifiers_containing
 
 # (the pattern as it was, the pattern now)
 PAIRS = {
@@ -75,3 +75,10 @@ def test_macro_calls_are_those_a_word_boundary_pattern_finds(text):
 @given(text=st.lists(st.sampled_from(["a", "Z", "_", "1", "09", " ", "é", "\n", "x1", "-", "::", "é1"]), max_size=16).map("".join))
 def test_identifier_counts_are_those_of_the_identifier_pattern(text):
     assert identifier_counts(text) == dict(Counter(re.findall(r"[A-Za-z_]\w*", text)))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=st.lists(st.sampled_from(["a", "mps", "mp", "s", "_", "1", "09", " ", "é", "\n", "x1", "-", "::"]), max_size=16).map("".join))
+def test_identifiers_containing_a_part_are_those_the_identifier_pattern_counts(text):
+    counts = Counter(re.findall(r"[A-Za-z_]\w*", text))
+    assert identifiers_containing(text, "mps") == {name: n for name, n in counts.items() if "mps" in name}

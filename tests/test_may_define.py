@@ -1,10 +1,13 @@
-"""sources.index.may_define: the raw-text check that lets a plain-function lookup skip masking a file."""
+"""scan.regions: the raw-text checks that let a plain-function lookup mask a region of a file, or none of it."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from mpsgen.sources.index import index_of, may_define
+from mpsgen.scan.regions import definition_candidates
+from mpsgen.sources.index import SourceIndex, index_of
 
 
 @pytest.mark.parametrize("text", [
@@ -18,7 +21,7 @@ from mpsgen.sources.index import index_of, may_define
     "  y = p->foo(1);\n",  # kept: `>` may end a return type
 ])
 def test_kept_when_an_occurrence_can_be_a_definition(text: str) -> None:
-    assert may_define(text, "foo")
+    assert list(definition_candidates(text, "foo"))
 
 
 @pytest.mark.parametrize("text", [
@@ -29,7 +32,7 @@ def test_kept_when_an_occurrence_can_be_a_definition(text: str) -> None:
     "  foo;\n",
 ])
 def test_skipped_when_every_occurrence_is_a_use(text: str) -> None:
-    assert not may_define(text, "foo")
+    assert not list(definition_candidates(text, "foo"))
 
 
 def test_plain_function_agrees_with_the_masked_search() -> None:
@@ -37,3 +40,36 @@ def test_plain_function_agrees_with_the_masked_search() -> None:
     found = index_of("x.cpp", text).plain_function("foo")
     assert found is not None and text[found.start:].startswith("foo(Tensor& s)")
     assert index_of("y.cpp", "void f() { x.foo(1); }\n").plain_function("foo") is None
+
+
+# Pieces of C++ that move a scanner between states (comments, literals, raw ones too, continued
+# lines, directives, brackets) around a definition head, with gaps long enough to cross the first
+# region's end (2 KB).
+_TRICKY = ["/*", "*/", "//", '"', "'", 'R"(', ')"', "\\\n", "#define M(a) ", "#if 0\n", "\n", " ", "{", "}",
+           "(", ")", ";", "foo", "x.", "return ", "/", "*", "a"]
+_GAPS = ["", " ", "\n", "\t", " /* c */ ", "/* c\n */", " // c\n", "\\\n", " " * 2100, "\n" * 700, '"', "*/"]
+_HEADS = ["Tensor ", "Tensor& ", "std::vector<int> ", "static void ", "x.", "return ", "", "Tensor\n", "#define F ",
+          "a->", "> ", "at::"]
+_QUALIFIERS = ["", "const ", "noexcept ", "override ", "const noexcept "]
+
+_tricky = st.lists(st.sampled_from(_TRICKY), max_size=8).map("".join)
+_gap = st.sampled_from(_GAPS)
+_definition = st.tuples(
+    _tricky, st.sampled_from(_HEADS), _gap, st.just("foo"), _gap, st.just("("), _tricky, st.just(")"), _gap,
+    st.sampled_from(_QUALIFIERS), _gap, st.sampled_from(["{", ";", ""]), _tricky, st.sampled_from(["}", ""]), _tricky,
+).map("".join)
+
+
+@settings(max_examples=4000, deadline=None)
+@given(st.lists(_definition, min_size=1, max_size=3).map("".join))
+@example("Tensor\n /* c */ foo(int a) { }\n")  # the return type lies before the line a region starts on
+def test_a_region_lookup_finds_what_the_whole_file_mask_finds(text: str) -> None:
+    """plain_function masking only a region agrees with the lookup over the whole file's mask,
+    whatever comment, literal, directive or continued line surrounds the name."""
+    whole = SourceIndex("a.cpp", text)
+    whole.masked  # noqa: B018 - the lookups then search the whole file's mask
+    regions = SourceIndex("a.cpp", text)
+    found = regions.plain_function("foo")
+    assert found == whole.plain_function("foo")
+    if found is not None:
+        assert regions.masked_slice(found.body_open, found.body_close + 1) == whole.masked[found.body_open:found.body_close + 1]

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
-from mpsgen.sources.index import index_of
+from mpsgen.sources.index import identifiers_containing, index_of
 
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
 # `\b[A-Z][A-Z0-9_]+\(...`, with the word-start test after the first letter: a pattern that opens with a
@@ -29,8 +29,10 @@ def macro_arguments(rel: str, text: str) -> frozenset[str]:
     return frozenset(_MACRO_FIRST_ARG.findall(index_of(rel, text).masked))
 
 
-def identifier_counts(rel: str, text: str) -> dict[str, int]:
-    return index_of(rel, text).identifier_counts
+def mps_identifier_counts(rel: str, text: str) -> dict[str, int]:
+    """How often each identifier spelling `mps` occurs outside comments and literals (dead_implementation
+    asks only about `..._mps...` functions)."""
+    return identifiers_containing(index_of(rel, text).masked, "mps")
 
 
 def registrations(rel: str, text: str) -> tuple[host.Registration, ...]:

@@ -183,8 +183,9 @@ class Inventory:
         return self.shared_kernels
 
     @cached_property
-    def mm_identifier_counts(self) -> dict[str, int]:
-        return _summed(self._per_file("identifier-counts", self.mps_files, file_facts.identifier_counts).values())
+    def mm_mps_identifier_counts(self) -> dict[str, int]:
+        """How often each identifier spelling `mps` occurs in the MPS sources (code only)."""
+        return _summed(self._per_file("mps-identifier-counts", self.mps_files, file_facts.mps_identifier_counts).values())
 
     @cached_property
     def registrations(self) -> dict[str, list[host.Registration]]:

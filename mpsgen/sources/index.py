@@ -24,6 +24,7 @@ from mpsgen.scan.definitions import (
 )
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import Directives, line_continues, code_only, directives, mask
+from mpsgen.scan.regions import GROW, code_line_before, definition_candidates, definition_in_region, growing_regions
 
 IMPL_FUNC = "TORCH_IMPL_FUNC"
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)")
@@ -101,17 +102,33 @@ class SourceIndex:
         start = raw.rfind("\n", 0, k) + 1
         if raw.rfind("/*", 0, k) > raw.rfind("*/", 0, k) or "//" in raw[start:k] or '"' in raw[start:k]:
             return False
-        size = 2048  # most bodies fit; grown x4 until the body closes
-        while True:
-            end = min(len(raw), k + size)
-            region = mask(raw[start:end]).masked
+        for region, whole in growing_regions(raw, start, k):
             body = definition_body(region, after - 1 - start)
             if body is not None:
                 self._regions.append((start, region))
                 return FunctionSpan(name, k, start + body[0], start + body[1], macro=IMPL_FUNC)
-            if end == len(raw):
+        return False
+
+    def _plain_function_in_regions(self, name: str) -> FunctionSpan | None | bool:
+        """plain_function(name) found by masking, for each occurrence definition_candidates keeps, only the lines
+        from the word before it to its body's end (a region from a line start outside every comment,
+        literal and continued line masks as the whole file does there).  False when the raw text
+        cannot vouch for such a line start: the caller then masks the whole file."""
+        raw = self.text
+        for k in definition_candidates(raw, name):
+            start = code_line_before(raw, k)
+            if start is None:
                 return False
-            size *= 4
+            for region, whole in growing_regions(raw, start, k):
+                verdict = definition_in_region(region, k - start, name, whole)
+                if verdict is not GROW:
+                    break
+            if verdict is False:
+                return False
+            if verdict is not None:
+                self._regions.append((start, region))
+                return FunctionSpan(name, k, start + verdict[0], start + verdict[1])
+        return None
 
     @cached_property
     def _raw_impl_heads(self) -> dict[str, tuple[int, int]]:
@@ -190,8 +207,10 @@ class SourceIndex:
             return next((f for f in self.functions_by_name.get(name, ()) if f.macro is None), None)
         if name not in self.text:
             return None
-        if "_masked" not in self.__dict__ and not may_define(self.text, name):
-            return None  # every occurrence is a call, a member or a use: no need to mask the file
+        if "_masked" not in self.__dict__:
+            found = self._plain_function_in_regions(name)
+            if found is not False:
+                return found  # type: ignore[return-value]
         for k, paren in self._word_calls(name):
             if looks_like_definition_name(self.masked, k):
                 body = definition_body(self.masked, paren)
@@ -314,6 +333,26 @@ def identifier_counts(code: str) -> dict[str, int]:
     return counts
 
 
+def identifiers_containing(code: str, part: str) -> dict[str, int]:
+    """`{name: n for name, n in identifier_counts(code).items() if part in name}` for a *part* that
+    opens with a letter or underscore, from str.find of *part* (a few thousand hits in the .mm files)
+    instead of splitting the whole text into words."""
+    if not code.isascii():
+        return {name: n for name, n in identifier_counts(code).items() if part in name}
+    counts: dict[str, int] = {}
+    k = code.find(part)
+    while k >= 0:
+        start, end = k, k + len(part)
+        while start and _is_word_char(code[start - 1]):
+            start -= 1
+        while end < len(code) and _is_word_char(code[end]):
+            end += 1
+        name = code[start:end].lstrip("0123456789")  # an identifier opens with no digit
+        counts[name] = counts.get(name, 0) + 1
+        k = code.find(part, end)  # the next word
+    return counts
+
+
 def require_scannable(path: str, text: str) -> None:
     """Refuse (MpsgenError, with file:line) to edit a text mpsgen cannot scan."""
     from mpsgen.errors import MpsgenError
@@ -340,35 +379,6 @@ def enclosing_define(text: str, pos: int) -> str | None:
         if start == 0 or not line_continues(text, start - 1):
             return None
         start = text.rfind("\n", 0, start - 1) + 1
-
-
-_BLANK = " \t"
-_BEFORE_A_NAME = frozenset("&*>/\"'")  # what can precede a defined name on its line, in the raw text
-_AFTER_A_NAME = frozenset("(/\"'RuUL")  # `(` or the start of a comment or literal before it
-
-
-def may_define(raw: str, name: str) -> bool:
-    """False only when no occurrence of the word *name* in the raw text can be `T name(` in the
-    masked one: on its own line, the nearest non-blank character before it is neither a word
-    character nor one of `&*>` or the end of a comment or literal, or the one after it is neither
-    `(` nor the start of a comment or literal.  A check over the raw text, before any masking."""
-    k, n = raw.find(name), len(name)
-    while k >= 0:
-        end = k + n
-        if (k == 0 or not _is_word_char(raw[k - 1])) and (end >= len(raw) or not _is_word_char(raw[end])):
-            b = k - 1
-            while b >= 0 and raw[b] in _BLANK:
-                b -= 1
-            a = end
-            while a < len(raw) and raw[a] in _BLANK:
-                a += 1
-            # Any other space (a line break above all) ends the look: then the occurrence is kept.
-            before_ok = b < 0 or raw[b].isspace() or _is_word_char(raw[b]) or raw[b] in _BEFORE_A_NAME
-            after_ok = a >= len(raw) or raw[a].isspace() or raw[a] in _AFTER_A_NAME
-            if before_ok and after_ok:
-                return True
-        k = raw.find(name, end)
-    return False
 
 
 @functools.lru_cache(maxsize=1024)

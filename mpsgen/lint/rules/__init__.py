@@ -8,7 +8,7 @@ a decorated function; `mpsgen rules [CODE]` and the README's table are generated
 
 The rules ask the Inventory only for: yaml_rel, mps_entries, yaml_kernels, stub_use(),
 legacy_definitions(), definitions, registrations, registration_backend(), macro_arguments,
-native_identifiers, mm_identifier_counts, mm_files, host_calls, metal_stems(), metal_names,
+native_identifiers, mm_mps_identifier_counts, mm_files, host_calls, metal_stems(), metal_names,
 functor_uses, metal_indexes, test_tables, opinfo_strings and checkout.read_text; an index that
 answers these can replace it.
 """

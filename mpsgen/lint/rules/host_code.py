@@ -35,7 +35,7 @@ def dead_implementation(inv: "Inventory") -> Iterator[Finding]:
             if impl.form == "function":
                 if d.static or impl.backend != "mpsgraph" or "mps" not in name:
                     continue
-                if inv.mm_identifier_counts.get(name, 0) > 1:
+                if inv.mm_mps_identifier_counts.get(name, 0) > 1:
                     continue
             what = {"TORCH_IMPL_FUNC": f"TORCH_IMPL_FUNC({name})", "macro": f"{impl.macro}({name}, ...)"}.get(
                 impl.form, f"{name}()")
