@@ -15,24 +15,41 @@ from mpsgen.tree.factcache import FactCache
 from test_checks import build_real_tree
 
 
+def _answered(job: Background, keys: list[str]) -> dict:
+    job.send(keys)
+    return job.result()
+
+
 def test_the_child_answers_what_the_function_returns() -> None:
-    job = Background(lambda keys: {k: (k.upper(), len(k)) for k in keys}, ["abs_out", "atan2_out"])
-    assert job.result() == {"abs_out": ("ABS_OUT", 7), "atan2_out": ("ATAN2_OUT", 9)}
+    job = Background(lambda keys: {k: (k.upper(), len(k)) for k in keys})
+    assert _answered(job, ["abs_out", "atan2_out"]) == {"abs_out": ("ABS_OUT", 7), "atan2_out": ("ATAN2_OUT", 9)}
     assert job.result() == {}  # collected once
+
+
+def test_the_child_prepares_before_it_takes_the_keys() -> None:
+    prepared: list[str] = []
+    job = Background(lambda keys: {k: list(prepared) for k in keys}, lambda: prepared.append("indexed"))
+    assert _answered(job, ["x"]) == {"x": ["indexed"]}
+    assert prepared == []  # the child prepared, not the parent
+
+
+def test_without_keys_the_child_computes_for_none() -> None:
+    assert Background(lambda keys: {"x": keys}).result() == {"x": []}
 
 
 def test_a_failing_child_or_no_fork_gives_no_answers(monkeypatch) -> None:
     def boom(keys):
         raise RuntimeError("the child fails")
 
-    assert Background(boom, ["x"]).result() == {}
-    assert Background(lambda keys: os._exit(3), ["x"]).result() == {}  # dies before answering
+    assert _answered(Background(boom), ["x"]) == {}
+    assert _answered(Background(lambda keys: {"x": 1}, boom), ["x"]) == {}  # fails preparing
+    assert _answered(Background(lambda keys: os._exit(3)), ["x"]) == {}  # dies before answering
 
     def no_fork():
         raise OSError("Resource temporarily unavailable")
 
     monkeypatch.setattr(os, "fork", no_fork)
-    assert Background(lambda keys: {"x": 1}, ["x"]).result() == {}
+    assert _answered(Background(lambda keys: {"x": 1}), ["x"]) == {}
 
 
 def _stub_uses(root: Path, monkeypatch, *, prefetch: bool) -> dict[str, tuple]:
@@ -40,6 +57,7 @@ def _stub_uses(root: Path, monkeypatch, *, prefetch: bool) -> dict[str, tuple]:
     kernels = sorted({k for e in inv.mps_entries
                       for k in (e.shared_kernel().kernel, e.mps_kernel if e.mps_route == "shared" else None) if k})
     if prefetch:
+        inv.start_native_search()
         inv.prefetch_stub_uses()
         inv.read_mps_sources()
 

@@ -29,7 +29,8 @@ def run_check(checkout: Checkout, *, paths: tuple[str, ...], fmt: str, cache: bo
 
     wanted = expand_path_args(paths)
     inv = Inventory(checkout, FactCache.for_root(checkout.root, enabled=cache))
-    inv.prefetch_stub_uses()  # the native/*.cpp search on the second core,
+    inv.start_native_search()  # a child reads native/*.cpp on the second core while this one parses the yaml,
+    inv.prefetch_stub_uses()  # then searches it for the yaml's kernels
     inv.read_mps_sources()  # while this one reads the MPS sources every rule needs
     findings = run_checks(inv)
     inv.save_facts()

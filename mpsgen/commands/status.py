@@ -17,7 +17,8 @@ def run_status(checkout: Checkout, *, fmt: str, op: str | None, cache: bool = Tr
 
     inv = Inventory(checkout, FactCache.for_root(checkout.root, enabled=cache))
     if op is None:
-        inv.prefetch_stub_uses()  # the native/*.cpp search on the second core, while the frontier's
+        inv.start_native_search()  # a child reads native/*.cpp on the second core while this one parses the yaml,
+        inv.prefetch_stub_uses()  # then searches it for the yaml's kernels, while the frontier's
         inv.read_mps_sources(("definitions", "registrations", "stub_declarations"))  # other facts are read here
     if op is not None:
         out = status.render_details(status.family_details(inv, op), fmt)

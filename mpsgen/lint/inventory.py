@@ -253,6 +253,11 @@ class Inventory:
     def _stub_uses(self) -> dict[str, StubUse]:
         return {}
 
+    def start_native_search(self) -> None:
+        """On a first run, fork the child that searches native/*.cpp: it reads and indexes the files
+        while this process parses the yaml (prefetch_stub_uses then tells it the kernels)."""
+        self.shared_kernels.start_search()
+
     def prefetch_stub_uses(self) -> None:
         """Start the native/*.cpp search for the kernels the rules and the frontier ask stub_use()
         about (each MPS entry's CPU/CUDA kernel, and the shared kernel of a shared MPS line) on the

@@ -99,14 +99,7 @@ class SharedKernels:
     def _spelling(self, name: str) -> set[str] | list[str]:
         if not _ASCII_WORD.fullmatch(name):
             return [rel for rel in self._paths if name in self.text(rel)]
-        if self._words is None:
-            # Every file's distinct runs, one text: a run is searched once over all files.
-            self._rels = list(self._paths)
-            texts = [word_text(self.text(rel)) for rel in self._rels]
-            self._starts = [0]
-            for t in texts:
-                self._starts.append(self._starts[-1] + len(t) + 1)
-            self._words = b"\0".join(texts)
+        self._index_words()
         runs = _LETTER_RUN.findall(name)
         files: set[int] | None = None
         for run in runs:
@@ -118,9 +111,19 @@ class SharedKernels:
         rels = [self._rels[k] for k in sorted(files)]
         return rels if runs == [name] else [rel for rel in rels if name in self.text(rel)]
 
+    def _index_words(self) -> None:
+        """Every file's distinct runs, one text: a run is searched once over all files."""
+        if self._words is None:
+            self._rels = list(self._paths)
+            texts = [word_text(self.text(rel)) for rel in self._rels]
+            self._starts = [0]
+            for t in texts:
+                self._starts.append(self._starts[-1] + len(t) + 1)
+            self._words = b"\0".join(texts)
+
     def _files_with(self, run: bytes, among: set[int] | None) -> set[int]:
         """Indexes of the files whose runs contain *run* (within *among* when given)."""
-        words, starts, find = self._words, self._starts, self._words.find
+        starts, find = self._starts, self._words.find
         found: set[int] = set()
         k = find(run)
         while k >= 0:
@@ -164,14 +167,30 @@ class SharedKernels:
     def _sites(self) -> dict[str, list[str]]:
         return definition_sites(self._all_texts())
 
-    def prefetch(self, kernels: list[str]) -> None:
-        """Start searching for *kernels* not answered yet in a forked child (lint/background.py);
-        impl() takes its answers when it first needs one."""
-        todo = [k for k in dict.fromkeys(kernels) if k and k not in self._answers]
-        if len(todo) >= _WORTH_A_CHILD:
-            from mpsgen.lint.background import Background
+    def start_search(self) -> None:
+        """On a first run (no answer held), fork the child that will search (lint/background.py):
+        it reads and indexes native/*.cpp while this process works out the kernels for prefetch()."""
+        if not self._answers and len(self._paths) >= _WORTH_A_CHILD and self._background is None:
+            self._fork()
 
-            self._background = Background(lambda ks: {k: self._search(k) for k in ks}, todo)
+    def prefetch(self, kernels: list[str]) -> None:
+        """Search for *kernels* not answered yet in the forked child (started now unless start_search()
+        did, and only when there are enough); impl() takes its answers when it first needs one."""
+        todo = [k for k in dict.fromkeys(kernels) if k and k not in self._answers]
+        if self._background is None and len(todo) >= _WORTH_A_CHILD:
+            self._fork()
+        if self._background is not None:
+            self._background.send(todo)
+
+    def _fork(self) -> None:
+        from mpsgen.lint.background import Background
+
+        self._background = Background(lambda ks: {k: self._search(k) for k in ks}, self._prepare)
+
+    def _prepare(self) -> None:
+        """What every search needs, whatever the kernels: the files' texts, definition sites and words."""
+        self._sites  # noqa: B018 - reads every file
+        self._index_words()
 
     def impl(self, kernel: str) -> SharedImpl | None:
         """The definition of *kernel* (searched only in the .cpp files that could define it)."""
