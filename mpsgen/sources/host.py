@@ -8,6 +8,7 @@ Registrations, kernel calls and the editors that add them live in host_register.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Iterable, NamedTuple
 
@@ -54,6 +55,7 @@ LEGACY_MACROS = (
 
 # Macros whose invocation generates a yaml kernel (REGISTER_MPS_UNARY_STUB registers a stub instead).
 _KERNEL_MACROS = tuple(m for m in LEGACY_MACROS if m != "REGISTER_MPS_UNARY_STUB")
+_KERNEL_MACRO_PREFIX = os.path.commonprefix(_KERNEL_MACROS)  # "CREATE_MPS_": a text without it calls none
 
 _METAL_MARKERS = re.compile(
     r"\blib\s*\.\s*exec_|\bbinary_op_kernel\s*\(|\bexec_(?:unary|binary|ternary)_kernel|\bgetPipelineStateForFunc\b|"
@@ -79,16 +81,41 @@ class Impl(NamedTuple):
 
 
 # A word each alternative of the markers above spells: a body without any cannot match (str.find
-# runs at C speed; the regexes are tried at every offset of the body).
+# runs at C speed; the regexes are tried at every offset of the body, ~30 ns a character).
 _METAL_WORDS = ("exec_", "binary_op_kernel", "getPipelineStateForFunc", "mtl_setArgs", "mtl_dispatch1DJob",
                 "MetalShaderLibrary")
 _GRAPH_WORDS = ("mpsGraph", "MPSGraph", "LookUpOrCreateCachedGraph", "unary_op", "binaryOp", "CREATE_MPS_")
+# The word each alternative opens with (after its \b): no match starts before the first of them.
+_METAL_OPENERS = ("lib", "binary_op_kernel", "exec_", "getPipelineStateForFunc", "mtl_setArgs",
+                  "mtl_dispatch1DJob", "MetalShaderLibrary")
+_GRAPH_OPENERS = ("mpsGraph", "MPSGraph", "LookUpOrCreateCachedGraph", "unary_op", "binaryOp", "CREATE_MPS_",
+                  "runMPSGraph")
+
+
+def _first_of(body: str, words: tuple[str, ...]) -> int:
+    """Offset of the first occurrence of any of *words* in *body*, -1 when none occurs; each find
+    stops where an earlier word was found."""
+    first = -1
+    for w in words:
+        k = body.find(w, 0, len(body) if first < 0 else first + len(w) - 1)
+        if k >= 0:
+            first = k
+    return first
+
+
+def _matches(markers: re.Pattern[str], words: tuple[str, ...], openers: tuple[str, ...], body: str) -> bool:
+    """`markers.search(body) is not None`, the regex run only when *body* spells one of *words* and
+    only from the first of *openers* on."""
+    if not any(w in body for w in words):
+        return False
+    start = _first_of(body, openers)
+    return start >= 0 and markers.search(body, start) is not None
 
 
 def _classify(body_masked: str) -> str:
-    if any(w in body_masked for w in _METAL_WORDS) and _METAL_MARKERS.search(body_masked):
+    if _matches(_METAL_MARKERS, _METAL_WORDS, _METAL_OPENERS, body_masked):
         return "metal"  # never delete Metal code, even when mixed with an MPSGraph fallback
-    if any(w in body_masked for w in _GRAPH_WORDS) and _GRAPH_MARKERS.search(body_masked):
+    if _matches(_GRAPH_MARKERS, _GRAPH_WORDS, _GRAPH_OPENERS, body_masked):
         return "mpsgraph"
     return "unknown"
 
@@ -99,23 +126,55 @@ def _decl_start(masked: str, pos: int) -> int:
     if not masked[start:pos].strip() and start > 0:
         prev = _line_start(masked, start - 1)
         prev_text = masked[prev : start - 1].strip()
-        if prev_text and re.fullmatch(r"[\w:<>,&* ]+", prev_text) and not prev_text.endswith(";"):
+        if prev_text and _RETURN_TYPE.fullmatch(prev_text) and not prev_text.endswith(";"):
             return prev
     return start
 
 
-_CALLEE = re.compile(r"\b(\w+)\s*\(")
+_RETURN_TYPE = re.compile(r"[\w:<>,&* ]+")
+# `\b(\w+)\s*\(` (a call) read backwards: it opens with a literal '(', which the regex engine
+# skips to in C instead of trying the pattern at every offset.
+_CALL_BACKWARDS = re.compile(r"\(\s*(\w+)")
 
 
-def _local_helpers(masked: str, spans: list[FunctionSpan]) -> tuple[set[str], set[str]]:
+def _callees(body: str, reversed_names: dict[str, str]) -> set[str]:
+    """The functions *body* calls among those of *reversed_names* ({name reversed: name}): every
+    `name (` of the body, as `\b(\w+)\s*\(` finds them, read in the reversed body."""
+    return {reversed_names[w] for w in _CALL_BACKWARDS.findall(body[::-1]) if w in reversed_names}
+
+
+def _backends(masked: str, spans: list[FunctionSpan]) -> list[str]:
+    """The backend of each function: its body's (_classify), or for "unknown" that of the functions
+    of this file it calls (_local_helpers).  Only those functions' names matter, so only they are
+    looked for among the calls."""
+    bodies = [masked[s.body_open : s.body_close + 1] for s in spans]
+    kinds = [_classify(body) for body in bodies]
+    if "unknown" not in kinds:
+        return kinds
+    reversed_names = {s.name[::-1]: s.name for s in spans}
+    callees = [_callees(body, reversed_names) - {s.name} if kind == "unknown" else set()
+               for s, body, kind in zip(spans, bodies, kinds)]
+    metal, graph = _local_helpers(spans, kinds, callees)
+    for k, called in enumerate(callees):
+        if kinds[k] == "unknown" and called & metal:
+            kinds[k] = "metal"
+        elif kinds[k] == "unknown" and called & graph:
+            kinds[k] = "mpsgraph"
+    return kinds
+
+
+def _local_helpers(
+    spans: list[FunctionSpan], kinds: list[str], callees: list[set[str]]
+) -> tuple[set[str], set[str]]:
     """Functions defined in this file that run Metal, and those that run MPSGraph and no Metal, directly
     or through other such functions: 2.7's fmax_mps_kernel through its file's binary_mps_impl, and
-    smooth_l1_loss_template through smooth_l1_loss_impl.  Metal wins, as in _classify."""
-    bodies = {s.name: masked[s.body_open : s.body_close + 1] for s in spans}
-    kinds = {name: _classify(body) for name, body in bodies.items()}
-    called = {name: set(_CALLEE.findall(body)) - {name} for name, body in bodies.items() if kinds[name] == "unknown"}
-    metal = _closure({n for n, k in kinds.items() if k == "metal"}, called)
-    graph = _closure({n for n, k in kinds.items() if k == "mpsgraph"}, {n: c for n, c in called.items() if n not in metal})
+    smooth_l1_loss_template through smooth_l1_loss_impl.  Metal wins, as in _classify.  A name
+    defined twice counts by its last definition."""
+    last = {s.name: k for k, s in enumerate(spans)}
+    kind = {name: kinds[k] for name, k in last.items()}
+    called = {name: callees[k] for name, k in last.items() if kinds[k] == "unknown"}
+    metal = _closure({n for n, k in kind.items() if k == "metal"}, called)
+    graph = _closure({n for n, k in kind.items() if k == "mpsgraph"}, {n: c for n, c in called.items() if n not in metal})
     return metal, graph
 
 
@@ -126,18 +185,6 @@ def _closure(kind: set[str], called: dict[str, set[str]]) -> set[str]:
     while found := {name for name in pending if called[name] & kind}:
         kind |= found
         pending -= found
-    return kind
-
-
-def _classify_with_helpers(body: str, helpers: tuple[set[str], set[str]], own: str) -> str:
-    kind = _classify(body)
-    if kind == "unknown":
-        metal, graph = helpers
-        callees = set(_CALLEE.findall(body)) - {own}
-        if callees & metal:
-            return "metal"
-        if callees & graph:
-            return "mpsgraph"
     return kind
 
 
@@ -165,21 +212,16 @@ def definitions(path: str, text: str) -> tuple[Definition, ...]:
     ix = index_of(path, text)
     masked = ix.masked
     spans = ix.functions
-    helpers: tuple[set[str], set[str]] | None = None
     found: list[tuple[int, Impl, bool]] = []
-    for span in spans:
-        body = masked[span.body_open : span.body_close + 1]
-        kind = _classify(body)
-        if kind == "unknown":
-            helpers = helpers if helpers is not None else _local_helpers(masked, spans)
-            kind = _classify_with_helpers(body, helpers, span.name)
+    for span, kind in zip(spans, _backends(masked, spans)):
         is_impl = span.macro is not None
         start = span.start if is_impl else _decl_start(masked, span.start)
         static = not is_impl and _STATIC.search(masked, start, span.start) is not None
         impl = Impl(path, span.name, ix.line(start), ix.line(span.body_close),
                     "TORCH_IMPL_FUNC" if is_impl else "function", None, kind, ix.col(start))
         found.append((span.start, impl, static))
-    for call in ix.calls_of(*_KERNEL_MACROS):
+    # One search of the text for the macros' common prefix rather than one a macro (most files call none).
+    for call in ix.calls_of(*_KERNEL_MACROS) if _KERNEL_MACRO_PREFIX in text else ():
         if not call.args or not _IDENT.fullmatch(call.args[0]):
             continue
         impl = Impl(path, call.args[0], call.line, call.end_line, "macro", call.name, "mpsgraph", ix.col(call.start))
