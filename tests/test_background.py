@@ -59,7 +59,7 @@ def _stub_uses(root: Path, monkeypatch, *, prefetch: bool) -> dict[str, tuple]:
     if prefetch:
         inv.start_native_search()
         inv.prefetch_stub_uses()
-        inv.read_mps_sources()
+        inv.read_while_searching(("definitions", "registrations"))
 
         def searched_here(self, kernel):
             raise AssertionError(f"the parent searched for {kernel}: the child's answer was not used")

@@ -30,8 +30,9 @@ def run_check(checkout: Checkout, *, paths: tuple[str, ...], fmt: str, cache: bo
     wanted = expand_path_args(paths)
     inv = Inventory(checkout, FactCache.for_root(checkout.root, enabled=cache))
     inv.start_native_search()  # a child reads native/*.cpp on the second core while this one parses the yaml,
-    inv.prefetch_stub_uses()  # then searches it for the yaml's kernels
-    inv.read_mps_sources()  # while this one reads the MPS sources every rule needs
+    inv.prefetch_stub_uses()  # then searches it for the yaml's kernels, while this one reads the other files
+    inv.read_while_searching(("definitions", "registrations", "_host_facts", "metal_names", "metal_kernels",
+                              "functor_uses", "test_tables", "opinfo_strings"))
     findings = run_checks(inv)
     inv.save_facts()
     if paths:

@@ -19,7 +19,7 @@ def run_status(checkout: Checkout, *, fmt: str, op: str | None, cache: bool = Tr
     if op is None:
         inv.start_native_search()  # a child reads native/*.cpp on the second core while this one parses the yaml,
         inv.prefetch_stub_uses()  # then searches it for the yaml's kernels, while the frontier's
-        inv.read_mps_sources(("definitions", "registrations", "stub_declarations"))  # other facts are read here
+        inv.read_while_searching(("definitions", "registrations", "stub_declarations"))  # other facts are read here
     if op is not None:
         out = status.render_details(status.family_details(inv, op), fmt)
     else:

@@ -266,11 +266,12 @@ class Inventory:
                    for k in (e.shared_kernel().kernel, e.mps_kernel if e.mps_route == "shared" else None) if k]
         self.shared_kernels.prefetch(kernels)
 
-    def read_mps_sources(self, facts: tuple[str, ...] = ("definitions", "registrations", "_host_facts",
-                                                          "metal_names", "metal_kernels")) -> None:
-        """The named facts of operations/*.mm and kernels/*.metal, read now (while a prefetch runs)."""
+    def read_while_searching(self, facts: tuple[str, ...]) -> None:
+        """The named facts, read now while the child searches native/*.cpp, and the fact store written:
+        what is left once its answers come is the rules' own work and the answers' shelf."""
         for fact in facts:
             getattr(self, fact)
+        self.facts.save()
 
     def stub_use(self, kernel: str) -> StubUse:
         """The stub shared kernel *kernel* calls, and its MPS registrations."""
