@@ -15,11 +15,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.sources.native_yaml.facts import Entry
-from mpsgen.sources.shared_impl import builds_elementwise_iterator, iterator_lines, not_elementwise_reason
+from mpsgen.sources.shared_impl import not_elementwise_reason
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
-    from mpsgen.sources.stubs import SharedImpl
 
 CANDIDATE = "candidate"
 NOT_CANDIDATE = "not a candidate"
@@ -79,7 +78,7 @@ class FrontierIndex:
             return Overload(e.name, mps_kernel, site.kernel, None, (), None, False,
                             f"{site.kernel} is not defined in native/*.cpp")
         at = f"{use.impl.path}:{use.impl.line}"
-        if not e.marked_pointwise and not self._builds_elementwise_iterator(use.impl):
+        if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
         stubs = use.impl.stub_names
@@ -100,15 +99,6 @@ class FrontierIndex:
         return Overload(e.name, mps_kernel, site.kernel, at, stubs, None, True,
                         f"{site.kernel} ({at}) calls {', '.join(stubs)} (a pointwise entry; "
                         "the stub's declaration is not in native/*.h)")
-
-    def _builds_elementwise_iterator(self, impl: "SharedImpl") -> bool:
-        """True when the body of a non-structured kernel builds an elementwise TensorIterator
-        (`TensorIterator::binary_op(...)`, a TensorIteratorConfig), not a reduction or a restrided view."""
-        inv = self.inv
-        found = inv.facts.per_file(
-            "iterator-lines", inv.native_files[impl.path], impl.path, inv.checkout.read_text, iterator_lines)
-        return builds_elementwise_iterator(found, impl)
-
 
     def family(self, name: str) -> Frontier:
         """The frontier state of family *name* (whose MPS runs MPSGraph or an MPS-only kernel)."""

@@ -277,7 +277,7 @@ def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit) -> Non
     """Refuse an entry MPS would share that is not elementwise (argmax.out: a reduction whose stub
     also takes a TensorIterator): mpsgen writes elementwise Metal kernels only.  Same test as status's
     frontier: marked pointwise in the yaml, or its shared kernel builds an elementwise iterator."""
-    from mpsgen.sources.shared_impl import builds_elementwise_iterator, iterator_lines, not_elementwise_reason
+    from mpsgen.sources.shared_impl import not_elementwise_reason
 
     moved = {m.entry: m.shared_kernel for m in edit.moved}
     for e in family.entries:
@@ -286,7 +286,7 @@ def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit) -> Non
             continue
         sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
         impl = stubs.find_shared_impl(sources, kernel)
-        if impl is None or builds_elementwise_iterator(iterator_lines(sources[impl.path]), impl):
+        if impl is None or impl.elementwise:
             continue  # a kernel not found is _infer_stub's to report
         raise MpsgenError(f"{e.name} is not a pointwise op: {not_elementwise_reason(kernel, f'{impl.path}:{impl.line}')}",
                           path=YAML_REL, line=e.line,

@@ -138,7 +138,7 @@ _CALL_BACKWARDS = re.compile(r"\(\s*(\w+)")
 
 
 def _callees(body: str, reversed_names: dict[str, str]) -> set[str]:
-    """The functions *body* calls among those of *reversed_names* ({name reversed: name}): every
+    r"""The functions *body* calls among those of *reversed_names* ({name reversed: name}): every
     `name (` of the body, as `\b(\w+)\s*\(` finds them, read in the reversed body."""
     return {reversed_names[w] for w in _CALL_BACKWARDS.findall(body[::-1]) if w in reversed_names}
 

@@ -7,7 +7,6 @@ import re
 from typing import Collection, NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.scan.lines import LineTable
 from mpsgen.sources.index import index_of
 
 
@@ -28,6 +27,7 @@ class SharedImpl(NamedTuple):
     path: str
     line: int
     end_line: int
+    elementwise: bool = False  # its lines build an elementwise TensorIterator (see builds_elementwise_iterator)
 
     @property
     def stub_names(self) -> tuple[str, ...]:
@@ -145,7 +145,8 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
         bopen, bclose = f.body_open, f.body_close
         first = ix.line(bopen)
         calls = _stub_calls(ix.masked_slice(bopen, bclose + 1), ix.text[bopen : bclose + 1], first, known_stubs)
-        return SharedImpl(kernel, form, tuple(calls), ix.path, ix.line(f.start), ix.line(bclose))
+        return SharedImpl(kernel, form, tuple(calls), ix.path, ix.line(f.start), ix.line(bclose),
+                          builds_elementwise_iterator(ix.text, f.start, bclose))
 
     for ix in indexes:
         f = ix.impl_func(kernel)
@@ -174,10 +175,12 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
                         StubCall(c.stub, call.line, c.via, c.extra_args, c.diverts)
                         for c in _stub_calls(expanded[bopen : bclose + 1], "", call.line, known_stubs)
                     ]
-                    return SharedImpl(kernel, f"macro:{macro}", tuple(calls), ix.path, call.line, call.end_line)
+                    return SharedImpl(kernel, f"macro:{macro}", tuple(calls), ix.path, call.line, call.end_line,
+                                      builds_elementwise_iterator(ix.text, call.start, call.close))
             elif re.fullmatch(r"CREATE_\w*IMPL\w*FUNC\w*", macro) and len(args) == 2 and args[0] == kernel:
                 # Definition not among the sources: the (func_out, func_stub) convention of native/*.cpp.
-                return SharedImpl(kernel, f"macro:{macro}", (StubCall(args[1], call.line),), ix.path, call.line, call.end_line)
+                return SharedImpl(kernel, f"macro:{macro}", (StubCall(args[1], call.line),), ix.path, call.line, call.end_line,
+                                  builds_elementwise_iterator(ix.text, call.start, call.close))
 
     for ix in indexes:
         f = ix.plain_function(kernel)
@@ -211,29 +214,16 @@ _ELEMENTWISE = re.compile(r"TensorIterator(?<!\wTensorIterator)(?:::\w*(?:unary|
 _NOT_ELEMENTWISE = re.compile(r"make_reduction(?<!\wmake_reduction)\w*|resize_outputs(?<!\wresize_outputs)\(\s*false\s*\)|as_strided(?<!\was_strided)\b"
                               r"|restride(?<!\wrestride)\w*")
 
-IteratorLines = tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
-
-
-def iterator_lines(text: str) -> IteratorLines:
-    """(first, last) line of each elementwise-iterator match and of each reduction/restride match
-    in one native/*.cpp (a body builds an elementwise iterator when a first kind lies inside it
-    and no second kind does)."""
-    lines = LineTable(text)
-
-    def spans(pattern: re.Pattern[str]) -> tuple[tuple[int, int], ...]:
-        return tuple((lines.line(m.start()), lines.line(max(m.start(), m.end() - 1))) for m in pattern.finditer(text))
-
-    return spans(_ELEMENTWISE), spans(_NOT_ELEMENTWISE)
-
-
-def builds_elementwise_iterator(found: IteratorLines, impl: SharedImpl) -> bool:
-    """True when the body of a non-structured kernel builds an elementwise TensorIterator
-    (`TensorIterator::binary_op(...)`, a TensorIteratorConfig), not a reduction or a restrided view.
-    *found*: iterator_lines() of the file that defines *impl*."""
-    elementwise, other = found
-    inside = range(impl.line, impl.end_line + 1)
-    return any(a in inside and b in inside for a, b in elementwise) and not any(
-        a in inside and b in inside for a, b in other)
+def builds_elementwise_iterator(text: str, start: int, end: int) -> bool:
+    """True when the lines holding text[start:end] (a definition) build an elementwise TensorIterator
+    (`TensorIterator::binary_op(...)`, a TensorIteratorConfig) and no reduction or restrided view:
+    a match of the first kind lies inside those lines and none of the second.  Read from those lines
+    alone: a match of either pattern lies inside them in the whole text exactly when it is a match of
+    theirs (only `resize_outputs(false)` may cross a line, and a cut can only end it)."""
+    first = text.rfind("\n", 0, start) + 1
+    last = text.find("\n", end)
+    lines = text[first : len(text) if last < 0 else last]
+    return _ELEMENTWISE.search(lines) is not None and _NOT_ELEMENTWISE.search(lines) is None
 
 
 def not_elementwise_reason(kernel: str, at: str) -> str:
