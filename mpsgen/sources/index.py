@@ -187,12 +187,12 @@ class SourceIndex:
         """`TORCH_IMPL_FUNC(name)(...) {...}`: one targeted search unless every function is indexed."""
         if "functions" in self.__dict__:
             return next((f for f in self.functions_by_name.get(name, ()) if f.macro == IMPL_FUNC), None)
-        if name not in self.text:
-            return None
         if "_masked" not in self.__dict__:
-            found = self._impl_func_in_region(name)
+            found = self._impl_func_in_region(name)  # (a name the raw heads lack: None, no scan of the text)
             if found is not False:
                 return found  # type: ignore[return-value]
+        if name not in self.text:
+            return None
         for k, paren in self._word_calls(IMPL_FUNC):
             m = _IMPL_ARG.match(self.masked, paren)
             if m and m.group(1) == name:
