@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import split_top_level
-from mpsgen.scan.lines import split_lines
-from mpsgen.scan.mask import mask_code
+from mpsgen.scan.masked_lines import MaskedLines
 
 if TYPE_CHECKING:  # check/status read MetalIndex facts without the kernel model
     from mpsgen.model import MetalStyle
@@ -144,11 +143,6 @@ class MetalIndex(NamedTuple):
 # -- reading -----------------------------------------------------------------------------
 
 
-def _code_lines(text: str) -> list[str]:
-    """Each line of *text* with comments and literals blanked and its line ending dropped."""
-    return [ln.rstrip("\r\n") for ln in split_lines(mask_code(text))]
-
-
 def split_args(text: str) -> tuple[str, ...]:
     if not text.strip():
         return ()
@@ -165,10 +159,20 @@ def index_metal(text: str, path: str | Path) -> MetalIndex:
     return _index_metal(text, str(path))
 
 
+# Lines the reading acts on open (after whitespace) with '#' (#define, #include), `struct` or a
+# macro name's first character, or hold the complex block's comment; the other lines are stepped
+# over.  (The indentation is taken whole, `*+`: what follows it is no whitespace, so giving some
+# back could not match, and trying cost a step per space.)
+_CODE_OPENING = re.compile(r"\n[^\S\n]*+(?:[#A-Z_]|struct)")
+# A line whose lowered text starts with the comment holds a case-insensitive match of it (each
+# character lowered to one of the comment's is the ASCII letter or matches it ignoring case).
+_COMPLEX_COMMENT = re.compile(re.escape(COMPLEX_BLOCK_COMMENT), re.IGNORECASE)
+
+
 @functools.lru_cache(maxsize=256)
 def _index_metal(text: str, path: str) -> MetalIndex:
-    raw = split_lines(text)
-    code = _code_lines(text)
+    lines = MaskedLines(text)
+    code = lines.code
     functors: list[Functor] = []
     calls: list[MacroCall] = []
     defines: list[MacroDef] = []
@@ -176,9 +180,13 @@ def _index_metal(text: str, path: str) -> MetalIndex:
     complex_comment = None
     define_of_line: dict[int, str] = {}
 
-    # #define spans first: their bodies are scanned as calls "in_define".
-    i = 0
-    while i < len(code):
+    # #define spans first: their bodies are scanned as calls "in_define".  Only the lines holding
+    # `define` can start one; the reading steps from one to the next.
+    i = 0  # the next line to read (a #define's continuation lines are read with it)
+    for candidate in lines.holding("define"):
+        if candidate < i:
+            continue
+        i = candidate
         m = _DEFINE_RE.match(code[i])
         if m:
             start = i
@@ -190,19 +198,23 @@ def _index_metal(text: str, path: str) -> MetalIndex:
                 define_of_line[k] = m.group(1)
         i += 1
 
-    i = 0
-    while i < len(code):
+    complex_comments = _complex_comment_lines(lines)
+    i = 0  # the next line to read (a struct's or a call's lines are read with its first)
+    for candidate in sorted({*lines.opening(_CODE_OPENING), *complex_comments}):
+        if candidate < i:
+            continue
+        i = candidate
         line = code[i]
         inc = _INCLUDE_RE.match(line)
         if inc:
             includes.append((inc.group(1), i + 1))
-        if complex_comment is None and raw[i].strip().lower().startswith(COMPLEX_BLOCK_COMMENT.lower()):
+        if complex_comment is None and i in complex_comments:
             complex_comment = i + 1
         in_define = define_of_line.get(i)
         st = _STRUCT_RE.match(line)
         if st and in_define is None:
             end = _struct_end(code, i, path)
-            functors.append(Functor(st.group(1), i + 1, end + 1, "".join(raw[i : end + 1])))
+            functors.append(Functor(st.group(1), i + 1, end + 1, lines.raw(i, end)))
             i = end + 1
             continue
         body = line
@@ -217,30 +229,41 @@ def _index_metal(text: str, path: str) -> MetalIndex:
                 call = MacroCall(cm.group(1), args, i + 1, end + 1, in_define, semi)
                 calls.append(call)
                 if call.macro in FUNCTOR_DEFINING_MACROS and args and in_define is None:
-                    functors.append(Functor(args[0], i + 1, end + 1, "".join(raw[i : end + 1]), call.macro))
+                    functors.append(Functor(args[0], i + 1, end + 1, lines.raw(i, end), call.macro))
                 i = end + 1
                 continue
         i += 1
 
     bin_args, bin_line = _binary_op_arity(defines, calls)
-    uses_c10 = re.search(r"using\s+namespace\s+c10::metal\s*;", text) is not None
-    host_names = tuple(k + 1 for k, ln in enumerate(code) if "host_name" in ln and _HOST_NAME.search(ln))
-    kernels = tuple((m.group(1), ln) for ln in host_names if (m := _HOST_NAME_PREFIX.search(raw[ln - 1])))
+    uses_c10 = _USES_C10.search(text) is not None
+    host_names = tuple(k + 1 for k in lines.holding("host_name") if _HOST_NAME.search(code[k]))
+    kernels = tuple((m.group(1), ln) for ln in host_names if (m := _HOST_NAME_PREFIX.search(lines.raw(ln - 1))))
     return MetalIndex(path, tuple(functors), tuple(calls), tuple(defines), tuple(includes), bin_args, bin_line,
                       complex_comment, uses_c10, host_names, kernels)
 
 
+def _complex_comment_lines(lines: MaskedLines) -> set[int]:
+    """The lines that, as written and lowered, start with the complex block's comment."""
+    found = set()
+    for m in _COMPLEX_COMMENT.finditer(lines.text):
+        k = lines.line_of(m.start())
+        if lines.raw(k).strip().lower().startswith(COMPLEX_BLOCK_COMMENT.lower()):
+            found.add(k)
+    return found
+
+
 _HOST_NAME_PREFIX = re.compile(r'\bhost_name\s*\(\s*"([A-Za-z_]\w*?)(?:_complex)?_"\s*#')
+_USES_C10 = re.compile(r"using\s+namespace\s+c10::metal\s*;")
+_PAREN = re.compile(r"[()]")
 
 
 def _struct_end(code: list[str], start: int, path: str) -> int:
+    """The line closing the struct that opens on line *start* (the braces are weighed at each line's end)."""
     depth, seen = 0, False
     for k in range(start, len(code)):
-        for ch in code[k]:
-            if ch == "{":
-                depth, seen = depth + 1, True
-            elif ch == "}":
-                depth -= 1
+        opened = code[k].count("{")
+        depth += opened - code[k].count("}")
+        seen = seen or opened > 0
         if seen and depth == 0:
             return k
     raise MpsgenError("unterminated struct (no closing '};')", path=path, line=start + 1,
@@ -250,22 +273,24 @@ def _struct_end(code: list[str], start: int, path: str) -> int:
 def _balanced(code: list[str], i: int, first: str, define_of_line: dict[int, str]) -> tuple[str | None, int, bool]:
     """The call starting on line *i* up to its closing parenthesis (may span lines inside one #define).
 
-    Returns (call text, last line index, followed by ';').
+    Returns (call text, last line index, followed by ';').  The call text is the lines (each without
+    a trailing backslash) joined by a space.
     """
-    text, depth, k, segment = "", 0, i, first
+    read: list[str] = []
+    depth, k, segment = 0, i, first
     while True:
         seg = segment.rstrip()
         if seg.endswith("\\"):
             seg = seg[:-1]
-        for pos, ch in enumerate(seg):
-            text += ch
-            if ch == "(":
+        for m in _PAREN.finditer(seg):
+            if m.group() == "(":
                 depth += 1
-            elif ch == ")":
+            else:
                 depth -= 1
                 if depth == 0:
-                    return text, k, seg[pos + 1 :].lstrip().startswith(";")
-        text += " "
+                    read.append(seg[: m.end()])
+                    return " ".join(read), k, seg[m.end() :].lstrip().startswith(";")
+        read.append(seg)
         k += 1
         if k >= len(code) or define_of_line.get(k) != define_of_line.get(i):
             return None, i, False

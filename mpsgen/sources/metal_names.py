@@ -19,10 +19,15 @@ that passes it (`REGISTER_FLOAT_BINARY_OP(hypot)`).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import cached_property
-from typing import Iterable, Mapping, NamedTuple
+from itertools import accumulate, count
+from operator import add as _plus
+from typing import Callable, Iterable, Mapping, NamedTuple
 
+from mpsgen.scan.anchored import finditer_at, occurrences
 from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.sources.metal_macros import MacroBody
 
 # Registration macros of c10/metal/indexing.h (kept in step with metal.BUILTIN_REGISTER_MACROS);
 # any other REGISTER_* the file does not define is taken to come from a header too.
@@ -35,6 +40,7 @@ SUFFIX_WORDS = frozenset(
 )
 
 _COMMENT_OR_LITERAL = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
+_COMMENT_OR_LITERAL_STARTS = ("/", '"', "'")  # every match opens with one of these
 _STRING = re.compile(r"\"(?:\\.|[^\"\\\n])*\"")
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?")
 # `\b([A-Z_][A-Z0-9_]*)\s*\(` with the word-start test after the first character (a pattern that opens
@@ -43,9 +49,7 @@ _MACRO_CALL = re.compile(r"([A-Z_](?<!\w[A-Z_])[A-Z0-9_]*)\s*\(")
 # Literal first, the word boundary tested behind it (the engine skips to the literal in C).
 _HOST_NAME = re.compile(r"host_name(?<!\whost_name)\s*\(")
 _PLAIN_KERNEL = re.compile(r"(?:kernel(?<!\wkernel)\s+void|void(?<!\wvoid)\s+kernel)\s+([A-Za-z_]\w*)\s*[(<]")
-# A stringised parameter (#P, not ##), any identifier, or a string literal (left alone).
-_SUBST = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|((?<!#)#(?!#)[ \t]*)?\b([A-Za-z_]\w*)\b")
-_PASTE = re.compile(r"[ \t]*##[ \t]*")
+_PLAIN_KERNEL_WORDS = ("kernel", "void")  # every match opens with one of these
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _MAX_DEPTH = 8
 
@@ -73,16 +77,28 @@ class MetalName(NamedTuple):
         return tuple(out)
 
 
-class _Define(NamedTuple):
-    name: str
-    params: tuple[str, ...] | None
-    body: tuple[tuple[int, str], ...]  # (line, text) of each physical line after the parameter list
+# The private records below are plain classes with __slots__: a NamedTuple class costs ~0.2 ms to
+# create when the module is imported, a cold run's price for each.
 
 
-class _Frame(NamedTuple):
-    line: int
-    raw: str  # the line as written (before substitution)
-    macro: str  # the macro whose body holds this line, or the macro invoked on it
+class _Define:
+    __slots__ = ("name", "params", "body", "expansion")
+
+    def __init__(self, name: str, params: tuple[str, ...] | None, body: tuple[tuple[int, str], ...]) -> None:
+        self.name = name
+        self.params = params
+        self.body = body  # (line, text) of each physical line after the parameter list
+        # what a call expands to (function-like macros)
+        self.expansion = MacroBody([t for _, t in body], params) if params is not None else None
+
+
+class _Frame:
+    __slots__ = ("line", "raw", "macro")
+
+    def __init__(self, line: int, raw: str, macro: str) -> None:
+        self.line = line
+        self.raw = raw  # the line as written (before substitution)
+        self.macro = macro  # the macro whose body holds this line, or the macro invoked on it
 
 
 class MetalNames:
@@ -111,27 +127,73 @@ def index_names(texts: Mapping[str, str]) -> MetalNames:
 
 def names_in(text: str, path: str) -> list[MetalName]:
     """The names one .metal text registers, in order, one per (name, line)."""
-    code = _COMMENT_OR_LITERAL.sub(_blank_comment, text)
-    lines = code.split("\n")
-    defines, directive = _defines(lines)
-    top = [_Line(k + 1, "" if k + 1 in directive else ln, ()) for k, ln in enumerate(lines)]
     found: dict[tuple[str, int], MetalName] = {}
-    _scan(top, defines, path, found, depth=0)
+    _scan_text(text, path, found)
     return sorted(found.values(), key=lambda n: (n.line, n.name))
 
 
 # -- scanning --------------------------------------------------------------------------------
 
 
-class _Line(NamedTuple):
-    line: int
-    text: str  # after substitution
-    frames: tuple[_Frame, ...]  # innermost first: the body line itself, then each call site outwards
+# The frames of a scanned line, innermost first: in a macro's expansion the body line itself, then
+# each call site outwards; at the top level the line itself, invoking the given macro.
+_FramesAt = Callable[[int, str], tuple[_Frame, ...]]
 
 
-def _blank_comment(m: re.Match[str]) -> str:
-    s = m.group(0)
-    return s if s[0] in "\"'" else re.sub(r"[^\n]", " ", s)
+class _File:
+    """What every scan of one .metal text shares."""
+
+    __slots__ = ("defines", "path", "found", "registrations", "call_words", "call_words_at_limit")
+
+    def __init__(self, defines: dict[str, _Define], path: str, found: dict[tuple[str, int], MetalName],
+                 registrations: list[tuple[str, ...]] | None) -> None:
+        self.defines = defines
+        self.path = path
+        self.found = found  # the names registered, by (name, line)
+        self.registrations = registrations  # (macro, arguments...) of each REGISTER_* call, when asked
+        # The words every _MACRO_CALL match a scan acts on starts with: REGISTER_ (a header's macro)
+        # and, below the depth limit, each function-like local macro (other calls are stepped over;
+        # a local REGISTER_* macro is found where REGISTER_ is).
+        macros = [name for name, d in defines.items() if d.params is not None and not name.startswith(_HEADER_PREFIX)]
+        self.call_words = (_HEADER_PREFIX, *macros)
+        self.call_words_at_limit = (_HEADER_PREFIX,)
+
+
+def _scan_text(text: str, path: str, found: dict[tuple[str, int], MetalName],
+               registrations: list[tuple[str, ...]] | None = None) -> None:
+    """Scan a whole .metal text: comments blanked, preprocessor lines emptied (#define bodies are
+    scanned where they are called)."""
+    lines = _blank_comments(text).split("\n")
+    defines, directive = _defines(lines)
+    texts = list(lines)
+    for number in directive:
+        texts[number - 1] = ""
+    file = _File(defines, path, found, registrations)
+    _scan(texts, lambda k, macro: (_Frame(k + 1, texts[k], macro),), file, depth=0)
+
+
+def _blank_comments(text: str) -> str:
+    """*text* with its comments blanked (line breaks kept) and its literals as written: each
+    _COMMENT_OR_LITERAL match, the pattern tried only where a / " or ' is."""
+    out: list[str] = []
+    k = 0
+    for m in finditer_at(_COMMENT_OR_LITERAL, text, occurrences(text, _COMMENT_OR_LITERAL_STARTS)):
+        s = m.group(0)
+        if s[0] in "\"'":
+            continue  # a literal: kept (a // inside it is no comment)
+        out.append(text[k : m.start()])
+        out.append(_blank(s))
+        k = m.end()
+    out.append(text[k:])
+    return "".join(out)
+
+
+def _blank(s: str) -> str:
+    """*s* with every character but line breaks made a space (`re.sub(r"[^\\n]", " ", s)`, without
+    a replacement per character)."""
+    if "\n" not in s:
+        return " " * len(s)
+    return "\n".join(" " * len(line) for line in s.split("\n"))
 
 
 def _defines(lines: list[str]) -> tuple[dict[str, _Define], set[int]]:
@@ -139,9 +201,12 @@ def _defines(lines: list[str]) -> tuple[dict[str, _Define], set[int]]:
     defines: dict[str, _Define] = {}
     directive: set[int] = set()
     k = 0
-    while k < len(lines):
+    # Only a line holding a '#' can start a directive: the others are stepped over.
+    for start in [j for j, ln in enumerate(lines) if "#" in ln]:
+        if start < k:
+            continue  # a continuation line of the previous directive
+        k = start
         if not lines[k].lstrip().startswith("#"):
-            k += 1
             continue
         first = k
         while lines[k].rstrip().endswith("\\") and k + 1 < len(lines):
@@ -169,44 +234,33 @@ def registered_input_types(text: str, path: str, name: str, *, alpha: bool) -> s
 def registrations_of(text: str, path: str, name: str) -> list[tuple[str, ...]]:
     """(macro, name, arguments...) of every REGISTER_* registration of kernel *name* in one .metal
     text, file-local macros expanded: REGISTER_UNARY_ALPHA_OP(nan_to_num, half, NanToNumParams_float, half)."""
-    code = _COMMENT_OR_LITERAL.sub(_blank_comment, text)
-    lines = code.split("\n")
-    defines, directive = _defines(lines)
-    top = [_Line(k + 1, "" if k + 1 in directive else ln, ()) for k, ln in enumerate(lines)]
     registrations: list[tuple[str, ...]] = []
-    _scan(top, defines, path, {}, depth=0, registrations=registrations)
+    _scan_text(text, path, {}, registrations)
     return [args for args in registrations if args[1] == name]
 
 
-def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
-          found: dict[tuple[str, int], MetalName], depth: int,
-          registrations: list[tuple[str, ...]] | None = None) -> None:
-    text = "\n".join(ln.text for ln in lines)
-    starts = [0]
-    for ln in lines[:-1]:
-        starts.append(starts[-1] + len(ln.text) + 1)
-    plain = _STRING.sub(lambda m: " " * len(m.group(0)), text)
+def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> None:
+    """Find the names registered in *texts* (lines; frames_at(k, macro) are the k-th's frames)."""
+    defines, found, registrations = file.defines, file.found, file.registrations
+    text = "\n".join(texts)
+    # The offset each line starts at: the lengths before it, plus one "\n" per line before it.
+    starts = [0, *map(_plus, accumulate(map(len, texts[:-1])), count(1))]
+    plain = _STRING.sub(_blank_string, text) if '"' in text else text
 
-    def line_of(pos: int) -> _Line:
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if starts[mid] <= pos:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lines[lo]
+    def frames_of(pos: int, macro: str) -> tuple[_Frame, ...]:
+        return frames_at(bisect_right(starts, pos) - 1, macro)
 
     def add(name: str, pos: int, macro: str, suffixed: bool, word: str, quoted: str | None = None) -> None:
-        at = line_of(pos)
-        frames = at.frames or (_Frame(at.line, at.text, macro),)
+        frames = frames_of(pos, macro)
         # The innermost frame spelling the name (`"quoted` or the word *word*) when there is a choice.
         chosen = frames[0] if len(frames) == 1 else next(
             (f for f in frames if _spells(f.raw, word, quoted)), frames[-1])
-        found.setdefault((name, chosen.line), MetalName(name, path, chosen.line, chosen.macro, suffixed))
+        if (name, chosen.line) not in found:  # the first registration on a line is kept
+            found[name, chosen.line] = MetalName(name, file.path, chosen.line, chosen.macro, suffixed)
 
     pos = 0
-    for m in _MACRO_CALL.finditer(plain):
+    words = file.call_words if depth < _MAX_DEPTH else file.call_words_at_limit
+    for m in finditer_at(_MACRO_CALL, plain, occurrences(plain, words)):
         if m.start() < pos:
             continue  # inside the arguments of a call already handled
         macro = m.group(1)
@@ -214,14 +268,12 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
         expands = d is not None and d.params is not None and depth < _MAX_DEPTH
         if not expands and (d is not None or not macro.startswith(_HEADER_PREFIX)):
             continue  # neither a file-local macro to expand nor a REGISTER_* of the headers
-        close = match_close(plain, m.end() - 1)
+        close = _close(plain, m.end() - 1)
         if close is None:
             continue
         args = split_top_level(text[m.end():close])
         if expands:
-            at = line_of(m.start())
-            calls = at.frames or (_Frame(at.line, at.text, macro),)
-            _scan(_expand(d, args, calls), defines, path, found, depth + 1, registrations)
+            _scan(*_expand(d, args, frames_of(m.start(), macro)), file, depth + 1)
             pos = close
         elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
             add(args[0], m.start(), macro, True, args[0])
@@ -229,18 +281,30 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
                 registrations.append((macro, *(a.strip() for a in args)))
             pos = close
     for m in _HOST_NAME.finditer(plain):
-        close = match_close(plain, m.end() - 1)
+        close = _close(plain, m.end() - 1)
         if close is None:
             continue
-        name, complete = _concatenate(text[m.end():close])
-        piece = _first_piece(text[m.end():close])
+        name, complete, piece = _concatenate(text[m.end():close])
         if name.rstrip("_") and piece:
             add(name if complete else name.rstrip("_"), m.start(), "host_name", not complete, piece.rstrip("_"), piece)
     if depth == 0:
-        for m in _PLAIN_KERNEL.finditer(plain):
+        for m in finditer_at(_PLAIN_KERNEL, plain, occurrences(plain, _PLAIN_KERNEL_WORDS)):
             if m.group(0).endswith("<") or _is_template(plain, m.start()):
                 continue  # a template: only its host_name instantiations are in the library
             add(m.group(1), m.start(), "kernel", False, m.group(1))
+
+
+def _close(plain: str, open_pos: int) -> int | None:
+    """match_close(plain, open_pos) for a '(': the first ')' when no '(' comes before it (most
+    arguments), found with str.find."""
+    close = plain.find(")", open_pos)
+    if close >= 0 and plain.find("(", open_pos + 1, close) < 0:
+        return close
+    return match_close(plain, open_pos)
+
+
+def _blank_string(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
 
 
 _WORD = re.compile(r"\w+")
@@ -263,44 +327,37 @@ def _spells(raw: str, word: str, quoted: str | None) -> bool:
     return False
 
 
-def _first_piece(args: str) -> str:
-    m = _STRING.match(args.strip())
-    return m.group(0)[1:-1] if m else ""
-
-
-def _concatenate(args: str) -> tuple[str, bool]:
-    """The string a host_name(...) argument spells, and whether every piece was a literal."""
+def _concatenate(args: str) -> tuple[str, bool, str]:
+    """The string a host_name(...) argument spells, whether every piece was a literal, and the
+    first piece ("" when the argument opens with no literal)."""
     out = []
     rest = args.strip()
     while rest:
         m = _STRING.match(rest)
         if m is None:
-            return "".join(out), False
+            return "".join(out), False, out[0] if out else ""
         out.append(m.group(0)[1:-1])
         rest = rest[m.end():].lstrip()
-    return "".join(out), True
+    return "".join(out), True, out[0] if out else ""
 
 
 def _is_template(plain: str, pos: int) -> bool:
     """True when the declaration ending at *pos* starts with `template` (since the last ; { or })."""
     start = max(plain.rfind(c, 0, pos) for c in ";{}")
-    return re.search(r"\btemplate\b", plain[start + 1 : pos]) is not None
+    # Searched between the offsets rather than in a slice: \b sees the same (a ; { } or an end).
+    return _TEMPLATE.search(plain, start + 1, pos) is not None
 
 
-def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> list[_Line]:
-    """The body of *d* with its parameters replaced by *args*, one _Line per body line."""
-    mapping = dict(zip(d.params or (), args))
+_TEMPLATE = re.compile(r"\btemplate\b")
 
-    def repl(m: re.Match[str]) -> str:
-        word = m.group(2)
-        if word is None or word not in mapping:
-            return m.group(0)
-        return f'"{mapping[word]}"' if m.group(1) else mapping[word]
 
-    out = []
-    for line, raw in d.body:
-        # A line spelling no parameter keeps its text (every identifier maps to itself).
-        text = _SUBST.sub(repl, raw) if any(p in raw for p in mapping) else raw
-        text = _PASTE.sub("", text) if "##" in text else text
-        out.append(_Line(line, text, (_Frame(line, raw, d.name), *calls)))
-    return out
+def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> tuple[list[str], _FramesAt]:
+    """The body of *d* with its parameters replaced by *args*, called from *calls*: the text of each
+    body line, and the frames of each (made when asked: most lines register nothing)."""
+    texts = d.expansion.expand(args)
+
+    def frames_at(k: int, macro: str) -> tuple[_Frame, ...]:
+        line, raw = d.body[k]
+        return (_Frame(line, raw, d.name), *calls)
+
+    return texts, frames_at

@@ -1,0 +1,38 @@
+"""A pattern's matches, tried only where one of the literal words that every match starts with occurs.
+
+`pattern.finditer(text)` tries the pattern at each offset the regex engine cannot rule out from the
+pattern's first character; for a pattern opening with a class (`[A-Z_]`) or with alternatives (`//`
+or `"`) that is much of the text, and each try costs a call into the matcher.  str.find jumps from
+one occurrence of a word to the next in C, so a pattern whose every match starts with one of a few
+words is matched at those occurrences only, with the same result.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Iterator, Sequence
+
+
+def occurrences(text: str, words: Sequence[str]) -> list[int]:
+    """The offsets where any of *words* occurs in *text* (overlaps included), ascending, once each."""
+    found: list[int] = []
+    for word in words:
+        k = text.find(word)
+        while k >= 0:
+            found.append(k)
+            k = text.find(word, k + 1)
+    return found if len(words) == 1 else sorted(set(found))
+
+
+def finditer_at(pattern: re.Pattern[str], text: str, starts: Iterable[int]) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` when every match of *pattern* starts at one of *starts* (ascending)
+    and none is empty: the pattern is tried at each start not inside the previous match.
+    (`pattern.match(text, pos)` sees the text before *pos*: lookbehinds and \\b behave as in finditer.)"""
+    end = 0
+    for start in starts:
+        if start < end:
+            continue
+        m = pattern.match(text, start)
+        if m is not None:
+            yield m
+            end = m.end()
