@@ -14,24 +14,18 @@ from mpsgen.scan.mask import mask_code
 from mpsgen.sources.metal_index import (COMPLEX_BLOCK_COMMENT, FUNCTOR_DEFINING_MACROS, Functor, MacroCall, MacroDef,
                                         MetalIndex, _binary_op_arity, split_args)
 from mpsgen.sources.metal_names import MetalName
+# What the fast paths left as it was, shared with the readers rather than copied.
+from mpsgen.sources.metal_index import _CALL_RE, _DEFINE_RE, _HOST_NAME_PREFIX, _INCLUDE_RE, _STRUCT_RE
+from mpsgen.sources.metal_names import (_COMMENT_OR_LITERAL, _DEFINE, _HEADER_PREFIX, _IDENT, _MACRO_CALL, _MAX_DEPTH,
+                                        _PLAIN_KERNEL, _STRING, _spells)
 
 # -- metal_names ---------------------------------------------------------------------------------
 
-_HEADER_PREFIX = "REGISTER_"
-_COMMENT_OR_LITERAL = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
-_STRING = re.compile(r"\"(?:\\.|[^\"\\\n])*\"")
-_DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?")
-# `\b([A-Z_][A-Z0-9_]*)\s*\(` with the word-start test after the first character (a pattern that opens
-# with a character class lets the regex engine skip to the next candidate in C).
-_MACRO_CALL = re.compile(r"([A-Z_](?<!\w[A-Z_])[A-Z0-9_]*)\s*\(")
 # Literal first, the word boundary tested behind it (the engine skips to the literal in C).
 _HOST_NAME = re.compile(r"host_name(?<!\whost_name)\s*\(")
-_PLAIN_KERNEL = re.compile(r"(?:kernel(?<!\wkernel)\s+void|void(?<!\wvoid)\s+kernel)\s+([A-Za-z_]\w*)\s*[(<]")
 # A stringised parameter (#P, not ##), any identifier, or a string literal (left alone).
 _SUBST = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|((?<!#)#(?!#)[ \t]*)?\b([A-Za-z_]\w*)\b")
 _PASTE = re.compile(r"[ \t]*##[ \t]*")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
-_MAX_DEPTH = 8
 
 
 class _Define(NamedTuple):
@@ -160,26 +154,6 @@ def _scan(lines: list[_Line], defines: dict[str, _Define], path: str,
             add(m.group(1), m.start(), "kernel", False, m.group(1))
 
 
-_WORD = re.compile(r"\w+")
-
-
-def _spells(raw: str, word: str, quoted: str | None) -> bool:
-    """`re.search('"' + re.escape(quoted) + r"|\b" + re.escape(word) + r"\b", raw)` (no `"quoted` part
-    when None), with str.find instead of compiling a pattern per name."""
-    if quoted is not None and '"' + quoted in raw:
-        return True
-    if not _WORD.fullmatch(word):
-        return re.search(r"\b" + re.escape(word) + r"\b", raw) is not None
-    k, n = raw.find(word), len(word)
-    while k >= 0:
-        before = raw[k - 1] if k else " "
-        after = raw[k + n] if k + n < len(raw) else " "
-        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
-            return True
-        k = raw.find(word, k + 1)
-    return False
-
-
 def _first_piece(args: str) -> str:
     m = _STRING.match(args.strip())
     return m.group(0)[1:-1] if m else ""
@@ -225,10 +199,6 @@ def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> list[_Lin
 
 # -- metal_index ---------------------------------------------------------------------------------
 
-_CALL_RE = re.compile(r"^\s*([A-Z_][A-Z0-9_]*)\s*\(")
-_DEFINE_RE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)(\(([^)]*)\))?")
-_STRUCT_RE = re.compile(r"^\s*struct\s+([A-Za-z_]\w*)_functor\b")
-_INCLUDE_RE = re.compile(r"^\s*#\s*include\s*[<\"]([^>\"]+)[>\"]")
 _INDEX_HOST_NAME = re.compile(r"\[\[\s*host_name\s*\(")
 
 
@@ -299,9 +269,6 @@ def index_metal(text: str, path: str) -> MetalIndex:
     kernels = tuple((m.group(1), ln) for ln in host_names if (m := _HOST_NAME_PREFIX.search(raw[ln - 1])))
     return MetalIndex(path, tuple(functors), tuple(calls), tuple(defines), tuple(includes), bin_args, bin_line,
                       complex_comment, uses_c10, host_names, kernels)
-
-
-_HOST_NAME_PREFIX = re.compile(r'\bhost_name\s*\(\s*"([A-Za-z_]\w*?)(?:_complex)?_"\s*#')
 
 
 def _struct_end(code: list[str], start: int, path: str) -> int:
