@@ -76,3 +76,20 @@ def test_prefetched_stub_uses_are_the_ones_computed_in_process(sample_tree: Path
     monkeypatch.undo()
     assert len(forked) > 20 and any(use[1] is not None for use in forked.values())
     assert forked == _stub_uses(root, monkeypatch, prefetch=False)
+
+
+def test_on_one_core_the_parent_searches_itself(sample_tree: Path, real_yaml_path: Path, real_testing_dir: Path,
+                                                monkeypatch) -> None:
+    """A child on the only CPU adds its fork and pipes to the same work: none is started, same answers."""
+    from mpsgen.lint import background
+
+    root = build_real_tree(sample_tree, real_yaml_path, real_testing_dir)
+    monkeypatch.setattr(shared_kernels, "_WORTH_A_CHILD", 1)
+    monkeypatch.setattr(background, "second_core", lambda: False)
+    inv = Inventory(Checkout(root), FactCache.for_root(root, enabled=False))
+    inv.start_native_search()
+    inv.prefetch_stub_uses()
+    assert inv.shared_kernels._background is None
+    monkeypatch.undo()
+    alone = {k: tuple(inv.stub_use(k)) for k in _stub_uses(root, monkeypatch, prefetch=False)}
+    assert alone == _stub_uses(root, monkeypatch, prefetch=False)

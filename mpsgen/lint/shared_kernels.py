@@ -183,9 +183,10 @@ class SharedKernels:
             self._background.send(todo)
 
     def _fork(self) -> None:
-        from mpsgen.lint.background import Background
+        from mpsgen.lint.background import Background, second_core
 
-        self._background = Background(lambda ks: {k: self._search(k) for k in ks}, self._prepare)
+        if second_core():
+            self._background = Background(lambda ks: {k: self._search(k) for k in ks}, self._prepare)
 
     def _prepare(self) -> None:
         """What every search needs, whatever the kernels: the files' texts, definition sites and words."""
