@@ -64,8 +64,19 @@ def _stub_uses(root: Path, monkeypatch, *, prefetch: bool) -> dict[str, tuple]:
         def searched_here(self, kernel):
             raise AssertionError(f"the parent searched for {kernel}: the child's answer was not used")
 
+        def indexed_here(text):
+            raise AssertionError("the parent indexed the words of native/*.cpp: the child's index was not used")
+
         monkeypatch.setattr(shared_kernels.SharedKernels, "_search", searched_here)  # the forked child has the real one
-    return {k: tuple(inv.stub_use(k)) for k in kernels}
+        monkeypatch.setattr(shared_kernels, "word_text", indexed_here)
+    return _answers(inv, kernels)
+
+
+def _answers(inv: Inventory, kernels) -> dict[str, tuple]:
+    """Each kernel's stub use, and whether native/*.cpp names two identifiers (one spelled, one not)."""
+    uses = {k: tuple(inv.stub_use(k)) for k in kernels}
+    uses["(native identifiers)"] = tuple(name in inv.native_identifiers for name in ("atan2_out", "nowhere_mps"))
+    return uses
 
 
 def test_prefetched_stub_uses_are_the_ones_computed_in_process(sample_tree: Path, real_yaml_path: Path,
@@ -91,5 +102,5 @@ def test_on_one_core_the_parent_searches_itself(sample_tree: Path, real_yaml_pat
     inv.prefetch_stub_uses()
     assert inv.shared_kernels._background is None
     monkeypatch.undo()
-    alone = {k: tuple(inv.stub_use(k)) for k in _stub_uses(root, monkeypatch, prefetch=False)}
-    assert alone == _stub_uses(root, monkeypatch, prefetch=False)
+    expected = _stub_uses(root, monkeypatch, prefetch=False)
+    assert _answers(inv, [k for k in expected if not k.startswith("(")]) == expected

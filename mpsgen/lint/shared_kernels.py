@@ -112,7 +112,9 @@ class SharedKernels:
         return rels if runs == [name] else [rel for rel in rels if name in self.text(rel)]
 
     def _index_words(self) -> None:
-        """Every file's distinct runs, one text: a run is searched once over all files."""
+        """Every file's distinct runs, one text: a run is searched once over all files (the child's
+        index when it built one)."""
+        self._collect()
         if self._words is None:
             self._rels = list(self._paths)
             texts = [word_text(self.text(rel)) for rel in self._rels]
@@ -186,22 +188,36 @@ class SharedKernels:
         from mpsgen.lint.background import Background, second_core
 
         if second_core():
-            self._background = Background(lambda ks: {k: self._search(k) for k in ks}, self._prepare)
+            self._background = Background(self._search_all, self._prepare)
 
     def _prepare(self) -> None:
         """What every search needs, whatever the kernels: the files' texts, definition sites and words."""
         self._sites  # noqa: B018 - reads every file
         self._index_words()
 
+    def _search_all(self, kernels: list[str]) -> dict[str, object]:
+        """The child's work: each kernel's answer, and the words index it built on the way (the
+        parent's native_identifiers questions use it instead of building their own)."""
+        return {"answers": {k: self._search(k) for k in kernels}, "words": (self._words, self._rels, self._starts)}
+
+    def _collect(self) -> None:
+        """Take what the child found (once; nothing when it failed)."""
+        if self._background is None:
+            return
+        fetched = self._background.result()
+        self._background = None
+        answers = fetched.get("answers")
+        for k, answer in (answers.items() if isinstance(answers, dict) else ()):
+            if k not in self._answers and isinstance(answer, _Answer):
+                self._answers[k] = answer
+                self._changed = True
+        words = fetched.get("words")
+        if self._words is None and isinstance(words, tuple) and len(words) == 3 and isinstance(words[0], bytes):
+            self._words, self._rels, self._starts = words
+
     def impl(self, kernel: str) -> SharedImpl | None:
         """The definition of *kernel* (searched only in the .cpp files that could define it)."""
-        if self._background is not None:
-            fetched = self._background.result()
-            self._background = None
-            for k, answer in fetched.items():
-                if k not in self._answers and isinstance(answer, _Answer):
-                    self._answers[k] = answer
-                    self._changed = True
+        self._collect()
         held = self._answers.get(kernel)
         if held is not None:
             return held.impl
