@@ -64,7 +64,8 @@ class Background:
         self._pid, self._answers, self._keys = pid, answers_read, keys_write
 
     def send(self, keys: list[str]) -> None:
-        """The keys to compute (once; the child waits for them after preparing)."""
+        """The keys to compute (once; the child reads them after preparing, so keys longer than a pipe's
+        buffer, 64 KB, wait for that here)."""
         if self._keys is None:
             return
         fd, self._keys = self._keys, None
