@@ -46,8 +46,10 @@ def _exit(code: int) -> NoReturn:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
-        except OSError:  # a reader that went away (`mpsgen status | head`)
+        except BrokenPipeError:  # a reader that went away (`mpsgen status | head`)
             pass
+        except OSError:  # a full disk, say: the interpreter's own exit reports it (status 120)
+            sys.exit(code)
         os._exit(code)
     sys.exit(code)
 
