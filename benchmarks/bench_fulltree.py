@@ -15,7 +15,7 @@ benchmark's own (never ~/.cache): cold (an empty store each run: a first run, or
 upgrading mpsgen), warm (nothing changed since the last run), and after one edit (a comment
 appended to one operations/*.mm before each run: the pre-commit/lintrunner case).  Printed beside
 torchgen's parse_native_yaml of the same yaml.  Targets (not asserted):
-check <= 0.3 s and status <= 0.3 s, cold or warm (issue 24: cold as CI runs them), migrate
+check <= 0.3 s and status <= 0.3 s cold (issue 24: as CI runs them), <= 0.15 s warm, migrate
 --no-build --no-test <= 0.3 s.  A summary table puts cold and warm side by side for check and
 status with torchgen's parse of the same yaml, and says whether check's output is the same cold
 and warm; --no-migrate times check and status only; --migrate-all (with --tree, a git checkout) adds
@@ -46,6 +46,7 @@ NATIVE = "aten/src/ATen/native"
 OPS = "aten/src/ATen/native/mps/operations"
 KERNELS = "aten/src/ATen/native/mps/kernels"
 TARGETS = {"check": 0.3, "status": 0.3, "migrate": 0.3}
+WARM_TARGET = 0.15  # issue 24: a re-run with nothing changed
 
 
 # -- the generated tree ---------------------------------------------------------------------------
@@ -325,6 +326,8 @@ def main() -> None:
         print("migrate:", (migrate.stderr.strip().splitlines() or migrate.stdout.strip().splitlines() or ["?"])[-1][:300])
     for name, t_ in rows[1:]:
         target = next((v for k, v in TARGETS.items() if name.startswith(f"mpsgen {k}")), None)
+        if target is not None and "(warm)" in name:
+            target = WARM_TARGET
         if target is not None and "edited" not in name and "cached" not in name:
             print(f"{name}: {t_.wall:.3f} s ({'within' if t_.wall <= target else 'OVER'} the {target} s target)")
     if args.migrate_all and args.tree:
