@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from mpsgen.scan.definitions import is_word_char
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
 from mpsgen.sources.index import identifiers_containing, index_of
@@ -72,19 +73,15 @@ def functor_uses(rel: str, text: str) -> dict[str, int]:
     k, n = text.find("_functor"), len(text)
     while k >= 0:
         end = k + 8
-        if end == n or not _is_word_char(text[end]):
+        if end == n or not is_word_char(text[end]):
             start = k
-            while start and _is_word_char(text[start - 1]):
+            while start and is_word_char(text[start - 1]):
                 start -= 1
             if start < k:
                 name = text[start:k]
                 uses[name] = uses.get(name, 0) + 1
         k = text.find("_functor", k + 1)
     return uses
-
-
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
 
 
 # -- test lists --------------------------------------------------------------------------------

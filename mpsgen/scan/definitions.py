@@ -23,7 +23,8 @@ _SPACE = frozenset(" \t\r\n\f\v")
 _NOT_BEFORE_A_DEFINITION = frozenset({"return", "new", "else"})
 
 
-def _is_word_char(ch: str) -> bool:
+def is_word_char(ch: str) -> bool:
+    """A character of a C++ identifier (`\\w`: str.isalnum() or `_`)."""
     return ch.isalnum() or ch == "_"
 
 
@@ -45,7 +46,7 @@ def _word_start(code: str, end: int) -> int:
     start = lo + len(code[lo:end].rstrip(_ASCII_WORD_CHARS))
     if (start == lo and lo > 0) or (start > 0 and not code[start - 1].isascii()):
         start = end
-        while start > 0 and _is_word_char(code[start - 1]):
+        while start > 0 and is_word_char(code[start - 1]):
             start -= 1
     return start
 
@@ -75,7 +76,7 @@ def looks_like_definition_name(masked: str, pos: int) -> bool:
         return True
     if ch == ">":
         return not (k > 0 and masked[k - 1] == "-")
-    if not _is_word_char(ch):
+    if not is_word_char(ch):
         return False
     word = _word_before(masked, k + 1)
     return word is None or masked[word[0] : word[1]] not in _NOT_BEFORE_A_DEFINITION

@@ -12,14 +12,10 @@ from __future__ import annotations
 import re
 
 from mpsgen.scan.brackets import match_close
-from mpsgen.scan.definitions import definition_body, looks_like_definition_name
+from mpsgen.scan.definitions import definition_body, is_word_char, looks_like_definition_name
 from mpsgen.scan.mask import line_continues, mask
 
 _OPEN_PAREN = re.compile(r"\s*\(")
-
-
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
 
 _BLANK = " \t"
 _BEFORE_A_NAME = frozenset("&*>/\"'")  # what can precede a defined name on its line, in the raw text
@@ -35,7 +31,7 @@ def definition_candidates(raw: str, name: str):
     k, n = raw.find(name), len(name)
     while k >= 0:
         end = k + n
-        if (k == 0 or not _is_word_char(raw[k - 1])) and (end >= len(raw) or not _is_word_char(raw[end])):
+        if (k == 0 or not is_word_char(raw[k - 1])) and (end >= len(raw) or not is_word_char(raw[end])):
             b = k - 1
             while b >= 0 and raw[b] in _BLANK:
                 b -= 1
@@ -43,7 +39,7 @@ def definition_candidates(raw: str, name: str):
             while a < len(raw) and raw[a] in _BLANK:
                 a += 1
             # Any other space (a line break above all) ends the look: then the occurrence is kept.
-            before_ok = b < 0 or raw[b].isspace() or _is_word_char(raw[b]) or raw[b] in _BEFORE_A_NAME
+            before_ok = b < 0 or raw[b].isspace() or is_word_char(raw[b]) or raw[b] in _BEFORE_A_NAME
             after_ok = a >= len(raw) or raw[a].isspace() or raw[a] in _AFTER_A_NAME
             if before_ok and after_ok:
                 yield k

@@ -20,6 +20,7 @@ from mpsgen.scan.definitions import (
     definition_body,
     function_definitions,
     brace_pairs,
+    is_word_char,
     looks_like_definition_name,
 )
 from mpsgen.scan.lines import LineTable
@@ -32,10 +33,6 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _OPEN_PAREN = re.compile(r"\s*\(")
 _IMPL_ARG = re.compile(r"\(\s*(\w+)\s*\)\s*\(")
 _NAMESPACE = re.compile(r"namespace\s+([\w:]+)\s*\{")
-
-
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
 
 
 class MacroDef(NamedTuple):
@@ -138,7 +135,7 @@ class SourceIndex:
         k = raw.find(IMPL_FUNC)
         while k >= 0:
             m = _IMPL_ARG.match(raw, k + len(IMPL_FUNC))
-            if m and (k == 0 or not _is_word_char(raw[k - 1])):
+            if m and (k == 0 or not is_word_char(raw[k - 1])):
                 heads.setdefault(m.group(1), (k, m.end()))
             k = raw.find(IMPL_FUNC, k + len(IMPL_FUNC))
         return heads
@@ -177,7 +174,7 @@ class SourceIndex:
         k = find(word)
         while k >= 0:
             end = k + n
-            if (k == 0 or not _is_word_char(masked[k - 1])) and (end >= len(masked) or not _is_word_char(masked[end])):
+            if (k == 0 or not is_word_char(masked[k - 1])) and (end >= len(masked) or not is_word_char(masked[end])):
                 m = _OPEN_PAREN.match(masked, end)
                 if m and k not in self.directives:
                     yield k, m.end() - 1
@@ -232,7 +229,7 @@ class SourceIndex:
         k = self.masked.find("namespace")
         while k >= 0:
             m = _NAMESPACE.match(self.masked, k)
-            if m and (k == 0 or not _is_word_char(self.masked[k - 1])):
+            if m and (k == 0 or not is_word_char(self.masked[k - 1])):
                 close = self.brace_pairs.get(m.end() - 1)
                 if close is not None:
                     spans.append((m.end() - 1, close, m.group(1)))
@@ -277,7 +274,7 @@ class SourceIndex:
         pattern = re.compile(r"(" + names_regex + r")\s*\(")
         skip, masked = self.directives, self.masked
         for m in pattern.finditer(masked):
-            if m.start() in skip or (m.start() and _is_word_char(masked[m.start() - 1])):
+            if m.start() in skip or (m.start() and is_word_char(masked[m.start() - 1])):
                 continue
             close = match_close(self.masked, m.end() - 1)
             if close is None:
@@ -343,9 +340,9 @@ def identifiers_containing(code: str, part: str) -> dict[str, int]:
     k = code.find(part)
     while k >= 0:
         start, end = k, k + len(part)
-        while start and _is_word_char(code[start - 1]):
+        while start and is_word_char(code[start - 1]):
             start -= 1
-        while end < len(code) and _is_word_char(code[end]):
+        while end < len(code) and is_word_char(code[end]):
             end += 1
         name = code[start:end].lstrip("0123456789")  # an identifier opens with no digit
         counts[name] = counts.get(name, 0) + 1

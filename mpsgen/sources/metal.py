@@ -17,6 +17,7 @@ from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.metal_index import (  # noqa: F401  (style_of, metal_style, registered_kernel_names: re-exported)
     KERNELS2,
+    Functor,
     VEC2,
     MacroDef,
     MetalIndex,
@@ -146,18 +147,20 @@ def _add_after_functor(text: str, path: str, spec: "KernelSpec", lines_after: li
     return "".join(insert_lines(split_lines(text), functor.end_line, ["", *missing], nl))
 
 
+def existing_functor(index: MetalIndex, name: str, functor_text: str) -> Functor | None:
+    """The file's `<name>_functor` when it is *functor_text* (whitespace aside), None when it has none;
+    refused when it has one with another body."""
+    existing = index.functor(name)
+    if existing is not None and normalised(existing.text) != normalised(functor_text):
+        raise MpsgenError(f"{name}_functor already exists here with a different body", path=index.path,
+                          line=existing.line, hint="delete or rename the old functor first")
+    return existing
+
+
 def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl: str) -> str:
     index = index_metal(text, path)
-    existing = index.functor(spec.name)
-    if existing is not None:
-        if normalised(existing.text) == normalised(functor_text):
-            return text
-        raise MpsgenError(
-            f"{spec.name}_functor already exists here with a different body",
-            path=path,
-            line=existing.line,
-            hint="delete or rename the old functor first",
-        )
+    if existing_functor(index, spec.name, functor_text) is not None:
+        return text
     lines = split_lines(text)
     body = functor_text.splitlines()
     structs = [f for f in index.functors if f.macro is None]

@@ -14,7 +14,7 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
 from mpsgen.scan.lines import split_lines
-from mpsgen.sources.metal import add_includes, insert_lines, newline_of, normalised
+from mpsgen.sources.metal import add_includes, existing_functor, insert_lines, newline_of
 from mpsgen.sources.metal_index import MetalIndex, index_metal
 
 MACRO = "REGISTER_BINARY_INDEXING_OP"
@@ -59,10 +59,7 @@ def add_binary_kernel(text: str, path: str, spec: KernelSpec, functor: str) -> s
     """*text* with spec's functor and REGISTER_BINARY_INDEXING_OP lines; unchanged when all are there."""
     nl = newline_of(text)
     index = index_metal(text, path)
-    existing = index.functor(spec.name)
-    if existing is not None and normalised(existing.text) != normalised(functor):
-        raise MpsgenError(f"{spec.name}_functor already exists here with a different body", path=path,
-                          line=existing.line, hint="delete or rename the old functor first")
+    existing = existing_functor(index, spec.name, functor)
     text = add_includes(text, path, spec.includes, nl)
     index = index_metal(text, path)
     lines = split_lines(text)

@@ -16,7 +16,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.generate import template_kernel as tk
 from mpsgen.model import KernelSpec
 from mpsgen.scan.lines import split_lines
-from mpsgen.sources.metal import above_comments, add_includes, insert_lines, newline_of, normalised
+from mpsgen.sources.metal import above_comments, add_includes, existing_functor, insert_lines, newline_of
 from mpsgen.sources.metal_index import KERNELS2, VEC2, MacroDef, MetalIndex, index_metal
 
 _HOST_NAME = re.compile(r'host_name\("(\w+?)_(complex_)?"\s*#\s*(\w+)\s*"_"\s*#\s*(\w+)\)')
@@ -115,13 +115,8 @@ def registered(spec: KernelSpec, text: str) -> bool:
 def add_template_kernel(text: str, path: str, spec: KernelSpec, functor: str) -> str:
     """*text* with spec's functor, template kernel(s) and instantiations; unchanged when all are there."""
     index = index_metal(text, path)
-    existing = index.functor(spec.name)
-    if existing is not None:
-        if normalised(existing.text) != normalised(functor):
-            raise MpsgenError(f"{spec.name}_functor already exists here with a different body", path=path,
-                              line=existing.line, hint="delete or rename the old functor first")
-        if registered(spec, text):
-            return text
+    if existing_functor(index, spec.name, functor) is not None and registered(spec, text):
+        return text
     for kernel in (f"{spec.name}_kernel", f"{spec.name}_complex_kernel"):
         if m := re.search(rf"kernel\s+void\s+{kernel}\s*\(", text):
             raise MpsgenError(f"{kernel} is already defined here", path=path, line=text.count("\n", 0, m.start()) + 1,
