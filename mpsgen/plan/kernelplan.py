@@ -251,9 +251,7 @@ def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
 
 def _host_api(checkout: Checkout):
     from mpsgen.plan.kernel_code import c10_metal_macros
-    from mpsgen.sources.host_api import LIBRARY_HEADER_REL, read_host_api
-
-    from mpsgen.sources.host_api import defines_binary_mps_impl
+    from mpsgen.sources.host_api import LIBRARY_HEADER_REL, defines_binary_mps_impl, read_host_api
     from mpsgen.tree.checkout import OPERATIONS_REL
 
     header = checkout.path(LIBRARY_HEADER_REL)

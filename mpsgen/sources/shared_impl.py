@@ -214,6 +214,7 @@ _ELEMENTWISE = re.compile(r"TensorIterator(?<!\wTensorIterator)(?:::\w*(?:unary|
 _NOT_ELEMENTWISE = re.compile(r"make_reduction(?<!\wmake_reduction)\w*|resize_outputs(?<!\wresize_outputs)\(\s*false\s*\)|as_strided(?<!\was_strided)\b"
                               r"|restride(?<!\wrestride)\w*")
 
+
 def builds_elementwise_iterator(text: str, start: int, end: int) -> bool:
     """True when the lines holding text[start:end] (a definition) build an elementwise TensorIterator
     (`TensorIterator::binary_op(...)`, a TensorIteratorConfig) and no reduction or restrided view:
