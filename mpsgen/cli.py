@@ -11,12 +11,15 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 import click
 
 from mpsgen import __version__
 from mpsgen.errors import EXIT_USAGE, MpsgenError
+
+if TYPE_CHECKING:
+    from mpsgen.model import Command, KernelOptions, RunOptions
 
 
 # Set by run(), the console script: then the process ends with the command.
@@ -186,7 +189,7 @@ def new_op(obj: Context, **options: Any) -> None:
     sys.exit(_run_kernel_command("new-op", obj, options))
 
 
-def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> int:
+def _run_kernel_command(command: Command, obj: Context, options: dict[str, Any]) -> int:
     """Split click's keyword arguments into the two typed option sets, once, here."""
     from mpsgen.commands.migrate import run_kernel_command
 
@@ -200,13 +203,14 @@ def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> 
     return run_kernel_command(command, obj.checkout(), kernel=kernel, run=run, ops=ops)
 
 
-def _typed(options: dict[str, Any]) -> tuple[Any, Any]:
+def _typed(options: dict[str, Any]) -> tuple[KernelOptions, RunOptions]:
     """click's keyword arguments as the two typed option sets (KernelOptions, RunOptions)."""
     from mpsgen.model import KernelOptions, RunOptions
 
     known = {f for cls in (KernelOptions, RunOptions) for f in cls._fields}
     assert options.keys() <= known, f"CLI options without a typed home: {options.keys() - known}"
-    return tuple(cls(**{f: options[f] for f in cls._fields if f in options}) for cls in (KernelOptions, RunOptions))
+    return (KernelOptions(**{f: options[f] for f in KernelOptions._fields if f in options}),
+            RunOptions(**{f: options[f] for f in RunOptions._fields if f in options}))
 
 
 @main.command("try")

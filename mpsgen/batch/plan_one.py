@@ -10,6 +10,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from mpsgen.batch.outcome import FAILED, NOTHING, PLANNED, REFUSED, FamilyOutcome
 from mpsgen.errors import MpsgenError
@@ -31,7 +32,7 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool) -> FamilyOutcome:
 
     checkout = Checkout(Path(root))
     kernel = KernelOptions(op=families[0])
-    unit = dict(family=families[0], families=list(families))
+    unit: dict[str, Any] = dict(family=families[0], families=list(families))
     try:
         group = plan_group("migrate", checkout, list(families), kernel)
         if group.nothing_to_do:

@@ -75,7 +75,8 @@ def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
     if entry.is_file():
         try:
             data = json.loads(entry.read_text(encoding="utf-8"))
-            spec = KernelSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()})
+            fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()}
+            spec = KernelSpec(**fields)
             return Subject(spec, data["functor"], data["source"])
         except (ValueError, KeyError, TypeError):
             pass  # damaged entry: plan again

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 from mpsgen.errors import MpsgenError
 
@@ -68,7 +68,7 @@ class KernelRunner:
     def __init__(self, library: str | Path | None = None) -> None:
         self.library = library
         self._proc: subprocess.Popen[bytes] | None = None
-        self._stderr = None  # a temporary file: a child's error message, never a blocked pipe
+        self._stderr: IO[bytes] | None = None  # a temporary file: a child's error message, never a blocked pipe
         self._loaded = False
 
     def __enter__(self) -> "KernelRunner":

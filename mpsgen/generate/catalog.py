@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 from mpsgen.errors import MpsgenError
+from mpsgen.model import Arity, DtypeToken
 from mpsgen.generate.render import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, KernelSpec, default_templates_dir
 
 CATALOG_FILE = "catalog.yaml"
@@ -32,7 +33,7 @@ EXAMPLES = {
 }
 
 
-def how_to_write(arity: str, scalars: tuple[str, ...] = ()) -> str:
+def how_to_write(arity: Arity, scalars: tuple[str, ...] = ()) -> str:
     """Where and how to write a body for an op the catalog does not know."""
     names = " and ".join(VARIABLES[arity])
     if arity.endswith(("_alpha", "_params")):
@@ -118,7 +119,7 @@ def _uses(expr: str, var: str) -> bool:
     return re.search(rf"(?<![\w.]){var}\b", expr) is not None
 
 
-def _check_variables(op: str, arity: str, flag: str, expr: str) -> None:
+def _check_variables(op: str, arity: Arity, flag: str, expr: str) -> None:
     missing = [v for v in VARIABLES[arity] if not _uses(expr, v)]
     if missing:
         raise MpsgenError(
@@ -195,7 +196,7 @@ def spec_for(
         int_expr=ie,
         complex_expr=ce if "complex" in chosen else None,
         bool_expr=be,
-        dtypes=chosen,
+        dtypes=cast("tuple[DtypeToken, ...]", chosen),
         opmath=bool(e.get("opmath", False)) if opmath is None else opmath,
         result=res,
         includes=tuple(e.get("includes", ())),

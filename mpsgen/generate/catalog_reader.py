@@ -107,7 +107,8 @@ def _scalar_or_list(value: str, line: int) -> Any:
 
 
 def _double_quoted(value: str, line: int) -> tuple[str, str]:
-    out, i = [], 1
+    out: list[str] = []
+    i = 1
     while i < len(value):
         ch = value[i]
         if ch == '"':

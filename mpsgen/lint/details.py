@@ -131,9 +131,9 @@ def family_details(inv: Inventory, name: str) -> FamilyDetails:
             shared[e.mps_kernel] = _shared_kernel(inv, e.mps_kernel)
     if state.state == NO_MPS:  # show what a new-op would share
         for e in parsed:
-            k = e.shared_kernel().kernel
-            if k and k not in shared:
-                shared[k] = _shared_kernel(inv, k)
+            kernel = e.shared_kernel().kernel
+            if kernel and kernel not in shared:
+                shared[kernel] = _shared_kernel(inv, kernel)
     frontier = FrontierIndex(inv).family(key) if state.state not in (NO_MPS, NATIVE) else None
     return FamilyDetails(key, state.state, state.why, tuple(rows), tuple(legacy.items()), tuple(shared.values()), frontier)
 

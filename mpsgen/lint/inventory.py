@@ -320,7 +320,7 @@ class Inventory:
             if "missing" in backends:
                 return FamilyState(name, UNKNOWN, entries, "MPS-only kernel not found in operations/*.mm")
             return FamilyState(name, UNKNOWN, entries, "cannot tell whether the MPS-only kernels run MPSGraph or Metal")
-        kinds = set()
+        kinds: set[str] = set()
         for e in shared:
             use = self.stub_use(e.mps_kernel or "")
             kinds.update(self.registration_backend(r) for r in use.registrations)

@@ -309,6 +309,7 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
     if result is None and facts.returns_bool_anyway:
         result = "bool"
     skip: set[str] = set()
+    groups: tuple[str, ...] | None
     if opts.dtypes is not None:
         groups, named = parse_user_dtypes(opts.dtypes)
         groups = _groups_for_named(groups, named, facts, entry, result, skip)

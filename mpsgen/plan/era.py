@@ -9,6 +9,7 @@ and BinaryKernel.mm's binary_mps_impl, and several c10::metal helpers (hypot, mu
 from __future__ import annotations
 
 import re
+from typing import Any, cast
 
 from mpsgen.errors import MpsgenError
 from mpsgen.generate import c10_shims
@@ -56,4 +57,4 @@ def _with_c10_stand_ins(spec: KernelSpec, checkout: Checkout, c10_code: str) -> 
                           hint="pass an --expr (or --complex-expr) that uses only what the checkout has, or "
                                "--drop-dtypes for the branch that needs it")
     redirected = {k: c10_shims.redirect(v, set(missing)) for k, v in bodies.items()}
-    return spec._replace(shims=tuple(missing), **redirected)
+    return spec._replace(shims=tuple(missing), **cast("dict[str, Any]", redirected))

@@ -199,6 +199,7 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     owner = stub.name.removesuffix("_stub")
     plan.kernel = plan.family
     if call is not None and call.extra_args and owner != plan.family:
+        assert impl is not None  # the call was found in it
         odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
         if odd:  # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's
             raise MpsgenError(
@@ -211,10 +212,12 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     if plan.kernel == plan.family and owner != plan.family and _kernel_registered(checkout, cs, owner):
         plan.kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
     if call is not None and call.diverts:
+        assert impl is not None
         plan.diverted = (call.diverts, f"{impl.kernel} at {impl.path}:{call.line}")
     operands = iterator_operands(sources, impl, entry.name) if impl else None
     plan.operands_at = f"{operands.path}:{operands.line}" if operands else ""
     if operands is not None and len(operands.names) > 1:
+        assert impl is not None  # operands are read from it
         _require_one_input_dtype(sources[impl.path], impl, operands.names)
     body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}
     declared = tuple(body["params"]) if body.get("params") else None
@@ -302,7 +305,7 @@ def _infer_stub(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[s
         # where (where.self) calls no stub, only where_self_out, which does: MPS shares both, and only
         # the stub's registration moves; a stubless overload with its own MPS kernel (pow.Scalar_out)
         # never gets here (_movable_overloads keeps it).
-        kernels = tuple(k for k in kernels if impls[k] is None or impls[k].stub_names)
+        kernels = tuple(k for k in kernels if (i := impls[k]) is None or i.stub_names)
     for kernel in kernels:
         impl = impls[kernel]
         wanted = override or (impl.stub_names[0] if impl and impl.stub_names else family)
@@ -327,6 +330,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     if not checkout.path(COMMON_MPS_REL).is_file() or not checkout.path(CMI_REL).is_file():
         plan.notes.append("common_mps.py or common_methods_invocations.py not found: test lists left alone")
         return
+    action: testlists.ComplexAction
     if "complex" in plan.dtypes:
         action = "add"
     elif opts.drop_complex or "complex64" in plan.dropped:

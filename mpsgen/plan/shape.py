@@ -18,7 +18,7 @@ means one row in SHAPES, its rendering in generate/render.py, and its tests.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.host_api import HostApi
@@ -124,7 +124,7 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> None:
     kind = _KIND[shape.inputs]
     what = f"a {kind} kernel with {len(shape.scalars)} scalar{'s' if len(shape.scalars) != 1 else ''}"
     needed = SHAPES.get((shape.inputs, shape.delivery))
-    where = dict(path=api.header, line=1)
+    where: dict[str, Any] = dict(path=api.header, line=1)
     if needed is None:
         raise MpsgenError(
             f"{stub.name} needs {what} ({', '.join(shape.scalar_names)}); no PyTorch host API passes several "

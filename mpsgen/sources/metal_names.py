@@ -273,6 +273,7 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
             continue
         args = split_top_level(text[m.end():close])
         if expands:
+            assert d is not None  # expands says so
             _scan(*_expand(d, args, frames_of(m.start(), macro)), file, depth + 1)
             pos = close
         elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
@@ -330,7 +331,7 @@ def _spells(raw: str, word: str, quoted: str | None) -> bool:
 def _concatenate(args: str) -> tuple[str, bool, str]:
     """The string a host_name(...) argument spells, whether every piece was a literal, and the
     first piece ("" when the argument opens with no literal)."""
-    out = []
+    out: list[str] = []
     rest = args.strip()
     while rest:
         m = _STRING.match(rest)
@@ -354,6 +355,7 @@ _TEMPLATE = re.compile(r"\btemplate\b")
 def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> tuple[list[str], _FramesAt]:
     """The body of *d* with its parameters replaced by *args*, called from *calls*: the text of each
     body line, and the frames of each (made when asked: most lines register nothing)."""
+    assert d.expansion is not None  # only a macro with parameters is expanded
     texts = d.expansion.expand(args)
 
     def frames_at(k: int, macro: str) -> tuple[_Frame, ...]:

@@ -116,10 +116,10 @@ def load_config(
 
 def _parse_toml(text: str, shown: str) -> dict:
     try:
-        import tomllib  # Python 3.11+
+        import tomllib  # type: ignore[import-not-found,unused-ignore]  # Python 3.11+
     except ModuleNotFoundError:  # pragma: no cover - Python 3.10
         try:
-            import tomli as tomllib  # type: ignore[no-redef]
+            import tomli as tomllib  # type: ignore[no-redef,unused-ignore]
         except ModuleNotFoundError:
             raise MpsgenError(
                 "reading [tool.mpsgen] needs tomllib (Python 3.11+) or the tomli package",

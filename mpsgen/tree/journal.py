@@ -102,7 +102,7 @@ class JournalFile:
 
 def _mode(value: object, rel: str) -> int | None:
     if value is None or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 0o7777):
-        return value  # type: ignore[return-value]
+        return value
     raise ValueError(f"mode of {rel} is {value!r}")
 
 

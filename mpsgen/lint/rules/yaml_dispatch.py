@@ -12,6 +12,7 @@ from mpsgen.sources.native_yaml.facts import family_key
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
+    from mpsgen.sources.native_yaml.facts import Entry
 
 
 @rule("MPS001", "split-family", WARNING,
@@ -47,7 +48,7 @@ def split_family(inv: "Inventory") -> Iterator[Finding]:
                   and (kernel := e.shared_kernel().kernel)]  # a duplicated key is reported by its own rule
         if not legacy:
             continue
-        shared_stub_users = {}
+        shared_stub_users: dict[str, Entry] = {}
         for e in entries:
             if e.mps_route == "shared" and e.mps_kernel:
                 stub = inv.stub_use(e.mps_kernel).stub

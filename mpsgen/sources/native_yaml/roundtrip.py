@@ -18,7 +18,7 @@ def _pytorch_yaml():
     yaml = YAML()  # round-trip mode, as tools/linter/adapters/nativefunctions_linter.py uses it
     yaml.preserve_quotes = True
     yaml.width = 1000
-    yaml.boolean_representation = ["False", "True"]
+    yaml.boolean_representation = ["False", "True"]  # type: ignore[attr-defined]
     return yaml
 
 
