@@ -150,7 +150,7 @@ def _shared_kernel(inv: Inventory, kernel: str) -> SharedKernel:
                                         f"{first.path}:{first.line}" if first else None, first.macro if first else None))
         regs.append(StubRegistration(f"{reg.path}:{reg.line}", reg.macro, reg.fn, inv.registration_backend(reg), tuple(metal)))
     return SharedKernel(kernel, f"{use.impl.path}:{use.impl.line}" if use.impl else None,
-                        use.impl.form if use.impl else None, use.stub,
+                        use.impl.shown_form if use.impl else None, use.stub,
                         tuple(use.impl.stub_names) if use.impl else (), tuple(regs))
 
 

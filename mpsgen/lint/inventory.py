@@ -309,7 +309,7 @@ class Inventory:
             return FamilyState(name, SPLIT, entries,
                                f"{len(shared)} entr{'y' if len(shared) == 1 else 'ies'} shared, {len(legacy)} on MPS-only kernels")
         if legacy:
-            backends = set()
+            backends: set[str] = set()  # a Backend, or "missing"
             for e in legacy:
                 defs = self.legacy_definitions(e.mps_kernel or "")
                 backends.update([d.impl.backend for d in defs] or ["missing"])

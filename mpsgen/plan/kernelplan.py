@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from mpsgen.errors import MpsgenError, context
+from mpsgen.errors import MpsgenError, Refusal, context
 from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.kernel_code import plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.legacy import callers_first, remove_legacy
@@ -89,7 +89,7 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
                 first = family.entries[0]
                 raise MpsgenError(
                     f"{family.name} has no MPS kernel to migrate", path=YAML_REL, line=first.line,
-                    hint=f"use `mpsgen new-op {family.name}` to give it a native one",
+                    hint=f"use `mpsgen new-op {family.name}` to give it a native one", kind=Refusal.NO_MPS_KERNEL,
                 )
             edit = nf.migrate_family(yaml_text, family.name, path=YAML_REL,
                                      shared_kernel=opts.shared_kernel, index=index, only=only)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 from mpsgen.tree.checkout import newline_of
-from mpsgen.errors import MpsgenError
+from mpsgen.errors import MpsgenError, Refusal
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists._source import Lines, has_lone_cr, insert_after_item, remove_item
 from mpsgen.sources.testlists.records import Change, TableEntry
@@ -161,6 +161,7 @@ def plan_common_mps(
             line=t.key_lines[t.keys.index(key)],
             hint="give --complex-expr to add a complex branch, or --drop-complex to accept the loss "
             f"(removes it from {COMPLEX_SET})",
+            kind=Refusal.LOSES_COMPLEX,
         )
     if complex_action == "add" and not complex_tables:
         raise MpsgenError(f"no {COMPLEX_SET} set found", path=path,
