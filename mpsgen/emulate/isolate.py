@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
 
 CHILD = Path(__file__).resolve().parent / "child.py"
 TIMEOUT_S = 60.0  # per call: the inputs take milliseconds; longer means the body never returns
@@ -167,7 +168,7 @@ class KernelRunner:
         if timed_out or code < 0:
             name = "timeout" if timed_out else _signal_name(-code)
             return KernelCrash(name, done)
-        last = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit status {code}"
+        last = plain_lines(stderr.strip())[-1] if stderr.strip() else f"exit status {code}"
         return MpsgenError(f"the kernel runner failed: {last}", path=CHILD)
 
     def _child_stderr(self) -> str:

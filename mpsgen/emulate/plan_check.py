@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:
     from mpsgen.emulate.compare import TryResult
@@ -123,7 +124,7 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
             continue
         except MpsgenError as err:
             if plan.reused_kernel:
-                first = err.message.splitlines()[0]
+                first = plain_lines(err.message)[0]
                 done.append(OpCheck(plan.family, "skipped", reason=(
                     f"upstream's {plan.kernel}_functor ({plan.reused_kernel}) does not build apart from its file: "
                     f"{first}")))

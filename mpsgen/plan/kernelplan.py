@@ -222,7 +222,7 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}
     declared = tuple(body["params"]) if body.get("params") else None
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
-                         schema_tensors=schema_tensors(entry.func), api=_host_api(checkout), declared_names=declared)
+                         schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared)
     if operands is not None and impl is not None:
         from mpsgen.plan.binding import bind
         from mpsgen.sources.iterator_operands import impl_parameters
@@ -252,17 +252,19 @@ def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
     return name in registered_kernel_names(index_metal(t, p) for p, t in texts.items())
 
 
-def _host_api(checkout: Checkout):
+def _host_api(cs: Changeset):
+    """The checkout's Metal host API (MetalShaderLibrary.h, c10/metal's macros, 2.7's binary_mps_impl),
+    read through the changeset like every other text a plan depends on."""
     from mpsgen.plan.kernel_code import c10_metal_macros
     from mpsgen.sources.host_api import LIBRARY_HEADER_REL, defines_binary_mps_impl, read_host_api
     from mpsgen.tree.checkout import OPERATIONS_REL
 
-    header = checkout.path(LIBRARY_HEADER_REL)
-    text = checkout.read_text(LIBRARY_HEADER_REL) if header.is_file() else None
-    api = read_host_api(text, c10_metal_macros(checkout) or frozenset())
+    checkout = cs.checkout
+    text = cs.current(LIBRARY_HEADER_REL) if checkout.path(LIBRARY_HEADER_REL).is_file() else None
+    api = read_host_api(text, c10_metal_macros(cs) or frozenset())
     binary_mm = f"{OPERATIONS_REL}/BinaryKernel.mm"
     if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
-        api = api._replace(binary_mps_impl=defines_binary_mps_impl(checkout.read_text(binary_mm)))
+        api = api._replace(binary_mps_impl=defines_binary_mps_impl(cs.current(binary_mm)))
     return api
 
 

@@ -30,6 +30,11 @@ def planned_texts(cs: Changeset, paths: list[Path], checkout: Checkout) -> dict[
     return {cs.rel(p): cs.current(p) for p in paths}
 
 
+def c10_metal_texts(cs: Changeset) -> dict[str, str]:
+    """{path: planned text} of the checkout's c10/metal headers (none in a trimmed checkout)."""
+    return planned_texts(cs, folder_files(cs, "c10_metal_headers"), cs.checkout)
+
+
 def original_texts(cs: Changeset, paths: list[Path]) -> dict[str, str]:
     """{checkout-relative path: text as read} for existing files."""
     return {cs.rel(p): cs.original(p) for p in paths}

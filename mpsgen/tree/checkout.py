@@ -130,6 +130,9 @@ class Checkout:
         mps = self.root / "aten/src/ATen/native/mps"
         return sorted([*mps.glob("*.mm"), *mps.glob("*.cpp"), *self.operations_dir.glob("*.cpp")])
 
+    def c10_metal_headers(self) -> list[Path]:
+        return sorted((self.root / "c10/metal").glob("*.h"))
+
     def native_headers(self) -> list[Path]:
         return sorted(self.native_dir.glob("*.h"))
 
