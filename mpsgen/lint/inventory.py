@@ -26,6 +26,7 @@ from mpsgen.sources.shared_impl import SharedImpl
 from mpsgen.tree.factcache import FactCache
 
 if TYPE_CHECKING:
+    from mpsgen.lint.frontier import FrontierIndex
     from mpsgen.sources.native_yaml.index import NativeIndex
     from mpsgen.sources.stubs import StubDecl
 
@@ -289,6 +290,13 @@ class Inventory:
         use = self._stub_uses[kernel] = StubUse(kernel, impl, stub, regs)
         return use
 
+    @cached_property
+    def frontier(self) -> "FrontierIndex":
+        """The migration frontier's questions (a hint proposes `migrate` only for a candidate)."""
+        from mpsgen.lint.frontier import FrontierIndex
+
+        return FrontierIndex(self)
+
     def registration_backend(self, reg: host.Registration) -> str:
         """"mpsgraph" for REGISTER_MPS_UNARY_STUB or a registered function whose body runs MPSGraph."""
         return host.registration_backend(reg, self.definitions.get(reg.fn, ()))
@@ -348,11 +356,15 @@ class Inventory:
         OpInfo names and variant_test_names are among them.  A text scan of the 1.4 MB file takes
         ~20 ms where parsing each OpInfo call takes over a second (testlists.stale_keys).
         """
-        c = self.checkout
-        if not c.cmi_path.is_file():
+        if not self.checkout.cmi_path.is_file():
             return None
-        files = self._rels([c.cmi_path, *c.opinfo_definition_files()])
-        return frozenset().union(*self._per_file("quoted-strings", files, file_facts.quoted_names).values())
+        return frozenset().union(*self._per_file("quoted-strings", self.opinfo_files, file_facts.quoted_names).values())
+
+    @cached_property
+    def opinfo_files(self) -> dict[str, Path]:
+        """common_methods_invocations.py and opinfo/definitions/*.py (where OpInfos are declared)."""
+        c = self.checkout
+        return self._rels([c.cmi_path, *c.opinfo_definition_files()]) if c.cmi_path.is_file() else {}
 
 
 def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:

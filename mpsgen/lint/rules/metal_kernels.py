@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from mpsgen.lint.finding import Finding
+from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ def host_kernel_unregistered(inv: "Inventory") -> Iterator[Finding]:
                 col=call.col,
                 hint=f"add a {call.kernel}_functor and its REGISTER_* lines to kernels/{stems[0]}.metal, "
                 "or fix the name",
+                rests_on=_metal_files_first(inv, stems),  # names are global: any .metal could register it
             )
 
 
@@ -69,6 +70,7 @@ def functor_unregistered(inv: "Inventory") -> Iterator[Finding]:
                 ix.path, f.line,
                 f"{f.name}_functor is never registered, so no kernel is built from it",
                 hint=f"add REGISTER_*_OP({f.name}, ...) lines for it, or delete it",
+                rests_on=inv.metal_files,  # a registration or use in another .metal would do
             )
 
 
@@ -98,4 +100,11 @@ def kernel_stem_mismatch(inv: "Inventory") -> Iterator[Finding]:
                 f"kernel '{call.kernel}' is registered in {Path(first.path).name} but run from {mm}:{call.line}, "
                 f"whose JIT-shader build only sees {', '.join(s + '.metal' for s in stems)}",
                 hint=f"move {call.kernel}_functor and its registrations to kernels/{stems[0]}.metal",
+                rests_on=bases([Basis(mm, call.line)], _metal_files_first(inv, stems)),
             )
+
+
+def _metal_files_first(inv: "Inventory", stems: tuple[str, ...]) -> tuple[Basis, ...]:
+    """Every kernels/*.metal, those of *stems* (where the registration belongs) first."""
+    own = [p for p in inv.metal_files if Path(p).stem in stems]
+    return bases(own, inv.metal_files)

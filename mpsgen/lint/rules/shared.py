@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from mpsgen.sources.native_yaml.facts import DispatchLine, Entry, family_key
+
+if TYPE_CHECKING:
+    from mpsgen.lint.inventory import Inventory
 
 
 def bare(kernel: str) -> str:
@@ -32,3 +35,11 @@ def families(entries: Iterable[Entry]) -> dict[str, list[Entry]]:
     for e in entries:
         groups.setdefault(family_key(e.base), []).append(e)
     return groups
+
+
+def migrate_hint(inv: "Inventory", family: str, what_migrate_does: str, by_hand: str) -> str:
+    """"run `mpsgen migrate FAMILY` ..." when the frontier calls the family a candidate (so migrate
+    would take it on), else what to do by hand."""
+    if inv.frontier.family(family).candidate:
+        return f"run `mpsgen migrate {family}` {what_migrate_does}"
+    return by_hand
