@@ -43,7 +43,9 @@ def registrations(rel: str, text: str) -> tuple[host.Registration, ...]:
 def host_calls(rel: str, text: str) -> tuple[tuple[host.KernelCall, ...] | None, tuple[str, ...]]:
     """(kernel names passed to the bundled metallib, None for a file with inline shaders;
     the `<X>_metallib.h` stems it includes)."""
-    calls = tuple(host.host_kernel_calls(text, rel)) if uses_bundled_library(text) else None
+    from mpsgen.lint.host_calls import kernel_calls
+
+    calls = tuple(kernel_calls(text, rel)) if uses_bundled_library(text) else None
     return calls, tuple(dict.fromkeys(_METALLIB.findall(text)))
 
 
