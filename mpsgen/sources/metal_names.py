@@ -228,7 +228,7 @@ def registered_input_types(text: str, path: str, name: str, *, alpha: bool) -> s
     .metal text, file-local macros expanded (REGISTER_ROUNDING_OPS(float) registers ceil for float):
     of the alpha forms (REGISTER_*_ALPHA_OP, whose host names end in the alpha's type) or of the others."""
     return {args[2] for args in registrations_of(text, path, name)
-            if len(args) > 3 and ("_ALPHA_" in args[0]) == alpha}
+            if len(args) > 2 and ("_ALPHA_" in args[0]) == alpha}
 
 
 def registrations_of(text: str, path: str, name: str) -> list[tuple[str, ...]]:
@@ -273,6 +273,10 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
             continue
         args = split_top_level(text[m.end():close])
         if expands:
+            if registrations is not None and macro.startswith(_HEADER_PREFIX) and _instantiates(d):
+                # A file's own REGISTER_*(NAME, DTYPE) writing host_name instances (2.7's
+                # REGISTER_BINARY_INDEXING_OP) registers NAME for DTYPE like a header's macro.
+                registrations.append((macro, *(a.strip() for a in args)))
             _scan(*_expand(d, args, frames_of(m.start(), macro)), file, depth + 1)
             pos = close
         elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
@@ -292,6 +296,11 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
             if m.group(0).endswith("<") or _is_template(plain, m.start()):
                 continue  # a template: only its host_name instantiations are in the library
             add(m.group(1), m.start(), "kernel", False, m.group(1))
+
+
+def _instantiates(d: _Define) -> bool:
+    """Whether the body of macro *d* writes host_name instantiations itself."""
+    return any("host_name" in t for _, t in d.body)
 
 
 def _close(plain: str, open_pos: int) -> int | None:
