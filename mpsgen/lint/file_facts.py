@@ -98,6 +98,7 @@ class TableKey(NamedTuple):
 def table_keys(rel: str, text: str) -> tuple[TableKey, ...]:
     from mpsgen.sources.testlists.commonmps import entries
 
+    python_syntax_ok(rel, text)
     return tuple(TableKey(e.key, e.table, e.line) for e in entries(text, path=rel))
 
 
@@ -111,3 +112,15 @@ def could_be_opinfo_key(key: str, strings: frozenset[str]) -> bool:
     if key in strings:
         return True
     return any(key[:k] in strings and key[k:] in strings for k in range(1, len(key)))
+
+
+def python_syntax_ok(rel: str, text: str) -> None:
+    """Raise MpsgenError (file:line and Python's reason) when *text* does not compile (a test list
+    that does not parse would otherwise read as one with no entries)."""
+    try:
+        compile(text, rel, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        from mpsgen.errors import MpsgenError
+
+        raise MpsgenError(f"does not parse as Python: {e.msg}", path=rel, line=e.lineno or 1,
+                          hint="fix the syntax error") from None

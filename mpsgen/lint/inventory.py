@@ -123,8 +123,10 @@ class Inventory:
     @cached_property
     def _yaml(self) -> YamlFacts:
         def compute(rel: str, text: str) -> YamlFacts:
+            from mpsgen.lint.yaml_check import check_yaml_syntax
             from mpsgen.sources.native_yaml.index import index_text
 
+            check_yaml_syntax(text, rel)  # a yaml that does not parse is an input error (exit 2), not "no findings"
             self.__dict__["index"] = index = index_text(text, rel)
             return yaml_facts(index)
 
