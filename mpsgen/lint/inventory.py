@@ -26,7 +26,6 @@ from mpsgen.sources.shared_impl import SharedImpl
 from mpsgen.tree.factcache import FactCache
 
 if TYPE_CHECKING:
-    from mpsgen.lint.frontier import FrontierIndex
     from mpsgen.sources.native_yaml.index import NativeIndex
     from mpsgen.sources.stubs import StubDecl
 
@@ -292,13 +291,6 @@ class Inventory:
         use = self._stub_uses[kernel] = StubUse(kernel, impl, stub, regs)
         return use
 
-    @cached_property
-    def frontier(self) -> "FrontierIndex":
-        """The migration frontier's questions (a hint proposes `migrate` only for a candidate)."""
-        from mpsgen.lint.frontier import FrontierIndex
-
-        return FrontierIndex(self)
-
     def registration_backend(self, reg: host.Registration) -> str:
         """"mpsgraph" for REGISTER_MPS_UNARY_STUB or a registered function whose body runs MPSGraph."""
         return host.registration_backend(reg, self.definitions.get(reg.fn, ()))
@@ -330,7 +322,7 @@ class Inventory:
             if "missing" in backends:
                 return FamilyState(name, UNKNOWN, entries, "MPS-only kernel not found in operations/*.mm")
             return FamilyState(name, UNKNOWN, entries, "cannot tell whether the MPS-only kernels run MPSGraph or Metal")
-        kinds = set()
+        kinds: set[str] = set()
         for e in shared:
             use = self.stub_use(e.mps_kernel or "")
             kinds.update(self.registration_backend(r) for r in use.registrations)

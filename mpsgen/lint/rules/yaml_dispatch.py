@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterator
 from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
 from mpsgen.lint.rules.shared import bare, families, kernel_col, migrate_hint, mps_col
-from mpsgen.sources.native_yaml.facts import family_key
+from mpsgen.sources.native_yaml.facts import Entry, family_key
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
@@ -47,7 +47,7 @@ def split_family(inv: "Inventory") -> Iterator[Finding]:
                   and (kernel := e.shared_kernel().kernel)]  # a duplicated key is reported by its own rule
         if not legacy:
             continue
-        shared_stub_users = {}
+        shared_stub_users: dict[str, Entry] = {}
         for e in entries:
             if e.mps_route == "shared" and e.mps_kernel:
                 stub = inv.stub_use(e.mps_kernel).stub
