@@ -74,6 +74,21 @@ def delete_lines(pattern: str) -> Callable[[str], str]:
     return edit
 
 
+def delete_statement(start: str) -> Callable[[str], str]:
+    """Delete the statement whose first line matches *start*, through the line holding its `);`."""
+    rx = re.compile(start)
+
+    def edit(text: str) -> str:
+        lines = text.split("\n")
+        first = next((k for k, ln in enumerate(lines) if rx.search(ln)), None)
+        if first is None:
+            raise SystemExit(f"fault setup: no line matches {start!r}")
+        last = next(k for k in range(first, len(lines)) if ");" in lines[k])
+        return "\n".join(lines[:first] + lines[last + 1:])
+
+    return edit
+
+
 def rename_first_mps_kernel(text: str) -> str:
     """A yaml `MPS: x_mps` line now names `x_mps_missing`, which nothing defines."""
     m = re.search(r"^([ \t]+MPS:[ \t]+)(\w+_mps\w*)[ \t]*$", text, re.M)
@@ -113,6 +128,9 @@ def faults_for(tree: Path) -> list[Fault]:
     if "REGISTER_BINARY_INDEXING_OP(fmax," in binary_metal:  # 2.6-2.7: binary_mps_impl(iter, "fmax")
         faults.append(Fault("every registration of a kernel the host runs deleted (fmax)", f"{KERNELS}/BinaryKernel.metal",
                             delete_lines(r"REGISTER_BINARY_INDEXING_OP\(fmax,"), "MPS007"))
+        # 2.7's unary kernels are templates instantiated by host_name inside INSTANTIATE_UNARY_KERNELS2
+        faults.append(Fault("every registration of a kernel the host runs deleted (exp, host_name)",
+                            f"{KERNELS}/UnaryKernel.metal", delete_statement(r'host_name\("exp_" #'), "MPS007"))
     else:  # 2026: REGISTER_UNARY_TI_DISPATCH(neg) runs exec_unary_kernel(iter, #NAME)
         faults.append(Fault("every registration of a kernel the host runs deleted (neg)", f"{KERNELS}/UnaryKernel.metal",
                             delete_lines(r"REGISTER_\w+\(neg,"), "MPS007"))
