@@ -44,12 +44,20 @@ def filter_to_paths(
     root = Path(root).resolve()
     base = (cwd or Path.cwd()).resolve()
     wanted = {_absolute(p, base) for p in paths}
+    named: dict[str, bool] = {}  # per distinct path (a finding rests on up to ~100 files, many findings on the same)
+
+    def is_named(path: str) -> bool:
+        hit = named.get(path)
+        if hit is None:
+            hit = named[path] = _absolute(path, root) in wanted
+        return hit
+
     kept = []
     for f in findings:
-        if _absolute(f.path, root) in wanted:
+        if is_named(f.path):
             kept.append(f)
             continue
-        via = next((b for b in f.rests_on if _absolute(b.path, root) in wanted), None)
+        via = next((b for b in f.rests_on if is_named(b.path)), None)
         if via is not None:
             kept.append(replace(f, via=via))
     return kept
