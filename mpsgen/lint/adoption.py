@@ -66,17 +66,16 @@ def unsuppressed(findings: list[Finding], read: Callable[[str], str]) -> list[Fi
 def _silenced(f: Finding, lines: list[str]) -> bool:
     from mpsgen.lint import rules
 
+    names = {r.code: r.name for r in rules.all_rules()}
     for k in (f.line - 1, f.line - 2):
-        if 0 <= k < len(lines):
-            m = _SUPPRESSION.search(lines[k])
-            if m is None:
-                continue
-            if m.group(1) is None:
-                return True
-            wanted = {w.strip() for w in m.group(1).split(",") if w.strip()}
-            known = rules.get(f.code) if f.code in {r.code for r in rules.all_rules()} else None
-            if f.code in {w.upper() for w in wanted} or (known is not None and known.name in wanted):
-                return True
+        m = _SUPPRESSION.search(lines[k]) if 0 <= k < len(lines) else None
+        if m is None:
+            continue
+        if m.group(1) is None:
+            return True
+        wanted = {w.strip() for w in m.group(1).split(",")}
+        if f.code in {w.upper() for w in wanted} or names.get(f.code) in wanted:
+            return True
     return False
 
 
