@@ -134,6 +134,8 @@ def faults_for(tree: Path) -> list[Fault]:
     else:  # 2026: REGISTER_UNARY_TI_DISPATCH(neg) runs exec_unary_kernel(iter, #NAME)
         faults.append(Fault("every registration of a kernel the host runs deleted (neg)", f"{KERNELS}/UnaryKernel.metal",
                             delete_lines(r"REGISTER_\w+\(neg,"), "MPS007"))
+        faults.append(Fault("the top-level REGISTER_UNARY_OP(neg, …) lines deleted (float2/half2 left)",
+                            f"{KERNELS}/UnaryKernel.metal", delete_lines(r"^REGISTER_UNARY_OP\(neg,"), "MPS007"))
     faults += [
         Fault("yaml MPS line naming a missing function", YAML, rename_first_mps_kernel, "MPS003"),
         Fault("MPSGraph TORCH_IMPL_FUNC deleted while the yaml names it", impl_file, impl_edit, "MPS003"),

@@ -80,6 +80,19 @@ def test_deleted_unary_ti_dispatch_is_reported_for_the_mm(tree: Path, monkeypatc
     assert r.exit_code == 1 and " MPS005 expm1.out shares expm1_out" in r.output
 
 
+def test_kernel_left_with_only_complex_registrations_is_an_error(tree: Path, monkeypatch):
+    # The 2026 case: REGISTER_UNARY_TI_DISPATCH(expm1) runs exec_unary_kernel(iter, #NAME) for every
+    # dtype, and only the float2/half2 lines of INSTANTIATE_UNARY_KERNELS_VEC2 are left.
+    edit(tree, f"{KERNELS}/UnaryKernel.metal", "  REGISTER_UNARY_OP(exp, DTYPE1, DTYPE0);          \\\n"
+         "  REGISTER_UNARY_OP(expm1, DTYPE1, DTYPE0)\n", "  REGISTER_UNARY_OP(exp, DTYPE1, DTYPE0)\n")
+    monkeypatch.chdir(tree)
+    r = check(tree, f"{KERNELS}/UnaryKernel.metal")
+    assert r.exit_code == 1, r.output
+    assert f"{OPS}/UnaryKernel.mm:{line_of(tree, f'{OPS}/UnaryKernel.mm', 'REGISTER_UNARY_TI_DISPATCH(expm1)')}:" in r.output
+    assert "kernel 'expm1' is run here but kernels/*.metal register it only for float2, half2 (complex) inputs" in r.output
+    assert " MPS007 kernel 'exp' " not in r.output  # exp keeps its real registrations
+
+
 def test_stub_hint_says_what_to_do_by_hand_for_a_non_candidate(tree: Path):
     edit(tree, f"{OPS}/BinaryKernel.mm", "REGISTER_DISPATCH(hypot_stub, &hypot_mps_kernel)\n", "")
     out = check(tree).output

@@ -5,12 +5,15 @@ the values, so they are tuples, frozensets, dicts and the readers' frozen record
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.scan.definitions import is_word_char
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
 from mpsgen.sources.index import identifiers_containing, index_of
+
+if TYPE_CHECKING:
+    from mpsgen.sources.metal_names import MetalName
 
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
 # `\b[A-Z][A-Z0-9_]+\(...`, with the word-start test after the first letter: a pattern that opens with a
@@ -61,10 +64,17 @@ def metal_index(rel: str, text: str):  # -> metal_index.MetalIndex
     return index_metal(text, rel)
 
 
-def metal_names(rel: str, text: str):  # -> list[metal_names.MetalName]
-    from mpsgen.sources.metal_names import names_in
+def metal_names(rel: str, text: str) -> tuple[list[MetalName], dict[str, frozenset[str]]]:
+    """The kernel names the file registers, and {name: the input dtypes its REGISTER_* lines
+    register} (the second macro argument), from one scan."""
+    from mpsgen.sources.metal_names import names_and_registrations
 
-    return names_in(text, rel)
+    names, registrations = names_and_registrations(text, rel)
+    dtypes: dict[str, set[str]] = {}
+    for args in registrations:
+        if len(args) > 2:
+            dtypes.setdefault(args[1], set()).add(args[2])
+    return names, {name: frozenset(d) for name, d in dtypes.items()}
 
 
 def functor_uses(rel: str, text: str) -> dict[str, int]:

@@ -26,6 +26,7 @@ from mpsgen.sources.shared_impl import SharedImpl
 from mpsgen.tree.factcache import FactCache
 
 if TYPE_CHECKING:
+    from mpsgen.sources.metal_names import MetalName
     from mpsgen.sources.native_yaml.index import NativeIndex
     from mpsgen.sources.stubs import StubDecl
 
@@ -215,8 +216,20 @@ class Inventory:
         """Kernel names the .metal files register, in every layout (template host_name kernels too)."""
         from mpsgen.sources.metal_names import MetalNames
 
-        per_file = self._per_file("metal-names", self.metal_files, file_facts.metal_names)
-        return MetalNames(n for names in per_file.values() for n in names)
+        return MetalNames(n for names, _ in self._metal_facts.values() for n in names)
+
+    @cached_property
+    def _metal_facts(self) -> dict[str, tuple[list["MetalName"], dict[str, frozenset[str]]]]:
+        return self._per_file("metal-names", self.metal_files, file_facts.metal_names)
+
+    @cached_property
+    def registered_dtypes(self) -> dict[str, frozenset[str]]:
+        """{kernel name: the input dtypes the .metal files' REGISTER_* lines register for it}."""
+        result: dict[str, frozenset[str]] = {}
+        for _, per_name in self._metal_facts.values():
+            for name, dtypes in per_name.items():
+                result[name] = result.get(name, frozenset()) | dtypes
+        return result
 
     @cached_property
     def functor_uses(self) -> dict[str, int]:

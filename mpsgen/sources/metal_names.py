@@ -127,9 +127,15 @@ def index_names(texts: Mapping[str, str]) -> MetalNames:
 
 def names_in(text: str, path: str) -> list[MetalName]:
     """The names one .metal text registers, in order, one per (name, line)."""
+    return names_and_registrations(text, path)[0]
+
+
+def names_and_registrations(text: str, path: str) -> tuple[list[MetalName], list[tuple[str, ...]]]:
+    """names_in() and all_registrations() of one text, from one scan."""
     found: dict[tuple[str, int], MetalName] = {}
-    _scan_text(text, path, found)
-    return sorted(found.values(), key=lambda n: (n.line, n.name))
+    registrations: list[tuple[str, ...]] = []
+    _scan_text(text, path, found, registrations)
+    return sorted(found.values(), key=lambda n: (n.line, n.name)), [a for a in registrations if len(a) > 1]
 
 
 # -- scanning --------------------------------------------------------------------------------
@@ -234,9 +240,15 @@ def registered_input_types(text: str, path: str, name: str, *, alpha: bool) -> s
 def registrations_of(text: str, path: str, name: str) -> list[tuple[str, ...]]:
     """(macro, name, arguments...) of every REGISTER_* registration of kernel *name* in one .metal
     text, file-local macros expanded: REGISTER_UNARY_ALPHA_OP(nan_to_num, half, NanToNumParams_float, half)."""
+    return [args for args in all_registrations(text, path) if args[1] == name]
+
+
+def all_registrations(text: str, path: str) -> list[tuple[str, ...]]:
+    """(macro, name, arguments...) of every REGISTER_* registration in one .metal text, file-local
+    macros expanded, in file order."""
     registrations: list[tuple[str, ...]] = []
     _scan_text(text, path, {}, registrations)
-    return [args for args in registrations if args[1] == name]
+    return [args for args in registrations if len(args) > 1]
 
 
 def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> None:
