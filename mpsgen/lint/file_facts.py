@@ -13,6 +13,7 @@ from mpsgen.sources.host import Definition
 from mpsgen.sources.index import identifiers_containing, index_of
 
 if TYPE_CHECKING:
+    from mpsgen.sources.metal_index import MetalIndex
     from mpsgen.sources.metal_names import MetalName
 
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
@@ -58,7 +59,7 @@ def uses_bundled_library(text: str) -> bool:
 
 
 # -- kernels/*.metal ---------------------------------------------------------------------------
-def metal_index(rel: str, text: str):  # -> metal_index.MetalIndex
+def metal_index(rel: str, text: str) -> MetalIndex:
     from mpsgen.sources.metal_index import index_metal
 
     return index_metal(text, rel)

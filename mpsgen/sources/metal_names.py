@@ -284,7 +284,7 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
         if close is None:
             continue
         args = split_top_level(text[m.end():close])
-        if expands:
+        if expands and d is not None:
             if registrations is not None and macro.startswith(_HEADER_PREFIX) and _instantiates(d):
                 # A file's own REGISTER_*(NAME, DTYPE) writing host_name instances (2.7's
                 # REGISTER_BINARY_INDEXING_OP) registers NAME for DTYPE like a header's macro.
@@ -351,7 +351,7 @@ def _spells(raw: str, word: str, quoted: str | None) -> bool:
 def _concatenate(args: str) -> tuple[str, bool, str]:
     """The string a host_name(...) argument spells, whether every piece was a literal, and the
     first piece ("" when the argument opens with no literal)."""
-    out = []
+    out: list[str] = []
     rest = args.strip()
     while rest:
         m = _STRING.match(rest)
@@ -375,6 +375,7 @@ _TEMPLATE = re.compile(r"\btemplate\b")
 def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> tuple[list[str], _FramesAt]:
     """The body of *d* with its parameters replaced by *args*, called from *calls*: the text of each
     body line, and the frames of each (made when asked: most lines register nothing)."""
+    assert d.expansion is not None  # only function-like macros are expanded
     texts = d.expansion.expand(args)
 
     def frames_at(k: int, macro: str) -> tuple[_Frame, ...]:
