@@ -296,8 +296,6 @@ KNOWN_IO: dict[str, str] = {
 KNOWN_SPLITLINES: dict[str, str] = {
     "mpsgen/generate/clang_format.py": "issue 32 reworks it",
     "mpsgen/batch/branches.py": "git's output; issue 32 reworks it",
-    "mpsgen/commands/check.py": "the @PATHSFILE list; issue 29 reworks it",
-    "mpsgen/lint/rules/yaml_dispatch.py": "issue 29 reworks it",
 }
 
 

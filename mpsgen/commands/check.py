@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from mpsgen.tree.checkout import Checkout, read_text_file
+from mpsgen.scan.lines import plain_lines
 
 
 def expand_path_args(paths: tuple[str, ...] | list[str]) -> list[str]:
@@ -13,7 +14,7 @@ def expand_path_args(paths: tuple[str, ...] | list[str]) -> list[str]:
     out: list[str] = []
     for p in paths:
         if p.startswith("@") and len(p) > 1:
-            out += [ln.strip() for ln in read_text_file(Path(p[1:])).splitlines() if ln.strip()]
+            out += [ln.strip() for ln in plain_lines(read_text_file(Path(p[1:]))) if ln.strip()]
         else:
             out.append(p)
     return out

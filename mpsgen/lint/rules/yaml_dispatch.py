@@ -9,6 +9,7 @@ from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
 from mpsgen.lint.rules.shared import bare, families, kernel_col, migrate_hint, mps_col
 from mpsgen.sources.native_yaml.facts import Entry, family_key
+from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
@@ -90,7 +91,7 @@ def _mps_kernel_calls(inv: "Inventory", kernel: str, stub: str) -> bool:
     word = re.compile(r"\b" + re.escape(stub) + r"\b")
     for d in inv.legacy_definitions(kernel):
         text = inv.checkout.read_text(d.impl.path)
-        body = "\n".join(text.splitlines()[d.impl.line - 1 : d.impl.end_line])
+        body = "\n".join(plain_lines(text)[d.impl.line - 1 : d.impl.end_line])
         if word.search(body):
             return True
     return False
