@@ -80,12 +80,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         r.registrations = registrations
         if metal.check_kernel_name(indexes, spec.name, functor) == "new":
             new_metal = _metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations, checkout)
-            if new_metal != metal_texts[metal_rel]:
-                from mpsgen.generate.clang_format import format_inserted
-
-                new_metal, note = format_inserted(metal_texts[metal_rel], new_metal, checkout.path(metal_rel),
-                                                  checkout.root)
-                plan.notes += [note] if note else []
+            if new_metal != metal_texts[metal_rel]:  # laid out by clang-format with the rest (kernelplan)
                 cs.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
                 plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
         else:

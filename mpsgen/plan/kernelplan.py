@@ -59,6 +59,9 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
     cs = changeset if changeset is not None else Changeset(checkout)
     before = cs.snapshot()
     plan = _plan_on(command, checkout, opts, cs)
+    from mpsgen.generate.clang_format import format_written
+
+    plan.notes += format_written(cs, before)  # every .metal/.mm/.h line written, as lintrunner lays it out
     plan.files = cs.changed_since(before)
     if not plan.files and not plan.nothing_to_do:
         plan.nothing_to_do = f"{plan.family} is already on a native Metal kernel"
