@@ -21,7 +21,7 @@ from mpsgen.sources import host
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.sources import stubs
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import COMMON_MPS_REL, CMI_REL, YAML_REL, Checkout
+from mpsgen.tree.checkout import CMI_REL, YAML_REL, Checkout
 
 
 # Which torch dtypes each --dtypes family makes work (for narrowing xfail lists).
@@ -327,8 +327,11 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     from mpsgen.sources import testlists
 
     cs = plan.changeset
-    if not checkout.path(COMMON_MPS_REL).is_file() or not checkout.path(CMI_REL).is_file():
-        plan.notes.append("common_mps.py or common_methods_invocations.py not found: test lists left alone")
+    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    missing = [name for name, there in (("common_mps.py (or test/test_mps.py)", lists_rel is not None),
+                                        ("common_methods_invocations.py", checkout.path(CMI_REL).is_file())) if not there]
+    if missing:
+        plan.notes.append(f"{' and '.join(missing)} not found: test lists left alone")
         return
     if "complex" in plan.dtypes:
         action = "add"
@@ -339,7 +342,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     definitions = planned_texts(cs, folder_files(cs, "opinfo_definition_files"), checkout)
     result = testlists.plan_test_lists(
         plan.family,
-        common_mps_text=cs.current(COMMON_MPS_REL),
+        common_mps_text=cs.current(lists_rel),
         cmi_text=cs.current(CMI_REL),
         definitions=definitions,
         supported_dtypes=[d for d in _supported_dtypes(plan.dtypes) if d not in plan.dropped],
@@ -347,7 +350,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         # An op with no MPS kernel fails every MPS test ("not currently implemented for the MPS device"),
         # so new-op's kernel makes each MPS xfail of its OpInfo pass, not only TestConsistency's.
         tests=None if plan.command == "new-op" else testlists.DEFAULT_TESTS,
-        common_mps_path=COMMON_MPS_REL,
+        common_mps_path=lists_rel,
         cmi_path=CMI_REL,
     )
     if not result.refs:

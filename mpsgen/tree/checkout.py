@@ -103,6 +103,14 @@ class Checkout:
     def common_mps_path(self) -> Path:
         return self.root / COMMON_MPS_REL
 
+    def test_lists_rel(self) -> str | None:
+        """The file holding the MPS test lists (mps_ops_modifier's xfail/skip tables): common_mps.py, or
+        test/test_mps.py in PyTorch 2.7 and before, which has no common_mps.py; None when neither exists."""
+        for rel in (COMMON_MPS_REL, TEST_MPS_REL):
+            if (self.root / rel).is_file():
+                return rel
+        return None
+
     @property
     def cmi_path(self) -> Path:
         return self.root / CMI_REL

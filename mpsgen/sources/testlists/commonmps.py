@@ -1,8 +1,12 @@
-"""common_mps.py: the op's keys in the xfail/skip tables, and SUPPORTED_COMPLEX_OPS.
+"""The MPS test lists: the op's keys in the xfail/skip tables, and SUPPORTED_COMPLEX_OPS.
 
-The file is never imported (most of it exists only on macOS).  Tables are found by shape: a dict or
-set literal of string keys assigned to an UPPERCASE name, anywhere in the file.  `SUPPORTED_*` sets
-list what works; every other such table lists what fails or is skipped.
+They live in torch/testing/_internal/common_mps.py, or, in PyTorch 2.7 and before, in test/test_mps.py
+(`Checkout.test_lists_rel` says which); both hold them in the same functions, mps_ops_modifier,
+mps_ops_grad_modifier and mps_ops_error_inputs_modifier.  The file is never imported (most of it exists
+only on macOS).  Tables are found by shape: a dict or set literal of string keys assigned to an
+UPPERCASE name inside one of those functions (test_mps.py's module-level *_LOW_PRECISION_LIST sets are
+tolerances, not test lists), or anywhere in a text that has none of them.  `SUPPORTED_*` sets list what works; every other table lists what fails
+or is skipped.
 """
 
 from __future__ import annotations
@@ -50,10 +54,42 @@ def _tables(text: str, path: str) -> list[_Table]:
     return list(_parsed_tables(text, path))
 
 
+# The functions that hold the test lists, in common_mps.py and in 2.7's test_mps.py.
+_MODIFIER = re.compile(r"^mps_ops\w*_modifier$")
+_MODIFIER_DEF = re.compile(r"^([ \t]*)def mps_ops\w*_modifier\(", re.M)
+
+
+def _modifiers_tree(text: str, path: str) -> ast.Module:
+    """The tree of the lines that hold the modifier functions, at their own line numbers and columns
+    (test_mps.py is 13,000 lines, and its lists are in the first thousand: a parse of the whole file
+    costs ~0.3 s); the whole file when that region does not parse on its own."""
+    defs = list(_MODIFIER_DEF.finditer(text))
+    if not defs:
+        return parse_file(text, path)
+    indent = defs[0].group(1)
+    first = text.count("\n", 0, defs[0].start())  # 0-based line of the first def
+    # The region ends at the first line after the last def that is code and not indented under it.
+    outdented = re.compile(r"^(?![ \t]*(?:#|$))(?!" + re.escape(indent) + r"[ \t])", re.M)
+    after = text.find("\n", defs[-1].end())
+    m = outdented.search(text, after + 1) if after >= 0 else None
+    end = m.start() if m else len(text)
+    region = text[defs[0].start():end]
+    # An indented region (functions inside `if ...:` or a class) parses under an `if 1:` in the line before.
+    head = "\n" * (first - 1) + "if 1:\n" if indent and first > 0 else "\n" * first
+    try:
+        return ast.parse(head + region)
+    except SyntaxError:
+        return parse_file(text, path)
+
+
 @functools.lru_cache(maxsize=4)
 def _parsed_tables(text: str, path: str) -> tuple[_Table, ...]:
-    # Remembered per text: migrate reads the same common_mps.py for its dtype facts and its test lists.
-    tree = parse_file(text, path)
+    # Remembered per text: migrate reads the same file for its dtype facts and its test lists.
+    if has_lone_cr(text):
+        parse_file(text, path)  # the one-line refusal
+    tree = _modifiers_tree(text, path)
+    # A file with modifier functions keeps its lists in them; a snippet without any, anywhere.
+    anywhere = _MODIFIER_DEF.search(text) is None
     lines = Lines(text)
     found: list[_Table] = []
 
@@ -63,7 +99,7 @@ def _parsed_tables(text: str, path: str) -> tuple[_Table, ...]:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 visit(stmt.body, stmt.name)
                 continue
-            table = _as_table(stmt, function, lines)
+            table = _as_table(stmt, function, lines) if anywhere or _MODIFIER.match(function) else None
             if table is not None:
                 found.append(table)
             for field in ("body", "orelse", "finalbody", "handlers", "cases"):
