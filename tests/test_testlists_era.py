@@ -129,7 +129,10 @@ def test_common_mps_py_wins_when_both_files_exist(tmp_path: Path):
     (tmp_path / YAML_REL).write_text("")
     checkout = Checkout(tmp_path)
     assert checkout.test_lists_rel() is None
+    (tmp_path / "test").mkdir()
+    (tmp_path / TEST_MPS).write_text("import unittest\n")  # a test_mps.py of another shape holds no lists
+    assert Checkout(tmp_path).test_lists_rel() is None
     for rel in (TEST_MPS, COMMON_MPS_REL):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(LISTS_27)
-        assert checkout.test_lists_rel() == rel
+        assert Checkout(tmp_path).test_lists_rel() == rel
