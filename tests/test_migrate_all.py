@@ -307,3 +307,29 @@ def test_a_checkout_inside_a_larger_repository_gets_its_branches_there_with_file
     assert "pt/aten/src/ATen/native/native_functions.yaml" in changed and all(p.startswith("pt/") for p in changed)
     entry = git(outer, "ls-tree", "mps-metal/asinh", "--", "pt/aten/src/ATen/native/native_functions.yaml")
     assert entry.startswith("100755 blob ")
+
+
+def test_every_branchs_test_plan_selects_tests_of_opinfos_that_exist(scalar_tree: Path):
+    """A backward op without an OpInfo of its own is tested through its forward op's gradient test
+    (`-k test_output_grad_match_…`), never by a test_output_match name no OpInfo has."""
+    import re
+
+    from mpsgen.sources.testlists.opinfos import all_opinfos
+
+    report = run_all(scalar_tree, "--branch-per-op")
+    testing = scalar_tree / "torch/testing/_internal"
+    files = [testing / "common_methods_invocations.py", *sorted((testing / "opinfo/definitions").glob("*.py"))]
+    known = {r.name.replace(".", "_") for f in files if f.is_file() for r in all_opinfos(f.read_text(), str(f))}
+    plans, grad = 0, []
+    for row in report["families"]:
+        if row["state"] != "branch":
+            continue
+        message = git(scalar_tree, "log", "-1", "--format=%B", row["branch"])
+        for pattern in re.findall(r"-k (\S+)", message):
+            plans += 1
+            kind, _, name = pattern.partition("_match_")
+            assert name in known, f"{row['branch']}: {pattern} names no OpInfo"
+            if kind == "test_output_grad":
+                grad.append((row["family"], name))
+    assert plans > 5
+    assert ("softplus_backward", "nn_functional_softplus") in grad

@@ -30,6 +30,7 @@ class FamilyOutcome:
     # both branches would add the same kernel and conflict on merge.
     families: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)  # OpInfo names test_mps.py is run for
+    grad_tests: list[str] = field(default_factory=list)  # OpInfos whose gradient test runs a backward op
     build: str = ""  # with --all's build: "ok" or why not
     tests_result: str = ""  # with its tests: the totals
 

@@ -45,8 +45,8 @@ def build_and_test(checkout: Checkout, outcome: FamilyOutcome, config, *, build:
             if not built.ok:
                 return False
         if test:
-            tests = runner.run_tests(checkout.root, outcome.tests, grad=grad, test_cmd=config.test_cmd,
-                                     build_dir=config.build_dir, out=out)
+            tests = runner.run_tests(checkout.root, outcome.tests, grad=grad, grad_names=outcome.grad_tests,
+                                     test_cmd=config.test_cmd, build_dir=config.build_dir, out=out)
             t = tests.totals
             outcome.tests_result = (f"{t.passed} passed, {t.failed} failed, {t.error} errors, "
                                     f"{t.xfail} expected failures, {t.xpass} unexpected successes")

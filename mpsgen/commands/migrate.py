@@ -214,7 +214,8 @@ def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcom
                 return EXIT_FINDINGS
         if not run.no_test:
             tests = runner.run_tests(checkout.root, plan_test_names(plan), grad=run.grad_tests,
-                                     test_cmd=config.test_cmd, build_dir=config.build_dir, out=stream)
+                                     grad_names=plan.grad_test_names, test_cmd=config.test_cmd,
+                                     build_dir=config.build_dir, out=stream)
             outcome.data["tests"] = {
                 "ok": tests.ok, "totals": tests.totals._asdict(),
                 "by_dtype": {d: c._asdict() for d, c in tests.counts_by_dtype().items()},

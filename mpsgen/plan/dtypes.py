@@ -322,6 +322,8 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
             if not (set(INTS) - drop) & (facts.declared or set()):
                 groups = tuple(g for g in groups if g not in ("int2float", "integer")) or groups
     skip |= {d for d in drop if d != "complex64"}
+    if plan.command == "new-op" and opts.dtypes is None and facts.declared is not None:
+        skip |= set(FLOATS + INTS) - set(facts.declared)  # nothing served them before: only what the OpInfo declares
     kept_from_stub = _diverted_dtypes(plan)
     skip |= kept_from_stub
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.

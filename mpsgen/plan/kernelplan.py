@@ -355,6 +355,8 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     )
     if not result.refs:
         plan.notes.append(_no_opinfo_note(plan.family, cs.current(CMI_REL), definitions))
+        plan.grad_test_names = testlists.gradient_opinfos(plan.family, cs.current(CMI_REL), definitions,
+                                                          cmi_path=CMI_REL)
     for ref in result.refs:
         formatted = ref.name.replace(".", "_") + (f"_{ref.variant.replace('.', '_')}" if ref.variant else "")
         plan.test_keys[formatted] = ref.key
