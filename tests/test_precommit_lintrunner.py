@@ -119,3 +119,20 @@ def test_lintrunner(broken_git_sample: Path, tmp_path: Path):
     assert by_name["MPS003"]["code"] == "MPSGEN" and by_name["MPS003"]["severity"] == "error"
     assert by_name["MPS003"]["path"].endswith(YAML_REL) and by_name["MPS003"]["line"] > 1
     assert by_name["MPS010"]["severity"] == "warning" and "heavyside" in by_name["MPS010"]["description"]
+
+
+def test_the_readmes_local_hook_runs_as_written(broken_git_sample: Path, tmp_path_factory):
+    """The README's `.pre-commit-config.yaml` block, copied as it is into the checkout."""
+    import re
+
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"```yaml\n(repos:\n  - repo: local\n.*?)```", readme, re.S)
+    assert block, "the README's pre-commit block"
+    (broken_git_sample / ".pre-commit-config.yaml").write_text(block.group(1))
+    git(broken_git_sample, "add", ".pre-commit-config.yaml")
+    home = tmp_path_factory.mktemp("pre-commit-home-local")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run([str(BIN / "pre-commit"), "run", "mpsgen-check", "--files", YAML_REL, COMMON_MPS_REL],
+                          cwd=broken_git_sample, env=env, capture_output=True, text=True, timeout=600)
+    out = done.stdout + done.stderr
+    assert done.returncode == 1 and " MPS003 " in out and " MPS010 " in out, out

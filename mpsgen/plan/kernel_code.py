@@ -65,6 +65,9 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     naming = mentioning(metal_texts, spec.name)
     indexes = [metal.index_metal(t, p) for p, t in metal_texts.items() if p == metal_rel or p in naming]
     functor = render.render_functor(spec, opts.templates_dir)
+    from mpsgen.generate.expr_check import require_compilable
+
+    require_compilable(spec, functor, opts, checkout.root)  # a typo's compiler error, not a layout refusal
     r = plan.rendered
     r.functor, r.metal_path, r.mm_path = functor, metal_rel, mm_rel
     registered_at = _registered_elsewhere(plan, indexes, metal_texts, spec, functor)
