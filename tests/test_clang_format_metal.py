@@ -115,3 +115,13 @@ def test_without_the_wheel_a_note_says_so(tmp_path: Path, monkeypatch):
     text, note = cf.format_lines("", "int   x;\n", tmp_path / "k.metal", tmp_path)
     assert text == "int   x;\n"
     assert "clang-format wheel is not installed" in note
+
+
+def test_a_run_that_would_move_existing_lines_is_left_and_the_others_are_still_formatted(tmp_path: Path):
+    """An include added out of order would make clang-format sort the block (moving a line that was
+    there): that run stays as written, the file's other added runs are laid out all the same."""
+    before = "#include <c.h>\n#include <d.h>\n\nint   keep;\n"
+    after = "#include <c.h>\n#include <b.h>\n#include <d.h>\n\nint   keep;\nint   added;\n"
+    text, note = format_lines(before, after, tmp_path / "k.metal", tmp_path)
+    assert text == "#include <c.h>\n#include <b.h>\n#include <d.h>\n\nint   keep;\nint added;\n"
+    assert "would change other lines" in note and "1 of 2" in note

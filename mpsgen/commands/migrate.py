@@ -212,7 +212,9 @@ def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcom
             if not build.ok:
                 _say(fmt, undo_hint)
                 return EXIT_FINDINGS
-        if not run.no_test:
+        if not run.no_test and not plan.test_names and not plan.grad_test_names:
+            _say(fmt, "no OpInfo tests this change: test_mps.py has no test to select (tests skipped)")
+        elif not run.no_test:
             tests = runner.run_tests(checkout.root, plan_test_names(plan), grad=run.grad_tests,
                                      grad_names=plan.grad_test_names, test_cmd=config.test_cmd,
                                      build_dir=config.build_dir, out=stream)

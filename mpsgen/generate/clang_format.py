@@ -78,16 +78,36 @@ def format_lines(before: str, after: str, path: Path, root: Path) -> tuple[str, 
     if exe is None:
         return after, (f"the clang-format wheel is not installed: the lines added to {shown} are not laid out "
                        "(pip install mpsgen's dependencies)")
+    text, note = _run(exe, root, path, after, ranges)
+    if note != _OTHERS:
+        return (after, note.format(shown)) if note else (text, "")
+    # Together the ranges touch a line that was there (an include block clang-format would sort): each
+    # range alone, the last first so the earlier ones keep their line numbers; those that touch others stay.
+    left = 0
+    for a, b in reversed(ranges):
+        alone, why = _run(exe, root, path, after, [(a, b)])
+        if why:
+            left += 1
+        else:
+            after = alone
+    return after, (_OTHERS.format(shown) + f" ({left} of {len(ranges)} added runs)" if left else "")
+
+
+_OTHERS = "clang-format would change other lines of {}: the added lines are left as rendered"
+
+
+def _run(exe: str, root: Path, path: Path, after: str, ranges: list[tuple[int, int]]) -> tuple[str, str]:
+    """(*after* with *ranges* formatted, "") or (*after*, why not: a template for the file's name)."""
     argv = [exe, style_option(root), f"--assume-filename={path}", *(f"--lines={a}:{b}" for a, b in ranges)]
     # Bytes, not text mode: text mode would turn a CRLF file's line ends into LF.
     done = subprocess.run(argv, input=after.encode("utf-8"), capture_output=True)
     if done.returncode != 0:
-        return after, f"clang-format failed on {shown}: {done.stderr.decode(errors='replace').strip()[:200]}"
+        detail = done.stderr.decode(errors="replace").strip()[:200].replace("{", "{{").replace("}", "}}")
+        return after, "clang-format failed on {}: " + detail
     text = done.stdout.decode("utf-8")
-    formatted = text.splitlines(keepends=True)
     ours = {n for a, b in ranges for n in range(a, b + 1)}  # 1-based lines mpsgen wrote (a macro it re-aligned too)
-    if not _changes_only(after.splitlines(keepends=True), formatted, ours):
-        return after, f"clang-format would change other lines of {shown}: the added lines are left as rendered"
+    if not _changes_only(after.splitlines(keepends=True), text.splitlines(keepends=True), ours):
+        return after, _OTHERS
     return text, ""
 
 

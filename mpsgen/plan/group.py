@@ -57,7 +57,7 @@ class GroupPlan:
     def test_names(self) -> list[str]:
         names: list[str] = []
         for p in self.todo:
-            for n in p.test_names or ([] if p.grad_test_names else [p.family]):
+            for n in p.test_names:  # OpInfo names only: a name no OpInfo has selects no test
                 if n not in names:
                     names.append(n)
         return names
