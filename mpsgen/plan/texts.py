@@ -62,5 +62,8 @@ def mentioning(texts: dict[str, str], word: str) -> dict[str, str]:
 def yaml_index(text: str) -> nf.NativeIndex:
     """The index of a planned native_functions.yaml text, remembered per text (an edit makes a new
     text, hence a new index): a group plan asks about the same text for its repeats check, each op
-    and each re-check."""
+    and each re-check.  A text that does not parse as YAML is refused (file:line, the parser's reason)."""
+    from mpsgen.lint.yaml_check import check_yaml_syntax
+
+    check_yaml_syntax(text, YAML_REL)
     return nf.index_text(text, YAML_REL)
