@@ -1,7 +1,7 @@
 """PyTorch 2.7 kept its MPS test lists in test/test_mps.py (no common_mps.py yet): read and edited there as
 newer trees' common_mps.py is, by migrate/new-op and by MPS010.
 
-The tree: the 2.7-shaped sample (tests/tree27.py) whose test/test_mps.py gets, above its own code, the
+The tree: the 2.7-shaped sample (tests/tree27.py) whose test/test_mps.py gets, after its own code, the
 lists as 2.7 wrote them: module-level functions mps_ops_grad_modifier / mps_ops_modifier holding the
 tables, and after them module-level *_LOW_PRECISION_LIST sets (tolerances, not test lists).
 """
@@ -66,7 +66,7 @@ FP16_LOW_PRECISION_LIST = {
 def tree27_lists(tree: Path) -> Path:
     lay_tree27(tree)
     path = tree / TEST_MPS
-    path.write_text(LISTS_27 + path.read_text())
+    path.write_text(path.read_text() + "\n\n" + LISTS_27)  # after the file's own `from __future__` import
     commit_tree27(tree)
     return tree
 
@@ -110,7 +110,8 @@ def test_new_op_on_27_edits_test_mps_py_and_only_the_ops_entries(tree27_lists: P
 def test_mps010_reads_27s_test_mps_py(tree27_lists: Path):
     result = mpsgen("-C", str(tree27_lists), "check", "--no-cache", "--format", "json")
     stale = [f for f in _findings(result) if f["code"] == "MPS010"]
-    assert [(f["path"], f["line"], "no_such_op" in f["message"]) for f in stale] == [(TEST_MPS, 10, True)]
+    line = (tree27_lists / TEST_MPS).read_text().splitlines().index("        'nn.functional.no_such_op': None,") + 1
+    assert [(f["path"], f["line"], "no_such_op" in f["message"]) for f in stale] == [(TEST_MPS, line, True)]
 
 
 def _findings(result: subprocess.CompletedProcess[str]) -> list[dict]:
