@@ -183,9 +183,9 @@ def drop_orphaned_comments(text: str, at_line: int, names: set[str]) -> str:
         first -= 1
     while last < len(lines) and (not lines[last].strip() or _comment_name(lines[last]) is not None):
         last += 1
-    following = lines[last] if last < len(lines) else ""
-    drop = {k for k in range(first, last) if _comment_name(lines[k]) in forms and _comment_name(lines[k]) not in
-            "_".join(re.findall(r"[a-z0-9]+", following.lower()))}
+    following = "_".join(re.findall(r"[a-z0-9]+", (lines[last] if last < len(lines) else "").lower()))
+    said = {k: _comment_name(lines[k]) or "" for k in range(first, last)}
+    drop = {k for k, name in said.items() if name in forms and name not in following}
     drop |= {k - 1 for k in drop if k - 1 >= first and _comment_name(lines[k - 1]) is not None
              and _RULE.match(_COMMENT.match(lines[k - 1].rstrip("\r\n")).group(1))}  # type: ignore[union-attr]
     if not drop:
