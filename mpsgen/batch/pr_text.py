@@ -6,31 +6,34 @@ from __future__ import annotations
 from mpsgen.plan.group import GroupPlan
 from mpsgen.tree.gitops import commit_message
 
-_SECTIONS = (("dispatch", "Dispatch (native_functions.yaml)"), ("stub", "Stub"), ("added", "Added"),
-             ("removed", "Deleted (MPSGraph)"), ("tests", "Test lists"), ("note", "Notes"))
+_HEADINGS = {"dispatch": "Dispatch (native_functions.yaml)", "stub": "Stub", "added": "Added",
+             "removed": "Deleted (MPSGraph)", "tests": "Test lists", "note": "Notes"}  # dtypes: a table
 
 
 def pr_message(group: GroupPlan, check: str) -> str:
-    from mpsgen.commands.migrate import plan_summary_lines
-    from mpsgen.verify.mps_tests import k_patterns
+    from mpsgen.plan.summary import summarize
+    from mpsgen.verify.mps_tests import grad_patterns, k_patterns
 
     moved = [m.entry for p in group.todo for m in p.moved]
     title, _, rest = commit_message(group.title_names(), moved).partition("\n\n")
     body: list[str] = []
     for plan in group.todo:
-        lines = plan_summary_lines(plan)
+        summary = summarize(plan)
         if len(group.todo) > 1:
             body += [f"### {plan.family}", ""]
-        for key, heading in _SECTIONS:
-            picked = [ln[len(key):].strip() for ln in lines if ln.startswith(key + " ")]
-            if picked:
-                body += [f"{heading}:", *(f"- {p}" for p in picked), ""]
-        rows = plan.dtype_rows
+        for key, items in summary.sections():
+            if items and key in _HEADINGS:
+                body += [f"{_HEADINGS[key]}:", *(f"- {item}" for item in items), ""]
+        rows = summary.dtype_rows
         if rows:
             body += ["Dtypes, before -> after:", "", "| dtype | before | after |", "|---|---|---|"]
             body += [f"| {r.dtype} | {r.before} | {r.after} |" for r in rows] + [""]
     body += [f"Numeric check (mpsgen try, before writing): {check or 'not run (--no-try)'}", ""]
-    patterns = k_patterns(group.test_names) or [group.title_names()[0]]
-    body += ["Test plan, on a Mac with an MPS build:", "",
-             "    python test/test_mps.py -v " + " ".join(f"-k {p}" for p in patterns), ""]
+    # Only tests that exist: the op's OpInfos, or a backward op's forward OpInfo's gradient test.
+    patterns = k_patterns(group.test_names) + grad_patterns(group.grad_test_names)
+    if patterns:
+        body += ["Test plan, on a Mac with an MPS build:", "",
+                 "    python test/test_mps.py -v " + " ".join(f"-k {p}" for p in patterns), ""]
+    else:
+        body += ["Test plan: no OpInfo tests this op, so test_mps.py has no test to select for it.", ""]
     return f"{title}\n\n" + "\n".join(body) + "\n" + rest

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 # (atol, rtol) per torch output dtype.  float32/complex64: torch.testing.assert_close's defaults
 # (rtol 1.3e-6, atol 1e-5); float16 and bfloat16: the looser per-dtype tolerances test_mps.py's
@@ -53,6 +53,8 @@ class DtypeResult(NamedTuple):
     out_dtype: str
     values: int
     mismatches: int
+    # The worst element (largest error relative to its tolerance): its errors and its inputs.  (Named
+    # max_* for the JSON's sake: they are that one element's, not maxima over different elements.)
     max_abs_error: float
     max_ulp_error: float
     worst_input: str
@@ -86,8 +88,8 @@ class TryResult(NamedTuple):
     @classmethod
     def from_json(cls, data: dict[str, object], *, cached: bool) -> "TryResult":
         rows = []
-        for r in data["dtypes"]:  # type: ignore[union-attr]
-            r = {k: v for k, v in dict(r).items() if k != "ok"}
+        for given in data["dtypes"]:  # type: ignore[attr-defined]
+            r: dict[str, Any] = {k: v for k, v in dict(given).items() if k != "ok"}
             r["first_mismatches"] = tuple(Mismatch(tuple(m["inputs"]), m["expected"], m["got"])
                                           for m in r["first_mismatches"])
             r["crash_inputs"] = tuple(r.get("crash_inputs", ()))
@@ -147,9 +149,8 @@ def compare(dtype: str, out_dtype: str, inputs: list[tuple[object, ...]], expect
             count += 1
             if len(mismatches) < SHOWN_MISMATCHES:
                 mismatches.append(Mismatch(tuple(fmt(a) for a in args), fmt(e), fmt(g)))
-        max_abs, max_ulp = max(max_abs, abs_err), max(max_ulp, ulp_err)
-        if ratio > worst_ratio:
-            worst_ratio, worst = ratio, ", ".join(fmt(a) for a in args)
+        if ratio > worst_ratio:  # the worst element's errors and inputs, all from that one element
+            worst_ratio, worst, max_abs, max_ulp = ratio, ", ".join(fmt(a) for a in args), abs_err, ulp_err
     if scalar_only:
         extra = f"{scalar_only} value(s) agree only with torch's scalar CPU path (its vectorised path differs)"
         note = f"{note}; {extra}" if note else extra
@@ -171,7 +172,7 @@ def _element(e: object, g: object, out_dtype: str, comp: str, floating: bool,
         abs_err = 0.0 if ok else abs(float(e) - float(g))  # type: ignore[arg-type]
         return ok, abs_err, abs_err, 0.0 if ok else math.inf
     if out_dtype.startswith("complex"):
-        ce, cg = complex(e), complex(g)  # type: ignore[arg-type]
+        ce, cg = complex(e), complex(g)  # type: ignore[call-overload]
         parts = [_component(ce.real, cg.real, comp, False), _component(ce.imag, cg.imag, comp, False)]
     else:
         parts = [_component(float(e), float(g), comp, signed_zero)]  # type: ignore[arg-type]
@@ -187,7 +188,7 @@ def _num(v: float) -> str:
 
 
 def render_text(result: TryResult) -> str:
-    head = ("dtype", "values", "mismatches", "max abs err", "max ULP", "worst input")
+    head = ("dtype", "values", "mismatches", "worst: abs err", "ULP", "input")  # one element's
     rows = [head]
     for r in result.rows:
         name = r.dtype if r.dtype == r.out_dtype else f"{r.dtype}->{r.out_dtype}"
