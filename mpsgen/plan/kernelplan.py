@@ -116,7 +116,9 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
             first = family.entries[0]
             raise MpsgenError(f"no entry of {family.name} routes MPS to a shared kernel", path=YAML_REL,
                               line=first.line, hint="pass --shared-kernel NAME")
-        schema_entry = _entry_for_kernel(family, edit, shared[0])
+        # The overload with the most tensors (ge.Tensor_out, not ge.Scalar_out, whose scalar is wrapped
+        # into a tensor): its arguments are what the kernel reads, so the numeric check can call it.
+        schema_entry = max((_entry_for_kernel(family, edit, k) for k in shared), key=lambda e: schema_tensors(e.func))
         returns = schema_entry.func.rsplit("->", 1)[-1].strip()
         if returns.startswith("("):  # _prelu_kernel_backward -> (Tensor, Tensor)
             raise MpsgenError(f"{schema_entry.name} returns {returns}: mpsgen writes kernels with one output",
