@@ -1,5 +1,7 @@
-"""README.md's catalog coverage table is the one the catalog generates (regenerate it with
-`python -m mpsgen.generate.catalog_table` after editing templates/catalog.yaml)."""
+"""README.md's catalog coverage table is the one the catalog generates.  After editing
+templates/catalog.yaml, regenerate it with
+    python -c 'from pathlib import Path; from mpsgen.generate.catalog_table import with_table as w; p = Path("README.md"); p.write_text(w(p.read_text()))'
+"""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 def test_readme_table_is_current() -> None:
     text = README.read_text(encoding="utf-8")
     assert catalog_table.BEGIN in text and catalog_table.END in text
-    assert catalog_table.with_table(text) == text, "run: python -m mpsgen.generate.catalog_table"
+    assert catalog_table.with_table(text) == text, "regenerate it: see this file's docstring"
 
 
 def test_table_has_one_row_per_op_with_its_cpu_kernel() -> None:

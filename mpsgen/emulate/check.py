@@ -219,12 +219,14 @@ MAX_DEGREE = 1000
 
 
 def _moderate_degrees(data: inp.Inputs) -> tuple[inp.Inputs, str]:
-    def number(v: object) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    def number(v: object) -> float | None:
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
-    huge = [number(n) and n > MAX_DEGREE for n in data.columns[1]]
+    degrees = [number(n) for n in data.columns[1]]
+    huge = [n is not None and n > MAX_DEGREE for n in degrees]
     # torch 2.13's loop stops at a NaN before its first assignment and returns an uninitialised value
-    nan_x = [number(x) and x != x and number(n) and n >= 2 for x, n in zip(*data.columns)]
+    nan_x = [(x := number(v)) is not None and x != x and n is not None and n >= 2
+             for v, n in zip(data.columns[0], degrees)]
     notes = [f"{huge.count(True)} degree(s) n > {MAX_DEGREE} not compared (the CPU recurrence runs n times)"
              if any(huge) else "",
              f"{nan_x.count(True)} NaN x with n >= 2 not compared (the CPU returns an uninitialised value)"
