@@ -6,7 +6,8 @@ from __future__ import annotations
 from mpsgen.plan.group import GroupPlan
 from mpsgen.tree.gitops import commit_message
 
-_SECTIONS = (("dispatch", "Dispatch (native_functions.yaml)"), ("stub", "Stub"), ("added", "Added"),
+_SECTIONS = (("dispatch", "Dispatch (native_functions.yaml)"), ("stub", "Stub"),
+             ("api", "Host API added (this checkout lacked it; modeled on its siblings here)"), ("added", "Added"),
              ("removed", "Deleted (MPSGraph)"), ("tests", "Test lists"), ("note", "Notes"))
 
 

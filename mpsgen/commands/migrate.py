@@ -83,6 +83,7 @@ def plan_summary_lines(plan: Plan) -> list[str]:
         from mpsgen.plan.dtypes import format_rows
 
         lines += [f"dtype     {line}" for line in format_rows(plan.dtype_rows)]
+    lines += [f"api       {a}" for a in plan.api_added]  # a host API form the checkout lacked, added
     lines += [f"added     {a}" for a in plan.added]
     lines += [f"removed   {r}" for r in plan.removed]
     lines += [f"tests     {t}" for t in plan.test_lists]

@@ -30,6 +30,7 @@ class Subject(NamedTuple):
     functor: str
     source: str  # "plan" (the checkout's planner) or "catalog" / "--expr" (op already native)
     binding: Any = None  # plan.binding.Binding: how the op's arguments reach the kernel
+    headers: dict[str, str] = {}  # c10/metal headers the plan edits (a macro it adds), path -> text
 
 
 def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: str | None = None,
@@ -39,7 +40,8 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
     """Plan, render, compile and compare; print the table (or JSON); 0 agree, 1 mismatch."""
     subject = cached_subject(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
                              dtypes=dtypes, templates_dir=templates_dir)
-    result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
+    result = check(subject, op=op, include_root=_with_planned_headers(include_root or checkout.root, subject.headers),
+                   emulate=emulate,
                    flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
     stream = out or sys.stdout
     from mpsgen.emulate.compare import render_json, render_text
@@ -76,14 +78,14 @@ def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
         try:
             data = json.loads(entry.read_text(encoding="utf-8"))
             spec = KernelSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()})
-            return Subject(spec, data["functor"], data["source"])
+            return Subject(spec, data["functor"], data["source"], headers=data.get("headers") or {})
         except (ValueError, KeyError, TypeError):
             pass  # damaged entry: plan again
     subject = plan_subject(checkout, **options)  # type: ignore[arg-type]
     entry.parent.mkdir(parents=True, exist_ok=True)
     tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"spec": subject.spec._asdict(), "functor": subject.functor, "source": subject.source}),
-                   encoding="utf-8")
+    tmp.write_text(json.dumps({"spec": subject.spec._asdict(), "functor": subject.functor, "source": subject.source,
+                               "headers": subject.headers}), encoding="utf-8")
     tmp.replace(entry)
     return subject
 
@@ -110,7 +112,9 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
                               "whose functor is no struct mpsgen can lift out", hint="run test_mps.py on a Mac to check it")
         return Subject(plan.spec, functor, "upstream", plan.binding)
     if not plan.nothing_to_do and plan.spec is not None:
-        return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding)
+        from mpsgen.emulate.overlay import planned_headers
+
+        return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding, planned_headers(plan.changeset))
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
     return Subject(spec, render.render_functor(spec, templates_dir), "--expr" if expr else "catalog")
@@ -154,6 +158,13 @@ def catalog_flags(op: str, **given: str | None) -> dict[str, str]:
     return {k: f"catalog.yaml {op}.{k}" for k in keys}
 
 
+def _with_planned_headers(root: str | Path, headers: dict[str, str]) -> Path:
+    from mpsgen.emulate.compile import cache_dir
+    from mpsgen.emulate.overlay import include_root
+
+    return include_root(root, headers, cache_dir())
+
+
 def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
           flags: dict[str, str] | None = None) -> TryResult:
     """Run the numeric check on the GPU (macOS with MPS, unless *emulate*) or emulated on the host."""
@@ -181,7 +192,10 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
     from mpsgen.emulate.compile import ToolMissing
     from mpsgen.emulate.reference import NoReference
 
+    from mpsgen.emulate.overlay import planned_headers
+
     stream = sys.stderr if fmt == "json" else sys.stdout
+    headers = planned_headers(group.changeset)  # the whole group's: a macro an earlier op added
     for plan in group.todo:
         spec = plan.spec
         try:
@@ -196,7 +210,8 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
                     continue
             try:
                 result = check(Subject(spec, functor, "upstream" if plan.reused_kernel else "plan", plan.binding),
-                               op=plan.family, include_root=checkout.root, emulate=False,
+                               op=plan.family, include_root=_with_planned_headers(checkout.root, headers),
+                               emulate=False,
                                flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
                                                    complex_expr=kernel.complex_expr))
             except MpsgenError as err:

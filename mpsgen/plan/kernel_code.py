@@ -13,6 +13,7 @@ from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.sources import metal
 from mpsgen.sources import stubs
+from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import OPERATIONS_REL, Checkout
 
 
@@ -79,7 +80,8 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         registrations = _registrations(spec, indexes, metal_rel)
         r.registrations = registrations
         if metal.check_kernel_name(indexes, spec.name, functor) == "new":
-            new_metal = _metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations, checkout)
+            new_metal = _metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations, checkout,
+                                       cs)
             if new_metal != metal_texts[metal_rel]:
                 from mpsgen.generate.clang_format import format_inserted
 
@@ -143,7 +145,7 @@ def _registrations(spec, indexes, metal_rel: str) -> list[str]:
 
 
 def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations: list[str],
-                    checkout: Checkout) -> str:
+                    checkout: Checkout, cs: Changeset) -> str:
     """*text* with the functor and its registrations, by the writer of the file's layout."""
     from mpsgen.generate import render
 
@@ -156,7 +158,7 @@ def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations
 
         return add_binary_kernel(text, metal_rel, spec, functor)
     return metal.plan_metal_addition(text, metal_rel, spec, functor, registrations,
-                                     available_macros=c10_metal_macros(checkout),
+                                     available_macros=c10_metal_macros(checkout, cs),
                                      after_functor=render.params_typedefs(spec))
 
 
@@ -241,12 +243,14 @@ def _plan_params_struct(plan: Plan, checkout: Checkout, spec, metal_rel: str, mm
         cs.set_text(metal_rel, with_include, f"#include <{header}>")
 
 
-def c10_metal_macros(checkout: Checkout) -> frozenset[str] | None:
-    """Macros the checkout's c10/metal headers define (None when the tree has no such headers)."""
+def c10_metal_macros(checkout: Checkout, cs: Changeset | None = None) -> frozenset[str] | None:
+    """Macros the checkout's c10/metal headers define, as planned in *cs* when given (a macro the
+    change adds counts); None when the tree has no such headers."""
     from mpsgen.sources.metal_layout import macros_defined
 
     headers = sorted(checkout.path("c10/metal").glob("*.h"))
-    return macros_defined(checkout.read_text(h) for h in headers) if headers else None
+    read = checkout.read_text if cs is None else cs.current
+    return macros_defined(read(h) for h in headers) if headers else None
 
 
 def _remove_graph_registration(plan: Plan, reg: host.Registration) -> None:

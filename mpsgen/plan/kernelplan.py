@@ -219,7 +219,10 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}
     declared = tuple(body["params"]) if body.get("params") else None
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
-                         schema_tensors=schema_tensors(entry.func), api=_host_api(checkout), declared_names=declared)
+                         schema_tensors=schema_tensors(entry.func), api=_host_api(checkout, cs),
+                         declared_names=declared)
+    if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
+        _extend_host_api(plan, checkout, cs, shape.extend)
     if operands is not None and impl is not None:
         from mpsgen.plan.binding import bind
         from mpsgen.sources.iterator_operands import impl_parameters
@@ -249,18 +252,39 @@ def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
     return name in registered_kernel_names(index_metal(t, p) for p, t in texts.items())
 
 
-def _host_api(checkout: Checkout):
+def _host_api(checkout: Checkout, cs: Changeset):
+    """The host API as planned so far: an API an earlier op of this run added is there to reuse."""
     from mpsgen.plan.kernel_code import c10_metal_macros
     from mpsgen.sources.host_api import LIBRARY_HEADER_REL, defines_binary_mps_impl, read_host_api
     from mpsgen.tree.checkout import OPERATIONS_REL
 
     header = checkout.path(LIBRARY_HEADER_REL)
-    text = checkout.read_text(LIBRARY_HEADER_REL) if header.is_file() else None
-    api = read_host_api(text, c10_metal_macros(checkout) or frozenset())
+    text = cs.current(LIBRARY_HEADER_REL) if header.is_file() else None
+    api = read_host_api(text, c10_metal_macros(checkout, cs) or frozenset())
     binary_mm = f"{OPERATIONS_REL}/BinaryKernel.mm"
     if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
         api = api._replace(binary_mps_impl=defines_binary_mps_impl(checkout.read_text(binary_mm)))
     return api
+
+
+def _extend_host_api(plan: Plan, checkout: Checkout, cs: Changeset, name: str) -> None:
+    """Add the host API form *name* to the planned texts (generate/api_extension), laid out by the
+    checkout's clang-format; plan.api_added lists what was added (nothing when it was there)."""
+    from mpsgen.generate.api_extension import extend
+    from mpsgen.generate.clang_format import format_inserted
+
+    def read(rel: str) -> str | None:
+        return cs.current(rel) if checkout.path(rel).is_file() else None
+
+    def layout(before: str, after: str, rel: str) -> str:
+        text, note = format_inserted(before, after, checkout.path(rel), checkout.root)
+        plan.notes += [note] if note else []
+        return text
+
+    ext = extend(name, read, layout)
+    for rel, text in ext.texts.items():
+        cs.set_text(rel, text, "host API added")
+    plan.api_added.extend(ext.added)
 
 
 def _entry_for_kernel(family, edit, kernel: str):

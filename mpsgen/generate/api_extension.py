@@ -1,0 +1,63 @@
+"""A host API form the checkout lacks, added by the change itself (the shape table's "extend" action,
+plan/shape.py): which files it touches, the edits sources/host_api_extend and
+sources/metal_api_extend derive from the siblings in those files, laid out by the checkout's own
+clang-format, and the section the plan, the summary and the PR text show.
+
+Pure over texts: *read* gives a file's planned text (None when absent), *layout* formats the lines an
+edit added; the result is the new texts by path and one line per added piece.  A piece already there
+(added by an earlier op of the same run, or an earlier run) is reused, never written twice.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from mpsgen.errors import MpsgenError
+from mpsgen.sources import host_api_extend, metal_api_extend
+from mpsgen.sources.host_api import LIBRARY_HEADER_REL
+
+INDEXING_REL = "c10/metal/indexing.h"
+SECTION_TITLE = "Host API added"
+
+
+class Extension(NamedTuple):
+    texts: dict[str, str]  # path -> new text (only the files that changed)
+    added: tuple[str, ...]  # "path: what" per piece added (empty: every piece was there already)
+
+
+def extend(name: str, read: Callable[[str], str | None], layout: Callable[[str, str, str], str]) -> Extension:
+    """Add the pieces of extension *name* ("ternary_alpha") the texts lack."""
+    if name != "ternary_alpha":
+        raise MpsgenError(f"no writer for the host API extension '{name}'", hint="write the host API by hand")
+    header = read(LIBRARY_HEADER_REL)
+    indexing = read(INDEXING_REL)
+    if header is None or indexing is None:
+        missing = LIBRARY_HEADER_REL if header is None else INDEXING_REL
+        raise MpsgenError(f"{missing} not found: no sibling to model exec_ternary_kernel(iter, name, alpha) on",
+                          path=missing, hint="add the ternary alpha host API by hand")
+    definer = next((rel for rel in host_api_extend.DEFINITION_FILES
+                    if (t := read(rel)) is not None and host_api_extend.defines_sibling(t)), None)
+    if definer is None:
+        raise MpsgenError("no file among " + ", ".join(host_api_extend.DEFINITION_FILES)
+                          + " defines MetalShaderLibrary::exec_ternary_kernel(iter, name), the sibling to model on",
+                          path=LIBRARY_HEADER_REL, line=1, hint="add exec_ternary_kernel(iter, name, alpha) by hand")
+    edits = [
+        (LIBRARY_HEADER_REL, host_api_extend.add_declaration,
+         "exec_ternary_kernel(iter, name, alpha, scalar_arg_type) declared beside exec_ternary_kernel(iter, name)"),
+        (definer, host_api_extend.add_definition,
+         "exec_ternary_kernel(iter, name, alpha, scalar_arg_type) defined after exec_ternary_kernel(iter, name), "
+         "with exec_binary_kernel's alpha path"),
+        (INDEXING_REL, metal_api_extend.add_ternary_alpha,
+         "ternary_alpha_{strided,strided_cast,dense,dense_cast} kernels and REGISTER_TERNARY_ALPHA_OP_, "
+         "REGISTER_OPMATH_TERNARY_ALPHA_OP, REGISTER_TERNARY_ALPHA_OP after their ternary siblings"),
+    ]
+    texts: dict[str, str] = {}
+    added: list[str] = []
+    for rel, edit, what in edits:
+        before = read(rel)
+        assert before is not None
+        after = edit(before, rel)
+        if after != before:
+            texts[rel] = layout(before, after, rel)
+            added.append(f"{rel}: {what}")
+    return Extension(texts, tuple(added))
