@@ -161,13 +161,6 @@ def test_no_params_api_is_refused_with_nothing_written(scalar_tree: Path):
     assert len(r.stderr.strip().splitlines()) == 1 and tracked_bytes(scalar_tree) == before
 
 
-def test_ternary_with_a_scalar_needs_the_fork_api(scalar_tree: Path):
-    r = _migrate(scalar_tree, "addcmul")
-    assert r.returncode == 2
-    assert "addcmul_stub needs a ternary kernel with 1 scalar, but this checkout's MetalShaderLibrary.h has no " \
-           "exec_ternary_kernel(iter, name, alpha)" in r.stderr
-
-
 def test_sub_is_refused_until_add_runs_on_metal(scalar_tree: Path):
     r = _migrate(scalar_tree, "sub")
     assert r.returncode == 2
