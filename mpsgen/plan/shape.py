@@ -37,19 +37,24 @@ class Shape(NamedTuple):
     macro: str
     takes_alpha: bool = False  # the exec function must take the alpha argument
     extend: str = ""  # generate/api_extension's name for adding the form where the checkout lacks it
+    sibling: str = ""  # ... which needs this exec function to model the new one on
 
 
 # (tensor inputs, delivery) -> what the checkout must have.  Ternary ops with scalars take an alpha
-# only where exec_ternary_kernel has one (a 2026 fork); no checkout has a ternary params form yet.
+# only where exec_ternary_kernel has one (a 2026 fork); no checkout has a ternary params form yet:
+# both are added, modeled on exec_ternary_kernel(iter, name) and the binary forms.
 SHAPES: dict[tuple[int, str], Shape] = {
     (1, "none"): Shape("exec_unary_kernel", "REGISTER_UNARY_OP"),
     (2, "none"): Shape("exec_binary_kernel", "REGISTER_BINARY_OP"),
     (3, "none"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_OP"),
     (1, "alpha"): Shape("exec_unary_kernel", "REGISTER_UNARY_ALPHA_OP", takes_alpha=True),
     (2, "alpha"): Shape("exec_binary_kernel", "REGISTER_BINARY_ALPHA_OP", takes_alpha=True),
-    (3, "alpha"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_ALPHA_OP", takes_alpha=True, extend="ternary_alpha"),
+    (3, "alpha"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_ALPHA_OP", takes_alpha=True, extend="ternary_alpha",
+                        sibling="exec_ternary_kernel"),
     (1, "params"): Shape("exec_unary_kernel_with_params", "REGISTER_UNARY_ALPHA_OP"),
     (2, "params"): Shape("exec_binary_kernel_with_params", "REGISTER_BINARY_ALPHA_OP"),
+    (3, "params"): Shape("exec_ternary_kernel_with_params", "REGISTER_TERNARY_ALPHA_OP", extend="ternary_params",
+                         sibling="exec_ternary_kernel"),
 }
 
 # Stub parameter types a host kernel can convert to the kernel's scalar type.
@@ -142,7 +147,7 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
         return ""  # 2.7: BinaryKernel.mm's binary_mps_impl and the .metal's own macros
     missing_exec = not api.has(needed.exec_fn) or (needed.takes_alpha and not api.takes_alpha(needed.exec_fn))
     missing_macro = bool(api.macros) and not {needed.macro, f"REGISTER_OPMATH_{needed.macro[9:]}"} & api.macros
-    if (missing_exec or missing_macro) and needed.extend and api.has(needed.exec_fn):
+    if (missing_exec or missing_macro) and needed.extend and api.has(needed.sibling):
         return needed.extend  # the sibling (exec_ternary_kernel(iter, name)) is there to model on
     if missing_exec:
         form = f"{needed.exec_fn}(iter, name, alpha)" if needed.takes_alpha else f"{needed.exec_fn}"

@@ -46,7 +46,7 @@ def find_callables(text: str, name: str, *, qualified: bool) -> list[Callable]:
     masked = mask_code(text)
     scope = r"MetalShaderLibrary::" if qualified else r""
     out = []
-    for m in re.finditer(rf"^[ \t]*void\s+{scope}{name}\s*\(", masked, re.M):
+    for m in re.finditer(rf"^[ \t]*void\s+{scope}{name}\s*\(", masked, re.M):  # a template line before: kept
         close = match_close(masked, m.end() - 1)
         if close is None:
             continue
@@ -60,7 +60,8 @@ def find_callables(text: str, name: str, *, qualified: bool) -> list[Callable]:
                 continue
             end = body_close + 1
         params = tuple(p.strip() for p in split_top_level(text[m.end() : close]) if p.strip())
-        out.append(Callable(m.start(), end, params, m.end() - 1))
+        head = re.search(r"^[ \t]*template\s*<[^;{}<>]*>[ \t]*\n\Z", masked[: m.start()], re.M)
+        out.append(Callable(head.start() if head else m.start(), end, params, m.end() - 1))
     return out
 
 
@@ -107,7 +108,7 @@ def add_declaration(header_text: str, path: str) -> str:
 
 
 def defines_sibling(mm_text: str) -> bool:
-    return bool(find_callables(mm_text, TERNARY, qualified=True))
+    return any(len(c.params) == 2 for c in find_callables(mm_text, TERNARY, qualified=True))
 
 
 def defines_ternary_alpha(mm_text: str) -> bool:
@@ -145,8 +146,8 @@ def _binary_alpha_path(mm_text: str, path: str) -> tuple[str, list[str], str]:
     return ", ".join(params), statements, value.group(0)
 
 
-def _append_alpha_suffix(stmt: str) -> str:
-    """Each fmt::format("...", args) of the kernel_name statement gets `{}` and alpha_suffix last."""
+def _append_suffix(stmt: str, piece: str, arg: str) -> str:
+    """Each fmt::format("...", args) of the kernel_name statement gets *piece* and *arg* last."""
     masked = mask_code(stmt)
     for m in reversed(list(re.finditer(r"fmt::format\(", masked))):
         close = match_close(masked, m.end() - 1)
@@ -154,44 +155,137 @@ def _append_alpha_suffix(stmt: str) -> str:
         if close is None or literal is None:
             raise MpsgenError(f"kernel_name is not built by fmt::format(\"...\", ...): {stmt}")
         quote = literal.end() - 1
-        stmt = f"{stmt[:quote]}{{}}{stmt[quote:close]}, alpha_suffix{stmt[close:]}"
+        stmt = f"{stmt[:quote]}{piece}{stmt[quote:close]}, {arg}{stmt[close:]}"
     return stmt
 
 
-def alpha_definition(sibling: str, mm_text: str, path: str) -> str:
-    """exec_ternary_kernel(iter, name)'s definition -> the alpha overload's."""
-    alpha, statements, value = _binary_alpha_path(mm_text, path)
+class Derivation(NamedTuple):
+    """How a new form differs from exec_ternary_kernel(iter, name), read from a binary sibling."""
+
+    name: str  # exec_ternary_kernel, exec_ternary_kernel_with_params
+    head: str  # a `template <typename T>` line before the definition, or ""
+    params: str  # the parameters after (iter, name), as the binary sibling's definition spells them
+    statements: tuple[str, ...]  # lines before kernel_name (alpha_type, alpha_suffix), one each
+    suffix: str  # what the kernel name's format calls gain at their end (alpha_suffix, params_type_name)
+    suffix_format: str  # ... and their format strings ("{}", "_{}")
+    value: str  # what is bound right after the tensors
+    prelude: str = ""  # the sibling's first statement to keep (`using namespace mps;` in a header)
+
+
+def derive(sibling: str, d: Derivation, path: str) -> str:
+    """exec_ternary_kernel(iter, name)'s definition -> the new form's: its parameters, the recursion on
+    32-bit sub-iterators passing them on, the kernel name's suffix, and *d.value* bound right after
+    the four tensors (what was bound after them one slot up)."""
     masked = mask_code(sibling)
     open_pos = masked.index("(")
     close = match_close(masked, open_pos)
     assert close is not None
-    text = f"{sibling[:close]}, {alpha}{sibling[close:]}"
-    passed = ", ".join(_param_name(p) for p in split_top_level(alpha))
-    text, recursions = re.subn(rf"\b{TERNARY}\(\s*sub_iter\s*,\s*name\s*\)", f"{TERNARY}(sub_iter, name, {passed})", text)
+    text = f"{sibling[:close]}, {d.params}{sibling[close:]}"
+    text = re.sub(rf"\bMetalShaderLibrary::{TERNARY}\b", f"MetalShaderLibrary::{d.name}", text, count=1)
+    passed = ", ".join(_param_name(p) for p in split_top_level(d.params))
+    text, recursions = re.subn(rf"\b{TERNARY}\(\s*sub_iter\s*,\s*name\s*\)", f"{d.name}(sub_iter, name, {passed})", text)
     span = _statement(text, "kernel_name")
     bind = re.search(r"^([ \t]*)bind_iter_tensors\(\s*(\w+)\s*,\s*iter\s*\);[ \t]*$", text, re.M)
     if not recursions or span is None or bind is None:
         raise _refuse(path, f"{TERNARY}'s definition has no recursion on sub_iter, kernel_name or bind_iter_tensors")
     encoder, indent = bind.group(2), bind.group(1)
-    # the later arguments one slot up: alpha takes the slot right after the tensors
     tail = re.sub(r"mtl_setArgs<(\d+)>", lambda m: f"mtl_setArgs<{int(m.group(1)) + (int(m.group(1)) >= _TENSORS)}>",
                   text[bind.end() :])
-    text = (text[: bind.end()] + f"\n{indent}mtl_setArgs<{_TENSORS}>({encoder}, {value});" + tail)
+    text = text[: bind.end()] + f"\n{indent}mtl_setArgs<{_TENSORS}>({encoder}, {d.value});" + tail
     span = _statement(text, "kernel_name")
     assert span is not None
     stmt_indent = re.match(r"[ \t]*", text[span[0] :]).group(0)  # type: ignore[union-attr]
-    added = "".join(f"{stmt_indent}{s}\n" for s in statements)
-    return text[: span[0]] + added + _append_alpha_suffix(text[span[0] : span[1]]) + text[span[1] :]
+    added = "".join(f"{stmt_indent}{s}\n" for s in d.statements)
+    named = _append_suffix(text[span[0] : span[1]], d.suffix_format, d.suffix)
+    text = text[: span[0]] + added + named + text[span[1] :]
+    if d.prelude:
+        brace = mask_code(text).index("{", match_close(mask_code(text), mask_code(text).index("(")) or 0)
+        text = f"{text[: brace + 1]}\n{stmt_indent}{d.prelude}{text[brace + 1 :]}"
+    return f"{d.head}{text}"
+
+
+def alpha_definition(sibling: str, mm_text: str, path: str) -> str:
+    """exec_ternary_kernel(iter, name)'s definition -> the alpha overload's."""
+    params, statements, value = _binary_alpha_path(mm_text, path)
+    return derive(sibling, Derivation(TERNARY, "", params, tuple(statements), "alpha_suffix", "{}", value), path)
 
 
 def add_definition(mm_text: str, path: str) -> str:
     """*mm_text* (the file defining exec_ternary_kernel) with the alpha overload after it."""
     if defines_ternary_alpha(mm_text):
         return mm_text
-    siblings = find_callables(mm_text, TERNARY, qualified=True)
+    siblings = [c for c in find_callables(mm_text, TERNARY, qualified=True) if len(c.params) == 2]
     if len(siblings) != 1:
         raise _refuse(path, f"no one definition of MetalShaderLibrary::{TERNARY}(iter, name)")
     sib = siblings[0]
     new = alpha_definition(mm_text[sib.start : sib.end], mm_text, path)
     at = _line_end(mm_text, sib.end)
     return f"{mm_text[:at]}\n{new}\n{mm_text[at:]}"
+
+
+# -- exec_ternary_kernel_with_params: the ternary kernel with exec_binary_kernel_with_params's params path --
+
+TERNARY_PARAMS = "exec_ternary_kernel_with_params"
+BINARY_PARAMS = "exec_binary_kernel_with_params"
+HEADER_DEFINITIONS = "aten/src/ATen/native/mps/OperationUtils.h"  # where 2.13 defines the *_with_params templates
+
+
+def has_ternary_params(text: str, *, qualified: bool) -> bool:
+    return bool(find_callables(text, TERNARY_PARAMS, qualified=qualified))
+
+
+def add_params_declaration(header_text: str, path: str) -> str:
+    """MetalShaderLibrary.h with exec_ternary_kernel_with_params declared after its binary sibling
+    (the same template, renamed)."""
+    if has_ternary_params(header_text, qualified=False):
+        return header_text
+    binary = find_callables(header_text, BINARY_PARAMS, qualified=False)
+    if len(binary) != 1:
+        raise _refuse(path, f"no one declaration of {BINARY_PARAMS}")
+    decl = header_text[binary[0].start : binary[0].end]
+    new = re.sub(rf"\b{BINARY_PARAMS}\b", TERNARY_PARAMS, decl, count=1)
+    at = _line_end(header_text, binary[0].end)
+    nl = "\r\n" if header_text[at - 2 : at] == "\r\n" else "\n"
+    return header_text[:at] + new.rstrip() + nl + header_text[at:]
+
+
+def params_definition(sibling: str, binary_text: str, path: str) -> str:
+    """exec_ternary_kernel(iter, name)'s definition -> exec_ternary_kernel_with_params's, with
+    exec_binary_kernel_with_params's template line, parameters, leading `using namespace`, and its
+    kernel names' `_<params_type_name>` ending."""
+    binary = find_callables(binary_text, BINARY_PARAMS, qualified=True)
+    if len(binary) != 1:
+        raise _refuse(path, f"no one definition of MetalShaderLibrary::{BINARY_PARAMS}")
+    body = binary_text[binary[0].start : binary[0].end]
+    head = re.match(r"[ \t]*template\s*<[^>]*>[ \t]*\r?\n", body)
+    names = [_param_name(p) for p in binary[0].params[2:]]
+    kernel_name = _statement(body, "kernel_name")
+    binds = re.search(r"mtl_setArgs?(?:<\d+>)?\(\s*\w+\s*,\s*params\b", body)
+    if head is None or names != ["params", "params_type_name"] or kernel_name is None or binds is None \
+            or "params_type_name" not in body[kernel_name[0] : kernel_name[1]]:
+        raise _refuse(path, f"{BINARY_PARAMS} is not a template binding params and naming kernels by params_type_name")
+    prelude = re.search(r"\{\s*(using\s+namespace\s+[\w:]+\s*;)", mask_code(body))
+    d = Derivation(TERNARY_PARAMS, head.group(0), ", ".join(binary[0].params[2:]), (), "params_type_name", "_{}",
+                   "params", prelude.group(1) if prelude else "")
+    return derive(sibling, d, path)
+
+
+def add_params_definition(target_text: str, target: str, sibling: str, path: str) -> str:
+    """*target_text* (the file defining exec_binary_kernel_with_params) with
+    exec_ternary_kernel_with_params after it, derived from *sibling* (exec_ternary_kernel's definition)."""
+    if has_ternary_params(target_text, qualified=True):
+        return target_text
+    binary = find_callables(target_text, BINARY_PARAMS, qualified=True)
+    if len(binary) != 1:
+        raise _refuse(target, f"no one definition of MetalShaderLibrary::{BINARY_PARAMS}")
+    new = params_definition(sibling, target_text, target)
+    at = _line_end(target_text, binary[0].end)
+    return f"{target_text[:at]}\n{new}\n{target_text[at:]}"
+
+
+def ternary_definition(mm_text: str, path: str) -> str:
+    """The text of MetalShaderLibrary::exec_ternary_kernel(iter, name)'s definition."""
+    siblings = [c for c in find_callables(mm_text, TERNARY, qualified=True) if len(c.params) == 2]
+    if len(siblings) != 1:
+        raise _refuse(path, f"no one definition of MetalShaderLibrary::{TERNARY}(iter, name)")
+    return mm_text[siblings[0].start : siblings[0].end]
