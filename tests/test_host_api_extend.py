@@ -25,6 +25,8 @@ from scalar_ops_tree import migrate as _migrate, read as _read
 
 MM = Path(__file__).resolve().parent / "data" / "host_api" / "OperationUtils.mm"
 MM_REL = "aten/src/ATen/native/mps/OperationUtils.mm"
+UTILS_H = MM.with_name("OperationUtils.h")
+UTILS_H_REL = "aten/src/ATen/native/mps/OperationUtils.h"
 HEADER = """class MetalShaderLibrary {
  public:
   void exec_binary_kernel(
@@ -138,6 +140,36 @@ def test_extension_reuses_what_is_there(wheel_include: Path):
     assert second.texts == {} and second.added == ()
     with pytest.raises(MpsgenError, match="defines MetalShaderLibrary::exec_ternary_kernel"):
         extend("ternary_alpha", {k: v for k, v in texts.items() if k != MM_REL}.get, lambda b, a, r: a)
+
+
+def test_params_form_is_the_ternary_sibling_with_the_binary_template_params_path(wheel_include: Path):
+    sibling = hx.ternary_definition(MM.read_text(), MM_REL)
+    text = UTILS_H.read_text()
+    out = hx.add_params_definition(text, UTILS_H_REL, sibling, MM_REL)
+    end = text.index("} // namespace at::native::mps")
+    new = out[end : len(out) - len(text) + end]
+    assert out.startswith(text[:end]) and out.endswith(text[end:])
+    assert new.startswith("template <typename T>\nvoid MetalShaderLibrary::exec_ternary_kernel_with_params("
+                          "TensorIteratorBase& iter, const std::string& name, T params, const std::string& "
+                          "params_type_name) {\n  using namespace mps;\n")
+    assert "      exec_ternary_kernel_with_params(sub_iter, name, params, params_type_name);\n" in new
+    assert '? fmt::format("{}_{}_cast_{}_{}", name, suffix, scalarToMetalTypeString(out), params_type_name)' in new
+    assert ("      bind_iter_tensors(computeEncoder, iter);\n      mtl_setArgs<4>(computeEncoder, params);\n"
+            "      if (!iter.is_contiguous()) {\n        mtl_setArgs<5>(") in new
+    assert hx.add_params_definition(out, UTILS_H_REL, sibling, MM_REL) == out
+    header = (wheel_include / "ATen/native/mps/MetalShaderLibrary.h").read_text()
+    declared = hx.add_params_declaration(header, LIBRARY_H)
+    assert declared.count("void exec_ternary_kernel_with_params(") == 1
+    assert hx.add_params_declaration(declared, LIBRARY_H) == declared
+
+
+def test_params_form_reuses_the_metal_the_alpha_form_added(wheel_include: Path):
+    texts = {LIBRARY_H: (wheel_include / "ATen/native/mps/MetalShaderLibrary.h").read_text(), MM_REL: MM.read_text(),
+             UTILS_H_REL: UTILS_H.read_text(), "c10/metal/indexing.h": (wheel_include / "c10/metal/indexing.h").read_text()}
+    alpha = extend("ternary_alpha", texts.get, lambda before, after, rel: after)
+    params = extend("ternary_params", {**texts, **alpha.texts}.get, lambda before, after, rel: after)
+    assert sorted(params.texts) == [LIBRARY_H, UTILS_H_REL]  # indexing.h: the alpha form's kernels and macros serve
+    assert [a.split(":")[0] for a in params.added] == [LIBRARY_H, UTILS_H_REL]
 
 
 # -- through the command, on a tree with the real headers and no ternary alpha form ---------------------
