@@ -151,6 +151,8 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
         return needed.extend  # the sibling (exec_ternary_kernel(iter, name)) is there to model on
     if missing_exec:
         form = f"{needed.exec_fn}(iter, name, alpha)" if needed.takes_alpha else f"{needed.exec_fn}"
+        if needed.extend:  # the change would add it, but there is nothing to model it on
+            form += f", nor {needed.sibling}(iter, name) to model one on"
         raise MpsgenError(f"{stub.name} needs {what}, but this checkout's MetalShaderLibrary.h has no {form}",
                           hint="update the checkout's Metal host API, or write the host kernel by hand", **where)
     if missing_macro:
