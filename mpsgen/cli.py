@@ -11,12 +11,15 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 import click
 
 from mpsgen import __version__
 from mpsgen.errors import EXIT_USAGE, MpsgenError
+
+if TYPE_CHECKING:
+    from mpsgen.model import Command, KernelOptions, RunOptions
 
 
 # Set by run(), the console script: then the process ends with the command.
@@ -186,7 +189,7 @@ def new_op(obj: Context, **options: Any) -> None:
     sys.exit(_run_kernel_command("new-op", obj, options))
 
 
-def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> int:
+def _run_kernel_command(command: Command, obj: Context, options: dict[str, Any]) -> int:
     """Split click's keyword arguments into the two typed option sets, once, here."""
     from mpsgen.commands.migrate import run_kernel_command
 
@@ -200,13 +203,14 @@ def _run_kernel_command(command: str, obj: Context, options: dict[str, Any]) -> 
     return run_kernel_command(command, obj.checkout(), kernel=kernel, run=run, ops=ops)
 
 
-def _typed(options: dict[str, Any]) -> tuple[Any, Any]:
+def _typed(options: dict[str, Any]) -> tuple[KernelOptions, RunOptions]:
     """click's keyword arguments as the two typed option sets (KernelOptions, RunOptions)."""
     from mpsgen.model import KernelOptions, RunOptions
 
     known = {f for cls in (KernelOptions, RunOptions) for f in cls._fields}
     assert options.keys() <= known, f"CLI options without a typed home: {options.keys() - known}"
-    return tuple(cls(**{f: options[f] for f in cls._fields if f in options}) for cls in (KernelOptions, RunOptions))
+    return (KernelOptions(**{f: options[f] for f in KernelOptions._fields if f in options}),
+            RunOptions(**{f: options[f] for f in RunOptions._fields if f in options}))
 
 
 @main.command("try")
@@ -240,18 +244,26 @@ def try_(obj: Context, op: str, **options: Any) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "lintrunner"]), default="text", show_default=True)
 @click.option("--no-cache", is_flag=True, help="Index every file afresh instead of re-using the facts of files "
               "unchanged since the last run (kept in ~/.cache/mpsgen/facts, or $MPSGEN_CACHE_DIR/facts).")
+@click.option("--select", multiple=True, metavar="CODES", help="Run only these rules (codes or names, comma-separated).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Do not run these rules (codes or names, comma-separated).")
+@click.option("--baseline", metavar="FILE", help="Report only findings this baseline does not hold.")
+@click.option("--write-baseline", metavar="FILE", help="Write the findings to FILE as a baseline and exit 0.")
 @click.pass_obj
 @reports_errors
-def check(obj: Context, paths: tuple[str, ...], fmt: str, no_cache: bool) -> None:
+def check(obj: Context, paths: tuple[str, ...], fmt: str, no_cache: bool, select: tuple[str, ...],
+          ignore: tuple[str, ...], baseline: str | None, write_baseline: str | None) -> None:
     """Report broken or half-done MPS wiring (for CI and pre-commit).
 
-    With PATHS (as pre-commit passes them) the whole tree is analysed but only findings in
-    those files are reported.
+    With PATHS (as pre-commit passes them) the whole tree is analysed and the findings in those
+    files are reported, and every finding resting on one of them (a yaml line whose stub a
+    deleted REGISTER_DISPATCH in a named .mm registered).  Silence one finding with
+    `// mpsgen: ignore[MPS004]` (`#` in yaml/.py) on its line or the line above.
     """
     _reading_run()
     from mpsgen.commands.check import run_check
 
-    _exit(run_check(obj.checkout(), paths=paths, fmt=fmt, cache=not no_cache))
+    _exit(run_check(obj.checkout(), paths=paths, fmt=fmt, cache=not no_cache, select=select, ignore=ignore,
+                    baseline=baseline, write_baseline=write_baseline))
 
 
 @main.command()

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 from pathlib import Path
 from typing import Callable, Iterator
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # findings, build failure or test failure
 EXIT_USAGE = 2  # usage or input error; nothing was written
+
+
+class Refusal(enum.Enum):
+    """What kind of refusal an error is, for the callers that act on it (never on its wording)."""
+
+    OTHER = "other"
+    NO_MPS_KERNEL = "no-mps-kernel"  # migrate on an op with no MPS kernel: new-op's business
+    LOSES_COMPLEX = "loses-complex"  # the new kernel would stop serving complex64 that MPSGraph serves
 
 
 class MpsgenError(Exception):
@@ -25,8 +34,10 @@ class MpsgenError(Exception):
         path: str | Path | None = None,
         line: int | None = None,
         hint: str | None = None,
+        kind: Refusal = Refusal.OTHER,
     ) -> None:
         super().__init__(message)
+        self.kind = kind
         self.message = message
         self.path = str(path) if path is not None else None
         self.line = line

@@ -21,6 +21,12 @@ Arity = Literal["unary", "binary", "unary_alpha", "binary_alpha", "ternary", "te
                 "binary_params", "ternary_params"]
 DtypeToken = Literal["float", "int2float", "integer", "complex"]
 ResultKind = Literal["same", "float", "bool"]
+# How a .metal file instantiates kernels: c10/metal's REGISTER_*_OP macros; early 2025's template kernel
+# per op with `template [[host_name(...)]]` instances; 2.7 BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP.
+Instantiation = Literal["register", "host_name", "binary_indexing"]
+# What an operations/*.mm implementation runs, and how it is defined.
+Backend = Literal["mpsgraph", "metal", "unknown"]
+ImplForm = Literal["TORCH_IMPL_FUNC", "function", "macro"]
 ARITIES: tuple[Arity, ...] = get_args(Arity)
 DTYPE_TOKENS: tuple[DtypeToken, ...] = get_args(DtypeToken)
 RESULTS: tuple[ResultKind, ...] = get_args(ResultKind)
@@ -89,9 +95,7 @@ class KernelSpec(NamedTuple):
     scalars: tuple[str, ...] = ()
     param_type: str = "scalar"
     param_defaults: tuple[str, ...] = ()  # per scalar: what an absent std::optional stands for (catalog)
-    # How the target .metal instantiates kernels: "register" (c10/metal's REGISTER_*_OP macros) or
-    # "host_name" (early 2025: a template kernel per op, `template [[host_name(...)]]` instances).
-    instantiation: str = "register"
+    instantiation: Instantiation = "register"  # how the target .metal instantiates kernels
     # The checkout's c10/metal/utils.h defines is_complex_v and is_scalar_*_v (2.8 and newer); without
     # them a functor selects its overloads with Metal's own traits.
     c10_traits: bool = True

@@ -147,43 +147,32 @@ def test_broken_user_catalog_gives_file_and_line(tmp_path):
         load_catalog(str(wrong))
 
 
-# -- the small reader (issue 11) and the frontier entries -----------------------------------------
-
-
-def test_small_reader_agrees_with_ruamel_on_the_shipped_catalog():
-    from ruamel.yaml import YAML
-
-    from mpsgen.generate.catalog_reader import read_catalog
-
-    text = catalog_path().read_text(encoding="utf-8")
-    assert read_catalog(text) == YAML(typ="safe").load(text)
-
-
-def test_catalog_load_does_not_import_ruamel():
-    import subprocess
-    import sys
-
-    code = ("import sys; from mpsgen.generate.catalog import load_catalog; "
-            "load_catalog(); print('ruamel' in ' '.join(sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "False"
+# -- reading the file: a YAML loader, every entry validated ------------------------------------------
 
 
 @pytest.mark.parametrize("text, line, message", [
-    ("op:\n  expr: [a, b\n", 2, "unclosed flow list"),
-    ("op:\n  expr: \"x\n", 2, "unclosed double quote"),
-    ("op:\n   expr: x\n", 2, "two-space indented"),
-    ("op:\n  expr: a: b\n", 2, "': '"),
-    ("op:\n  expr: 1.5\n", 2, "would not be read as text"),
-    ("op:\n  expr: x\n  expr: y\n", 3, "duplicate key 'expr'"),
-    ("  expr: x\n", 1, "expected `op:`"),
+    ("op:\n  expr: [a, b\n", 3, "not valid YAML"),
+    ("op:\n  expr: \"x\n", 3, "not valid YAML"),
+    ("op:\n  arity: unary\n   expr: x\n", 3, "not valid YAML"),
 ])
-def test_small_reader_refuses_what_it_does_not_read(tmp_path, text, line, message):
+def test_a_catalog_that_is_not_yaml_is_one_located_error(tmp_path, text, line, message):
     bad = tmp_path / "catalog.yaml"
     bad.write_text(text)
     with pytest.raises(MpsgenError) as err:
         load_catalog(str(bad))
     assert message in err.value.render() and f"catalog.yaml:{line}:" in err.value.render()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("op:\n  arity: unary\n  expr: 1.5\n", "expr must be text"),
+    ("op:\n  arity: unary\n  expr: x\n  note: [a]\n", "note must be text"),
+    ("- op\n", "must map op names to entries"),
+])
+def test_entries_of_the_wrong_type_are_refused(tmp_path, text, message):
+    bad = tmp_path / "catalog.yaml"
+    bad.write_text(text)
+    with pytest.raises(MpsgenError, match=message):
+        load_catalog(str(bad))
 
 
 def test_block_bodies_keep_their_lines_and_render_as_statements():

@@ -386,15 +386,28 @@ def test_undo_refuses_after_user_edit(tree: Path) -> None:
     assert snapshot(tree) == applied
 
 
-def test_undo_refuses_when_created_file_was_deleted(tree: Path) -> None:
+def test_undo_drops_a_change_whose_created_file_was_deleted_by_hand(tree: Path) -> None:
+    # The file did not exist before the change: deleting it is reverting the change, so undo
+    # forgets the change (nothing to restore, nothing lost) instead of refusing forever.
     co = Checkout(tree)
     ch = cs.Changeset(co)
     ch.set_text("aten/New.mm", "x\n")
     ch.apply()
     (tree / "aten/New.mm").unlink()
+    assert cs.undo(co) == [] and not (tree / ".git/mpsgen/last.json").exists()
+    assert not (tree / "aten/New.mm").exists()
+
+
+def test_undo_refuses_when_a_changed_file_was_deleted(tree: Path) -> None:
+    co = Checkout(tree)
+    ch = cs.Changeset(co)
+    rel = next(p.relative_to(tree).as_posix() for p in sorted((tree / "aten").rglob("*.mm")))
+    ch.set_text(rel, "changed\n")
+    ch.apply()
+    (tree / rel).unlink()
     with pytest.raises(MpsgenError) as err:
         cs.undo(co)
-    assert err.value.path == "aten/New.mm" and "deleted" in err.value.message
+    assert err.value.path == rel and "deleted" in err.value.message
 
 
 def test_interrupted_undo_is_rolled_back_and_can_be_retried(tree: Path) -> None:

@@ -193,7 +193,8 @@ def test_dead_implementation(tree: Path, added: str, needle: str, col: int):
     edit(tree, f"{OPS}/UnaryOps.mm", "\n} // namespace at::native", added + "\n} // namespace at::native")
     f = only(findings(tree))
     assert (f.code, f.path, f.line, f.col) == ("MPS004", f"{OPS}/UnaryOps.mm", line_of(tree, f"{OPS}/UnaryOps.mm", needle), col)
-    assert f.severity == "warning" and "not named by any native_functions.yaml entry" in f.message
+    assert f.severity == "error" and "not named by any native_functions.yaml entry" in f.message
+    assert "does not compile" in f.message and f.rests_on[0].path == YAML_REL  # the yaml line's removal made it
 
 
 def test_unused_static_helper_is_not_dead(tree: Path):
@@ -373,7 +374,11 @@ def test_cli_paths_narrow_the_report(tree: Path, monkeypatch):
     monkeypatch.chdir(tree)
     r = run(tree, COMMON_MPS_REL)
     assert r.exit_code == 0 and " MPS010 " in r.output and "MPS003" not in r.output
+    # The MPS003 in the yaml rests on every MPS source (any could define the kernel): a .mm names it.
     r = run(tree, f"{OPS}/BinaryKernel.mm")
+    assert r.exit_code == 1 and " MPS003 " in r.output and f"[rests on {OPS}/BinaryKernel.mm]" in r.output
+    assert r.output.startswith(f"{YAML_REL}:") and "MPS010" not in r.output
+    r = run(tree, "aten/src/ATen/native/mps/kernels/BinaryKernel.metal")
     assert r.exit_code == 0 and r.output == "No problems found.\n"
 
 

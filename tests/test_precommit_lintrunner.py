@@ -80,8 +80,8 @@ def test_pre_commit_try_repo(hook_repo: Path, broken_git_sample: Path, tmp_path_
     warn = try_repo(COMMON_MPS_REL)
     assert warn.returncode == 0, warn.stdout + warn.stderr
     assert "Passed" in warn.stdout
-    # A file with no findings passes.
-    clean = try_repo("aten/src/ATen/native/mps/operations/BinaryKernel.mm")
+    # A file no finding rests on passes (the MPS003 rests on every MPS source: any could define the kernel).
+    clean = try_repo("aten/src/ATen/native/mps/kernels/BinaryKernel.metal")
     assert clean.returncode == 0 and "Passed" in clean.stdout, clean.stdout + clean.stderr
 
 
@@ -119,3 +119,57 @@ def test_lintrunner(broken_git_sample: Path, tmp_path: Path):
     assert by_name["MPS003"]["code"] == "MPSGEN" and by_name["MPS003"]["severity"] == "error"
     assert by_name["MPS003"]["path"].endswith(YAML_REL) and by_name["MPS003"]["line"] > 1
     assert by_name["MPS010"]["severity"] == "warning" and "heavyside" in by_name["MPS010"]["description"]
+
+
+def readme_precommit_config() -> str:
+    """The `.pre-commit-config.yaml` block README.md tells users to write."""
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("```yaml\nrepos:\n  - repo: local")
+    return readme[start + len("```yaml\n"): readme.index("```", start + 7)]
+
+
+@pytest.fixture()
+def clean_git_sample(sample_tree: Path) -> Path:
+    return git_tree(sample_tree)
+
+
+def test_readme_precommit_hook_fails_a_commit_that_deletes_a_registration(clean_git_sample: Path, tmp_path: Path):
+    # The snippet as written: a local hook running `mpsgen check` from PATH on the staged files.
+    root = clean_git_sample
+    (root / ".pre-commit-config.yaml").write_text(readme_precommit_config())
+    git(root, "add", ".pre-commit-config.yaml")
+    git(root, "commit", "-qm", "hook")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+
+    def hook() -> subprocess.CompletedProcess:
+        return subprocess.run([str(BIN / "pre-commit"), "run"], cwd=root, env=env, capture_output=True, text=True,
+                              timeout=600)
+
+    mm = "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
+    edit(root, mm, "REGISTER_DISPATCH(hypot_stub, &hypot_mps_kernel)\n", "")
+    git(root, "add", mm)
+    failed = hook()
+    out = failed.stdout + failed.stderr
+    assert failed.returncode == 1 and "Failed" in out and " MPS005 " in out and f"[rests on {mm}]" in out, out
+    # The same file, unbroken, passes.
+    git(root, "checkout", "HEAD", "--", mm)
+    edit(root, mm, "REGISTER_DISPATCH(hypot_stub, &hypot_mps_kernel)\n",
+         "REGISTER_DISPATCH(hypot_stub, &hypot_mps_kernel) // registered\n")
+    git(root, "add", mm)
+    passed = hook()
+    assert passed.returncode == 0 and "Passed" in passed.stdout, passed.stdout + passed.stderr
+
+
+def test_lintrunner_shows_a_finding_resting_on_the_changed_file(clean_git_sample: Path, tmp_path: Path):
+    root = clean_git_sample
+    (root / ".lintrunner.toml").write_text(LINTRUNNER_TOML.format(mpsgen=BIN / "mpsgen"))
+    git(root, "add", ".lintrunner.toml")
+    git(root, "commit", "-qm", "lintrunner")
+    mm = "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
+    edit(root, mm, "REGISTER_DISPATCH(hypot_stub, &hypot_mps_kernel)\n", "")
+    r = subprocess.run([str(BIN / "lintrunner"), "--output=json", f"--data-path={tmp_path / 'lr'}"],
+                       cwd=root, capture_output=True, text=True, timeout=300)
+    msgs = [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
+    assert r.returncode == 1, r.stdout + r.stderr
+    (m,) = msgs
+    assert m["name"] == "MPS005" and m["path"].endswith(mm) and m["description"].startswith(f"{YAML_REL}:")

@@ -23,7 +23,7 @@ WARN = Finding("torch/testing/_internal/common_mps.py", 40, 9, "MPS010", "warnin
 def test_codes_are_unique_stable_and_described():
     registry = {r.code: r for r in rules.all_rules()}
     codes = list(registry)
-    assert codes == [f"MPS{i:03d}" for i in range(1, 11)]
+    assert codes == [f"MPS{i:03d}" for i in range(1, 12)]
     assert len({r.name for r in registry.values()}) == len(codes)
     assert rules.get("MPS010").name == "stale-xfail" and rules.get("MPS001").name == "split-family"
     for rule in registry.values():
@@ -31,8 +31,9 @@ def test_codes_are_unique_stable_and_described():
 
 
 def test_finding_of_rule_uses_its_code_and_severity():
-    f = rules.get("MPS004").finding("a.mm", 5, "dead", col=2)
-    assert (f.code, f.severity, f.line, f.col) == ("MPS004", "warning", 5, 2)
+    f = rules.get("MPS011").finding("a.mm", 5, "dead", col=2)
+    assert (f.code, f.severity, f.line, f.col) == ("MPS011", "warning", 5, 2)
+    assert rules.get("MPS004").finding("a.mm", 5, "dead").severity == "error"
 
 
 def test_finding_rejects_bad_severity_and_zero_line():

@@ -302,7 +302,7 @@ SOURCES = {
 def test_find_shared_impl_forms(kernel, form, stubs, line):
     impl = find_shared_impl(SOURCES, kernel)
     assert impl is not None
-    assert (impl.form, impl.stub_names, impl.line) == (form, stubs, line)
+    assert (impl.shown_form, impl.stub_names, impl.line) == (form, stubs, line)
 
 
 def test_find_shared_impl_records_extra_arguments_and_helpers():

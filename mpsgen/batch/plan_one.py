@@ -4,12 +4,11 @@ result are plain data, and every refusal becomes the family's reason, never the 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from mpsgen.batch.outcome import FAILED, NOTHING, PLANNED, REFUSED, FamilyOutcome
 from mpsgen.errors import MpsgenError
@@ -25,20 +24,22 @@ def plan_unit(root: str, families: tuple[str, ...], no_try: bool) -> list[Family
 
 def _plan(root: str, families: tuple[str, ...], no_try: bool) -> FamilyOutcome:
     from mpsgen.batch.pr_text import pr_message
+    from mpsgen.emulate.plan_check import check_plans
     from mpsgen.model import KernelOptions
     from mpsgen.plan.group import plan_group
     from mpsgen.tree.checkout import Checkout
 
     checkout = Checkout(Path(root))
     kernel = KernelOptions(op=families[0])
-    unit = dict(family=families[0], families=list(families))
+    unit: dict[str, Any] = dict(family=families[0], families=list(families))
     try:
         group = plan_group("migrate", checkout, list(families), kernel)
         if group.nothing_to_do:
             return FamilyOutcome(state=NOTHING, reason=group.nothing_to_do, **unit)
-        check = "" if no_try else _numeric_check(group, checkout, kernel)
-        if check.startswith("MISMATCH"):
-            return FamilyOutcome(state=REFUSED, reason=check, **unit)
+        numeric = None if no_try else check_plans(group, checkout, kernel=kernel)
+        if numeric is not None and not numeric.agreed:
+            return FamilyOutcome(state=REFUSED, reason="MISMATCH: " + numeric.summary(), **unit)
+        check = "" if numeric is None else numeric.summary()
         cs = group.changeset
         dtypes = dict.fromkeys(r.dtype for p in group.todo for r in p.dtype_rows if r.registered)
         return FamilyOutcome(state=PLANNED, files={p: cs.current(p) for p in cs.changed_paths}, dtypes=list(dtypes),
@@ -47,19 +48,6 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool) -> FamilyOutcome:
         return FamilyOutcome(state=REFUSED, reason=err.render(), **unit)
     except Exception as err:  # an mpsgen bug in one family must not end the run; the summary names it
         return FamilyOutcome(state=FAILED, reason=f"mpsgen failed: {type(err).__name__}: {err}", **unit)
-
-
-def _numeric_check(group, checkout, kernel) -> str:
-    """The one-line result of the check `migrate` runs before writing ("MISMATCH ..." on a failure)."""
-    from mpsgen.commands.try_op import check_before_writing
-
-    said = io.StringIO()
-    with contextlib.redirect_stdout(said):
-        code = check_before_writing(group, checkout, kernel=kernel, fmt="text")
-    lines = [ln for ln in said.getvalue().splitlines() if ln.strip()]
-    if code != 0:
-        return "MISMATCH: " + (lines[-1] if lines else "the kernel disagrees with the CPU")
-    return "; ".join(ln for ln in lines if ln.startswith("numeric check")) or "nothing to check"
 
 
 def exit_with_parent() -> None:

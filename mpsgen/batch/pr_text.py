@@ -6,27 +6,26 @@ from __future__ import annotations
 from mpsgen.plan.group import GroupPlan
 from mpsgen.tree.gitops import commit_message
 
-_SECTIONS = (("dispatch", "Dispatch (native_functions.yaml)"), ("stub", "Stub"),
-             ("api", "Host API added (this checkout lacked it; modeled on its siblings here)"), ("added", "Added"),
-             ("removed", "Deleted (MPSGraph)"), ("tests", "Test lists"), ("note", "Notes"))
+_HEADINGS = {"dispatch": "Dispatch (native_functions.yaml)", "stub": "Stub",
+             "api": "Host API added (this checkout lacked it; modeled on its siblings here)", "added": "Added",
+             "removed": "Deleted (MPSGraph)", "tests": "Test lists", "note": "Notes"}  # dtypes: a table
 
 
 def pr_message(group: GroupPlan, check: str) -> str:
-    from mpsgen.commands.migrate import plan_summary_lines
+    from mpsgen.plan.summary import summarize
     from mpsgen.verify.mps_tests import k_patterns
 
     moved = [m.entry for p in group.todo for m in p.moved]
     title, _, rest = commit_message(group.title_names(), moved).partition("\n\n")
     body: list[str] = []
     for plan in group.todo:
-        lines = plan_summary_lines(plan)
+        summary = summarize(plan)
         if len(group.todo) > 1:
             body += [f"### {plan.family}", ""]
-        for key, heading in _SECTIONS:
-            picked = [ln[len(key):].strip() for ln in lines if ln.startswith(key + " ")]
-            if picked:
-                body += [f"{heading}:", *(f"- {p}" for p in picked), ""]
-        rows = plan.dtype_rows
+        for key, items in summary.sections():
+            if items and key in _HEADINGS:
+                body += [f"{_HEADINGS[key]}:", *(f"- {item}" for item in items), ""]
+        rows = summary.dtype_rows
         if rows:
             body += ["Dtypes, before -> after:", "", "| dtype | before | after |", "|---|---|---|"]
             body += [f"| {r.dtype} | {r.before} | {r.after} |" for r in rows] + [""]

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from mpsgen.tree.checkout import Checkout, read_text_file
+from mpsgen.scan.lines import plain_lines
 
 
 def expand_path_args(paths: tuple[str, ...] | list[str]) -> list[str]:
@@ -13,33 +14,46 @@ def expand_path_args(paths: tuple[str, ...] | list[str]) -> list[str]:
     out: list[str] = []
     for p in paths:
         if p.startswith("@") and len(p) > 1:
-            out += [ln.strip() for ln in read_text_file(Path(p[1:])).splitlines() if ln.strip()]
+            out += [ln.strip() for ln in plain_lines(read_text_file(Path(p[1:]))) if ln.strip()]
         else:
             out.append(p)
     return out
 
 
-def run_check(checkout: Checkout, *, paths: tuple[str, ...], fmt: str, cache: bool = True) -> int:
-    """Analyse the whole tree; print the findings in *paths* (all when empty) in *fmt*; exit code.
-    With *cache*, facts of files unchanged since an earlier run are re-used (tree/factcache.py)."""
-    from mpsgen.lint import report
+def run_check(checkout: Checkout, *, paths: tuple[str, ...], fmt: str, cache: bool = True,
+              select: tuple[str, ...] = (), ignore: tuple[str, ...] = (),
+              baseline: str | None = None, write_baseline: str | None = None) -> int:
+    """Analyse the whole tree; print the findings in *paths* (all when empty), and those resting on
+    them, in *fmt*; exit code.  With *cache*, facts of files unchanged since an earlier run are
+    re-used (tree/factcache.py).  *select*/*ignore* choose rules; findings silenced inline are
+    dropped; with *baseline* only findings it does not hold are reported; *write_baseline* writes one."""
+    from mpsgen.lint import adoption, report
     from mpsgen.lint.inventory import Inventory
-    from mpsgen.lint.rules import run_checks
+    from mpsgen.lint.rules import all_rules, run_checks
     from mpsgen.tree.factcache import FactCache
 
     wanted = expand_path_args(paths)
+    codes = adoption.chosen_codes(select, ignore)
+    known = adoption.read_baseline(Path(baseline)) if baseline else None
     inv = Inventory(checkout, FactCache.for_root(checkout.root, enabled=cache))
     inv.start_native_search()  # a child reads native/*.cpp on the second core while this one parses the yaml,
     inv.prefetch_stub_uses()  # then searches it for the yaml's kernels, while this one reads the other files
     inv.read_while_searching(("definitions", "registrations", "_host_facts", "metal_names", "metal_kernels",
                               "functor_uses", "test_tables", "opinfo_strings"))
-    findings = run_checks(inv)
+    findings = run_checks(inv, None if codes is None else [r for r in all_rules() if r.code in codes])
     inv.save_facts()
+    findings = adoption.unsuppressed(findings, lambda rel: checkout.read_text(checkout.root / rel))
     if paths:
         # An empty path list from lintrunner/pre-commit means "no files": report nothing.
         findings = report.filter_to_paths(findings, wanted, checkout.root) if wanted else []
+    if write_baseline:
+        n = adoption.write_baseline(findings, Path(write_baseline))
+        sys.stdout.write(f"Wrote {n} finding{'' if n == 1 else 's'} to the baseline {write_baseline}.\n")
+        return 0
+    if known is not None:
+        findings = adoption.new_findings(findings, known)
     color = fmt == "text" and sys.stdout.isatty()
     sys.stdout.write(report.render(findings, fmt, checkout.root, color=color))
     if fmt == "text" and not findings:
-        sys.stdout.write("No problems found.\n")
+        sys.stdout.write("No new problems (the rest are in the baseline).\n" if known else "No problems found.\n")
     return report.exit_code(findings, fmt)

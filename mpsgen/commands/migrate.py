@@ -67,28 +67,10 @@ def print_plan_summary(plan: Plan, fmt: str) -> None:
     verb = "migrate" if plan.command == "migrate" else "new-op"
     selected = f" ({', '.join(plan.overloads)} only)" if plan.overloads else ""
     _say(fmt, f"mpsgen {verb} {plan.family}{selected}:", bold=True)
-    for line in plan_summary_lines(plan):
+    from mpsgen.plan.summary import summarize
+
+    for line in summarize(plan).lines():
         _say(fmt, f"  {line}")
-
-
-def plan_summary_lines(plan: Plan) -> list[str]:
-    """What one plan moves, writes, removes and notes: `dispatch  ...`, `dtype     ...`, ..."""
-    lines = []
-    for m in plan.moved:
-        frm = f"{m.legacy_kernel} -> " if m.legacy_kernel else ""
-        lines.append(f"dispatch  {m.entry} (line {m.line}): MPS {frm}{m.shared_kernel}")
-    if plan.stub is not None:
-        lines.append(f"stub      {plan.stub.name} ({plan.stub.fn_type}, {plan.stub.path}:{plan.stub.line})")
-    if plan.dtype_rows:
-        from mpsgen.plan.dtypes import format_rows
-
-        lines += [f"dtype     {line}" for line in format_rows(plan.dtype_rows)]
-    lines += [f"api       {a}" for a in plan.api_added]  # a host API form the checkout lacked, added
-    lines += [f"added     {a}" for a in plan.added]
-    lines += [f"removed   {r}" for r in plan.removed]
-    lines += [f"tests     {t}" for t in plan.test_lists]
-    lines += [f"note      {n}" for n in plan.notes]
-    return lines
 
 
 def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOptions, run: RunOptions,

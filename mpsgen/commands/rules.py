@@ -9,6 +9,14 @@ import textwrap
 from mpsgen.errors import EXIT_OK
 
 
+ADOPTION = """\
+Choose rules with `mpsgen check --select CODES` / `--ignore CODES` (codes or names, comma-separated).
+Silence one finding with `// mpsgen: ignore[CODE]` in .mm/.metal/.cpp/.h, `# mpsgen: ignore[CODE]` in yaml/.py,
+on the finding's line or the line above.  `mpsgen check --write-baseline FILE` records today's findings;
+`mpsgen check --baseline FILE` then fails only on new ones (keyed by code, file and message, not line).
+"""
+
+
 def run_rules(*, code: str | None, fmt: str) -> int:
     """Print every rule (one line each), or one rule's long description, in *fmt* (text, json, markdown)."""
     from mpsgen.lint import rules
@@ -27,10 +35,12 @@ def run_rules(*, code: str | None, fmt: str) -> int:
             sys.stdout.write(f"## {head}\n\n{r.summary}.\n\n{r.description}\n")
         else:
             summary = textwrap.fill(r.summary + ".", 100)
-            sys.stdout.write(f"{head}\n{summary}\n\n{r.description}\n")
+            sys.stdout.write(f"{head}\n{summary}\n\n{r.description}\n\n"
+                             f"Silence one finding: `// mpsgen: ignore[{r.code}]` (`# mpsgen: ignore[{r.code}]` in "
+                             f"yaml/.py) on its line or the line above; skip the rule: `mpsgen check --ignore {r.code}`.\n")
     else:
         width = max(len(r.name) for r in chosen)
         for r in chosen:
             sys.stdout.write(f"{r.code}  {r.name:<{width}}  {r.severity:<7}  {r.summary}\n")
-        sys.stdout.write("`mpsgen rules CODE` explains one.\n")
+        sys.stdout.write("`mpsgen rules CODE` explains one.\n" + ADOPTION)
     return EXIT_OK

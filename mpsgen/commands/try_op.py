@@ -11,26 +11,15 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
+from mpsgen.emulate.plan_check import Subject, catalog_flags, check, check_plans
+from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError, Refusal
 
 if TYPE_CHECKING:
     from mpsgen.tree.checkout import Checkout
-    from mpsgen.emulate.compare import TryResult
     from mpsgen.model import KernelOptions
     from mpsgen.plan.group import GroupPlan
-    from mpsgen.model import KernelSpec
-
-
-class Subject(NamedTuple):
-    """What to check: the spec, the functor text migrate/new-op would write, where it came from."""
-
-    spec: KernelSpec
-    functor: str
-    source: str  # "plan" (the checkout's planner) or "catalog" / "--expr" (op already native)
-    binding: Any = None  # plan.binding.Binding: how the op's arguments reach the kernel
-    headers: dict[str, str] = {}  # c10/metal headers the plan edits (a macro it adds), path -> text
 
 
 def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: str | None = None,
@@ -40,8 +29,7 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
     """Plan, render, compile and compare; print the table (or JSON); 0 agree, 1 mismatch."""
     subject = cached_subject(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
                              dtypes=dtypes, templates_dir=templates_dir)
-    result = check(subject, op=op, include_root=_with_planned_headers(include_root or checkout.root, subject.headers),
-                   emulate=emulate,
+    result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
                    flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
     stream = out or sys.stdout
     from mpsgen.emulate.compare import render_json, render_text
@@ -77,7 +65,8 @@ def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
     if entry.is_file():
         try:
             data = json.loads(entry.read_text(encoding="utf-8"))
-            spec = KernelSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()})
+            fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()}
+            spec = KernelSpec(**fields)
             return Subject(spec, data["functor"], data["source"], headers=data.get("headers") or {})
         except (ValueError, KeyError, TypeError):
             pass  # damaged entry: plan again
@@ -101,7 +90,7 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
     try:
         plan = _plan_either(checkout, opts)
     except MpsgenError as err:
-        if "complex" not in err.message:
+        if err.kind is not Refusal.LOSES_COMPLEX:
             raise
         # The refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's business: check the rest.
         plan = _plan_either(checkout, opts._replace(drop_complex=True))
@@ -128,7 +117,7 @@ def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan
     try:
         return plan_kernel_command("migrate", checkout, opts)
     except MpsgenError as err:
-        if "has no MPS kernel to migrate" not in err.message:
+        if err.kind is not Refusal.NO_MPS_KERNEL:
             raise
         return plan_kernel_command("new-op", checkout, opts)
 
@@ -152,35 +141,6 @@ def _arity(op: str, expr: str | None) -> str:
     return f"{base}_alpha" if "alpha" in uses and base != "ternary" else base
 
 
-def catalog_flags(op: str, **given: str | None) -> dict[str, str]:
-    """Names for compiler errors in bodies the user did not give (they come from the catalog)."""
-    keys = [k for k in ("expr", "int_expr", "complex_expr") if given.get(k) is None] + ["bool_expr"]
-    return {k: f"catalog.yaml {op}.{k}" for k in keys}
-
-
-def _with_planned_headers(root: str | Path, headers: dict[str, str]) -> Path:
-    from mpsgen.emulate.compile import cache_dir
-    from mpsgen.emulate.overlay import include_root
-
-    return include_root(root, headers, cache_dir())
-
-
-def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
-          flags: dict[str, str] | None = None) -> TryResult:
-    """Run the numeric check on the GPU (macOS with MPS, unless *emulate*) or emulated on the host."""
-    from mpsgen.emulate import bound, gpu
-
-    # The GPU runner drives unary/binary/alpha kernels; scalars in a struct, ternary alphas and
-    # bound arguments are checked emulated.
-    simple = subject.spec.arity in ("unary", "binary", "unary_alpha", "binary_alpha", "ternary")
-    if not emulate and simple and not bound.needed(subject.spec, subject.binding) and gpu.available():
-        return gpu.check_on_mps(subject.spec, subject.functor, op=op, include_root=include_root)
-    from mpsgen.emulate.check import check_kernel
-
-    return check_kernel(subject.spec, subject.functor, op=op, include_root=include_root, flags=flags,
-                        binding=subject.binding)
-
-
 # -- the check migrate and new-op run before writing ------------------------------------------------
 
 
@@ -189,49 +149,13 @@ def check_before_writing(group: GroupPlan, checkout: Checkout, *, kernel: Kernel
 
     Progress goes to stderr in json mode, like the rest of migrate's messages."""
     from mpsgen.emulate.compare import render_text
-    from mpsgen.emulate.compile import ToolMissing
-    from mpsgen.emulate.reference import NoReference
-
-    from mpsgen.emulate.overlay import planned_headers
 
     stream = sys.stderr if fmt == "json" else sys.stdout
-    headers = planned_headers(group.changeset)  # the whole group's: a macro an earlier op added
-    for plan in group.todo:
-        spec = plan.spec
-        try:
-            if spec is None:  # a stub MPS already runs: no new kernel to check
-                continue
-            functor = plan.rendered.functor
-            if plan.reused_kernel:  # upstream's functor is what MPS will run: check that one
-                functor = plan.reused_functor
-                if not functor:
-                    stream.write(f"numeric check skipped: {plan.family} calls upstream's registered kernel "
-                                 f"'{plan.kernel}' ({plan.reused_kernel}), whose functor is no struct to lift out\n")
-                    continue
-            try:
-                result = check(Subject(spec, functor, "upstream" if plan.reused_kernel else "plan", plan.binding),
-                               op=plan.family, include_root=_with_planned_headers(checkout.root, headers),
-                               emulate=False,
-                               flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
-                                                   complex_expr=kernel.complex_expr))
-            except MpsgenError as err:
-                if not plan.reused_kernel:
-                    raise
-                stream.write(f"numeric check skipped: upstream's {plan.kernel}_functor ({plan.reused_kernel}) does not "
-                             f"build apart from its file: {err.message.splitlines()[0]}\n")
-                continue
-        except (ToolMissing, NoReference) as why:
-            stream.write(f"numeric check skipped: {why.render()}\n")
-            continue
-        except MpsgenError as err:
-            err.hint = (err.hint + "; " if err.hint else "") + "--no-try skips this check"
-            raise
-        if not result.ok:
-            stream.write(render_text(result))
-            crashes = [f"{r.dtype} ({r.crash})" for r in result.rows if r.crash]
-            what = f"crashes on {', '.join(crashes)}" if crashes else "disagrees with the CPU"
-            stream.write(f"the {plan.family} kernel {what}: nothing written (--no-try skips this check)\n")
+    for one in check_plans(group, checkout, kernel=kernel).ops:
+        if one.state == "disagreed":
+            assert one.result is not None
+            stream.write(render_text(one.result))
+        stream.write(one.line() + "\n")
+        if one.state == "disagreed":
             return EXIT_FINDINGS
-        stream.write(f"numeric check: {len(result.rows)} dtype(s) agree with {result.reference} "
-                     f"({result.backend})\n")
     return EXIT_OK

@@ -10,7 +10,14 @@ from mpsgen.tree.checkout import Checkout
 
 def run_undo(checkout: Checkout) -> int:
     from mpsgen.tree.changeset import undo
+    from mpsgen.tree.history import drop_if_reverted
 
+    dropped = drop_if_reverted(checkout)
+    if dropped is not None:
+        what = f"`{dropped.label}`, applied {dropped.created}," if dropped.label else f"the change applied {dropped.created}"
+        click.echo(f"the files of {what} are already as they were before it (reverted by hand): "
+                   "dropped it from the undo stack, nothing written")
+        return EXIT_OK
     restored = undo(checkout)
     if not restored:
         click.echo("nothing to undo")

@@ -21,6 +21,7 @@ from . import compile as cc
 from . import inputs as inp
 from .compare import DtypeResult, TryResult, compare, crashed
 from .reference import NoReference
+from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:
     from .isolate import KernelRunner
@@ -202,7 +203,7 @@ def _expected(fn: Any, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registr
 
 
 def _refusal(name: str, dtype: str, err: BaseException) -> MpsgenError:
-    first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    first = plain_lines(str(err).strip())[0] if str(err).strip() else type(err).__name__
     return NoReference(f"cannot call the reference {name} on {dtype} tensors: {first}",
                        hint="mpsgen try compares elementwise ops whose torch function takes the kernel's inputs "
                        "(and alpha) only")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 # (atol, rtol) per torch output dtype.  float32/complex64: torch.testing.assert_close's defaults
 # (rtol 1.3e-6, atol 1e-5); float16 and bfloat16: the looser per-dtype tolerances test_mps.py's
@@ -86,8 +86,8 @@ class TryResult(NamedTuple):
     @classmethod
     def from_json(cls, data: dict[str, object], *, cached: bool) -> "TryResult":
         rows = []
-        for r in data["dtypes"]:  # type: ignore[union-attr]
-            r = {k: v for k, v in dict(r).items() if k != "ok"}
+        for given in data["dtypes"]:  # type: ignore[attr-defined]
+            r: dict[str, Any] = {k: v for k, v in dict(given).items() if k != "ok"}
             r["first_mismatches"] = tuple(Mismatch(tuple(m["inputs"]), m["expected"], m["got"])
                                           for m in r["first_mismatches"])
             r["crash_inputs"] = tuple(r.get("crash_inputs", ()))
@@ -171,7 +171,7 @@ def _element(e: object, g: object, out_dtype: str, comp: str, floating: bool,
         abs_err = 0.0 if ok else abs(float(e) - float(g))  # type: ignore[arg-type]
         return ok, abs_err, abs_err, 0.0 if ok else math.inf
     if out_dtype.startswith("complex"):
-        ce, cg = complex(e), complex(g)  # type: ignore[arg-type]
+        ce, cg = complex(e), complex(g)  # type: ignore[call-overload]
         parts = [_component(ce.real, cg.real, comp, False), _component(ce.imag, cg.imag, comp, False)]
     else:
         parts = [_component(float(e), float(g), comp, signed_zero)]  # type: ignore[arg-type]

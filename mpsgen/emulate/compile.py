@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
+from mpsgen.scan.lines import plain_lines
 
 EMULATION_INCLUDE = Path(__file__).resolve().parent / "include"
 # -O0: compile time dominates (a few thousand elements run in microseconds); IEEE semantics are the same.
@@ -258,7 +259,7 @@ def compile_error(stderr: str, functor: str, expressions: dict[str, str]) -> Mps
     """The first compiler error, mapped onto the user's expression when it points into one."""
     diags = list(_DIAG.finditer(stderr))
     if not diags:
-        tail = " ".join(stderr.strip().splitlines()[-3:]) or "no message"
+        tail = " ".join(plain_lines(stderr.strip())[-3:]) or "no message"
         return MpsgenError(f"the generated functor does not compile: {tail}")
     inside = ([d for d in diags if d.group("file") == FUNCTOR_FILE]
               or [d for d in diags if d.group("file") == REGISTRATIONS_FILE] or diags)
@@ -270,7 +271,7 @@ def compile_error(stderr: str, functor: str, expressions: dict[str, str]) -> Mps
                            hint="each branch must return the registered output type (T for float types, "
                            "float for int2float, bool for bool results)")
     if d.group("file") == FUNCTOR_FILE:
-        text = functor.splitlines()[int(d.group("line")) - 1]
+        text = plain_lines(functor)[int(d.group("line")) - 1]
         col = int(d.group("col")) - 1  # 0-based in the line
         for flag, expr in expressions.items():
             start = text.find(expr)

@@ -15,6 +15,7 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
 from .compile import BASE_HEADERS, Registration, registrations
+from mpsgen.scan.lines import plain_lines
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](c10/metal/[\w./]+)[>"]\s*$', re.M)
 
@@ -78,7 +79,7 @@ def check_on_mps(spec: KernelSpec, functor: str, *, op: str, include_root: str |
     try:
         lib = torch.mps.compile_shader(shader_source(spec, functor, include_root))
     except RuntimeError as err:
-        raise MpsgenError(f"the Metal compiler rejected the functor: {str(err).strip().splitlines()[0]}",
+        raise MpsgenError(f"the Metal compiler rejected the functor: {plain_lines(str(err).strip())[0]}",
                           hint="rerun with --emulate to see the error mapped onto the expression") from None
 
     def run(reg: Registration, args: list, alpha, out_dtype):

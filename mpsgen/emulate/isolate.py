@@ -16,9 +16,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
 
 CHILD = Path(__file__).resolve().parent / "child.py"
 TIMEOUT_S = 60.0  # per call: the inputs take milliseconds; longer means the body never returns
@@ -68,7 +69,7 @@ class KernelRunner:
     def __init__(self, library: str | Path | None = None) -> None:
         self.library = library
         self._proc: subprocess.Popen[bytes] | None = None
-        self._stderr = None  # a temporary file: a child's error message, never a blocked pipe
+        self._stderr: IO[bytes] | None = None  # a temporary file: a child's error message, never a blocked pipe
         self._loaded = False
 
     def __enter__(self) -> "KernelRunner":
@@ -167,7 +168,7 @@ class KernelRunner:
         if timed_out or code < 0:
             name = "timeout" if timed_out else _signal_name(-code)
             return KernelCrash(name, done)
-        last = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit status {code}"
+        last = plain_lines(stderr.strip())[-1] if stderr.strip() else f"exit status {code}"
         return MpsgenError(f"the kernel runner failed: {last}", path=CHILD)
 
     def _child_stderr(self) -> str:

@@ -5,15 +5,36 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, TypedDict, cast
 
 from mpsgen.errors import MpsgenError
+from mpsgen.model import Arity, DtypeToken
 from mpsgen.generate.render import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, KernelSpec, default_templates_dir
 
 CATALOG_FILE = "catalog.yaml"
-_KEYS = {"arity", "expr", "int_expr", "complex_expr", "bool_expr", "dtypes", "opmath", "result", "includes",
-         "follows", "note", "params", "param_type", "param_defaults"}
 PARAM_TYPES = ("scalar", "opmath")
+
+
+class CatalogEntry(TypedDict, total=False):
+    """One op's entry in templates/catalog.yaml, as validated by _validate_entry (its keys: _KEYS)."""
+
+    arity: Arity  # required
+    expr: str  # required
+    int_expr: str
+    complex_expr: str
+    bool_expr: str
+    dtypes: list[str]
+    opmath: bool
+    result: str
+    includes: list[str]
+    follows: str
+    note: str
+    params: list[str]
+    param_type: str
+    param_defaults: list[str]
+
+
+_KEYS = frozenset(CatalogEntry.__annotations__)
 # What an absent optional scalar stands for, per params entry (nan_to_num: nan -> 0, posinf -> the
 # input type's max, neginf -> its lowest), as the CPU kernel's value_or / numeric_limits.
 PARAM_DEFAULTS = ("none", "zero", "max", "lowest")
@@ -32,7 +53,7 @@ EXAMPLES = {
 }
 
 
-def how_to_write(arity: str, scalars: tuple[str, ...] = ()) -> str:
+def how_to_write(arity: Arity, scalars: tuple[str, ...] = ()) -> str:
     """Where and how to write a body for an op the catalog does not know."""
     names = " and ".join(VARIABLES[arity])
     if arity.endswith(("_alpha", "_params")):
@@ -48,23 +69,30 @@ def catalog_path() -> Path:
     return default_templates_dir() / CATALOG_FILE
 
 
-def load_catalog(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
-    """op -> entry, validated.  Parsed once per process and file by catalog_reader (no ruamel)."""
+def load_catalog(path: str | Path | None = None) -> dict[str, CatalogEntry]:
+    """op -> entry, validated; parsed once per process and file."""
     return _load(str(Path(path) if path else catalog_path()))
 
 
 @functools.lru_cache(maxsize=4)
-def _load(path: str) -> dict[str, dict[str, Any]]:
-    from mpsgen.generate.catalog_reader import CatalogSyntaxError, read_catalog
+def _load(path: str) -> dict[str, CatalogEntry]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError
+
+    from mpsgen.tree.checkout import read_text_file
 
     file = Path(path)
+    if not file.is_file():
+        raise MpsgenError("catalog not found", path=file, hint="reinstall mpsgen")
+    text = read_text_file(file, shown=str(file))
     try:
-        data = read_catalog(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MpsgenError("catalog not found", path=file, hint="reinstall mpsgen") from None
-    except CatalogSyntaxError as err:
-        raise MpsgenError(f"catalog line not in the shape mpsgen reads: {err.message}", path=file, line=err.line,
-                          hint="see the comment at the top of templates/catalog.yaml") from None
+        data = YAML(typ="safe").load(text)  # ruamel.yaml.clib's C parser when installed (~15 ms)
+    except MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        raise MpsgenError(f"catalog is not valid YAML: {err.problem or err.context}", path=file,
+                          line=mark.line + 1 if mark else None) from None
+    if not isinstance(data, dict):
+        raise MpsgenError("catalog must map op names to entries", path=file)
     for op, entry in data.items():
         _validate_entry(op, entry, file)
     return data
@@ -77,6 +105,9 @@ def _validate_entry(op: str, entry: Any, file: Path) -> None:
     if unknown:
         raise MpsgenError(f"catalog entry '{op}' has unknown keys: {', '.join(sorted(unknown))}", path=file,
                           hint=f"known keys: {', '.join(sorted(_KEYS))}")
+    for key in ("expr", "int_expr", "complex_expr", "bool_expr", "follows", "note"):
+        if key in entry and not isinstance(entry[key], str):
+            raise MpsgenError(f"catalog entry '{op}': {key} must be text", path=file)
     if entry.get("arity") not in ARITIES or not entry.get("expr"):
         raise MpsgenError(f"catalog entry '{op}' needs arity ({'|'.join(ARITIES)}) and expr", path=file)
     if entry.get("param_type", "scalar") not in PARAM_TYPES:
@@ -118,7 +149,7 @@ def _uses(expr: str, var: str) -> bool:
     return re.search(rf"(?<![\w.]){var}\b", expr) is not None
 
 
-def _check_variables(op: str, arity: str, flag: str, expr: str) -> None:
+def _check_variables(op: str, arity: Arity, flag: str, expr: str) -> None:
     missing = [v for v in VARIABLES[arity] if not _uses(expr, v)]
     if missing:
         raise MpsgenError(
@@ -195,7 +226,7 @@ def spec_for(
         int_expr=ie,
         complex_expr=ce if "complex" in chosen else None,
         bool_expr=be,
-        dtypes=chosen,
+        dtypes=cast("tuple[DtypeToken, ...]", chosen),
         opmath=bool(e.get("opmath", False)) if opmath is None else opmath,
         result=res,
         includes=tuple(e.get("includes", ())),

@@ -21,7 +21,7 @@ def _wrap_call(indent: int, head: str, args: Sequence[str], tail: str, *, declar
     .clang-format, which governs .mm files (ColumnLimit 120, AlignAfterOpenBracket Align, no
     bin-packing): one line if it fits, else one argument per line aligned after the parenthesis.
     *brackets* "{}" lays out a braced initializer the same way (Cpp11BracedListStyle)."""
-    pad, (opening, closing) = " " * indent, brackets
+    pad, opening, closing = " " * indent, brackets[0], brackets[1]
     one = f"{pad}{head}{opening}{', '.join(args)}{closing}{tail}"
     if len(one) <= COLUMN_LIMIT:
         return one

@@ -1,5 +1,4 @@
-"""Render Metal functors, REGISTER_* lines and host code from jinja2 templates (the shipped ones
-without jinja2: builtin_templates).
+"""Render Metal functors, REGISTER_* lines and host code from jinja2 templates.
 
 Pure text in, text out.  The functor shape follows c10/metal conventions: one
 ``operator()`` per dtype family, selected with ``enable_if_t``; floating inputs

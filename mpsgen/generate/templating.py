@@ -1,5 +1,4 @@
-"""The templates in templates/*.j2 (or a user's --templates DIR), rendered with jinja2 or, for the
-shipped ones unedited, without it (builtin_templates)."""
+"""The templates in templates/*.j2 (or a user's --templates DIR), rendered with jinja2."""
 
 from __future__ import annotations
 
@@ -43,12 +42,6 @@ def _cached_environment(templates_dir: str | None):
 
 
 def render_template(template: str, templates_dir: str | Path | None, **values: object) -> str:
-    if templates_dir is None:  # the shipped templates, unedited, need no jinja2
-        from mpsgen.generate.builtin_templates import render_builtin
-
-        text = render_builtin(template, default_templates_dir(), values)
-        if text is not None:
-            return text.rstrip("\n")
     import jinja2
 
     env = _environment(templates_dir)

@@ -131,9 +131,9 @@ def family_details(inv: Inventory, name: str) -> FamilyDetails:
             shared[e.mps_kernel] = _shared_kernel(inv, e.mps_kernel)
     if state.state == NO_MPS:  # show what a new-op would share
         for e in parsed:
-            k = e.shared_kernel().kernel
-            if k and k not in shared:
-                shared[k] = _shared_kernel(inv, k)
+            kernel = e.shared_kernel().kernel
+            if kernel and kernel not in shared:
+                shared[kernel] = _shared_kernel(inv, kernel)
     frontier = FrontierIndex(inv).family(key) if state.state not in (NO_MPS, NATIVE) else None
     return FamilyDetails(key, state.state, state.why, tuple(rows), tuple(legacy.items()), tuple(shared.values()), frontier)
 
@@ -150,7 +150,7 @@ def _shared_kernel(inv: Inventory, kernel: str) -> SharedKernel:
                                         f"{first.path}:{first.line}" if first else None, first.macro if first else None))
         regs.append(StubRegistration(f"{reg.path}:{reg.line}", reg.macro, reg.fn, inv.registration_backend(reg), tuple(metal)))
     return SharedKernel(kernel, f"{use.impl.path}:{use.impl.line}" if use.impl else None,
-                        use.impl.form if use.impl else None, use.stub,
+                        use.impl.shown_form if use.impl else None, use.stub,
                         tuple(use.impl.stub_names) if use.impl else (), tuple(regs))
 
 

@@ -5,12 +5,16 @@ the values, so they are tuples, frozensets, dicts and the readers' frozen record
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.scan.definitions import is_word_char
 from mpsgen.sources import host
 from mpsgen.sources.host import Definition
 from mpsgen.sources.index import identifiers_containing, index_of
+
+if TYPE_CHECKING:
+    from mpsgen.sources.metal_index import MetalIndex
+    from mpsgen.sources.metal_names import MetalName
 
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
 # `\b[A-Z][A-Z0-9_]+\(...`, with the word-start test after the first letter: a pattern that opens with a
@@ -43,7 +47,9 @@ def registrations(rel: str, text: str) -> tuple[host.Registration, ...]:
 def host_calls(rel: str, text: str) -> tuple[tuple[host.KernelCall, ...] | None, tuple[str, ...]]:
     """(kernel names passed to the bundled metallib, None for a file with inline shaders;
     the `<X>_metallib.h` stems it includes)."""
-    calls = tuple(host.host_kernel_calls(text, rel)) if uses_bundled_library(text) else None
+    from mpsgen.lint.host_calls import kernel_calls
+
+    calls = tuple(kernel_calls(text, rel)) if uses_bundled_library(text) else None
     return calls, tuple(dict.fromkeys(_METALLIB.findall(text)))
 
 
@@ -53,16 +59,23 @@ def uses_bundled_library(text: str) -> bool:
 
 
 # -- kernels/*.metal ---------------------------------------------------------------------------
-def metal_index(rel: str, text: str):  # -> metal_index.MetalIndex
+def metal_index(rel: str, text: str) -> MetalIndex:
     from mpsgen.sources.metal_index import index_metal
 
     return index_metal(text, rel)
 
 
-def metal_names(rel: str, text: str):  # -> list[metal_names.MetalName]
-    from mpsgen.sources.metal_names import names_in
+def metal_names(rel: str, text: str) -> tuple[list[MetalName], dict[str, frozenset[str]]]:
+    """The kernel names the file registers, and {name: the input dtypes its REGISTER_* lines
+    register} (the second macro argument), from one scan."""
+    from mpsgen.sources.metal_names import names_and_registrations
 
-    return names_in(text, rel)
+    names, registrations = names_and_registrations(text, rel)
+    dtypes: dict[str, set[str]] = {}
+    for args in registrations:
+        if len(args) > 2:
+            dtypes.setdefault(args[1], set()).add(args[2])
+    return names, {name: frozenset(d) for name, d in dtypes.items()}
 
 
 def functor_uses(rel: str, text: str) -> dict[str, int]:
@@ -96,6 +109,7 @@ class TableKey(NamedTuple):
 def table_keys(rel: str, text: str) -> tuple[TableKey, ...]:
     from mpsgen.sources.testlists.commonmps import entries
 
+    python_syntax_ok(rel, text)
     return tuple(TableKey(e.key, e.table, e.line) for e in entries(text, path=rel))
 
 
@@ -109,3 +123,15 @@ def could_be_opinfo_key(key: str, strings: frozenset[str]) -> bool:
     if key in strings:
         return True
     return any(key[:k] in strings and key[k:] in strings for k in range(1, len(key)))
+
+
+def python_syntax_ok(rel: str, text: str) -> None:
+    """Raise MpsgenError (file:line and Python's reason) when *text* does not compile (a test list
+    that does not parse would otherwise read as one with no entries)."""
+    try:
+        compile(text, rel, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        from mpsgen.errors import MpsgenError
+
+        raise MpsgenError(f"does not parse as Python: {e.msg}", path=rel, line=e.lineno or 1,
+                          hint="fix the syntax error") from None

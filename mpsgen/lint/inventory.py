@@ -26,6 +26,7 @@ from mpsgen.sources.shared_impl import SharedImpl
 from mpsgen.tree.factcache import FactCache
 
 if TYPE_CHECKING:
+    from mpsgen.sources.metal_names import MetalName
     from mpsgen.sources.native_yaml.index import NativeIndex
     from mpsgen.sources.stubs import StubDecl
 
@@ -122,8 +123,10 @@ class Inventory:
     @cached_property
     def _yaml(self) -> YamlFacts:
         def compute(rel: str, text: str) -> YamlFacts:
+            from mpsgen.lint.yaml_check import check_yaml_syntax
             from mpsgen.sources.native_yaml.index import index_text
 
+            check_yaml_syntax(text, rel)  # a yaml that does not parse is an input error (exit 2), not "no findings"
             self.__dict__["index"] = index = index_text(text, rel)
             return yaml_facts(index)
 
@@ -213,8 +216,20 @@ class Inventory:
         """Kernel names the .metal files register, in every layout (template host_name kernels too)."""
         from mpsgen.sources.metal_names import MetalNames
 
-        per_file = self._per_file("metal-names", self.metal_files, file_facts.metal_names)
-        return MetalNames(n for names in per_file.values() for n in names)
+        return MetalNames(n for names, _ in self._metal_facts.values() for n in names)
+
+    @cached_property
+    def _metal_facts(self) -> dict[str, tuple[list["MetalName"], dict[str, frozenset[str]]]]:
+        return self._per_file("metal-names", self.metal_files, file_facts.metal_names)
+
+    @cached_property
+    def registered_dtypes(self) -> dict[str, frozenset[str]]:
+        """{kernel name: the input dtypes the .metal files' REGISTER_* lines register for it}."""
+        result: dict[str, frozenset[str]] = {}
+        for _, per_name in self._metal_facts.values():
+            for name, dtypes in per_name.items():
+                result[name] = result.get(name, frozenset()) | dtypes
+        return result
 
     @cached_property
     def functor_uses(self) -> dict[str, int]:
@@ -309,7 +324,7 @@ class Inventory:
             return FamilyState(name, SPLIT, entries,
                                f"{len(shared)} entr{'y' if len(shared) == 1 else 'ies'} shared, {len(legacy)} on MPS-only kernels")
         if legacy:
-            backends = set()
+            backends: set[str] = set()  # a Backend, or "missing"
             for e in legacy:
                 defs = self.legacy_definitions(e.mps_kernel or "")
                 backends.update([d.impl.backend for d in defs] or ["missing"])
@@ -320,7 +335,7 @@ class Inventory:
             if "missing" in backends:
                 return FamilyState(name, UNKNOWN, entries, "MPS-only kernel not found in operations/*.mm")
             return FamilyState(name, UNKNOWN, entries, "cannot tell whether the MPS-only kernels run MPSGraph or Metal")
-        kinds = set()
+        kinds: set[str] = set()
         for e in shared:
             use = self.stub_use(e.mps_kernel or "")
             kinds.update(self.registration_backend(r) for r in use.registrations)
@@ -348,11 +363,15 @@ class Inventory:
         OpInfo names and variant_test_names are among them.  A text scan of the 1.4 MB file takes
         ~20 ms where parsing each OpInfo call takes over a second (testlists.stale_keys).
         """
-        c = self.checkout
-        if not c.cmi_path.is_file():
+        if not self.checkout.cmi_path.is_file():
             return None
-        files = self._rels([c.cmi_path, *c.opinfo_definition_files()])
-        return frozenset().union(*self._per_file("quoted-strings", files, file_facts.quoted_names).values())
+        return frozenset().union(*self._per_file("quoted-strings", self.opinfo_files, file_facts.quoted_names).values())
+
+    @cached_property
+    def opinfo_files(self) -> dict[str, Path]:
+        """common_methods_invocations.py and opinfo/definitions/*.py (where OpInfos are declared)."""
+        c = self.checkout
+        return self._rels([c.cmi_path, *c.opinfo_definition_files()]) if c.cmi_path.is_file() else {}
 
 
 def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:

@@ -7,6 +7,7 @@ lint/finding.py; this module owns path filtering (pre-commit passes file names) 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -31,7 +32,8 @@ def _absolute(path: str | Path, base: Path) -> Path:
 def filter_to_paths(
     findings: Iterable[Finding], paths: Sequence[str | Path], root: Path, cwd: Path | None = None
 ) -> list[Finding]:
-    """Keep the findings in *paths* (as pre-commit passes them: relative to *cwd*).
+    """Keep the findings in *paths* (as pre-commit passes them: relative to *cwd*), and those that
+    rest on one of them (a finding located elsewhere then names that file in `via`).
 
     The whole tree is still analysed by the caller; this only narrows what is reported.
     An empty *paths* keeps everything.
@@ -42,7 +44,23 @@ def filter_to_paths(
     root = Path(root).resolve()
     base = (cwd or Path.cwd()).resolve()
     wanted = {_absolute(p, base) for p in paths}
-    return [f for f in findings if _absolute(f.path, root) in wanted]
+    named: dict[str, bool] = {}  # per distinct path (a finding rests on up to ~100 files, many findings on the same)
+
+    def is_named(path: str) -> bool:
+        hit = named.get(path)
+        if hit is None:
+            hit = named[path] = _absolute(path, root) in wanted
+        return hit
+
+    kept = []
+    for f in findings:
+        if is_named(f.path):
+            kept.append(f)
+            continue
+        via = next((b for b in f.rests_on if is_named(b.path)), None)
+        if via is not None:
+            kept.append(replace(f, via=via))
+    return kept
 
 
 # -- rendering -----------------------------------------------------------------------------
@@ -83,12 +101,16 @@ def _render_text(findings: list[Finding], color: bool) -> str:
         if color:
             where = f"{_BOLD}{where}{_RESET}"
             code = f"{_COLORS[f.severity]}{code}{_RESET}"
-        lines.append(f"{where} {code} {f.full_message()}")
+        lines.append(f"{where} {code} {f.full_message()}{_via_note(f)}")
     errors = sum(f.severity == ERROR for f in findings)
     warnings = len(findings) - errors
     if findings:
         lines.append(f"Found {_plural(errors, 'error')} and {_plural(warnings, 'warning')}.")
     return "".join(line + "\n" for line in lines)
+
+
+def _via_note(f: Finding) -> str:
+    return f" [rests on {f.via.path}]" if f.via is not None else ""
 
 
 def _plural(n: int, word: str) -> str:
@@ -109,6 +131,7 @@ def finding_to_dict(f: Finding) -> dict:
         "severity": f.severity,
         "message": f.message,
         "hint": f.hint,
+        **({"rests_on": f.via.path} if f.via is not None else {}),
     }
 
 
@@ -132,25 +155,36 @@ def _escape_property(s: str) -> str:
     return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
+def _shown_at(f: Finding) -> tuple[str, int, int, str]:
+    """(path, line, col, text) where an annotating tool shows *f*: its own place, or for a finding
+    reported because it rests on a changed file, that file (those tools show only the files in the
+    change), the text naming the finding's own place."""
+    text = f.code + " " + f.full_message() if f.via is None else \
+        f"{f.code} {f.path}:{f.line}:{f.col}: {f.full_message()}"
+    return (f.path, f.line, f.col, text) if f.via is None else (f.via.path, f.via.line, 1, text)
+
+
 def _github_line(f: Finding) -> str:
+    path, line, col, text = _shown_at(f)
     props = ",".join(
         f"{k}={_escape_property(str(v))}"
-        for k, v in (("file", f.path), ("line", f.line), ("col", f.col), ("title", f"mpsgen {f.code}"))
+        for k, v in (("file", path), ("line", line), ("col", col), ("title", f"mpsgen {f.code}"))
     )
-    return f"::{f.severity} {props}::{_escape_data(f.code + ' ' + f.full_message())}"
+    return f"::{f.severity} {props}::{_escape_data(text)}"
 
 
-def _lint_message(f: Finding, root: Path | None) -> dict:
+def _lint_message(f: Finding, root: Path | None) -> dict[str, object]:
     # lintrunner's LintMessage; it resolves relative paths against its own cwd, so send absolute ones.
-    path = str(_absolute(f.path, Path(root).resolve())) if root is not None else f.path
+    where, line, col, text = _shown_at(f)
+    path = str(_absolute(where, Path(root).resolve())) if root is not None else where
     return {
         "path": path,
-        "line": f.line,
-        "char": f.col,  # as PyTorch's flake8/ruff adapters do: the tool's 1-based column
+        "line": line,
+        "char": col,  # as PyTorch's flake8/ruff adapters do: the tool's 1-based column
         "code": LINTRUNNER_CODE,
         "severity": f.severity,
         "name": f.code,
         "original": None,
         "replacement": None,
-        "description": f.full_message(),
+        "description": f.full_message() if f.via is None else text.partition(" ")[2],
     }

@@ -13,12 +13,15 @@ import re
 from bisect import bisect_right
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.lint.source_words import definition_sites
 from mpsgen.sources.index import index_of
 from mpsgen.sources.shared_impl import SharedImpl, find_shared_impl
 from mpsgen.tree.factcache import FactCache, Stamp, is_racy, stamp_of
+
+if TYPE_CHECKING:
+    from mpsgen.lint.background import Background
 
 _KEY = "shared-kernels"
 _WORTH_A_CHILD = 20  # fewer searches than this cost less than forking for them
@@ -78,7 +81,7 @@ class SharedKernels:
             held = ({}, {}, {})
         self._answers, self._mentions = self._still_valid(*held)
         self._changed = (held[0], held[1], held[2]) != (self._stamps, self._answers, self._mentions)
-        self._background = None  # a forked search under way (prefetch)
+        self._background: Background | None = None  # a forked search under way (prefetch)
 
     def text(self, rel: str) -> str:
         if rel not in self._texts:
@@ -125,6 +128,7 @@ class SharedKernels:
 
     def _files_with(self, run: bytes, among: set[int] | None) -> set[int]:
         """Indexes of the files whose runs contain *run* (within *among* when given)."""
+        assert self._words is not None  # built above
         starts, find = self._starts, self._words.find
         found: set[int] = set()
         k = find(run)

@@ -55,7 +55,7 @@ class Dashboard(NamedTuple):
     def frontier_totals(self) -> dict[str, int]:
         """MPSGraph families: pointwise migration candidates and the others."""
         graph = [r for r in self.rows if r.state.state == MPSGRAPH and r.frontier]
-        yes = sum(r.frontier.candidate for r in graph)
+        yes = sum(r.frontier.candidate for r in graph if r.frontier)
         return {CANDIDATE: yes, NOT_CANDIDATE: len(graph) - yes}
 
 

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from mpsgen.errors import MpsgenError
+from mpsgen.errors import MpsgenError, Refusal
+from mpsgen.model import Command
 from mpsgen.sources.dtype_checks import cpu_promotes, cpu_returns_bool, impl_body, mpsgraph_refusals
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists.commonmps import ListedDtypes
@@ -34,7 +35,7 @@ NOT_DECLARED = "not declared by the OpInfo"
 class Facts:
     """What the tree says about the op's dtypes before the change."""
 
-    command: str  # "migrate" | "new-op"
+    command: Command
     op_dtypes: OpDtypes | None  # None: no OpInfo (or one mpsgen cannot evaluate)
     listed: ListedDtypes
     promotes: bool | None  # ints give float: OpInfo flag or CPU meta function; None: unknown
@@ -232,7 +233,7 @@ def guard(table: list[Row], op: str, drop: frozenset[str], facts: Facts, *, user
     raise MpsgenError(
         f"the new kernel for {op} would stop serving {', '.join(lost)} on MPS, which MPSGraph serves today",
         path=path or None, line=int(line) if line.isdigit() else None,
-        hint="give " + "; or ".join(ways),
+        hint="give " + "; or ".join(ways), kind=Refusal.LOSES_COMPLEX if "complex64" in lost else Refusal.OTHER,
     )
 
 
@@ -309,6 +310,7 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
     if result is None and facts.returns_bool_anyway:
         result = "bool"
     skip: set[str] = set()
+    groups: tuple[str, ...] | None
     if opts.dtypes is not None:
         groups, named = parse_user_dtypes(opts.dtypes)
         groups = _groups_for_named(groups, named, facts, entry, result, skip)

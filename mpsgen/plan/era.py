@@ -9,6 +9,8 @@ and BinaryKernel.mm's binary_mps_impl, and several c10::metal helpers (hypot, mu
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any, cast
 
 from mpsgen.errors import MpsgenError
 from mpsgen.generate import c10_shims
@@ -17,15 +19,18 @@ from mpsgen.scan.mask import mask_code
 from mpsgen.sources.metal_binary_indexing import uses_binary_indexing
 from mpsgen.sources.metal_index import MetalIndex
 from mpsgen.sources.metal_layout import MetalLayout, layout_of
+from mpsgen.plan.texts import c10_metal_texts
+from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
 
 
-def fit_to_checkout(spec: KernelSpec, checkout: Checkout, target: MetalIndex) -> KernelSpec:
+def fit_to_checkout(spec: KernelSpec, cs: Changeset, target: MetalIndex) -> KernelSpec:
     """*spec* as the checkout's era writes it: Metal's own traits where c10/metal/utils.h predates
     is_complex_v (2.7); template kernels with host_name instances in an early-2025 unary file, the file's
     own REGISTER_BINARY_INDEXING_OP in a 2.7 binary one; stand-ins for the c10::metal functions the
     checkout lacks (a refusal when there is none)."""
-    headers = {h.name: mask_code(checkout.read_text(h)) for h in sorted(checkout.path("c10/metal").glob("*.h"))}
+    checkout = cs.checkout
+    headers = {Path(rel).name: mask_code(text) for rel, text in c10_metal_texts(cs).items()}
     if "utils.h" in headers and not re.search(r"\bis_complex_v\s*=", headers["utils.h"]):
         spec = spec._replace(c10_traits=False)  # a definition (code only), not a comment that names it
     if spec.arity == "binary" and uses_binary_indexing(target):
@@ -56,4 +61,4 @@ def _with_c10_stand_ins(spec: KernelSpec, checkout: Checkout, c10_code: str) -> 
                           hint="pass an --expr (or --complex-expr) that uses only what the checkout has, or "
                                "--drop-dtypes for the branch that needs it")
     redirected = {k: c10_shims.redirect(v, set(missing)) for k, v in bodies.items()}
-    return spec._replace(shims=tuple(missing), **redirected)
+    return spec._replace(shims=tuple(missing), **cast("dict[str, Any]", redirected))

@@ -99,7 +99,8 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
             group.plans.append(plan_kernel_command(command, checkout, base._replace(op=op), cs))
         # A later op edits files an earlier one planned: check each op again on the final texts.
         for p in group.todo:
-            with context(lambda p=p: f"re-checking {p.op} after the other ops"):
+            doing = f"re-checking {p.op} after the other ops"
+            with context(lambda: doing):
                 verify_structure(p, checkout)
                 require_stubs_registered(p, checkout)
     return group

@@ -9,12 +9,13 @@ from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.era import fit_to_checkout
 from mpsgen.plan.result import Plan
-from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import c10_metal_texts, folder_files, mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.sources import metal
 from mpsgen.sources import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import OPERATIONS_REL, Checkout
+from mpsgen.scan.lines import split_lines
 
 
 def registered_metal_kernel(plan: Plan, checkout: Checkout) -> bool:
@@ -56,7 +57,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
 
     spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
     metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
-    spec = fit_to_checkout(spec, checkout, metal.index_metal(metal_texts[metal_rel], metal_rel))
+    spec = fit_to_checkout(spec, cs, metal.index_metal(metal_texts[metal_rel], metal_rel))
     plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
     if spec.shims:
         plan.notes.append(f"this checkout's c10/metal has no {', '.join(spec.shims)}: {spec.name}_functor carries "
@@ -80,8 +81,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         registrations = _registrations(spec, indexes, metal_rel)
         r.registrations = registrations
         if metal.check_kernel_name(indexes, spec.name, functor) == "new":
-            new_metal = _metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations, checkout,
-                                       cs)
+            new_metal = _metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations, cs)
             if new_metal != metal_texts[metal_rel]:
                 from mpsgen.generate.clang_format import format_inserted
 
@@ -145,7 +145,7 @@ def _registrations(spec, indexes, metal_rel: str) -> list[str]:
 
 
 def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations: list[str],
-                    checkout: Checkout, cs: Changeset) -> str:
+                    cs: Changeset) -> str:
     """*text* with the functor and its registrations, by the writer of the file's layout."""
     from mpsgen.generate import render
 
@@ -158,7 +158,7 @@ def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations
 
         return add_binary_kernel(text, metal_rel, spec, functor)
     return metal.plan_metal_addition(text, metal_rel, spec, functor, registrations,
-                                     available_macros=c10_metal_macros(checkout, cs),
+                                     available_macros=c10_metal_macros(cs),
                                      after_functor=render.params_typedefs(spec))
 
 
@@ -243,14 +243,12 @@ def _plan_params_struct(plan: Plan, checkout: Checkout, spec, metal_rel: str, mm
         cs.set_text(metal_rel, with_include, f"#include <{header}>")
 
 
-def c10_metal_macros(checkout: Checkout, cs: Changeset | None = None) -> frozenset[str] | None:
-    """Macros the checkout's c10/metal headers define, as planned in *cs* when given (a macro the
-    change adds counts); None when the tree has no such headers."""
+def c10_metal_macros(cs: Changeset) -> frozenset[str] | None:
+    """Macros the checkout's c10/metal headers define (None when the tree has no such headers)."""
     from mpsgen.sources.metal_layout import macros_defined
 
-    headers = sorted(checkout.path("c10/metal").glob("*.h"))
-    read = checkout.read_text if cs is None else cs.current
-    return macros_defined(read(h) for h in headers) if headers else None
+    texts = c10_metal_texts(cs)
+    return macros_defined(texts.values()) if texts else None
 
 
 def _remove_graph_registration(plan: Plan, reg: host.Registration) -> None:
@@ -286,7 +284,7 @@ def _remove_graph_registration(plan: Plan, reg: host.Registration) -> None:
 
 def remove_text_lines(plan: Plan, path: str, line: int, end_line: int, what: str) -> None:
     cs = plan.changeset
-    lines = cs.current(path).splitlines(keepends=True)
+    lines = split_lines(cs.current(path))
     del lines[line - 1 : end_line]
     cs.set_text(path, "".join(lines), f"removed {what}")
     plan.removed.append(f"{path}:{line}: {what}")

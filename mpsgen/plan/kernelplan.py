@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from mpsgen.errors import MpsgenError, context
+from mpsgen.errors import MpsgenError, Refusal, context
 from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.kernel_code import plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.legacy import callers_first, remove_legacy
@@ -89,7 +89,7 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
                 first = family.entries[0]
                 raise MpsgenError(
                     f"{family.name} has no MPS kernel to migrate", path=YAML_REL, line=first.line,
-                    hint=f"use `mpsgen new-op {family.name}` to give it a native one",
+                    hint=f"use `mpsgen new-op {family.name}` to give it a native one", kind=Refusal.NO_MPS_KERNEL,
                 )
             edit = nf.migrate_family(yaml_text, family.name, path=YAML_REL,
                                      shared_kernel=opts.shared_kernel, index=index, only=only)
@@ -199,6 +199,7 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     owner = stub.name.removesuffix("_stub")
     plan.kernel = plan.family
     if call is not None and call.extra_args and owner != plan.family:
+        assert impl is not None  # the call was found in it
         odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
         if odd:  # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's
             raise MpsgenError(
@@ -211,16 +212,17 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     if plan.kernel == plan.family and owner != plan.family and _kernel_registered(checkout, cs, owner):
         plan.kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
     if call is not None and call.diverts:
+        assert impl is not None
         plan.diverted = (call.diverts, f"{impl.kernel} at {impl.path}:{call.line}")
     operands = iterator_operands(sources, impl, entry.name) if impl else None
     plan.operands_at = f"{operands.path}:{operands.line}" if operands else ""
     if operands is not None and len(operands.names) > 1:
+        assert impl is not None  # operands are read from it
         _require_one_input_dtype(sources[impl.path], impl, operands.names)
     body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}
     declared = tuple(body["params"]) if body.get("params") else None
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
-                         schema_tensors=schema_tensors(entry.func), api=_host_api(checkout, cs),
-                         declared_names=declared)
+                         schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared)
     if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
         _extend_host_api(plan, checkout, cs, shape.extend)
     if operands is not None and impl is not None:
@@ -252,18 +254,19 @@ def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
     return name in registered_kernel_names(index_metal(t, p) for p, t in texts.items())
 
 
-def _host_api(checkout: Checkout, cs: Changeset):
-    """The host API as planned so far: an API an earlier op of this run added is there to reuse."""
+def _host_api(cs: Changeset):
+    """The checkout's Metal host API (MetalShaderLibrary.h, c10/metal's macros, 2.7's binary_mps_impl),
+    read through the changeset like every other text a plan depends on."""
     from mpsgen.plan.kernel_code import c10_metal_macros
     from mpsgen.sources.host_api import LIBRARY_HEADER_REL, defines_binary_mps_impl, read_host_api
     from mpsgen.tree.checkout import OPERATIONS_REL
 
-    header = checkout.path(LIBRARY_HEADER_REL)
-    text = cs.current(LIBRARY_HEADER_REL) if header.is_file() else None
-    api = read_host_api(text, c10_metal_macros(checkout, cs) or frozenset())
+    checkout = cs.checkout
+    text = cs.current(LIBRARY_HEADER_REL) if checkout.path(LIBRARY_HEADER_REL).is_file() else None
+    api = read_host_api(text, c10_metal_macros(cs) or frozenset())
     binary_mm = f"{OPERATIONS_REL}/BinaryKernel.mm"
     if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
-        api = api._replace(binary_mps_impl=defines_binary_mps_impl(checkout.read_text(binary_mm)))
+        api = api._replace(binary_mps_impl=defines_binary_mps_impl(cs.current(binary_mm)))
     return api
 
 
@@ -326,7 +329,7 @@ def _infer_stub(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[s
         # where (where.self) calls no stub, only where_self_out, which does: MPS shares both, and only
         # the stub's registration moves; a stubless overload with its own MPS kernel (pow.Scalar_out)
         # never gets here (_movable_overloads keeps it).
-        kernels = tuple(k for k in kernels if impls[k] is None or impls[k].stub_names)
+        kernels = tuple(k for k in kernels if (i := impls[k]) is None or i.stub_names)
     for kernel in kernels:
         impl = impls[kernel]
         wanted = override or (impl.stub_names[0] if impl and impl.stub_names else family)
@@ -351,6 +354,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     if not checkout.path(COMMON_MPS_REL).is_file() or not checkout.path(CMI_REL).is_file():
         plan.notes.append("common_mps.py or common_methods_invocations.py not found: test lists left alone")
         return
+    action: testlists.ComplexAction
     if "complex" in plan.dtypes:
         action = "add"
     elif opts.drop_complex or "complex64" in plan.dropped:

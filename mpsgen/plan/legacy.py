@@ -8,6 +8,7 @@ from mpsgen.plan.result import Plan
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.tree.checkout import Checkout
+from mpsgen.scan.lines import split_lines
 
 
 def callers_first(plan: Plan, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -18,7 +19,7 @@ def callers_first(plan: Plan, checkout: Checkout, names: tuple[str, ...] | list[
 
     def calls_another(name: str) -> bool:
         impls = host.find_implementations(mentioning(texts, name), name)
-        bodies = ["".join(texts[i.path].splitlines(True)[i.line - 1 : i.end_line]) for i in impls]
+        bodies = ["".join(split_lines(texts[i.path])[i.line - 1 : i.end_line]) for i in impls]
         return any(other != name and f"{other}(" in body for body in bodies for other in names)
 
     return sorted(names, key=lambda n: not calls_another(n))
@@ -43,7 +44,7 @@ def remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
 
     for impl in impls:
         before = cs.current(impl.path)
-        used = referenced_names("".join(before.splitlines(True)[impl.line - 1 : impl.end_line]))
+        used = referenced_names("".join(split_lines(before)[impl.line - 1 : impl.end_line]))
         text = host.remove_implementation(before, impl)
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
         text = host.remove_op_include(text, plan.family)

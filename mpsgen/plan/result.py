@@ -6,12 +6,17 @@ Shared by the planner's parts (kernelplan, kernel_code, legacy, verify) and the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from mpsgen.model import Command, KernelSpec
+from mpsgen.model import Arity, Command, KernelSpec
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.sources import stubs
 from mpsgen.tree.changeset import Changeset
+
+if TYPE_CHECKING:
+    from mpsgen.plan.binding import Binding
+    from mpsgen.plan.dtypes import Row
+    from mpsgen.plan.shape import KernelShape
 
 
 @dataclass
@@ -37,11 +42,11 @@ class Plan:
     stub: stubs.StubDecl | None = None
     spec: KernelSpec | None = None  # what was rendered (the numeric check tries the same)
     kernel: str = ""
-    arity: str = ""
-    shape: Any = None  # plan.shape.KernelShape: tensor inputs, scalars and how they reach the kernel
+    arity: Arity | Literal[""] = ""  # "" until the kernel is chosen (or none is needed)
+    shape: KernelShape | None = None  # tensor inputs, scalars and how they reach the kernel
     reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
     reused_functor: str = ""  # that kernel's `struct <name>_functor {...}` ("" when a macro makes it)
-    binding: Any = None  # plan.binding.Binding: the op's arguments -> the kernel's (for the numeric check)
+    binding: Binding | None = None  # the op's arguments -> the kernel's (for the numeric check)
     operands_at: str = ""  # where the iterator's inputs were read (path:line), when they were
     # ceil_out copies integer inputs itself: (kind, "ceil_out at path:line"); those dtypes never reach the stub.
     diverted: tuple[str, str] | None = None
@@ -58,7 +63,7 @@ class Plan:
     # `migrate pow.Tensor_Tensor_out`: the entries selected (empty: the whole family).
     overloads: tuple[str, ...] = ()
     files: list[str] = field(default_factory=list)  # the files this op's edits touched
-    dtype_rows: list[Any] = field(default_factory=list)  # plan.dtypes.Row: per dtype, before -> after
+    dtype_rows: list[Row] = field(default_factory=list)  # per dtype, before -> after
     dropped: list[str] = field(default_factory=list)  # --drop-dtypes (torch names)
 
     def to_json(self) -> dict[str, Any]:

@@ -21,9 +21,13 @@ SHAPES, its rendering in generate/render.py, and its tests.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 from mpsgen.errors import MpsgenError
+from mpsgen.model import Arity
+
+# How a kernel's scalars reach it: none, one alpha argument, or a params struct.
+Delivery = Literal["none", "alpha", "params"]
 from mpsgen.sources.host_api import HostApi
 from mpsgen.sources.shared_impl import StubCall
 
@@ -70,15 +74,15 @@ class ScalarParam(NamedTuple):
 class KernelShape(NamedTuple):
     inputs: int
     scalars: tuple[ScalarParam, ...]
-    delivery: str  # "none" | "alpha" | "params"
+    delivery: Delivery
     operands: tuple[str, ...] = ()  # the iterator's inputs by name ("self", "grad"), when read
     extend: str = ""  # the host API form the change adds (Shape.extend), when the checkout lacks it
 
     @property
-    def arity(self) -> str:
-        """The kernel vocabulary's name (model.Arity): unary, binary_alpha, unary_params, ..."""
+    def arity(self) -> Arity:
+        """The kernel vocabulary's name: unary, binary_alpha, unary_params, ..."""
         suffix = "" if self.delivery == "none" else f"_{self.delivery}"
-        return _KIND[self.inputs] + suffix
+        return cast(Arity, _KIND[self.inputs] + suffix)
 
     @property
     def scalar_names(self) -> tuple[str, ...]:
@@ -124,7 +128,7 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
         declared_names = None  # the catalog's body was written for another stub
     scalars = tuple(ScalarParam(n, t, call.extra_args[k] if call and k < len(call.extra_args) else "")
                     for k, ((t, _), n) in enumerate(zip(extra, _names(extra, call, declared_names))))
-    delivery = "none" if not scalars else ("alpha" if len(scalars) == 1 else "params")
+    delivery: Delivery = "none" if not scalars else ("alpha" if len(scalars) == 1 else "params")
     shape = KernelShape(inputs, scalars, delivery, tuple(operands or ()))
     return shape._replace(extend=_require_api(shape, stub, api))
 
@@ -135,7 +139,7 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
     kind = _KIND[shape.inputs]
     what = f"a {kind} kernel with {len(shape.scalars)} scalar{'s' if len(shape.scalars) != 1 else ''}"
     needed = SHAPES.get((shape.inputs, shape.delivery))
-    where = dict(path=api.header, line=1)
+    where: dict[str, Any] = dict(path=api.header, line=1)
     if needed is None:
         raise MpsgenError(
             f"{stub.name} needs {what} ({', '.join(shape.scalar_names)}); no PyTorch host API passes several "

@@ -30,6 +30,11 @@ def planned_texts(cs: Changeset, paths: list[Path], checkout: Checkout) -> dict[
     return {cs.rel(p): cs.current(p) for p in paths}
 
 
+def c10_metal_texts(cs: Changeset) -> dict[str, str]:
+    """{path: planned text} of the checkout's c10/metal headers (none in a trimmed checkout)."""
+    return planned_texts(cs, folder_files(cs, "c10_metal_headers"), cs.checkout)
+
+
 def original_texts(cs: Changeset, paths: list[Path]) -> dict[str, str]:
     """{checkout-relative path: text as read} for existing files."""
     return {cs.rel(p): cs.original(p) for p in paths}
@@ -62,5 +67,8 @@ def mentioning(texts: dict[str, str], word: str) -> dict[str, str]:
 def yaml_index(text: str) -> nf.NativeIndex:
     """The index of a planned native_functions.yaml text, remembered per text (an edit makes a new
     text, hence a new index): a group plan asks about the same text for its repeats check, each op
-    and each re-check."""
+    and each re-check.  A text that does not parse as YAML is refused (file:line, the parser's reason)."""
+    from mpsgen.lint.yaml_check import check_yaml_syntax
+
+    check_yaml_syntax(text, YAML_REL)
     return nf.index_text(text, YAML_REL)

@@ -20,6 +20,17 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+def plain_lines(text: str) -> list[str]:
+    """Lines of *text* without their endings ("\n", or "\r\n"), as str.splitlines() gives them for
+    text that breaks lines only there."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    if not parts[-1]:
+        parts.pop()
+    return [p[:-1] if p.endswith("\r") else p for p in parts]
+
+
 def line_start(text: str, pos: int) -> int:
     """Offset of the first character of the line holding *pos*."""
     return text.rfind("\n", 0, pos) + 1

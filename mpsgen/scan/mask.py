@@ -87,6 +87,7 @@ def _tokens(text: str):
 
     slash, quote, apostrophe = next_of("/", 0), next_of('"', 0), next_of("'", 0)
     resume = 0
+    token: tuple[int, int, str | None] | None
     while (p := min(slash, quote, apostrophe)) < n:
         if p == slash:
             if text.startswith("//", p):  # //[^\n]*

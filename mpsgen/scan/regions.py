@@ -114,7 +114,9 @@ def definition_in_region(region: str, k: int, name: str, whole: bool):
     pclose = match_close(region, paren.end() - 1)
     if pclose is None:
         return GROW
-    after = _HEAD_TAIL.match(region, pclose + 1).end()
+    tail = _HEAD_TAIL.match(region, pclose + 1)
+    assert tail is not None  # the pattern matches the empty string
+    after = tail.end()
     if after + 16 > len(region) or region[after] == "{":
         return GROW  # a qualifier or the brace may lie past the region, or the body's '}' does
     return None

@@ -104,7 +104,8 @@ def _dead(text: str, path: str, pending: set[str]) -> tuple[list[_Candidate], li
     """(dead candidates, candidates kept only because a macro could paste their name)."""
     ix = index_of(path, text)
     counts = ix.identifier_counts
-    dead, pasted = [], []
+    dead: list[_Candidate] = []
+    pasted: list[_Candidate] = []
     for c in _candidates(text, path, pending):
         if counts.get(c.name, 0) != c.own_uses:
             continue

@@ -15,6 +15,7 @@ from typing import Iterable, NamedTuple
 import functools
 
 from mpsgen.errors import MpsgenError
+from mpsgen.model import Backend, ImplForm
 from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.scan.lines import line_start as _line_start
 from mpsgen.scan.mask import mask_code
@@ -74,9 +75,9 @@ class Impl(NamedTuple):
     name: str
     line: int
     end_line: int
-    form: str  # "TORCH_IMPL_FUNC" | "function" | "macro"
+    form: ImplForm
     macro: str | None  # the macro's name for form "macro"
-    backend: str  # "mpsgraph" | "metal" | "unknown"
+    backend: Backend
     col: int = 1  # 1-based column where the definition starts on its first line
 
 
@@ -112,7 +113,7 @@ def _matches(markers: re.Pattern[str], words: tuple[str, ...], openers: tuple[st
     return start >= 0 and markers.search(body, start) is not None
 
 
-def _classify(body_masked: str) -> str:
+def _classify(body_masked: str) -> Backend:
     if _matches(_METAL_MARKERS, _METAL_WORDS, _METAL_OPENERS, body_masked):
         return "metal"  # never delete Metal code, even when mixed with an MPSGraph fallback
     if _matches(_GRAPH_MARKERS, _GRAPH_WORDS, _GRAPH_OPENERS, body_masked):
@@ -143,7 +144,7 @@ def _callees(body: str, reversed_names: dict[str, str]) -> set[str]:
     return {reversed_names[w] for w in _CALL_BACKWARDS.findall(body[::-1]) if w in reversed_names}
 
 
-def _backends(masked: str, spans: list[FunctionSpan]) -> list[str]:
+def _backends(masked: str, spans: list[FunctionSpan]) -> list[Backend]:
     """The backend of each function: its body's (_classify), or for "unknown" that of the functions
     of this file it calls (_local_helpers).  Only those functions' names matter, so only they are
     looked for among the calls."""
@@ -164,7 +165,7 @@ def _backends(masked: str, spans: list[FunctionSpan]) -> list[str]:
 
 
 def _local_helpers(
-    spans: list[FunctionSpan], kinds: list[str], callees: list[set[str]]
+    spans: list[FunctionSpan], kinds: list[Backend], callees: list[set[str]]
 ) -> tuple[set[str], set[str]]:
     """Functions defined in this file that run Metal, and those that run MPSGraph and no Metal, directly
     or through other such functions: 2.7's fmax_mps_kernel through its file's binary_mps_impl, and

@@ -55,4 +55,4 @@ _BINARY_MPS_IMPL = re.compile(r"\bstatic\s+void\s+binary_mps_impl\s*\(\s*TensorI
 
 def defines_binary_mps_impl(binary_kernel_mm: str | None) -> bool:
     """Whether operations/BinaryKernel.mm is 2.7's, with its file-local binary_mps_impl."""
-    return bool(binary_kernel_mm) and _BINARY_MPS_IMPL.search(mask_code(binary_kernel_mm)) is not None
+    return binary_kernel_mm is not None and bool(binary_kernel_mm) and _BINARY_MPS_IMPL.search(mask_code(binary_kernel_mm)) is not None

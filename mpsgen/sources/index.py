@@ -131,7 +131,7 @@ class SourceIndex:
     def _raw_impl_heads(self) -> dict[str, tuple[int, int]]:
         """{name: (offset, end of the match)} of the first `TORCH_IMPL_FUNC(name)(` of each name in the raw text
         (one pass over the file for every name asked about)."""
-        raw, heads = self.text, {}
+        raw, heads = self.text, dict[str, tuple[int, int]]()
         k = raw.find(IMPL_FUNC)
         while k >= 0:
             m = _IMPL_ARG.match(raw, k + len(IMPL_FUNC))

@@ -13,7 +13,7 @@ from typing import Iterable
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec, MetalStyle  # noqa: F401  (MetalStyle: re-exported)
-from mpsgen.scan.lines import split_lines
+from mpsgen.scan.lines import plain_lines, split_lines
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.metal_index import (  # noqa: F401  (style_of, metal_style, registered_kernel_names: re-exported)
     KERNELS2,
@@ -162,7 +162,7 @@ def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl
     if existing_functor(index, spec.name, functor_text) is not None:
         return text
     lines = split_lines(text)
-    body = functor_text.splitlines()
+    body = plain_lines(functor_text)
     structs = [f for f in index.functors if f.macro is None]
     if spec.is_unary_family:
         first_reg = min(

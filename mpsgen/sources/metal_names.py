@@ -127,9 +127,15 @@ def index_names(texts: Mapping[str, str]) -> MetalNames:
 
 def names_in(text: str, path: str) -> list[MetalName]:
     """The names one .metal text registers, in order, one per (name, line)."""
+    return names_and_registrations(text, path)[0]
+
+
+def names_and_registrations(text: str, path: str) -> tuple[list[MetalName], list[tuple[str, ...]]]:
+    """names_in() and all_registrations() of one text, from one scan."""
     found: dict[tuple[str, int], MetalName] = {}
-    _scan_text(text, path, found)
-    return sorted(found.values(), key=lambda n: (n.line, n.name))
+    registrations: list[tuple[str, ...]] = []
+    _scan_text(text, path, found, registrations)
+    return sorted(found.values(), key=lambda n: (n.line, n.name)), [a for a in registrations if len(a) > 1]
 
 
 # -- scanning --------------------------------------------------------------------------------
@@ -228,15 +234,21 @@ def registered_input_types(text: str, path: str, name: str, *, alpha: bool) -> s
     .metal text, file-local macros expanded (REGISTER_ROUNDING_OPS(float) registers ceil for float):
     of the alpha forms (REGISTER_*_ALPHA_OP, whose host names end in the alpha's type) or of the others."""
     return {args[2] for args in registrations_of(text, path, name)
-            if len(args) > 3 and ("_ALPHA_" in args[0]) == alpha}
+            if len(args) > 2 and ("_ALPHA_" in args[0]) == alpha}
 
 
 def registrations_of(text: str, path: str, name: str) -> list[tuple[str, ...]]:
     """(macro, name, arguments...) of every REGISTER_* registration of kernel *name* in one .metal
     text, file-local macros expanded: REGISTER_UNARY_ALPHA_OP(nan_to_num, half, NanToNumParams_float, half)."""
+    return [args for args in all_registrations(text, path) if args[1] == name]
+
+
+def all_registrations(text: str, path: str) -> list[tuple[str, ...]]:
+    """(macro, name, arguments...) of every REGISTER_* registration in one .metal text, file-local
+    macros expanded, in file order."""
     registrations: list[tuple[str, ...]] = []
     _scan_text(text, path, {}, registrations)
-    return [args for args in registrations if args[1] == name]
+    return [args for args in registrations if len(args) > 1]
 
 
 def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> None:
@@ -272,7 +284,11 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
         if close is None:
             continue
         args = split_top_level(text[m.end():close])
-        if expands:
+        if expands and d is not None:
+            if registrations is not None and macro.startswith(_HEADER_PREFIX) and _instantiates(d):
+                # A file's own REGISTER_*(NAME, DTYPE) writing host_name instances (2.7's
+                # REGISTER_BINARY_INDEXING_OP) registers NAME for DTYPE like a header's macro.
+                registrations.append((macro, *(a.strip() for a in args)))
             _scan(*_expand(d, args, frames_of(m.start(), macro)), file, depth + 1)
             pos = close
         elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
@@ -292,6 +308,11 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
             if m.group(0).endswith("<") or _is_template(plain, m.start()):
                 continue  # a template: only its host_name instantiations are in the library
             add(m.group(1), m.start(), "kernel", False, m.group(1))
+
+
+def _instantiates(d: _Define) -> bool:
+    """Whether the body of macro *d* writes host_name instantiations itself."""
+    return any("host_name" in t for _, t in d.body)
 
 
 def _close(plain: str, open_pos: int) -> int | None:
@@ -330,7 +351,7 @@ def _spells(raw: str, word: str, quoted: str | None) -> bool:
 def _concatenate(args: str) -> tuple[str, bool, str]:
     """The string a host_name(...) argument spells, whether every piece was a literal, and the
     first piece ("" when the argument opens with no literal)."""
-    out = []
+    out: list[str] = []
     rest = args.strip()
     while rest:
         m = _STRING.match(rest)
@@ -354,6 +375,7 @@ _TEMPLATE = re.compile(r"\btemplate\b")
 def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> tuple[list[str], _FramesAt]:
     """The body of *d* with its parameters replaced by *args*, called from *calls*: the text of each
     body line, and the frames of each (made when asked: most lines register nothing)."""
+    assert d.expansion is not None  # only function-like macros are expanded
     texts = d.expansion.expand(args)
 
     def frames_at(k: int, macro: str) -> tuple[_Frame, ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Collection, NamedTuple
 
+from mpsgen.model import ImplForm
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.index import index_of
 
@@ -22,12 +23,18 @@ class StubCall(NamedTuple):
 
 class SharedImpl(NamedTuple):
     kernel: str
-    form: str  # "TORCH_IMPL_FUNC" | "macro:<NAME>" | "function"
+    form: ImplForm
     stubs: tuple[StubCall, ...]
     path: str
     line: int
     end_line: int
     elementwise: bool = False  # its lines build an elementwise TensorIterator (see builds_elementwise_iterator)
+    macro: str = ""  # the helper macro that defines it, for form "macro" (CREATE_UNARY_TORCH_IMPL_FUNC)
+
+    @property
+    def shown_form(self) -> str:
+        """How messages and `status --op` name its form: TORCH_IMPL_FUNC, function or macro:NAME."""
+        return f"macro:{self.macro}" if self.form == "macro" else self.form
 
     @property
     def stub_names(self) -> tuple[str, ...]:
@@ -141,7 +148,7 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
     """
     indexes = [index_of(p, t) for p, t in sources.items()]
 
-    def located(ix, f, form: str) -> SharedImpl:
+    def located(ix, f, form: ImplForm) -> SharedImpl:
         bopen, bclose = f.body_open, f.body_close
         first = ix.line(bopen)
         calls = _stub_calls(ix.masked_slice(bopen, bclose + 1), ix.text[bopen : bclose + 1], first, known_stubs)
@@ -175,12 +182,12 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
                         StubCall(c.stub, call.line, c.via, c.extra_args, c.diverts)
                         for c in _stub_calls(expanded[bopen : bclose + 1], "", call.line, known_stubs)
                     ]
-                    return SharedImpl(kernel, f"macro:{macro}", tuple(calls), ix.path, call.line, call.end_line,
-                                      builds_elementwise_iterator(ix.text, call.start, call.close))
+                    return SharedImpl(kernel, "macro", tuple(calls), ix.path, call.line, call.end_line,
+                                      builds_elementwise_iterator(ix.text, call.start, call.close), macro)
             elif re.fullmatch(r"CREATE_\w*IMPL\w*FUNC\w*", macro) and len(args) == 2 and args[0] == kernel:
                 # Definition not among the sources: the (func_out, func_stub) convention of native/*.cpp.
-                return SharedImpl(kernel, f"macro:{macro}", (StubCall(args[1], call.line),), ix.path, call.line, call.end_line,
-                                  builds_elementwise_iterator(ix.text, call.start, call.close))
+                return SharedImpl(kernel, "macro", (StubCall(args[1], call.line),), ix.path, call.line, call.end_line,
+                                  builds_elementwise_iterator(ix.text, call.start, call.close), macro)
 
     for ix in indexes:
         f = ix.plain_function(kernel)

@@ -273,7 +273,7 @@ def infer_stub(
             hint="check the CPU/CUDA kernel name in native_functions.yaml, or name the stub with --stub NAME",
         )
     names = impl.stub_names
-    where = f"{impl.form} {kernel}"
+    where = f"{impl.shown_form} {kernel}"
     if not names:
         raise MpsgenError(
             f"{where} calls no DispatchStub",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines, split_lines
 
 MACRO = "REGISTER_MPS_UNARY_STUB"
 _DEFINE = re.compile(rf"^\s*#\s*define\s+{MACRO}\b")
@@ -18,7 +19,7 @@ _UNDEF = re.compile(rf"^\s*#\s*undef\s+{MACRO}\s*$")
 
 def definition_span(text: str, path: str = "<text>") -> tuple[int, int] | None:
     """(first, last) 1-based lines of the macro's #define, continuation lines included."""
-    lines = text.splitlines()
+    lines = plain_lines(text)
     for i, line in enumerate(lines):
         if _DEFINE.match(line):
             j = i
@@ -46,7 +47,7 @@ def remove_if_unused(text: str, path: str = "<text>") -> tuple[str, int | None]:
     span = definition_span(text, path)
     if span is None or uses(text, path):
         return text, None
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     start, end = span[0] - 1, span[1]  # 0-based, end exclusive
     del lines[start:end]
     # Blank lines meeting at the cut (the definition's own, and the one its last use left) collapse to one.

@@ -42,14 +42,14 @@ class Checkout:
     @classmethod
     def locate(cls, explicit: str | Path | None = None, cwd: Path | None = None) -> "Checkout":
         if explicit is not None:
-            root = Path(explicit)
-            if not (root / YAML_REL).is_file():
+            given = Path(explicit)
+            if not (given / YAML_REL).is_file():
                 raise MpsgenError(
                     f"not a PyTorch checkout: {YAML_REL} not found",
-                    path=root,
+                    path=given,
                     hint="pass -C with the folder that holds aten/, or make one with `mpsgen sample DIR`",
                 )
-            return cls(root)
+            return cls(given)
         here = cwd or Path.cwd()
         root = find_root(here)
         if root is None:
@@ -130,6 +130,9 @@ class Checkout:
         mps = self.root / "aten/src/ATen/native/mps"
         return sorted([*mps.glob("*.mm"), *mps.glob("*.cpp"), *self.operations_dir.glob("*.cpp")])
 
+    def c10_metal_headers(self) -> list[Path]:
+        return sorted((self.root / "c10/metal").glob("*.h"))
+
     def native_headers(self) -> list[Path]:
         return sorted(self.native_dir.glob("*.h"))
 
@@ -168,7 +171,7 @@ def read_text_file(path: Path, shown: str | None = None) -> str:
 RACY_NS = 2_000_000_000
 
 
-def read_text_and_stamp(path: Path, shown: str | None = None) -> tuple[str, tuple[int, ...] | None]:
+def read_text_and_stamp(path: str | Path, shown: str | None = None) -> tuple[str, tuple[int, ...] | None]:
     """The file's text (strictly UTF-8) and its stamp as it was read: (size, mtime, ctime, inode), which
     changes whenever the file is rewritten, or None when the file was written too recently to tell."""
     shown = shown or str(path)
@@ -180,7 +183,7 @@ def read_text_and_stamp(path: Path, shown: str | None = None) -> tuple[str, tupl
         raise MpsgenError("expected a file, found a folder", path=shown) from None
     except PermissionError:
         raise MpsgenError("file is not readable", path=shown, hint="check its permissions") from None
-    stamp = file_stamp(st)
+    stamp: tuple[int, ...] | None = file_stamp(st)
     if time.time_ns() - st.st_mtime_ns < RACY_NS:  # any later write moves mtime; ctime catches a reset mtime
         stamp = None
     try:
@@ -195,7 +198,7 @@ def read_text_and_stamp(path: Path, shown: str | None = None) -> tuple[str, tupl
         ) from None
 
 
-def _read_bytes_and_stat(path: Path) -> tuple[os.stat_result, bytes]:
+def _read_bytes_and_stat(path: str | Path) -> tuple[os.stat_result, bytes]:
     """The file's bytes and its stat as opened, by plain system calls: a plan reads ~400 files, and
     open()'s buffered file object costs about as much as the reading itself."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))

@@ -20,6 +20,7 @@ from typing import Mapping, Sequence
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import Argv
+from mpsgen.scan.lines import plain_lines
 
 CONFIG_FILES = ("mpsgen.toml", "pyproject.toml")
 ENV_BUILD_CMD = "MPSGEN_BUILD_CMD"
@@ -116,10 +117,10 @@ def load_config(
 
 def _parse_toml(text: str, shown: str) -> dict:
     try:
-        import tomllib  # Python 3.11+
+        import tomllib  # type: ignore[import-not-found,unused-ignore]  # Python 3.11+
     except ModuleNotFoundError:  # pragma: no cover - Python 3.10
         try:
-            import tomli as tomllib  # type: ignore[no-redef]
+            import tomli as tomllib  # type: ignore[no-redef,unused-ignore]
         except ModuleNotFoundError:
             raise MpsgenError(
                 "reading [tool.mpsgen] needs tomllib (Python 3.11+) or the tomli package",
@@ -134,7 +135,7 @@ def _parse_toml(text: str, shown: str) -> dict:
         m = re.search(r"\(at line (\d+), column \d+\)", msg)
         line = int(m.group(1)) if m else None
         if "(at end of document)" in msg:
-            line = max(1, len(text.splitlines()))
+            line = max(1, len(plain_lines(text)))
         raise MpsgenError(
             f"not valid TOML: {re.sub(r' *[(]at (line|end of document).*[)]', '', msg)}",
             path=shown,

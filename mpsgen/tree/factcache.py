@@ -21,7 +21,7 @@ import sys
 import time
 import zlib
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, TypeVar, cast
 
 from mpsgen.tree.checkout import RACY_NS
 
@@ -105,14 +105,14 @@ class FactCache:
         """compute(text of *path*), or the value computed from the same text on an earlier run."""
         stamp = stamp_of(path) if self.enabled else None
         if stamp is not None:
-            held = self._shelf(kind).get(rel)
+            held = cast("tuple[Stamp, str | None, T] | None", self._shelf(kind).get(rel))
             if held is not None and held[0] == stamp:
-                if held[1] is None:  # type: ignore[index]
-                    return held[2]  # type: ignore[index]
-                if held[1] == digest(read(path)):  # type: ignore[index]
+                if held[1] is None:
+                    return held[2]
+                if held[1] == digest(read(path)):
                     if not is_racy(stamp):  # past the clock tick: from now on the stamp vouches for the text
-                        self._store(kind, rel, (stamp, None, held[2]))  # type: ignore[index]
-                    return held[2]  # type: ignore[index]
+                        self._store(kind, rel, (stamp, None, held[2]))
+                    return held[2]
         text = read(path)
         value = compute(text)
         if stamp is not None:

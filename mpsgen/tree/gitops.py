@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
 
 # Used only when neither the repository config nor the environment names an author (CI runners).
 FALLBACK_NAME = "mpsgen"
@@ -60,7 +61,7 @@ def work_tree_prefix(root: Path) -> str | None:
     if not Path(root).is_dir():
         return None
     done = _git_cli(root, "rev-parse", "--is-inside-work-tree", "--show-prefix")
-    lines = done.stdout.splitlines()
+    lines = plain_lines(done.stdout)
     if done.returncode != 0 or not lines or lines[0] != "true":
         return None
     return lines[1] if len(lines) > 1 else ""

@@ -31,6 +31,8 @@ def undo(checkout: Checkout, *, _fault_hook: tx.FaultHook | None = None) -> list
     for f in last.files:
         target = tx.real_target(root, f.rel)
         current = tx.read_or_none(target, f.rel)
+        if current == f.old:
+            continue  # already back as it was (reverted by hand): nothing to restore, nothing lost
         if f.new_sha256 is None:
             expected_ok = current is None
         else:
@@ -49,11 +51,32 @@ def undo(checkout: Checkout, *, _fault_hook: tx.FaultHook | None = None) -> list
         new_sha = None if f.old is None else jr.sha256(f.old)
         files.append(jr.JournalFile(f.rel, current, mode, owner, new_sha, f.old_mode))
         writes.append(tx.Write(f.rel, target, f.old, f.old_mode, f.old_owner))
+    if not files:  # every file reverted by hand already
+        undostack.drop_top(root, last.id)
+        return []
     tx.transact(root, jr.KIND_UNDO, files, writes, _fault_hook, remove_dirs=last.created_dirs,
                 undoes=last.id, label=f"undo {last.label}".strip())
     for f in last.files:
         checkout.forget(f.rel)
-    return [f.rel for f in last.files]
+    return [f.rel for f in files]
+
+
+def drop_if_reverted(checkout: Checkout) -> jr.Journal | None:
+    """When every file of the newest applied change is already back to its state before the change
+    (reverted by hand, `git checkout .`), forget that change and return it; else None (nothing done).
+    An interrupted run is left to undo(), which recovers it first."""
+    root = checkout.root
+    if jr.load(jr.pending_path(root)) is not None:
+        return None
+    stack = undostack.load_stack(root)
+    last = stack[0] if stack else None
+    if last is None or last.state != jr.APPLIED or not last.files:
+        return None
+    for f in last.files:
+        if tx.read_or_none(tx.real_target(root, f.rel), f.rel) != f.old:
+            return None
+    undostack.drop_top(root, last.id)
+    return last
 
 
 def recover_if_interrupted(checkout: Checkout) -> list[str]:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
 
 FORMAT_VERSION = 1
 PENDING_NAME = "pending.json"
@@ -102,7 +103,7 @@ class JournalFile:
 
 def _mode(value: object, rel: str) -> int | None:
     if value is None or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 0o7777):
-        return value  # type: ignore[return-value]
+        return value
     raise ValueError(f"mode of {rel} is {value!r}")
 
 
@@ -155,7 +156,7 @@ def find_git_dir(root: Path) -> Path | None:
             return dot_git
         if dot_git.is_file():
             try:
-                first = dot_git.read_text(encoding="utf-8").splitlines()[0]
+                first = plain_lines(dot_git.read_text(encoding="utf-8"))[0]
             except (OSError, UnicodeDecodeError, IndexError):
                 return None
             if first.startswith("gitdir:"):

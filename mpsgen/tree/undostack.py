@@ -49,19 +49,35 @@ def finalize(root: Path, done: jr.Journal) -> jr.Journal:
         os.replace(pending_file, last_file)
         _trim(root)
         return done.with_state(jr.APPLIED, last_file)
+    pop(root, done.undoes)
+    jr.remove(pending_file)
+    _tidy(root)
+    return done.with_state(jr.APPLIED, None)
+
+
+def pop(root: Path, change_id: str | None) -> None:
+    """Delete the top change if it is *change_id*, then bring the newest stacked change up (repeatable)."""
+    last_file = jr.last_path(root)
     top = jr.load(last_file) if last_file.exists() else None
-    if top is not None and top.id == done.undoes:
+    if top is not None and top.id == change_id:
         last_file.unlink()
     if not last_file.exists():
         older = stacked_paths(root)
         if older:
             os.replace(older[-1], last_file)
-    jr.remove(pending_file)
+
+
+def _tidy(root: Path) -> None:
     with contextlib.suppress(OSError):  # an empty stack leaves no folder behind
         jr.stack_dir(root).rmdir()
-    if not last_file.exists():
-        jr.remove(last_file)  # and an empty journal folder none either
-    return done.with_state(jr.APPLIED, None)
+    if not jr.last_path(root).exists():
+        jr.remove(jr.last_path(root))  # and an empty journal folder none either
+
+
+def drop_top(root: Path, change_id: str | None) -> None:
+    """Forget the top change without writing any file (its files are already back as they were)."""
+    pop(root, change_id)
+    _tidy(root)
 
 
 def _push(root: Path, last_file: Path) -> None:

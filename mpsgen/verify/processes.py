@@ -17,6 +17,7 @@ from typing import Callable, Sequence, TextIO
 
 from mpsgen.errors import MpsgenError
 from mpsgen.tree.checkout import BUILD_REL
+from mpsgen.scan.lines import plain_lines
 
 KILL_GRACE_S = 3.0
 
@@ -140,7 +141,7 @@ def _descendant_groups(pid: int) -> set[int]:
     except (OSError, subprocess.SubprocessError):
         return set()
     children: dict[int, list[tuple[int, int]]] = {}
-    for row in listing.splitlines():
+    for row in plain_lines(listing):
         parts = row.split()
         if len(parts) == 3 and all(p.isdigit() for p in parts):
             child, parent, group = map(int, parts)

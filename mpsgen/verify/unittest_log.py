@@ -16,7 +16,6 @@ GRAD_TEST = "test_output_grad_match"
 
 
 class TestOutcome(NamedTuple):
-    __test__ = False  # not a pytest test class
     name: str  # test method, e.g. test_output_match_atan2_mps_float32
     test_class: str  # e.g. TestConsistencyMPS
     status: TestStatus
@@ -24,6 +23,9 @@ class TestOutcome(NamedTuple):
     op: str = ""  # formatted op name as in the test name (dots are underscores), e.g. special_zeta
     dtype: str = ""  # e.g. float32
     detail: str = ""  # skip reason, or the last line of a failure's traceback
+
+
+TestOutcome.__test__ = False  # type: ignore[attr-defined]  # not a pytest test class
 
 
 class Counts(NamedTuple):
@@ -45,7 +47,6 @@ class Counts(NamedTuple):
 
 
 class TestResult(NamedTuple):
-    __test__ = False  # not a pytest test class
     returncode: int
     outcomes: tuple[TestOutcome, ...]
     log_path: Path | None = None
@@ -104,6 +105,9 @@ class TestResult(NamedTuple):
         return "\n".join(lines)
 
 
+TestResult.__test__ = False  # type: ignore[attr-defined]  # not a pytest test class
+
+
 # unittest -v: "name (module.Class.name) ... result" (3.11+) or "name (module.Class) ... result".
 _TEST_LINE = re.compile(r"^(?P<name>test\w*) \((?P<where>[\w.]+)\)(?: \.\.\. ?(?P<rest>.*))?$")
 _RESULT = re.compile(r"^(?P<r>ok|FAIL|ERROR|expected failure|unexpected success|skipped(?: (?P<reason>.*))?)$")
@@ -132,7 +136,7 @@ def _strip_quotes(reason: str | None) -> str:
 
 def parse_unittest_output(lines: Iterable[str]) -> tuple[tuple[TestOutcome, ...], int | None]:
     """Outcomes from unittest's verbose output, with the last traceback line of each failure."""
-    results: list[tuple[str, str, str, str]] = []  # name, class, status, reason
+    results: list[tuple[str, str, TestStatus, str]] = []  # name, class, status, reason
     pending: tuple[str, str] | None = None
     details: dict[str, str] = {}
     block: str | None = None

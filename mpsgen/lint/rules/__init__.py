@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from mpsgen.errors import MpsgenError
-from mpsgen.lint.finding import ERROR, SEVERITIES, WARNING, Finding, sort_key
+from mpsgen.lint.finding import ERROR, SEVERITIES, WARNING, Basis, Finding, bases, sort_key
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
@@ -44,9 +44,11 @@ class Rule:
     def __call__(self, inv: "Inventory") -> Iterable[Finding]:
         return self.check(inv)
 
-    def finding(self, path: str, line: int, message: str, *, col: int = 1, hint: str | None = None) -> Finding:
-        """A finding of this rule, with its code and severity."""
-        return Finding(path=path, line=line, col=col, code=self.code, severity=self.severity, message=message, hint=hint)
+    def finding(self, path: str, line: int, message: str, *, col: int = 1, hint: str | None = None,
+                rests_on: Iterable[str | Basis] = ()) -> Finding:
+        """A finding of this rule, with its code and severity; *rests_on*: the other files it rests on."""
+        return Finding(path=path, line=line, col=col, code=self.code, severity=self.severity, message=message, hint=hint,
+                       rests_on=tuple(b for b in bases(rests_on) if b.path != path))
 
 
 _REGISTRY: dict[str, Rule] = {}

@@ -4,26 +4,72 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from mpsgen.lint.finding import Finding
+from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
 
 if TYPE_CHECKING:
+    from mpsgen.sources.host import Impl
     from mpsgen.lint.inventory import Inventory
 
 
-@rule("MPS004", "dead-implementation", WARNING,
-      "an operations/*.mm implementation that no native_functions.yaml entry names (left after a migration)")
-def dead_implementation(inv: "Inventory") -> Iterator[Finding]:
-    """Code a migration left behind: an MPS implementation no yaml dispatch line names any more.
+@rule("MPS004", "dead-implementation", ERROR,
+      "an operations/*.mm TORCH_IMPL_FUNC that no native_functions.yaml entry names (left after a migration; "
+      "it does not compile)")
+def dead_impl_func(inv: "Inventory") -> Iterator[Finding]:
+    """A compile error a migration leaves behind: `TORCH_IMPL_FUNC(x_out_mps)`, or a
+    `CREATE_MPS_*` macro line that expands to one (the STRUCTURED and TORCH_IMPL_FUNC macros), for a
+    kernel no yaml dispatch line names any more.  Its `structured_x_out_mps` class is no longer
+    generated, so the file does not compile.
 
-    * `TORCH_IMPL_FUNC(x_out_mps)` or a `CREATE_MPS_*(x_out_mps, ...)` macro line: its
-      `structured_x_out_mps` class is no longer generated, so the file does not compile.
-    * a non-static MPSGraph function in at::native named like a kernel (`..._mps...`) and used
-      nowhere else in the MPS sources: dead code.
+    Fix: delete the lines shown, or restore the `MPS: <name>` dispatch line if the yaml edit was
+    the mistake.
+    """
+    for name, impl in _unnamed_implementations(inv):
+        if not _compiles(impl):
+            what = f"TORCH_IMPL_FUNC({name})" if impl.form == "TORCH_IMPL_FUNC" else f"{impl.macro}({name}, ...)"
+            yield dead_impl_func.finding(
+                impl.path, impl.line,
+                f"{what} ({impl.backend}) is not named by any native_functions.yaml entry; its structured class "
+                "is no longer generated, so it does not compile",
+                col=impl.col,
+                hint=f"delete it (lines {impl.line}-{impl.end_line}), or restore the `MPS: {name}` dispatch line",
+                rests_on=[inv.yaml_rel],
+            )
+
+
+@rule("MPS011", "dead-function", WARNING,
+      "an operations/*.mm MPSGraph function named like a kernel that no native_functions.yaml entry names "
+      "and nothing calls (dead code left after a migration)")
+def dead_function(inv: "Inventory") -> Iterator[Finding]:
+    """Dead code a migration left behind: a non-static MPSGraph function in at::native named like a
+    kernel (`..._mps...`, or made by a CREATE_MPS_* macro that expands to a plain function), which
+    no yaml dispatch line names and no other MPS source uses.  The tree builds; the code never runs.
 
     Static helpers and functions used elsewhere are never reported.  Fix: delete the lines shown,
     or restore the `MPS: <name>` dispatch line if the yaml edit was the mistake.
     """
+    for name, impl in _unnamed_implementations(inv):
+        if _compiles(impl):
+            what = f"{name}()" if impl.form == "function" else f"{impl.macro}({name}, ...)"
+            yield dead_function.finding(
+                impl.path, impl.line,
+                f"{what} ({impl.backend}) is not named by any native_functions.yaml entry",
+                col=impl.col,
+                hint=f"delete it (lines {impl.line}-{impl.end_line}), or restore the `MPS: {name}` dispatch line",
+                rests_on=bases([inv.yaml_rel], inv.mps_files),
+            )
+
+
+def _compiles(impl: "Impl") -> bool:
+    """A plain function (or a macro making one) compiles without its yaml line; a TORCH_IMPL_FUNC does not."""
+    if impl.form == "function":
+        return True
+    macro = impl.macro or ""
+    return impl.form != "TORCH_IMPL_FUNC" and "STRUCTURED" not in macro and "TORCH_IMPL" not in macro
+
+
+def _unnamed_implementations(inv: "Inventory") -> Iterator[tuple[str, "Impl"]]:
+    """(name, implementation) of each at::native MPS implementation in operations/*.mm no yaml line names."""
     referenced = inv.yaml_kernels
     for name, defs in inv.definitions.items():
         if name in referenced:
@@ -37,15 +83,7 @@ def dead_implementation(inv: "Inventory") -> Iterator[Finding]:
                     continue
                 if inv.mm_mps_identifier_counts.get(name, 0) > 1:
                     continue
-            what = {"TORCH_IMPL_FUNC": f"TORCH_IMPL_FUNC({name})", "macro": f"{impl.macro}({name}, ...)"}.get(
-                impl.form, f"{name}()")
-            why = "; its structured class is no longer generated, so it does not compile" if impl.form != "function" else ""
-            yield dead_implementation.finding(
-                impl.path, impl.line,
-                f"{what} ({impl.backend}) is not named by any native_functions.yaml entry{why}",
-                col=impl.col,
-                hint=f"delete it (lines {impl.line}-{impl.end_line}), or restore the `MPS: {name}` dispatch line",
-            )
+            yield name, impl
 
 
 @rule("MPS006", "stub-registered-twice", ERROR,
@@ -74,4 +112,5 @@ def stub_registered_twice(inv: "Inventory") -> Iterator[Finding]:
                 f"{stub} is registered for MPS {len(regs)} times ({listed}); which one runs depends on "
                 "static initialisation order",
                 hint=f"delete the registration at {r.path}:{r.line}",
+                rests_on=[Basis(o.path, o.line) for o in regs],
             )

@@ -6,13 +6,15 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
-from mpsgen.lint.finding import Finding
+from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
+    from mpsgen.sources.metal_names import MetalName
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
+_VECTOR = re.compile(r"[a-z]+2")
 
 
 @rule("MPS007", "host-kernel-unregistered", ERROR,
@@ -25,7 +27,11 @@ def host_kernel_unregistered(inv: "Inventory") -> Iterator[Finding]:
     "Failed to create function state object" on the first call.  A name counts as registered in
     every layout: a c10/metal `REGISTER_*_OP(exp, ...)` line, a `template [[host_name("exp_" #T0 "_"
     #T1)]]` instantiation (through the file's own macros), or a plain `kernel void exp(...)`.
-    Names built at run time (not a string literal) and .mm files with inline shader sources are
+    The host's forms of every era are read: `binary_mps_impl(iter, "fmax")` (2.6-2.7),
+    `getPipelineStateForFunc("name")` or `("name_" + type)`, and a file's own macro running
+    `#NAME` (REGISTER_UNARY_TI_DISPATCH).  A name whose REGISTER_* lines all register two-lane
+    vector types (float2, half2: how complex tensors run) is reported too: a real tensor fails.
+    Names built at run time (fmt::format, a variable) and .mm files with inline shader sources are
     not checked.
 
     Fix: register the kernel in kernels/<Stem>.metal (a functor and its REGISTER_* lines), or fix
@@ -35,7 +41,20 @@ def host_kernel_unregistered(inv: "Inventory") -> Iterator[Finding]:
     for mm, calls in inv.host_calls.items():
         stems = inv.metal_stems(mm)
         for call in calls:
-            if not _NAME.fullmatch(call.kernel) or names.where(call.kernel):
+            if not _NAME.fullmatch(call.kernel):
+                continue
+            where = names.where(call.kernel)
+            vector_only = _vector_only(inv, call.kernel, where)
+            if vector_only:
+                yield host_kernel_unregistered.finding(
+                    mm, call.line,
+                    f"kernel '{call.kernel}' is run here but kernels/*.metal register it only for "
+                    f"{', '.join(vector_only)} (complex) inputs, so a real tensor fails",
+                    col=call.col,
+                    hint=f"restore its REGISTER_* lines for the real dtypes in kernels/{stems[0]}.metal",
+                    rests_on=bases([Basis(n.path, n.line) for n in where], _metal_files_first(inv, stems)),
+                )
+            if where:
                 continue
             yield host_kernel_unregistered.finding(
                 mm, call.line,
@@ -43,6 +62,7 @@ def host_kernel_unregistered(inv: "Inventory") -> Iterator[Finding]:
                 col=call.col,
                 hint=f"add a {call.kernel}_functor and its REGISTER_* lines to kernels/{stems[0]}.metal, "
                 "or fix the name",
+                rests_on=_metal_files_first(inv, stems),  # names are global: any .metal could register it
             )
 
 
@@ -69,6 +89,7 @@ def functor_unregistered(inv: "Inventory") -> Iterator[Finding]:
                 ix.path, f.line,
                 f"{f.name}_functor is never registered, so no kernel is built from it",
                 hint=f"add REGISTER_*_OP({f.name}, ...) lines for it, or delete it",
+                rests_on=inv.metal_files,  # a registration or use in another .metal would do
             )
 
 
@@ -98,4 +119,20 @@ def kernel_stem_mismatch(inv: "Inventory") -> Iterator[Finding]:
                 f"kernel '{call.kernel}' is registered in {Path(first.path).name} but run from {mm}:{call.line}, "
                 f"whose JIT-shader build only sees {', '.join(s + '.metal' for s in stems)}",
                 hint=f"move {call.kernel}_functor and its registrations to kernels/{stems[0]}.metal",
+                rests_on=bases([Basis(mm, call.line)], _metal_files_first(inv, stems)),
             )
+
+
+def _vector_only(inv: "Inventory", kernel: str, where: tuple["MetalName", ...]) -> tuple[str, ...]:
+    """The dtypes of *kernel* when every registration is a REGISTER_* line of a two-lane vector type
+    (float2, half2: how complex tensors run); () otherwise, or when some registration is another form."""
+    if not where or not all(n.suffixed for n in where):
+        return ()
+    dtypes = inv.registered_dtypes.get(kernel, frozenset())
+    return tuple(sorted(dtypes)) if dtypes and all(_VECTOR.fullmatch(d) for d in dtypes) else ()
+
+
+def _metal_files_first(inv: "Inventory", stems: tuple[str, ...]) -> tuple[Basis, ...]:
+    """Every kernels/*.metal, those of *stems* (where the registration belongs) first."""
+    own = [p for p in inv.metal_files if Path(p).stem in stems]
+    return bases(own, inv.metal_files)

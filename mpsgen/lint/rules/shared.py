@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
+from weakref import WeakKeyDictionary
 
 from mpsgen.sources.native_yaml.facts import DispatchLine, Entry, family_key
+
+if TYPE_CHECKING:
+    from mpsgen.lint.frontier import FrontierIndex
+    from mpsgen.lint.inventory import Inventory
+
+_FRONTIERS: "WeakKeyDictionary[Inventory, FrontierIndex]" = WeakKeyDictionary()
 
 
 def bare(kernel: str) -> str:
@@ -32,3 +39,21 @@ def families(entries: Iterable[Entry]) -> dict[str, list[Entry]]:
     for e in entries:
         groups.setdefault(family_key(e.base), []).append(e)
     return groups
+
+
+def migrate_hint(inv: "Inventory", family: str, what_migrate_does: str, by_hand: str) -> str:
+    """"run `mpsgen migrate FAMILY` ..." when the frontier calls the family a candidate (so migrate
+    would take it on), else what to do by hand."""
+    if _frontier(inv).family(family).candidate:
+        return f"run `mpsgen migrate {family}` {what_migrate_does}"
+    return by_hand
+
+
+def _frontier(inv: "Inventory") -> "FrontierIndex":
+    """One FrontierIndex per Inventory (its answers are remembered across the rules' hints)."""
+    found = _FRONTIERS.get(inv)
+    if found is None:
+        from mpsgen.lint.frontier import FrontierIndex
+
+        found = _FRONTIERS[inv] = FrontierIndex(inv)
+    return found

@@ -42,6 +42,7 @@ def stale_xfail(inv: "Inventory") -> Iterator[Finding]:
             col=_key_col(inv.checkout.read_text(path), e.line, e.key),
             hint=(f"did you mean '{close[0]}'? " if close else "") + "use the OpInfo's name + variant_test_name, "
             "or delete the entry",
+            rests_on=inv.opinfo_files,
         )
 
 

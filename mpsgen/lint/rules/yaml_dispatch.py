@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterator
 
-from mpsgen.lint.finding import Finding
+from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
-from mpsgen.lint.rules.shared import bare, families, kernel_col, mps_col
-from mpsgen.sources.native_yaml.facts import family_key
+from mpsgen.lint.rules.shared import bare, families, kernel_col, migrate_hint, mps_col
+from mpsgen.sources.native_yaml.facts import Entry, family_key
+from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
+    from mpsgen.sources.native_yaml.facts import Entry
 
 
 @rule("MPS001", "split-family", WARNING,
@@ -47,7 +49,7 @@ def split_family(inv: "Inventory") -> Iterator[Finding]:
                   and (kernel := e.shared_kernel().kernel)]  # a duplicated key is reported by its own rule
         if not legacy:
             continue
-        shared_stub_users = {}
+        shared_stub_users: dict[str, Entry] = {}
         for e in entries:
             if e.mps_route == "shared" and e.mps_kernel:
                 stub = inv.stub_use(e.mps_kernel).stub
@@ -74,7 +76,13 @@ def split_family(inv: "Inventory") -> Iterator[Finding]:
                 inv.yaml_rel, d.line,
                 f"{family} is half migrated: {e.name} dispatches MPS to the MPS-only {d.kernel}, {why}",
                 col=mps_col(d),
-                hint=f"run `mpsgen migrate {family}` to route {e.name} to {kernel} and delete {d.kernel}",
+                hint=migrate_hint(inv, family, f"to route {e.name} to {kernel} and delete {d.kernel}",
+                                  f"route {e.name}'s MPS to {kernel} (`CPU, CUDA, MPS: {bare(kernel)}`) and "
+                                  f"delete {d.kernel}"),
+                rests_on=bases([Basis(use.impl.path, use.impl.line)],
+                               [Basis(r.path, r.line) for r in use.registrations],
+                               [Basis(x.impl.path, x.impl.line) for x in inv.legacy_definitions(d.kernel)],
+                               inv.mps_files),
             )
 
 
@@ -83,7 +91,7 @@ def _mps_kernel_calls(inv: "Inventory", kernel: str, stub: str) -> bool:
     word = re.compile(r"\b" + re.escape(stub) + r"\b")
     for d in inv.legacy_definitions(kernel):
         text = inv.checkout.read_text(d.impl.path)
-        body = "\n".join(text.splitlines()[d.impl.line - 1 : d.impl.end_line])
+        body = "\n".join(plain_lines(text)[d.impl.line - 1 : d.impl.end_line])
         if word.search(body):
             return True
     return False
@@ -149,8 +157,10 @@ def missing_implementation(inv: "Inventory") -> Iterator[Finding]:
                 f"{e.name} dispatches MPS to {kernel}, which no operations/*.mm defines "
                 "(TORCH_IMPL_FUNC, function or CREATE_MPS_* macro)",
                 col=kernel_col(d),
-                hint=f"restore {kernel} in operations/*.mm, or route MPS to the shared kernel with "
-                f"`mpsgen migrate {family_key(e.base)}`",
+                hint=f"restore {kernel} in operations/*.mm, or " + migrate_hint(
+                    inv, family_key(e.base), "to route MPS to the shared kernel",
+                    "delete the `MPS:` line (the op then has no MPS kernel)"),
+                rests_on=inv.mps_files,  # where the definition should be
             )
 
 
@@ -188,6 +198,9 @@ def stub_not_registered(inv: "Inventory") -> Iterator[Finding]:
             f"{e.name} shares {use.kernel} with MPS, which calls {calls} ({use.impl.path}:{use.impl.line}), "
             f"but no operations/*.mm registers {names} for MPS (a runtime error on MPS)",
             col=kernel_col(d),
-            hint=f"run `mpsgen migrate {family_key(e.base)}` to write the Metal kernel, "
-            f"or add REGISTER_DISPATCH({missing[0]}, ...) to operations/*.mm",
+            hint=migrate_hint(inv, family_key(e.base), "to write the Metal kernel and its registration",
+                              f"add a host kernel and REGISTER_DISPATCH({missing[0]}, ...) to operations/*.mm "
+                              "(restore the registration if it was deleted)"),
+            # the shared kernel's definition, and every MPS source that could hold the registration
+            rests_on=bases([Basis(use.impl.path, use.impl.line)], inv.mps_files),
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines, split_lines
 
 
 def _pytorch_yaml():
@@ -18,7 +19,7 @@ def _pytorch_yaml():
     yaml = YAML()  # round-trip mode, as tools/linter/adapters/nativefunctions_linter.py uses it
     yaml.preserve_quotes = True
     yaml.width = 1000
-    yaml.boolean_representation = ["False", "True"]
+    yaml.boolean_representation = ["False", "True"]  # type: ignore[attr-defined]
     return yaml
 
 
@@ -32,12 +33,12 @@ def check_entry(text: str, line: int, end_line: int, *, path: str, mps_kernel: s
     inner spaces."""
     from ruamel.yaml.error import YAMLError
 
-    snippet = "".join(text.splitlines(keepends=True)[line - 1:end_line]).replace("\r\n", "\n")
+    snippet = "".join(split_lines(text)[line - 1:end_line]).replace("\r\n", "\n")
     yaml = _pytorch_yaml()
     try:
         data = yaml.load(snippet)
     except YAMLError as err:
-        raise MpsgenError(f"the edited entry is not valid YAML: {str(err).splitlines()[0]}", path=path, line=line,
+        raise MpsgenError(f"the edited entry is not valid YAML: {plain_lines(str(err))[0]}", path=path, line=line,
                           hint="nothing was written; please report this with the op name") from None
     out = io.StringIO()
     yaml.dump(data, out)
@@ -57,7 +58,7 @@ def _only_original_lines(snippet: str, dumped: str, original: str | None) -> boo
     """Whether every line ruamel changes was in *original* before the edit (so not written by mpsgen)."""
     if original is None:
         return False
-    kept = set(dumped.splitlines())
-    changed = [ln for ln in snippet.splitlines() if ln not in kept]
-    before = set(original.replace("\r\n", "\n").splitlines())
-    return len(snippet.splitlines()) == len(dumped.splitlines()) and all(ln in before for ln in changed)
+    kept = set(plain_lines(dumped))
+    changed = [ln for ln in plain_lines(snippet) if ln not in kept]
+    before = set(plain_lines(original.replace("\r\n", "\n")))
+    return len(plain_lines(snippet)) == len(plain_lines(dumped)) and all(ln in before for ln in changed)

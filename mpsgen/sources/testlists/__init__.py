@@ -59,11 +59,12 @@ def stale_keys(
 class TestListPlan(NamedTuple):
     """New texts (only for files that change) and the located changes, for the command summary."""
 
-    __test__ = False  # not a pytest class
-
     refs: tuple[OpInfoRef, ...]
     texts: Mapping[str, str]
     changes: tuple[Change, ...]
+
+
+TestListPlan.__test__ = False  # type: ignore[attr-defined]  # not a pytest test class
 
 
 def plan_test_lists(

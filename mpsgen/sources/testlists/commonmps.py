@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 from mpsgen.tree.checkout import newline_of
-from mpsgen.errors import MpsgenError
+from mpsgen.errors import MpsgenError, Refusal
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists._source import Lines, has_lone_cr, insert_after_item, remove_item
 from mpsgen.sources.testlists.records import Change, TableEntry
@@ -84,6 +84,7 @@ def _as_table(node: ast.AST, function: str, lines: Lines) -> _Table | None:
         return None
     if not (isinstance(target, ast.Name) and _UPPER.match(target.id)):
         return None
+    keys: list[ast.expr | None] | list[ast.expr]
     if isinstance(value, ast.Dict):
         keys, kind = value.keys, "dict"
     elif isinstance(value, ast.Set):
@@ -118,7 +119,7 @@ def entries(text: str, *, path: str = "common_mps.py") -> list[TableEntry]:
 
 
 class _Action(NamedTuple):
-    index: int  # entry index in the table literal
+    index: int  # type: ignore[assignment]  # entry index in the table literal (shadows tuple.index)
     key: str
     kind: str  # "delete" | "narrow" | "replace"
     dtypes: tuple[str, ...] = ()  # narrow: dtypes to drop; replace: the new list
@@ -160,6 +161,7 @@ def plan_common_mps(
             line=t.key_lines[t.keys.index(key)],
             hint="give --complex-expr to add a complex branch, or --drop-complex to accept the loss "
             f"(removes it from {COMPLEX_SET})",
+            kind=Refusal.LOSES_COMPLEX,
         )
     if complex_action == "add" and not complex_tables:
         raise MpsgenError(f"no {COMPLEX_SET} set found", path=path,
@@ -193,7 +195,7 @@ def plan_common_mps(
                 actions.append(_Action(i, key, "delete"))
                 changes.append(Change(path, line, f'removed "{key}" from {where}'))
                 continue
-            value = node.values[i]  # type: ignore[attr-defined]
+            value = node.values[i]  # type: ignore[union-attr]
             tested = dt.MPS_GRAD_DTYPES if "grad" in t.function else dt.MPS_DTYPES
             if isinstance(value, ast.Constant) and value.value is None:
                 failing = [d for d in tested if d not in supported]
@@ -353,7 +355,7 @@ def listed_dtypes(text: str, keys: Iterable[str], *, path: str = "common_mps.py"
         for i, key in enumerate(t.keys):
             if key not in wanted:
                 continue
-            value = node.values[i]  # type: ignore[attr-defined]
+            value = node.values[i]  # type: ignore[union-attr]
             if isinstance(value, ast.Constant) and value.value is None:
                 names: list[str] = list(dt.MPS_DTYPES)
             elif isinstance(value, (ast.List, ast.Tuple)):

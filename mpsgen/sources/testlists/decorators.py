@@ -20,7 +20,7 @@ _MPS_ONLY_CLASSES = frozenset({"TestConsistency"})
 class _Target(NamedTuple):
     call: ast.Call
     container: ast.List | ast.Tuple
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, as NamedTuple allows
     kind: str  # "delete" | "narrow"
     drop: frozenset[str]
     label: str
@@ -122,14 +122,14 @@ def _targets(
         if not isinstance(container, (ast.List, ast.Tuple)):
             raise MpsgenError(f"MPS {label} of {ref.key!r} is not an item of a list or tuple", path=path,
                               line=line, hint="remove it by hand")
-        kind, drop = "delete", frozenset()
+        kind, drop = "delete", frozenset[str]()
         dtypes_node = next((k.value for k in node.keywords if k.arg == "dtypes"), None)
         if supported is not None and dtypes_node is not None:
             if not isinstance(dtypes_node, (ast.List, ast.Tuple)) or any(dt.dtype_of(e) is None for e in dtypes_node.elts):
                 raise MpsgenError(f"MPS {label} of {ref.key!r}: cannot read its dtypes={ast.unparse(dtypes_node)}",
                                   path=path, line=line, hint="remove it by hand or run without a dtype list")
             names = {dt.dtype_of(e) for e in dtypes_node.elts}
-            drop = frozenset(n for n in names if n in supported)  # type: ignore[misc]
+            drop = frozenset(n for n in names if n is not None and n in supported)
             if not drop:
                 continue
             if drop != names:

@@ -1,0 +1,144 @@
+"""The numeric check of a planned kernel, as a typed result: what `migrate`, `new-op`, `try` and the
+`--all` workers run before writing, each rendering the same `NumericCheck` record its own way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
+
+if TYPE_CHECKING:
+    from mpsgen.emulate.compare import TryResult
+    from mpsgen.model import KernelOptions, KernelSpec
+    from mpsgen.plan.group import GroupPlan
+    from mpsgen.tree.checkout import Checkout
+
+
+class Subject(NamedTuple):
+    """What to check: the spec, the functor text migrate/new-op would write, where it came from."""
+
+    spec: KernelSpec
+    functor: str
+    source: str  # "plan" (the checkout's planner) or "catalog" / "--expr" (op already native)
+    binding: Any = None  # plan.binding.Binding: how the op's arguments reach the kernel
+    headers: dict[str, str] = {}  # c10/metal headers the plan edits (a macro it adds): path -> planned text
+
+
+OpCheckState = Literal["agreed", "disagreed", "skipped"]
+
+
+@dataclass(frozen=True)
+class OpCheck:
+    """One op's check: its result table, or why it was skipped."""
+
+    op: str
+    state: OpCheckState
+    result: TryResult | None = None
+    reason: str = ""  # why it was skipped
+
+    def line(self) -> str:
+        """The one line a person reads (the table itself is render_text's)."""
+        if self.state == "skipped":
+            return f"numeric check skipped: {self.reason}"
+        assert self.result is not None
+        if self.state == "agreed":
+            return f"numeric check: {len(self.result.rows)} dtype(s) agree with {self.result.reference} " \
+                   f"({self.result.backend})"
+        crashes = [f"{r.dtype} ({r.crash})" for r in self.result.rows if r.crash]
+        what = f"crashes on {', '.join(crashes)}" if crashes else "disagrees with the CPU"
+        return f"the {self.op} kernel {what}: nothing written (--no-try skips this check)"
+
+
+@dataclass(frozen=True)
+class NumericCheck:
+    """Every planned op's check, in plan order; it stops at the first op that disagrees."""
+
+    ops: tuple[OpCheck, ...]
+
+    @property
+    def agreed(self) -> bool:
+        return all(c.state != "disagreed" for c in self.ops)
+
+    @property
+    def failure(self) -> OpCheck | None:
+        return next((c for c in self.ops if c.state == "disagreed"), None)
+
+    def summary(self) -> str:
+        """One line for the `--all` table and the PR text: the failure, or every op's line."""
+        failed = self.failure
+        if failed is not None:
+            return failed.line()
+        return "; ".join(c.line() for c in self.ops) or "nothing to check"
+
+
+def catalog_flags(op: str, **given: str | None) -> dict[str, str]:
+    """Names for compiler errors in bodies the user did not give (they come from the catalog)."""
+    keys = [k for k in ("expr", "int_expr", "complex_expr") if given.get(k) is None] + ["bool_expr"]
+    return {k: f"catalog.yaml {op}.{k}" for k in keys}
+
+
+def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
+          flags: dict[str, str] | None = None) -> TryResult:
+    """Run the numeric check on the GPU (macOS with MPS, unless *emulate*) or emulated on the host."""
+    from mpsgen.emulate import bound, gpu
+    from mpsgen.emulate.compile import cache_dir
+    from mpsgen.emulate.overlay import include_root as with_planned
+
+    include_root = with_planned(include_root, subject.headers, cache_dir())  # a macro the change adds compiles
+    # The GPU runner drives unary/binary/alpha kernels; scalars in a struct, ternary alphas and
+    # bound arguments are checked emulated.
+    simple = subject.spec.arity in ("unary", "binary", "unary_alpha", "binary_alpha", "ternary")
+    if not emulate and simple and not bound.needed(subject.spec, subject.binding) and gpu.available():
+        return gpu.check_on_mps(subject.spec, subject.functor, op=op, include_root=include_root)
+    from mpsgen.emulate.check import check_kernel
+
+    return check_kernel(subject.spec, subject.functor, op=op, include_root=include_root, flags=flags,
+                        binding=subject.binding)
+
+
+def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) -> NumericCheck:
+    """Check every op of *group* that writes a kernel, before anything is written.  A missing compiler
+    or torch skips an op (said so); a body that does not compile raises, as the planner does."""
+    from mpsgen.emulate.compile import ToolMissing
+    from mpsgen.emulate.reference import NoReference
+
+    from mpsgen.emulate.overlay import planned_headers
+
+    headers = planned_headers(group.changeset)  # the whole group's: a macro an earlier op added
+    done: list[OpCheck] = []
+    for plan in group.todo:
+        spec = plan.spec
+        if spec is None:  # a stub MPS already runs: no new kernel to check
+            continue
+        functor = plan.rendered.functor
+        if plan.reused_kernel:  # upstream's functor is what MPS will run: check that one
+            functor = plan.reused_functor
+            if not functor:
+                done.append(OpCheck(plan.family, "skipped", reason=(
+                    f"{plan.family} calls upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
+                    "whose functor is no struct to lift out")))
+                continue
+        try:
+            result = check(Subject(spec, functor, "upstream" if plan.reused_kernel else "plan", plan.binding, headers),
+                           op=plan.family, include_root=checkout.root, emulate=False,
+                           flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
+                                               complex_expr=kernel.complex_expr))
+        except (ToolMissing, NoReference) as why:
+            done.append(OpCheck(plan.family, "skipped", reason=why.render()))
+            continue
+        except MpsgenError as err:
+            if plan.reused_kernel:
+                first = plain_lines(err.message)[0]
+                done.append(OpCheck(plan.family, "skipped", reason=(
+                    f"upstream's {plan.kernel}_functor ({plan.reused_kernel}) does not build apart from its file: "
+                    f"{first}")))
+                continue
+            err.hint = (err.hint + "; " if err.hint else "") + "--no-try skips this check"
+            raise
+        done.append(OpCheck(plan.family, "agreed" if result.ok else "disagreed", result))
+        if not result.ok:
+            break
+    return NumericCheck(tuple(done))

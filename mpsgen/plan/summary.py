@@ -1,0 +1,48 @@
+"""One plan's report as a frozen record: the command summary, the PR text of `--all`'s branches and
+the JSON are all rendered from it, so no part re-reads another part's printed lines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mpsgen.plan.dtypes import Row, format_rows
+from mpsgen.plan.result import Plan
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    """What one plan moves, writes, removes and notes, each item one line of text."""
+
+    dispatch: tuple[str, ...]  # "atan2.out (line 9770): MPS atan2_out_mps -> atan2_out"
+    stub: str | None  # "atan2_stub (structured_binary_fn, aten/src/ATen/native/BinaryOps.h:21)"
+    dtype_rows: tuple[Row, ...]
+    api: tuple[str, ...]  # host API forms the checkout lacked, added by this change (generate/api_extension)
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    tests: tuple[str, ...]
+    notes: tuple[str, ...]
+
+    def sections(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """(key, items) in the order the summary shows them; empty sections included."""
+        return (("dispatch", self.dispatch), ("stub", (self.stub,) if self.stub else ()),
+                ("dtype", tuple(format_rows(list(self.dtype_rows))) if self.dtype_rows else ()),
+                ("api", self.api), ("added", self.added), ("removed", self.removed), ("tests", self.tests), ("note", self.notes))
+
+    def lines(self) -> list[str]:
+        """The command's summary lines: `dispatch  ...`, `dtype     ...`, ... (keys padded to 10)."""
+        return [f"{key:<9} {item}" for key, items in self.sections() for item in items]
+
+
+def summarize(plan: Plan) -> PlanSummary:
+    stub = plan.stub
+    return PlanSummary(
+        dispatch=tuple(f"{m.entry} (line {m.line}): MPS {f'{m.legacy_kernel} -> ' if m.legacy_kernel else ''}"
+                       f"{m.shared_kernel}" for m in plan.moved),
+        stub=None if stub is None else f"{stub.name} ({stub.fn_type}, {stub.path}:{stub.line})",
+        dtype_rows=tuple(plan.dtype_rows),
+        api=tuple(plan.api_added),
+        added=tuple(plan.added),
+        removed=tuple(plan.removed),
+        tests=tuple(plan.test_lists),
+        notes=tuple(plan.notes),
+    )
