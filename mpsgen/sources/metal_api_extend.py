@@ -16,6 +16,7 @@ import re
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close
+from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
 
 TERNARY_ALPHA_MACRO = "REGISTER_TERNARY_ALPHA_OP"
@@ -119,7 +120,7 @@ def add_ternary_alpha(text: str, path: str) -> str:
     if defines_macro(text, TERNARY_ALPHA_MACRO):
         return text
     kernels = [alpha_kernel(text[a:b], path) for a, b, _ in _kernel_spans(text)]
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     sibling = _macro_lines(lines, _SIBLING_MACRO)
     if not kernels or sibling is None:  # the instantiating form, REGISTER_TERNARY_OP_, is the model
         raise _refuse(path, "ternary kernel templates and REGISTER_TERNARY_OP_")
