@@ -221,3 +221,22 @@ def test_no_sibling_to_model_on_is_one_line_and_writes_nothing(scalar_tree: Path
     assert r.stderr.startswith(f"mpsgen: error: {LIBRARY_H}:1: no file among {MM_REL}, ") and \
            "defines MetalShaderLibrary::exec_ternary_kernel(iter, name), the sibling to model on" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and tracked_bytes(scalar_tree) == before
+
+
+def test_the_numeric_check_compiles_the_planned_headers(tmp_path: Path):
+    """emulate/overlay: the checkout's c10/metal with the planned texts in place, the rest linked."""
+    from mpsgen.emulate.overlay import include_root
+
+    root = tmp_path / "tree"
+    (root / "c10/metal").mkdir(parents=True)
+    (root / "c10/metal/indexing.h").write_text("// as checked out\n")
+    (root / "c10/metal/utils.h").write_text("// utils\n")
+    (root / "aten").mkdir()
+    cache = tmp_path / "cache"
+    assert include_root(root, {}, cache) == root  # nothing planned: the checkout itself
+    planned = {"c10/metal/indexing.h": "// with REGISTER_TERNARY_ALPHA_OP\n"}
+    overlay = include_root(root, planned, cache)
+    assert (overlay / "c10/metal/indexing.h").read_text() == "// with REGISTER_TERNARY_ALPHA_OP\n"
+    assert (overlay / "c10/metal/utils.h").read_text() == "// utils\n" and (overlay / "aten").resolve() == root / "aten"
+    assert (root / "c10/metal/indexing.h").read_text() == "// as checked out\n"  # the checkout is never written
+    assert include_root(root, planned, cache) == overlay  # made once per content
