@@ -175,3 +175,34 @@ def test_on_the_sample_a_macros_last_use_takes_it_along_and_a_pasted_helper_stay
         f"{bin_mm}:29: static binaryOpTensor is not named any more, but a macro's `##` could build its name: left in place"
     ]
     assert not [r for r in plan.removed if "used only by" in r]
+
+
+# -- section comments of deleted code (sources/deadcode.drop_orphaned_comments) ----------------------
+
+SECTIONS = """}
+
+// -------------------------------------------------
+// Hardtanh backward
+
+// Hardtanh backward
+
+Tensor& hardswish_out_mps(const Tensor& self, Tensor& output) {
+"""
+
+
+def test_a_section_comment_over_deleted_code_goes_with_its_rule():
+    from mpsgen.sources.deadcode import drop_orphaned_comments
+
+    out = drop_orphaned_comments(SECTIONS, 5, {"hardtanh_backward_out_mps"})
+    assert out == "}\n\nTensor& hardswish_out_mps(const Tensor& self, Tensor& output) {\n"
+
+
+def test_a_comment_stays_while_code_it_names_follows_or_when_it_names_something_else():
+    from mpsgen.sources.deadcode import drop_orphaned_comments
+
+    still = "}\n\n// Hardtanh backward\n\n// Hardtanh backward\nTensor& hardtanh_backward_out_mps(\n"
+    assert drop_orphaned_comments(still, 4, {"hardtanh_backward_mps"}) == still
+    other = "}\n\n// Hardtanh\n\nTensor& hardswish_out_mps(\n"  # the forward op's section: not the deleted code's
+    assert drop_orphaned_comments(other, 4, {"hardtanh_backward_out_mps"}) == other
+    far = "// Hardtanh backward\nint x;\n\n\nTensor& hardswish_out_mps(\n"  # not in the run around the deletion
+    assert drop_orphaned_comments(far, 4, {"hardtanh_backward_out_mps"}) == far

@@ -28,8 +28,11 @@ EARLY = (DATA / "BinaryKernel_early2025.metal").read_text()
 
 
 def add(text: str, spec: KernelSpec, path: str = "kernels/X.metal") -> str:
-    style = metal_style(text, path)
-    return plan_metal_addition(text, path, spec, render_functor(spec), render_registrations(spec, style))
+    from mpsgen.generate.neighbours import compact, register_macros
+
+    style = metal_style(text, path)  # the registrations as the planner writes them: the file's shorthands
+    registrations = compact(render_registrations(spec, style), spec.name, register_macros(text))
+    return plan_metal_addition(text, path, spec, render_functor(spec), registrations)
 
 
 def added_lines(before: str, after: str) -> list[str]:

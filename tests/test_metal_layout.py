@@ -24,10 +24,12 @@ def read(name: str) -> str:
 
 
 def add(text: str, op: str, arity: str, path: str, available=None) -> str:
+    from mpsgen.generate.neighbours import compact, register_macros
+
     spec = spec_for(op, arity)
-    style = metal_style(text, path)
-    return plan_metal_addition(text, path, spec, render_functor(spec), render_registrations(spec, style),
-                               available_macros=available)
+    style = metal_style(text, path)  # the registrations as the planner writes them: the file's shorthands
+    registrations = compact(render_registrations(spec, style), spec.name, register_macros(text))
+    return plan_metal_addition(text, path, spec, render_functor(spec), registrations, available_macros=available)
 
 
 @pytest.mark.parametrize(

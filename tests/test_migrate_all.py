@@ -169,7 +169,60 @@ def test_the_markdown_summary_is_a_table_to_paste(scalar_tree: Path):
     assert lines[1] == "|---|---|---|---|---|---|"
     addcmul = next(line for line in lines if line.startswith("| addcmul | refused |"))
     assert "exec_ternary_kernel(iter, name), the sibling to model on" in addcmul
-    assert lines[-1].endswith("families migrated")
+    assert lines[-1].endswith("families would migrate")  # no --branch-per-op: nothing was written
+
+
+def test_reruns_after_a_complete_run_are_no_ops_also_for_a_unit_planned_family_by_family(scalar_tree: Path):
+    """A unit refused together is planned one family at a time, and each family that plans gets a
+    branch of its own: the rerun finds those, not the unit's, and must not plan them again (it used
+    to end `cannot lock ref ...: reference already exists`, exit 1)."""
+    from mpsgen.batch.branches import earlier_runs
+
+    first = run_all(scalar_tree, "--branch-per-op")
+    made = branches(scalar_tree)
+    head = git(scalar_tree, "rev-parse", "HEAD").strip()
+    # The shape the split leaves, on this tree: threshold_backward's branch alone, not the unit's.
+    git(scalar_tree, "branch", "-m", "mps-metal/threshold", "mps-metal/threshold_backward")
+    parents = {name.removeprefix("mps-metal/"): head for name in branches(scalar_tree)}
+    done, todo = earlier_runs([("threshold", "threshold_backward"), ("asinh",)], {f"mps-metal/{f}": p for f, p in
+                                                                                  parents.items()}, head, "mps-metal/")
+    assert [(o.family, o.state, o.families) for o in done] == [("threshold_backward", "done earlier",
+                                                                ["threshold_backward"]), ("asinh", "done earlier",
+                                                                                          ["asinh"])]
+    assert todo == [("threshold",)]
+    for _ in range(2):
+        result = mpsgen(*ALL, "--branch-per-op", "--format", "json", cwd=scalar_tree)
+        assert result.returncode == 0, result.stdout + result.stderr
+        rows = json.loads(result.stdout)["families"]
+        assert "failed" not in {f["state"] for f in rows}
+        on_branches = [m for f in rows if f["state"] in ("branch", "done earlier") for m in f["families"]]
+        assert on_branches.count("threshold_backward") == 1 and on_branches.count("threshold") == 1
+    git(scalar_tree, "branch", "-D", "mps-metal/threshold", "mps-metal/threshold_backward")
+    git(scalar_tree, "branch", "mps-metal/threshold", made["mps-metal/threshold"])
+    for _ in range(2):  # the second and third complete runs: every family done earlier, exit 0
+        result = mpsgen(*ALL, "--branch-per-op", cwd=scalar_tree)
+        assert result.returncode == 0, result.stdout + result.stderr
+        states = {f["family"]: f["state"] for f in run_all(scalar_tree, "--branch-per-op")["families"]}
+        assert {f: st for f, st in states.items() if st != "refused"} == \
+            {f["family"]: "done earlier" for f in first["families"] if f["state"] == "branch"}
+        assert result.stdout.splitlines()[-1].endswith("families migrated")
+    assert branches(scalar_tree) == made
+
+
+def test_a_branch_another_run_made_meanwhile_on_the_same_head_is_done_earlier(scalar_tree: Path, monkeypatch):
+    from mpsgen.batch import branches as plumbing
+    from mpsgen.commands.migrate_all import BatchOptions, run_migrate_all
+    from mpsgen.tree.checkout import Checkout
+
+    real = plumbing.commit_on_branch
+
+    def raced(root, base, branch, files, message):  # another run commits first, then this one tries
+        real(root, base, branch, files, message)
+        return real(root, base, branch, files, message)
+
+    monkeypatch.setattr(plumbing, "commit_on_branch", raced)
+    code = run_migrate_all(Checkout(scalar_tree), BatchOptions(branch_per_op=True, jobs=1, no_try=True, fmt="json"))
+    assert code == 0 and branches(scalar_tree)
 
 
 # -- with the build and the tests (the sample's toolchain builds and tests on Linux) ----------------
@@ -256,3 +309,29 @@ def test_a_checkout_inside_a_larger_repository_gets_its_branches_there_with_file
     assert "pt/aten/src/ATen/native/native_functions.yaml" in changed and all(p.startswith("pt/") for p in changed)
     entry = git(outer, "ls-tree", "mps-metal/asinh", "--", "pt/aten/src/ATen/native/native_functions.yaml")
     assert entry.startswith("100755 blob ")
+
+
+def test_every_branchs_test_plan_selects_tests_of_opinfos_that_exist(scalar_tree: Path):
+    """A backward op without an OpInfo of its own is tested through its forward op's gradient test
+    (`-k test_output_grad_match_…`), never by a test_output_match name no OpInfo has."""
+    import re
+
+    from mpsgen.sources.testlists.opinfos import all_opinfos
+
+    report = run_all(scalar_tree, "--branch-per-op")
+    testing = scalar_tree / "torch/testing/_internal"
+    files = [testing / "common_methods_invocations.py", *sorted((testing / "opinfo/definitions").glob("*.py"))]
+    known = {r.name.replace(".", "_") for f in files if f.is_file() for r in all_opinfos(f.read_text(), str(f))}
+    plans, grad = 0, []
+    for row in report["families"]:
+        if row["state"] != "branch":
+            continue
+        message = git(scalar_tree, "log", "-1", "--format=%B", row["branch"])
+        for pattern in re.findall(r"-k (\S+)", message):
+            plans += 1
+            kind, _, name = pattern.partition("_match_")
+            assert name in known, f"{row['branch']}: {pattern} names no OpInfo"
+            if kind == "test_output_grad":
+                grad.append((row["family"], name))
+    assert plans > 5
+    assert ("softplus_backward", "nn_functional_softplus") in grad

@@ -89,6 +89,14 @@ def test_compare_rules() -> None:
     assert second.ok and "scalar CPU path" in second.note
 
 
+def test_the_worst_case_columns_describe_one_element() -> None:
+    """The largest absolute error (1e6 off at 1e12, well inside rtol) and the element furthest out of
+    tolerance (0.5 off at 0) are different elements: the row shows the second one's error and inputs."""
+    row = compare.compare("float32", "float32", [(1e12, 7.0), (0.0, -3.0)], [1e12, 0.0], [1e12 + 1e6, 0.5])
+    assert row.worst_input == "0.0, -3.0"
+    assert row.max_abs_error == 0.5 and row.max_ulp_error > 1e6  # that element's, not the 1e6 of the first
+
+
 def test_registrations_follow_the_rendered_register_lines() -> None:
     regs = registrations(catalog.spec_for("logaddexp", "binary"))
     assert [(r.in_type, r.out_type) for r in regs][:4] == [("float", "float"), ("half", "half"),

@@ -16,7 +16,7 @@ def test_try_atan2_on_a_fresh_sample_agrees(tree: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("mpsgen try atan2: emulated Metal (") and "torch.atan2 (CPU)" in lines[0]
-    assert lines[1].split() == ["dtype", "values", "mismatches", "max", "abs", "err", "max", "ULP", "worst", "input"]
+    assert lines[1].split() == ["dtype", "values", "mismatches", "worst:", "abs", "err", "ULP", "input"]
     rows = {line.split()[0]: line.split() for line in lines[2:11]}
     assert set(rows) == {"float32", "float16", "bfloat16", "int64->float32", "int32->float32", "int16->float32",
                          "int8->float32", "uint8->float32", "bool->float32"}
@@ -116,3 +116,23 @@ def test_migrate_refuses_a_body_that_does_not_compile_before_writing(tree: Path)
     assert result.returncode == 2 and tracked_bytes(tree) == before
     assert result.stderr.startswith("mpsgen: error: --expr:1:37: error: expected primary-expression")
     assert "--no-try skips this check" in result.stderr
+
+
+def test_an_unclosed_unary_expr_gets_the_compilers_error_not_a_layout_refusal(tmp_path):
+    """The functor with the typo is compiled before it is placed: on a file where the unclosed bracket
+    would swallow the next statement, the user still reads the compiler's error and its column."""
+    from mpsgen.errors import MpsgenError
+    from mpsgen.generate.expr_check import balanced, require_compilable
+    from mpsgen.generate.render import render_functor
+    from mpsgen.model import KernelOptions, KernelSpec
+    import pytest
+
+    assert balanced("f(a[1], {b})") and not balanced("f(a[1)]") and balanced('g(")")')
+    spec = KernelSpec("asinh", "unary", "precise::asinh(float(x)", dtypes=("float",))
+    functor = render_functor(spec)
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "sample"
+    with pytest.raises(MpsgenError) as err:
+        require_compilable(spec, functor, KernelOptions(op="asinh", expr=spec.expr), root)
+    assert "error: expected ')'" in err.value.render() and "functor line 4:" in err.value.render()
+    require_compilable(spec._replace(expr="x"), render_functor(spec._replace(expr="x")),
+                       KernelOptions(op="asinh", expr="x"), root)  # a balanced body is left to the numeric check

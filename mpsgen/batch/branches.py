@@ -8,8 +8,9 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
+from mpsgen.batch.outcome import DONE_EARLIER, REFUSED, FamilyOutcome
 from mpsgen.errors import MpsgenError
 from mpsgen.tree.gitops import FALLBACK_EMAIL, FALLBACK_NAME, work_tree_prefix
 
@@ -54,6 +55,35 @@ def existing_branches(root: Path, prefix: str) -> dict[str, str]:
     out = _git(root, "for-each-ref", "--format=%(refname:strip=2) %(parent)", f"refs/heads/{prefix}")
     pairs = (line.split(" ", 1) for line in out.splitlines() if line.strip())
     return {name: parent.split(" ")[0] for name, parent in pairs}
+
+
+def earlier_runs(units: Sequence[tuple[str, ...]], made: Mapping[str, str], base: str,
+                 prefix: str) -> tuple[list[FamilyOutcome], list[tuple[str, ...]]]:
+    """What earlier runs on this HEAD left: (an outcome per branch found, the units still to plan).
+
+    A unit is done when its branch (named after its first family) exists; an earlier run that planned
+    its families one by one (refused together) left a branch per family, so each family with a branch
+    of its own is done and the rest of the unit is planned again.  A branch on another commit than
+    HEAD is refused: it was made from another tree."""
+    done: list[FamilyOutcome] = []
+    todo: list[tuple[str, ...]] = []
+    for unit in units:
+        own = [unit[0]] if prefix + unit[0] in made else [f for f in unit if prefix + f in made]
+        for family in own:
+            name = prefix + family
+            members = list(unit) if family == unit[0] else [family]
+            done.append(FamilyOutcome(family, DONE_EARLIER, branch=name, families=members) if made[name] == base else
+                        FamilyOutcome(family, REFUSED, families=members, reason=f"branch {name} exists and does not "
+                                      "start from HEAD: delete it to migrate this family again"))
+        rest = () if unit[0] in own else tuple(f for f in unit if f not in own)
+        if rest:
+            todo.append(rest)
+    return done, todo
+
+
+def branch_base(root: Path, name: str) -> str | None:
+    """The commit branch *name* was made on (its parent); None when there is no such branch."""
+    return existing_branches(root, name).get(name)
 
 
 def check_branch_name(root: Path, name: str) -> None:

@@ -30,6 +30,7 @@ class FamilyOutcome:
     # both branches would add the same kernel and conflict on merge.
     families: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)  # OpInfo names test_mps.py is run for
+    grad_tests: list[str] = field(default_factory=list)  # OpInfos whose gradient test runs a backward op
     build: str = ""  # with --all's build: "ok" or why not
     tests_result: str = ""  # with its tests: the totals
 
@@ -59,9 +60,10 @@ HEADER = ["family", "result", "branch", "files", "dtypes", "numeric check, or wh
 VERIFIED = ["build", "tests"]  # columns of a run that built and tested each family
 
 
-def render_summary(outcomes: Sequence[FamilyOutcome], fmt: str) -> str:
+def render_summary(outcomes: Sequence[FamilyOutcome], fmt: str, *, written: bool = True) -> str:
+    """*written*: the families went onto branches (else nothing was written: they "would migrate")."""
     done = sum(len(o.families) for o in outcomes if o.state in (BRANCHED, DONE_EARLIER, PLANNED))
-    total = f"{done} of {sum(len(o.families) for o in outcomes)} families migrated"
+    total = f"{done} of {sum(len(o.families) for o in outcomes)} families {'migrated' if written else 'would migrate'}"
     if fmt == "json":
         return json.dumps({"families": [o.to_json() for o in outcomes], "migrated": done,
                            "candidates": sum(len(o.families) for o in outcomes)}, indent=2) + "\n"

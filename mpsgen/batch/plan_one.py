@@ -43,7 +43,7 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool) -> FamilyOutcome:
         cs = group.changeset
         dtypes = dict.fromkeys(r.dtype for p in group.todo for r in p.dtype_rows if r.registered)
         return FamilyOutcome(state=PLANNED, files={p: cs.current(p) for p in cs.changed_paths}, dtypes=list(dtypes),
-                             check=check, message=pr_message(group, check), tests=group.test_names, **unit)
+                             check=check, message=pr_message(group, check), tests=group.test_names, grad_tests=group.grad_test_names, **unit)
     except MpsgenError as err:
         return FamilyOutcome(state=REFUSED, reason=err.render(), **unit)
     except Exception as err:  # an mpsgen bug in one family must not end the run; the summary names it

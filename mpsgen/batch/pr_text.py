@@ -13,7 +13,7 @@ _HEADINGS = {"dispatch": "Dispatch (native_functions.yaml)", "stub": "Stub",
 
 def pr_message(group: GroupPlan, check: str) -> str:
     from mpsgen.plan.summary import summarize
-    from mpsgen.verify.mps_tests import k_patterns
+    from mpsgen.verify.mps_tests import grad_patterns, k_patterns
 
     moved = [m.entry for p in group.todo for m in p.moved]
     title, _, rest = commit_message(group.title_names(), moved).partition("\n\n")
@@ -30,7 +30,11 @@ def pr_message(group: GroupPlan, check: str) -> str:
             body += ["Dtypes, before -> after:", "", "| dtype | before | after |", "|---|---|---|"]
             body += [f"| {r.dtype} | {r.before} | {r.after} |" for r in rows] + [""]
     body += [f"Numeric check (mpsgen try, before writing): {check or 'not run (--no-try)'}", ""]
-    patterns = k_patterns(group.test_names) or [group.title_names()[0]]
-    body += ["Test plan, on a Mac with an MPS build:", "",
-             "    python test/test_mps.py -v " + " ".join(f"-k {p}" for p in patterns), ""]
+    # Only tests that exist: the op's OpInfos, or a backward op's forward OpInfo's gradient test.
+    patterns = k_patterns(group.test_names) + grad_patterns(group.grad_test_names)
+    if patterns:
+        body += ["Test plan, on a Mac with an MPS build:", "",
+                 "    python test/test_mps.py -v " + " ".join(f"-k {p}" for p in patterns), ""]
+    else:
+        body += ["Test plan: no OpInfo tests this op, so test_mps.py has no test to select for it.", ""]
     return f"{title}\n\n" + "\n".join(body) + "\n" + rest

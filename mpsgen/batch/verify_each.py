@@ -44,9 +44,11 @@ def build_and_test(checkout: Checkout, outcome: FamilyOutcome, config, *, build:
             outcome.build = "ok" if built.ok else f"failed: {len(built.errors)} error(s), log {built.log_path}"
             if not built.ok:
                 return False
-        if test:
-            tests = runner.run_tests(checkout.root, outcome.tests, grad=grad, test_cmd=config.test_cmd,
-                                     build_dir=config.build_dir, out=out)
+        if test and not outcome.tests and not outcome.grad_tests:
+            outcome.tests_result = "no OpInfo tests it"
+        elif test:
+            tests = runner.run_tests(checkout.root, outcome.tests, grad=grad, grad_names=outcome.grad_tests,
+                                     test_cmd=config.test_cmd, build_dir=config.build_dir, out=out)
             t = tests.totals
             outcome.tests_result = (f"{t.passed} passed, {t.failed} failed, {t.error} errors, "
                                     f"{t.xfail} expected failures, {t.xpass} unexpected successes")

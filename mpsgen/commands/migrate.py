@@ -195,9 +195,12 @@ def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcom
             if not build.ok:
                 _say(fmt, undo_hint)
                 return EXIT_FINDINGS
-        if not run.no_test:
+        if not run.no_test and not plan.test_names and not plan.grad_test_names:
+            _say(fmt, "no OpInfo tests this change: test_mps.py has no test to select (tests skipped)")
+        elif not run.no_test:
             tests = runner.run_tests(checkout.root, plan_test_names(plan), grad=run.grad_tests,
-                                     test_cmd=config.test_cmd, build_dir=config.build_dir, out=stream)
+                                     grad_names=plan.grad_test_names, test_cmd=config.test_cmd,
+                                     build_dir=config.build_dir, out=stream)
             outcome.data["tests"] = {
                 "ok": tests.ok, "totals": tests.totals._asdict(),
                 "by_dtype": {d: c._asdict() for d, c in tests.counts_by_dtype().items()},
@@ -228,20 +231,21 @@ def offer_xfail_removal(group: GroupPlan, checkout: Checkout, outcomes, fmt: str
     planned, on the tree as it is now (after the apply)."""
     from mpsgen.sources import testlists
     from mpsgen.tree.changeset import Changeset
-    from mpsgen.tree.checkout import CMI_REL, COMMON_MPS_REL
+    from mpsgen.tree.checkout import CMI_REL
     from mpsgen.errors import MpsgenError
 
     cs = Changeset(checkout)
-    if not checkout.path(COMMON_MPS_REL).is_file() or not checkout.path(CMI_REL).is_file():
+    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    if lists_rel is None or not checkout.path(CMI_REL).is_file():
         return ""
     definitions = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.opinfo_definition_files()}
-    texts = {COMMON_MPS_REL: cs.original(COMMON_MPS_REL), CMI_REL: cs.original(CMI_REL), **definitions}
+    texts = {lists_rel: cs.original(lists_rel), CMI_REL: cs.original(CMI_REL), **definitions}
     try:
         for o in outcomes:
             plan = group.plan_for_test(o.op)
             key = plan.test_keys.get(o.op, o.op)
-            texts[COMMON_MPS_REL], _ = testlists.plan_common_mps(
-                texts[COMMON_MPS_REL], [key], supported_dtypes=(o.dtype,), complex_action="keep", path=COMMON_MPS_REL)
+            texts[lists_rel], _ = testlists.plan_common_mps(
+                texts[lists_rel], [key], supported_dtypes=(o.dtype,), complex_action="keep", path=lists_rel)
             # Re-read the OpInfos each time: an earlier edit moves the offsets of later calls.
             defs = {p: texts[p] for p in definitions}
             refs = [r for r in testlists.opinfo_keys(texts[CMI_REL], defs, plan.family, cmi_path=CMI_REL) if r.key == key]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import click
 
-from mpsgen.batch.outcome import BRANCHED, DONE_EARLIER, FAILED, PLANNED, REFUSED, FamilyOutcome, render_summary
+from mpsgen.batch.outcome import BRANCHED, DONE_EARLIER, FAILED, PLANNED, FamilyOutcome, render_summary
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
 from mpsgen.tree.checkout import Checkout
 
@@ -78,24 +78,24 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
     if opts.branch_per_op:
         base = branches.head_commit(root)
         branches.remove_stale_indexes(root)
-        made = branches.existing_branches(root, opts.prefix)
-        for unit in units:
-            name = opts.prefix + unit[0]
-            branches.check_branch_name(root, name)
-            if name in made:  # an earlier run's branch: kept if it starts from this HEAD
-                outcomes[unit[0]] = (
-                    FamilyOutcome(unit[0], DONE_EARLIER, branch=name, families=list(unit)) if made[name] == base else
-                    FamilyOutcome(unit[0], REFUSED, families=list(unit), reason=f"branch {name} exists and does not "
-                                  "start from HEAD: delete it to migrate this family again"))
-    todo = [u for u in units if u[0] not in outcomes]
+        for family in (f for unit in units for f in unit):
+            branches.check_branch_name(root, opts.prefix + family)
+        # Branches of earlier runs on this HEAD are kept: a rerun goes on with the rest.
+        done, units = branches.earlier_runs(units, branches.existing_branches(root, opts.prefix), base, opts.prefix)
+        outcomes.update((o.family, o) for o in done)
+    todo = units
 
     def finished(o: FamilyOutcome) -> None:
         if opts.branch_per_op and o.state == PLANNED:
+            name = opts.prefix + o.family
             try:
-                o.commit = branches.commit_on_branch(root, base, opts.prefix + o.family, o.files, o.message)
-                o.branch, o.state = opts.prefix + o.family, BRANCHED
-            except MpsgenError as err:  # the branch appeared meanwhile (another run): this family only
-                o.state, o.reason = FAILED, err.render()
+                o.commit = branches.commit_on_branch(root, base, name, o.files, o.message)
+                o.branch, o.state = name, BRANCHED
+            except MpsgenError as err:
+                if branches.branch_base(root, name) == base:  # another run made it meanwhile, on this HEAD
+                    o.branch, o.state = name, DONE_EARLIER
+                else:
+                    o.state, o.reason = FAILED, err.render()
         outcomes[o.family] = o
 
     code = EXIT_OK
@@ -109,7 +109,7 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
         click.echo("interrupted: the branches finished so far are kept, the work tree is as it was; run the same "
                    "command again to go on", err=True)
     shown = sorted(outcomes.values(), key=lambda o: o.family)
-    sys.stdout.write(render_summary(shown, "table" if opts.fmt == "text" else opts.fmt))
+    sys.stdout.write(render_summary(shown, "table" if opts.fmt == "text" else opts.fmt, written=opts.branch_per_op))
     if code == EXIT_OK and (any(o.state == FAILED for o in shown) or not verified_ok):
         code = EXIT_FINDINGS
     return code

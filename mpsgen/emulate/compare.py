@@ -53,6 +53,8 @@ class DtypeResult(NamedTuple):
     out_dtype: str
     values: int
     mismatches: int
+    # The worst element (largest error relative to its tolerance): its errors and its inputs.  (Named
+    # max_* for the JSON's sake: they are that one element's, not maxima over different elements.)
     max_abs_error: float
     max_ulp_error: float
     worst_input: str
@@ -147,9 +149,8 @@ def compare(dtype: str, out_dtype: str, inputs: list[tuple[object, ...]], expect
             count += 1
             if len(mismatches) < SHOWN_MISMATCHES:
                 mismatches.append(Mismatch(tuple(fmt(a) for a in args), fmt(e), fmt(g)))
-        max_abs, max_ulp = max(max_abs, abs_err), max(max_ulp, ulp_err)
-        if ratio > worst_ratio:
-            worst_ratio, worst = ratio, ", ".join(fmt(a) for a in args)
+        if ratio > worst_ratio:  # the worst element's errors and inputs, all from that one element
+            worst_ratio, worst, max_abs, max_ulp = ratio, ", ".join(fmt(a) for a in args), abs_err, ulp_err
     if scalar_only:
         extra = f"{scalar_only} value(s) agree only with torch's scalar CPU path (its vectorised path differs)"
         note = f"{note}; {extra}" if note else extra
@@ -187,7 +188,7 @@ def _num(v: float) -> str:
 
 
 def render_text(result: TryResult) -> str:
-    head = ("dtype", "values", "mismatches", "max abs err", "max ULP", "worst input")
+    head = ("dtype", "values", "mismatches", "worst: abs err", "ULP", "input")  # one element's
     rows = [head]
     for r in result.rows:
         name = r.dtype if r.dtype == r.out_dtype else f"{r.dtype}->{r.out_dtype}"

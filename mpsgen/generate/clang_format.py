@@ -1,40 +1,114 @@
-"""The lines mpsgen inserted into a kernels/*.metal file, laid out by clang-format with the checkout's
-own .clang-format, as PyTorch's lintrunner (CLANGFORMAT covers mps/**/*.metal) would lay them out.
+"""Every line mpsgen writes to a .metal, .mm or .h file, laid out by clang-format as PyTorch's lintrunner
+(CLANGFORMAT covers mps/**/*.metal, *.mm and *.h) would lay it out.
 
-Only the inserted lines are formatted (`--lines`), and the result is kept only when every line that
-was there before is still there, unchanged; else, and when the checkout has no .clang-format or the
-machine no clang-format, the text stays as rendered and a note says what to run.
+The binary is the `clang-format` wheel, a runtime dependency pinned to the version PyTorch's lintrunner
+downloads (`tools/linter/adapters/s3_init_config.json`), so the layout does not depend on what else the
+machine has installed.  The style is the checkout's own `.clang-format`; a checkout without one gets
+PyTorch's settings (`pytorch_style.clang-format`, bundled).
+
+Only the lines a plan added or changed are formatted (`--lines`), and the result is kept only when every
+other line is still there, unchanged; else the text stays as rendered and a note says why.
 """
 
 from __future__ import annotations
 
 import difflib
-import shutil
 import subprocess
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mpsgen.tree.changeset import Changeset
+
+FORMATTED_SUFFIXES = (".metal", ".mm", ".h")
+BUNDLED_STYLE = Path(__file__).with_name("pytorch_style.clang-format")
 
 
-def format_inserted(before: str, after: str, path: Path, root: Path) -> tuple[str, str]:
-    """(*after* with its inserted lines formatted, a note when they were not)."""
-    if not (root / ".clang-format").is_file():
-        return after, ""  # no PyTorch style to follow (a sample checkout)
-    exe = shutil.which("clang-format")
-    if exe is None:
-        return after, f"clang-format not found: the lines added to {path.relative_to(root)} are not laid out by it"
+def executable() -> str | None:
+    """The pinned clang-format of the `clang-format` wheel (None when the wheel is not installed)."""
+    try:
+        import clang_format
+    except ImportError:
+        return None
+    exe = Path(clang_format.__file__).parent / "data" / "bin" / ("clang-format.exe" if sys.platform == "win32"
+                                                                   else "clang-format")
+    return str(exe) if exe.is_file() else None
+
+
+def style_option(root: Path) -> str:
+    """`--style=file` (the checkout's .clang-format, found from the file's path as lintrunner finds it),
+    or PyTorch's settings from the bundled file when the checkout has none."""
+    return "--style=file" if (root / ".clang-format").is_file() else f"--style=file:{BUNDLED_STYLE}"
+
+
+def changed_ranges(before: str, after: str) -> list[tuple[int, int]]:
+    """1-based inclusive line ranges of *after* that are not lines of *before* (inserted or replaced)."""
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    ranges = [(j1 + 1, j2) for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
-              if tag != "equal" and j2 > j1]
+    return [(j1 + 1, j2) for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+            if tag != "equal" and j2 > j1]
+
+
+def format_written(cs: "Changeset", snapshot: dict[str, str | None]) -> list[str]:
+    """Lay out the lines of every .metal/.mm/.h file *cs* changed since *snapshot* (a new file: all of
+    it); returns the notes of the files left as they were planned."""
+    root = cs.checkout.root
+    notes: list[str] = []
+    for rel in cs.changed_since(snapshot):
+        if not rel.endswith(FORMATTED_SUFFIXES):
+            continue
+        before = snapshot.get(rel)
+        if before is None and not cs.is_new(rel):
+            before = cs.original(rel)
+        after = cs.current(rel)
+        formatted, note = format_lines(before or "", after, root / rel, root)
+        if formatted != after:
+            cs.set_text(rel, formatted, "laid out by clang-format")
+        notes += [note] if note else []
+    return notes
+
+
+def format_lines(before: str, after: str, path: Path, root: Path) -> tuple[str, str]:
+    """(*after* with the lines it does not share with *before* formatted, a note when they were not)."""
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    ranges = changed_ranges(before, after)
     if not ranges:
         return after, ""
-    argv = [exe, "--style=file", f"--assume-filename={path}", *(f"--lines={a}:{b}" for a, b in ranges)]
-    done = subprocess.run(argv, input=after, capture_output=True, text=True, encoding="utf-8")
+    exe = executable()
+    if exe is None:
+        return after, (f"the clang-format wheel is not installed: the lines added to {shown} are not laid out "
+                       "(pip install mpsgen's dependencies)")
+    text, note = _run(exe, root, path, after, ranges)
+    if note != _OTHERS:
+        return (after, note.format(shown)) if note else (text, "")
+    # Together the ranges touch a line that was there (an include block clang-format would sort): each
+    # range alone, the last first so the earlier ones keep their line numbers; those that touch others stay.
+    left = 0
+    for a, b in reversed(ranges):
+        alone, why = _run(exe, root, path, after, [(a, b)])
+        if why:
+            left += 1
+        else:
+            after = alone
+    return after, (_OTHERS.format(shown) + f" ({left} of {len(ranges)} added runs)" if left else "")
+
+
+_OTHERS = "clang-format would change other lines of {}: the added lines are left as rendered"
+
+
+def _run(exe: str, root: Path, path: Path, after: str, ranges: list[tuple[int, int]]) -> tuple[str, str]:
+    """(*after* with *ranges* formatted, "") or (*after*, why not: a template for the file's name)."""
+    argv = [exe, style_option(root), f"--assume-filename={path}", *(f"--lines={a}:{b}" for a, b in ranges)]
+    # Bytes, not text mode: text mode would turn a CRLF file's line ends into LF.
+    done = subprocess.run(argv, input=after.encode("utf-8"), capture_output=True)
     if done.returncode != 0:
-        return after, f"clang-format failed on {path.relative_to(root)}: {done.stderr.strip()[:200]}"
-    formatted = done.stdout.splitlines(keepends=True)
+        detail = done.stderr.decode(errors="replace").strip()[:200].replace("{", "{{").replace("}", "}}")
+        return after, "clang-format failed on {}: " + detail
+    text = done.stdout.decode("utf-8")
     ours = {n for a, b in ranges for n in range(a, b + 1)}  # 1-based lines mpsgen wrote (a macro it re-aligned too)
-    if not _changes_only(new, formatted, ours):  # it touched lines that were there: not ours to change
-        return after, f"clang-format would change other lines of {path.relative_to(root)}: the added lines are left as rendered"
-    return done.stdout, ""
+    if not _changes_only(after.splitlines(keepends=True), text.splitlines(keepends=True), ours):
+        return after, _OTHERS
+    return text, ""
 
 
 def _changes_only(new: list[str], formatted: list[str], ours: set[int]) -> bool:

@@ -45,10 +45,11 @@ def _exec_fn(arity: str) -> str:
 
 
 def exec_call_args(arity: str, kernel: str, scalar: str | None = None, *,
-                   opmath: bool = False) -> tuple[str, list[str]]:
+                   opmath: bool = False, result_args: Sequence[str] = ()) -> tuple[str, list[str]]:
     """The ``lib.exec_*_kernel`` callee and arguments for an arity (alpha forms pass the scalar; one
-    riding at float says so, as upstream's polygamma says ScalarType::Int)."""
-    args = ["iter", f'"{kernel}"']
+    riding at float says so, as upstream's polygamma says ScalarType::Int).  *result_args*: what a
+    kernel returning bool passes after its name, as its neighbours do (`..., kBool`)."""
+    args = ["iter", f'"{kernel}"', *result_args]
     if arity.endswith("_alpha"):
         args.append(scalar or "alpha")
         if opmath:

@@ -246,19 +246,15 @@ def _binary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     base = "REGISTER_OPMATH_BINARY_OP" if spec.opmath else "REGISTER_BINARY_OP"
     lines: list[str] = []
 
-    def family(local_macro: str, fam: str, types: Sequence[str]) -> None:
-        if spec.result != "bool" and local_macro in style.local_macros and not set(types) & set(spec.skip):
-            lines.append(f"{local_macro}({n}){end}")
-        else:
-            macro = base if fam != "int2float" else "REGISTER_BINARY_OP"
-            lines.extend(f"{macro}({n}, {t}, {output_type(spec, t, fam)}){end}" for t in kept_types(spec, types))
+    # Explicit lines: the planner puts the file's own shorthand macros (REGISTER_FLOAT_BINARY_OP(NAME),
+    # REGISTER_COMPARISON_OP(NAME), ...) in place of the runs they make exactly (generate/neighbours).
+    def family(fam: str, types: Sequence[str]) -> None:
+        macro = base if fam == "float" else "REGISTER_BINARY_OP"  # an integer's opmath type is itself
+        lines.extend(f"{macro}({n}, {t}, {output_type(spec, t, fam)}){end}" for t in kept_types(spec, types))
 
-    if "float" in spec.dtypes:
-        family("REGISTER_OPMATH_FLOAT_BINARY_OP" if spec.opmath else "REGISTER_FLOAT_BINARY_OP", "float", FLOAT_TYPES)
-    if "int2float" in spec.dtypes:
-        family("REGISTER_INT2FLOAT_BINARY_OP", "int2float", INT_TYPES)
-    if "integer" in spec.dtypes:
-        family("REGISTER_INTEGER_BINARY_OP", "integer", INT_TYPES)
+    for fam, types in (("float", FLOAT_TYPES), ("int2float", INT_TYPES), ("integer", INT_TYPES)):
+        if fam in spec.dtypes:
+            family(fam, types)
     if "complex" in spec.dtypes:
         lines += [f"{base}({n}, {t}, {output_type(spec, t, 'complex')}){end}" for t in COMPLEX_TYPES]
     if spec.result == "bool" and style.castout:

@@ -349,12 +349,11 @@ class Inventory:
     # -- test lists (read only for the stale-xfail rule) --------------------------------------
     @cached_property
     def test_tables(self) -> tuple[str, tuple[file_facts.TableKey, ...]] | None:
-        """(common_mps.py path, the keys of its tables); None when the file is absent."""
-        c = self.checkout
-        if not c.common_mps_path.is_file():
+        """(the test lists' path: common_mps.py, or 2.7's test_mps.py; the keys of its tables); None when absent."""
+        rel = self.checkout.test_lists_rel()
+        if rel is None:
             return None
-        rel = c.rel(c.common_mps_path)
-        return rel, self._per_file("test-tables", {rel: c.common_mps_path}, file_facts.table_keys)[rel]
+        return rel, self._per_file("test-tables", {rel: self.checkout.path(rel)}, file_facts.table_keys)[rel]
 
     @cached_property
     def opinfo_strings(self) -> frozenset[str] | None:

@@ -250,17 +250,18 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
     from mpsgen.sources.testlists.commonmps import listed_dtypes
     from mpsgen.plan.texts import folder_files, original_texts
     from mpsgen.sources.testlists.opinfo_dtypes import mps_dtypes
-    from mpsgen.tree.checkout import CMI_REL, COMMON_MPS_REL
+    from mpsgen.tree.checkout import CMI_REL
 
     cs = plan.changeset
+    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
     op_dtypes = None
     listed = ListedDtypes({}, False)
     if checkout.path(CMI_REL).is_file():
         definitions = original_texts(cs, folder_files(cs, "opinfo_definition_files"))
         op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, plan.family, cmi_path=CMI_REL)
-    if checkout.path(COMMON_MPS_REL).is_file():
+    if lists_rel is not None:
         keys = [r.key for r in op_dtypes.refs] if op_dtypes and op_dtypes.refs else [plan.family]
-        listed = listed_dtypes(cs.original(COMMON_MPS_REL), keys, path=COMMON_MPS_REL)
+        listed = listed_dtypes(cs.original(lists_rel), keys, path=lists_rel)
     promotes: bool | None = None
     source = returns_bool = ""
     if op_dtypes is not None and op_dtypes.promotes_int_to_float:
@@ -289,7 +290,7 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
                     refuses.update(mpsgraph_refusals(body))
                     at = at or f"{path}:{line}"
     return Facts(plan.command, op_dtypes, listed, promotes, source, refuses, at,
-                 has_lists=checkout.path(COMMON_MPS_REL).is_file(), returns_bool=returns_bool)
+                 has_lists=lists_rel is not None, returns_bool=returns_bool)
 
 
 def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_rows
@@ -323,6 +324,8 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
             if not (set(INTS) - drop) & (facts.declared or set()):
                 groups = tuple(g for g in groups if g not in ("int2float", "integer")) or groups
     skip |= {d for d in drop if d != "complex64"}
+    if plan.command == "new-op" and opts.dtypes is None and facts.declared is not None:
+        skip |= set(FLOATS + INTS) - set(facts.declared)  # nothing served them before: only what the OpInfo declares
     kept_from_stub = _diverted_dtypes(plan)
     skip |= kept_from_stub
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
@@ -374,17 +377,16 @@ def _groups_for_named(groups: tuple[str, ...], named: frozenset[str], facts: Fac
 def keep_dropped_xfailed(plan, checkout) -> None:
     """--drop-dtypes: the dropped dtypes MPS served now fail on MPS, so they get an xfail entry."""
     from mpsgen.sources.testlists.commonmps import add_unimplemented, listed_dtypes
-    from mpsgen.tree.checkout import COMMON_MPS_REL
-
     lost = [r.dtype for r in plan.dtype_rows if r.served and not r.registered and r.dtype != "complex64"]
-    if not lost or not checkout.path(COMMON_MPS_REL).is_file():
+    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    if not lost or lists_rel is None:
         return
     cs = plan.changeset
-    text = cs.current(COMMON_MPS_REL)
+    text = cs.current(lists_rel)
     key = next(iter(plan.test_keys.values()), plan.family)
-    if listed_dtypes(text, [key], path=COMMON_MPS_REL).failing:
+    if listed_dtypes(text, [key], path=lists_rel).failing:
         plan.notes.append(f"{', '.join(lost)} no longer run on MPS: add them to \"{key}\"'s xfail entry by hand")
         return
-    new, changes = add_unimplemented(text, key, lost, path=COMMON_MPS_REL)
-    cs.set_text(COMMON_MPS_REL, new, "xfails for dropped dtypes")
+    new, changes = add_unimplemented(text, key, lost, path=lists_rel)
+    cs.set_text(lists_rel, new, "xfails for dropped dtypes")
     plan.test_lists.extend(str(c) for c in changes)

@@ -49,10 +49,15 @@ class GroupPlan:
         return "; ".join(p.nothing_to_do for p in self.plans)
 
     @property
+    def grad_test_names(self) -> list[str]:
+        """OpInfos whose gradient tests run a backward op that has none of its own (hardtanh's)."""
+        return list(dict.fromkeys(n for p in self.todo for n in p.grad_test_names))
+
+    @property
     def test_names(self) -> list[str]:
         names: list[str] = []
         for p in self.todo:
-            for n in p.test_names or [p.family]:
+            for n in p.test_names:  # OpInfo names only: a name no OpInfo has selects no test
                 if n not in names:
                     names.append(n)
         return names

@@ -67,6 +67,9 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     naming = mentioning(metal_texts, spec.name)
     indexes = [metal.index_metal(t, p) for p, t in metal_texts.items() if p == metal_rel or p in naming]
     functor = render.render_functor(spec, opts.templates_dir)
+    from mpsgen.generate.expr_check import require_compilable
+
+    require_compilable(spec, functor, opts, checkout.root)  # a typo's compiler error, not a layout refusal
     r = plan.rendered
     r.functor, r.metal_path, r.mm_path = functor, metal_rel, mm_rel
     registered_at = _registered_elsewhere(plan, indexes, metal_texts, spec, functor)
@@ -78,22 +81,18 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         plan.notes.append(f"kernel '{spec.name}' is already registered ({registered_at}) for every dtype the op "
                           "needs: reused, no Metal written")
     else:
-        registrations = _registrations(spec, indexes, metal_rel)
+        registrations = _registrations(spec, indexes, metal_rel, metal_texts[metal_rel])
         r.registrations = registrations
         if metal.check_kernel_name(indexes, spec.name, functor) == "new":
             new_metal = _metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations, cs)
-            if new_metal != metal_texts[metal_rel]:
-                from mpsgen.generate.clang_format import format_inserted
-
-                new_metal, note = format_inserted(metal_texts[metal_rel], new_metal, checkout.path(metal_rel),
-                                                  checkout.root)
-                plan.notes += [note] if note else []
+            if new_metal != metal_texts[metal_rel]:  # laid out by clang-format with the rest (kernelplan)
                 cs.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
                 plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
         else:
             plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
+    header = _params_header(cs, metal_rel, stub) if spec.has_params else ""
     if spec.has_params:  # the struct's header, and the .metal's #include of it (after the layout checks)
-        _plan_params_struct(plan, checkout, spec, metal_rel, mm_rel, opts, reused=bool(registered_at))
+        _plan_params_struct(plan, checkout, spec, metal_rel, mm_rel, opts, header, reused=bool(registered_at))
 
     # A file that registers the stub spells its name (REGISTER_DISPATCH(x_stub, …)) or its op (REGISTER_*_STUB(x)).
     mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
@@ -110,7 +109,8 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         fn = f"{spec.name}_mps_kernel"
         scalars = plan.shape.scalars if plan.shape is not None else ()
         arg = host_code.scalar_argument(scalars[0].cpp_type, scalars[0].name) if scalars else None
-        call = host_code.exec_call_args(plan.arity, spec.name, arg, opmath=spec.param_type == "opmath")
+        call = host_code.exec_call_args(plan.arity, spec.name, arg, opmath=spec.param_type == "opmath",
+                                        result_args=_bool_kernel_args(cs, spec, plan.arity, mm_text))
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
         if spec.instantiation == "binary_indexing":
             body = host_code.binary_mps_impl_body(spec.name, spec.result)
@@ -124,14 +124,16 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
     if spec.has_params:  # the struct's header; AT_DISPATCH and fmt::format name its Metal instance
         extra = ("ATen/OpMathType.h",) if spec.param_type == "opmath" else ()
-        for header in (params_header(metal_rel), "ATen/Dispatch.h", *extra, "fmt/format.h"):
-            new_mm = host.ensure_include(new_mm, header, path=mm_rel)
+        for include in (header, "ATen/Dispatch.h", *extra, "fmt/format.h"):
+            new_mm = host.ensure_include(new_mm, include, path=mm_rel)
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
 
 
-def _registrations(spec, indexes, metal_rel: str) -> list[str]:
-    """The registration lines (or host_name instances) the kernel gets, in the target file's layout."""
+def _registrations(spec, indexes, metal_rel: str, metal_text: str) -> list[str]:
+    """The registration lines (or host_name instances) the kernel gets, in the target file's layout
+    (its own shorthand macros where they make exactly these registrations: generate/neighbours)."""
     from mpsgen.generate import render
+    from mpsgen.generate.neighbours import compact, register_macros
 
     if spec.instantiation == "host_name":
         from mpsgen.generate.template_kernel import host_name, instances
@@ -141,7 +143,8 @@ def _registrations(spec, indexes, metal_rel: str) -> list[str]:
         from mpsgen.sources.metal_binary_indexing import registrations
 
         return registrations(spec)
-    return render.render_registrations(spec, metal.style_of(next(ix for ix in indexes if ix.path == metal_rel)))
+    lines = render.render_registrations(spec, metal.style_of(next(ix for ix in indexes if ix.path == metal_rel)))
+    return compact(lines, spec.name, register_macros(metal_text))
 
 
 def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations: list[str],
@@ -209,20 +212,35 @@ def _torch_names(metal_types: list[str]) -> list[str]:
     return [torch_name.get(t, t) for t in metal_types]
 
 
-def params_header(metal_rel: str) -> str:
-    """kernels/UnaryKernel.metal -> ATen/native/mps/kernels/UnaryKernel.h: the header its host shares."""
-    return f"ATen/native/mps/kernels/{Path(metal_rel).stem}.h"
+def _params_header(cs: Changeset, metal_rel: str, stub) -> str:
+    """The header the params struct goes in, as the checkout keeps the params of that kind of op
+    (generate/neighbours): kernels/Activation.h for an activation's, else kernels/<Stem>.h."""
+    from mpsgen.generate.neighbours import params_header
+
+    kernels = cs.checkout.path(str(Path(metal_rel).parent))
+    headers = planned_texts(cs, sorted(kernels.glob("*.h")), cs.checkout)
+    return params_header(metal_rel, stub.header, headers)
+
+
+def _bool_kernel_args(cs: Changeset, spec, arity: str, mm_text: str) -> tuple[str, ...]:
+    """What a kernel returning bool passes after its name, as the host file's bool kernels do (neighbours)."""
+    if spec.result != "bool" or arity not in ("unary", "binary"):
+        return ()
+    from mpsgen.generate.neighbours import bool_kernel_args
+    from mpsgen.sources.host_api import LIBRARY_HEADER_REL
+
+    api = cs.current(LIBRARY_HEADER_REL) if cs.checkout.path(LIBRARY_HEADER_REL).is_file() else None
+    return bool_kernel_args(mm_text, api, arity)
 
 
 def _plan_params_struct(plan: Plan, checkout: Checkout, spec, metal_rel: str, mm_rel: str, opts: KernelOptions,
-                        *, reused: bool = False) -> None:
+                        header: str, *, reused: bool = False) -> None:
     """The params struct in kernels/<Stem>.h (created when the tree has none), included by the .metal.
     *reused*: upstream's kernel takes it, so its header must already hold this very struct."""
     from mpsgen.generate import render
     from mpsgen.sources.params_header import add_struct
 
     cs = plan.changeset
-    header = params_header(metal_rel)
     rel = f"aten/src/{header}"
     struct = render.render_params_struct(spec, opts.templates_dir)
     exists = cs.is_new(rel) or checkout.path(rel).is_file()

@@ -21,7 +21,7 @@ from mpsgen.sources import host
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.sources import stubs
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import COMMON_MPS_REL, CMI_REL, YAML_REL, Checkout
+from mpsgen.tree.checkout import CMI_REL, YAML_REL, Checkout
 
 
 # Which torch dtypes each --dtypes family makes work (for narrowing xfail lists).
@@ -59,6 +59,9 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
     cs = changeset if changeset is not None else Changeset(checkout)
     before = cs.snapshot()
     plan = _plan_on(command, checkout, opts, cs)
+    from mpsgen.generate.clang_format import format_written
+
+    plan.notes += format_written(cs, before)  # every .metal/.mm/.h line written, as lintrunner lays it out
     plan.files = cs.changed_since(before)
     if not plan.files and not plan.nothing_to_do:
         plan.nothing_to_do = f"{plan.family} is already on a native Metal kernel"
@@ -271,20 +274,15 @@ def _host_api(cs: Changeset):
 
 
 def _extend_host_api(plan: Plan, checkout: Checkout, cs: Changeset, name: str) -> None:
-    """Add the host API form *name* to the planned texts (generate/api_extension), laid out by the
-    checkout's clang-format; plan.api_added lists what was added (nothing when it was there)."""
+    """Add the host API form *name* to the planned texts (generate/api_extension); plan.api_added lists
+    what was added (nothing when it was there).  clang-format lays its lines out with the rest
+    (plan_kernel_command's format_written)."""
     from mpsgen.generate.api_extension import extend
-    from mpsgen.generate.clang_format import format_inserted
 
     def read(rel: str) -> str | None:
         return cs.current(rel) if checkout.path(rel).is_file() else None
 
-    def layout(before: str, after: str, rel: str) -> str:
-        text, note = format_inserted(before, after, checkout.path(rel), checkout.root)
-        plan.notes += [note] if note else []
-        return text
-
-    ext = extend(name, read, layout)
+    ext = extend(name, read, lambda before, after, rel: after)
     for rel, text in ext.texts.items():
         cs.set_text(rel, text, "host API added")
     plan.api_added.extend(ext.added)
@@ -351,8 +349,11 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     from mpsgen.sources import testlists
 
     cs = plan.changeset
-    if not checkout.path(COMMON_MPS_REL).is_file() or not checkout.path(CMI_REL).is_file():
-        plan.notes.append("common_mps.py or common_methods_invocations.py not found: test lists left alone")
+    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    missing = [name for name, there in (("common_mps.py (or test/test_mps.py)", lists_rel is not None),
+                                        ("common_methods_invocations.py", checkout.path(CMI_REL).is_file())) if not there]
+    if missing or lists_rel is None:
+        plan.notes.append(f"{' and '.join(missing)} not found: test lists left alone")
         return
     action: testlists.ComplexAction
     if "complex" in plan.dtypes:
@@ -364,7 +365,7 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     definitions = planned_texts(cs, folder_files(cs, "opinfo_definition_files"), checkout)
     result = testlists.plan_test_lists(
         plan.family,
-        common_mps_text=cs.current(COMMON_MPS_REL),
+        common_mps_text=cs.current(lists_rel),
         cmi_text=cs.current(CMI_REL),
         definitions=definitions,
         supported_dtypes=[d for d in _supported_dtypes(plan.dtypes) if d not in plan.dropped],
@@ -372,11 +373,13 @@ def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         # An op with no MPS kernel fails every MPS test ("not currently implemented for the MPS device"),
         # so new-op's kernel makes each MPS xfail of its OpInfo pass, not only TestConsistency's.
         tests=None if plan.command == "new-op" else testlists.DEFAULT_TESTS,
-        common_mps_path=COMMON_MPS_REL,
+        common_mps_path=lists_rel,
         cmi_path=CMI_REL,
     )
     if not result.refs:
         plan.notes.append(_no_opinfo_note(plan.family, cs.current(CMI_REL), definitions))
+        plan.grad_test_names = testlists.gradient_opinfos(plan.family, cs.current(CMI_REL), definitions,
+                                                          cmi_path=CMI_REL)
     for ref in result.refs:
         formatted = ref.name.replace(".", "_") + (f"_{ref.variant.replace('.', '_')}" if ref.variant else "")
         plan.test_keys[formatted] = ref.key

@@ -40,12 +40,13 @@ def remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
                 path=impl.path, line=impl.line,
                 hint="rewire it by hand (route its yaml entry to the shared kernel and register its stub)",
             )
-    from mpsgen.sources.deadcode import referenced_names, remove_unused_helpers
+    from mpsgen.sources.deadcode import drop_orphaned_comments, referenced_names, remove_unused_helpers
 
     for impl in impls:
         before = cs.current(impl.path)
         used = referenced_names("".join(split_lines(before)[impl.line - 1 : impl.end_line]))
         text = host.remove_implementation(before, impl)
+        text = drop_orphaned_comments(text, impl.line, {name})  # its section comment, once nothing is under it
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
         text = host.remove_op_include(text, plan.family)
         cs.set_text(impl.path, text, f"removed MPSGraph {name}")

@@ -60,6 +60,8 @@ class Plan:
     # OpInfo names to run tests for, and test-name op part ("special_log_ndtr") -> common_mps.py key.
     test_names: list[str] = field(default_factory=list)
     test_keys: dict[str, str] = field(default_factory=dict)
+    # A backward op with no OpInfo of its own: the forward OpInfos whose test_output_grad_match runs it.
+    grad_test_names: list[str] = field(default_factory=list)
     # `migrate pow.Tensor_Tensor_out`: the entries selected (empty: the whole family).
     overloads: tuple[str, ...] = ()
     files: list[str] = field(default_factory=list)  # the files this op's edits touched

@@ -150,3 +150,52 @@ def remove_unused_helpers(
         text = _remove(text, path, c)
         pending |= referenced_names(code)  # its name stays: an overload of it may be dead too
         removed.append((c.line, c.what))
+
+
+_COMMENT = re.compile(r"^[ \t]*//(.*)$")
+_RULE = re.compile(r"^[-=*/_ \t]*$")  # a comment that is only a rule: `// ---------`
+
+
+def _comment_name(line: str) -> str | None:
+    """`// Hardtanh backward` -> "hardtanh_backward"; None for a line that is no `//` comment."""
+    m = _COMMENT.match(line.rstrip("\r\n"))
+    if m is None:
+        return None
+    return "_".join(re.findall(r"[a-z0-9]+", m.group(1).lower()))
+
+
+def _name_forms(names: set[str]) -> set[str]:
+    """hardtanh_backward_out_mps -> itself, hardtanh_backward_out, hardtanh_backward (what a section says)."""
+    forms = set()
+    for name in names:
+        stem = name.removesuffix("_mps")
+        forms |= {name, stem, stem.removesuffix("_out")}
+    return forms
+
+
+def drop_orphaned_comments(text: str, at_line: int, names: set[str]) -> str:
+    """*text* without the section comments naming code deleted at 1-based *at_line* (`// Hardtanh backward`
+    over hardtanh_backward_out_mps) once no code they could name follows them, with the `// ---` rule
+    right above such a comment; only in the run of blank and comment lines around *at_line*."""
+    lines = split_lines(text)
+    forms = _name_forms(names)
+    first = last = min(max(at_line - 1, 0), len(lines))  # the run: lines[first:last]
+    while first > 0 and (not lines[first - 1].strip() or _comment_name(lines[first - 1]) is not None):
+        first -= 1
+    while last < len(lines) and (not lines[last].strip() or _comment_name(lines[last]) is not None):
+        last += 1
+    following = "_".join(re.findall(r"[a-z0-9]+", (lines[last] if last < len(lines) else "").lower()))
+    said = {k: _comment_name(lines[k]) or "" for k in range(first, last)}
+    drop = {k for k, name in said.items() if name in forms and name not in following}
+    drop |= {k - 1 for k in drop if k - 1 >= first and _comment_name(lines[k - 1]) is not None
+             and _RULE.match(_COMMENT.match(lines[k - 1].rstrip("\r\n")).group(1))}  # type: ignore[union-attr]
+    if not drop:
+        return text
+    kept = [ln for k, ln in enumerate(lines) if k not in drop]
+    # No blank line doubled where the comments were.
+    out: list[str] = []
+    for k, ln in enumerate(kept):
+        if not ln.strip() and out and not out[-1].strip() and first <= k <= last:
+            continue
+        out.append(ln)
+    return "".join(out)

@@ -124,8 +124,10 @@ def add_includes(text: str, path: str, headers: Iterable[str], nl: str) -> str:
         if not index.includes:
             raise MpsgenError("no #include lines to extend", path=path, line=1,
                               hint=f"add #include <{header}> by hand")
-        # Keep the c10/ group sorted: before the first c10 header that sorts after the new one.
-        group = [(h, ln) for h, ln in index.includes if h.startswith("c10/")] or list(index.includes)
+        # Keep its group sorted (the includes under the same top folder, c10/ or ATen/): before the first
+        # header of the group that sorts after the new one.
+        top = header.split("/", 1)[0] + "/"
+        group = [(h, ln) for h, ln in index.includes if h.startswith(top)] or list(index.includes)
         later = [ln for h, ln in group if h > header]
         after = later[0] - 1 if later else group[-1][1]
         text = "".join(insert_lines(split_lines(text), after, [f"#include <{header}>"], nl))

@@ -114,10 +114,11 @@ class MetalIndex(NamedTuple):
             + ([self.complex_comment_line] if self.complex_comment_line else [])
             + [10**9]
         )
+        local = self.local_register_macros  # the file's shorthands (REGISTER_COMPARISON_OP(eq)) belong to the run
         runs = [
             c
             for c in self.top_level_calls()
-            if "BINARY" in c.macro
+            if ("BINARY" in c.macro or c.macro in local)
             and "ALPHA" not in c.macro
             and c.line < limit
             and not is_complex_args(c.args)

@@ -103,6 +103,15 @@ class Checkout:
     def common_mps_path(self) -> Path:
         return self.root / COMMON_MPS_REL
 
+    def test_lists_rel(self) -> str | None:
+        """The file holding the MPS test lists (mps_ops_modifier's xfail/skip tables): common_mps.py, or
+        test/test_mps.py in PyTorch 2.7 and before, which has no common_mps.py; None when neither has them."""
+        if (self.root / COMMON_MPS_REL).is_file():
+            return COMMON_MPS_REL
+        if (self.root / TEST_MPS_REL).is_file() and "def mps_ops_modifier(" in self.read_text(TEST_MPS_REL):
+            return TEST_MPS_REL
+        return None
+
     @property
     def cmi_path(self) -> Path:
         return self.root / CMI_REL

@@ -24,11 +24,17 @@ def k_patterns(op_test_names: Iterable[str], grad: bool = False) -> list[str]:
     return [f"{k}_{n}" for n in names for k in kinds]
 
 
+def grad_patterns(op_test_names: Iterable[str]) -> list[str]:
+    """`-k test_output_grad_match_<name>` patterns only (a backward op tested through its forward's OpInfo)."""
+    return [f"{GRAD_TEST}_{n.replace('.', '_')}" for n in op_test_names]
+
+
 def run_tests(
     root: Path,
     op_test_names: Sequence[str],
     *,
     grad: bool = False,
+    grad_names: Sequence[str] = (),
     python: str = sys.executable,
     test_cmd: Sequence[str] | None = None,
     log_path: Path | None = None,
@@ -38,11 +44,12 @@ def run_tests(
 ) -> TestResult:
     """Run `python test/test_mps.py -v -k test_output_match_<name> ...` from *root* and parse it.
 
-    *op_test_names* are OpInfo names (dots allowed, e.g. special.zeta).  *test_cmd* replaces
+    *op_test_names* are OpInfo names (dots allowed, e.g. special.zeta); *grad_names* OpInfos whose
+    gradient test only is run (a backward op's forward: nn.functional.hardtanh).  *test_cmd* replaces
     `[python, test/test_mps.py]`.  Raises `Interrupted` on Ctrl-C after stopping the children.
     """
     root = Path(root).resolve()
-    if not op_test_names:
+    if not op_test_names and not grad_names:
         raise MpsgenError("no op to test", hint="name the op whose tests to run")
     out = out if out is not None else sys.stderr
     is_tty = out.isatty() if is_tty is None else is_tty
@@ -52,7 +59,7 @@ def run_tests(
                               "or pass --no-test")
         test_cmd = (python, TEST_MPS_REL)
     argv = [*test_cmd, "-v"]
-    for pattern in k_patterns(op_test_names, grad):
+    for pattern in k_patterns(op_test_names, grad) + grad_patterns(grad_names):
         argv += ["-k", pattern]
     check_executable(argv, root, "tests")
     log_path = log_path or default_log_path(root, TEST_LOG_NAME, build_dir)

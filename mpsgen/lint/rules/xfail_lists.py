@@ -1,4 +1,5 @@
-"""Rules on the test lists in torch/testing/_internal/common_mps.py."""
+"""Rules on the MPS test lists: torch/testing/_internal/common_mps.py, or test/test_mps.py in PyTorch 2.7
+and before (the same mps_ops_modifier tables; `Checkout.test_lists_rel` says which)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 
 
 @rule("MPS010", "stale-xfail", WARNING,
-      "a common_mps.py xfail/skip key names no OpInfo (misspelt, or the OpInfo was renamed)")
+      "an xfail/skip key of common_mps.py (2.7: test_mps.py) names no OpInfo (misspelt, or the OpInfo was renamed)")
 def stale_xfail(inv: "Inventory") -> Iterator[Finding]:
     """A test-list entry that does nothing: its key matches no OpInfo, so the xfail or skip it
     declares never applies (and a real failure it was meant to cover shows up again).

@@ -34,7 +34,18 @@ __all__ = [
     "plan_opinfo_decorators",
     "plan_test_lists",
     "stale_keys",
+    "gradient_opinfos",
 ]
+
+
+def gradient_opinfos(op: str, cmi_text: str, definitions: Mapping[str, str], *,
+                     cmi_path: str = "common_methods_invocations.py") -> list[str]:
+    """The OpInfo names whose gradient tests (test_output_grad_match) run backward op *op*
+    (hardtanh_backward: nn.functional.hardtanh's); [] for an op that is no `<forward>_backward`."""
+    forward = op.removesuffix("_backward")
+    if forward == op:
+        return []
+    return list(dict.fromkeys(r.name for r in opinfo_keys(cmi_text, definitions, forward, cmi_path=cmi_path)))
 
 
 def stale_keys(

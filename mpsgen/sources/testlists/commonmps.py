@@ -1,118 +1,26 @@
-"""common_mps.py: the op's keys in the xfail/skip tables, and SUPPORTED_COMPLEX_OPS.
+"""The MPS test lists, edited and read per op: the op's keys in the xfail/skip tables (found by
+testlists/tables.py, in common_mps.py or 2.7's test/test_mps.py), and SUPPORTED_COMPLEX_OPS.
 
-The file is never imported (most of it exists only on macOS).  Tables are found by shape: a dict or
-set literal of string keys assigned to an UPPERCASE name, anywhere in the file.  `SUPPORTED_*` sets
-list what works; every other such table lists what fails or is skipped.
+`SUPPORTED_*` sets list what works; every other table lists what fails or is skipped.  The file is never
+imported (most of it exists only on macOS).
 """
 
 from __future__ import annotations
 
 import ast
-import functools
-import re
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 from mpsgen.tree.checkout import newline_of
 from mpsgen.errors import MpsgenError, Refusal
 from mpsgen.sources.testlists import dtypes as dt
-from mpsgen.sources.testlists._source import Lines, has_lone_cr, insert_after_item, remove_item
-from mpsgen.sources.testlists.records import Change, TableEntry
+from mpsgen.sources.testlists._source import Lines, insert_after_item, remove_item
+from mpsgen.sources.testlists.records import Change
+from mpsgen.sources.testlists.tables import Table, entries, tables as read_tables  # noqa: F401 (entries: re-exported)
 
 ComplexAction = Literal["keep", "add", "drop", "refuse-if-listed"]
 COMPLEX_SET = "SUPPORTED_COMPLEX_OPS"
-_UPPER = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _WIDTH = 88  # black's line length, used by the real file
-
-
-class _Table(NamedTuple):
-    name: str
-    function: str
-    kind: str  # "dict" | "set"
-    start: int  # offset of "{" in the file
-    end: int  # offset past "}"
-    line: int
-    keys: tuple[str, ...]
-    key_lines: tuple[int, ...]
-
-
-def parse_file(text: str, path: str) -> ast.Module:
-    if has_lone_cr(text):
-        raise MpsgenError("mixed or old-Mac (CR) line endings", path=path, hint="convert the file to LF or CRLF")
-    try:
-        return ast.parse(text)
-    except SyntaxError as err:
-        raise MpsgenError(f"not valid Python: {err.msg}", path=path, line=err.lineno,
-                          hint="fix the syntax error first") from None
-
-
-def _tables(text: str, path: str) -> list[_Table]:
-    return list(_parsed_tables(text, path))
-
-
-@functools.lru_cache(maxsize=4)
-def _parsed_tables(text: str, path: str) -> tuple[_Table, ...]:
-    # Remembered per text: migrate reads the same common_mps.py for its dtype facts and its test lists.
-    tree = parse_file(text, path)
-    lines = Lines(text)
-    found: list[_Table] = []
-
-    def visit(body: list[ast.stmt], function: str) -> None:
-        # Statements only: a table is an assignment statement, so expressions need no walk.
-        for stmt in body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                visit(stmt.body, stmt.name)
-                continue
-            table = _as_table(stmt, function, lines)
-            if table is not None:
-                found.append(table)
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                inner = getattr(stmt, field, None)
-                if isinstance(inner, list):
-                    visit(inner, function)
-
-    visit(tree.body, "<module>")
-    return tuple(found)
-
-
-def _as_table(node: ast.AST, function: str, lines: Lines) -> _Table | None:
-    if isinstance(node, ast.Assign) and len(node.targets) == 1:
-        target, value = node.targets[0], node.value
-    elif isinstance(node, ast.AnnAssign) and node.value is not None:
-        target, value = node.target, node.value
-    else:
-        return None
-    if not (isinstance(target, ast.Name) and _UPPER.match(target.id)):
-        return None
-    keys: list[ast.expr | None] | list[ast.expr]
-    if isinstance(value, ast.Dict):
-        keys, kind = value.keys, "dict"
-    elif isinstance(value, ast.Set):
-        keys, kind = value.elts, "set"
-    else:
-        return None
-    if not keys or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
-        return None
-    start, end = lines.span(value)
-    return _Table(
-        name=target.id,
-        function=function,
-        kind=kind,
-        start=start,
-        end=end,
-        line=value.lineno,
-        keys=tuple(k.value for k in keys),  # type: ignore[union-attr]
-        key_lines=tuple(k.lineno for k in keys),  # type: ignore[union-attr]
-    )
-
-
-def entries(text: str, *, path: str = "common_mps.py") -> list[TableEntry]:
-    """Every key of every table (xfail/skip tables and SUPPORTED_* sets), in file order."""
-    out = []
-    for t in _tables(text, path):
-        for key, line in zip(t.keys, t.key_lines):
-            out.append(TableEntry(key=key, table=t.name, function=t.function, line=line, end_line=line))
-    return out
 
 
 # -- planning -------------------------------------------------------------------------------------
@@ -146,7 +54,7 @@ def plan_common_mps(
     keys = list(dict.fromkeys(keys))
     if complex_action not in ("keep", "add", "drop", "refuse-if-listed"):
         raise ValueError(f"complex_action={complex_action!r}")
-    tables = _tables(text, path)
+    tables = read_tables(text, path)
     complex_tables = [t for t in tables if t.name == COMPLEX_SET]
     listed = {k for t in complex_tables for k in t.keys}
     listed_keys = [k for k in keys if k in listed]
@@ -178,7 +86,7 @@ def plan_common_mps(
     }
     complex_functions = {t.function for t in complex_tables}
 
-    edits: list[tuple[_Table, list[_Action]]] = []
+    edits: list[tuple[Table, list[_Action]]] = []
     changes: list[Change] = []
     wanted = set(keys)
     for t in tables:
@@ -343,7 +251,7 @@ def listed_dtypes(text: str, keys: Iterable[str], *, path: str = "common_mps.py"
     wanted = set(keys)
     failing: dict[str, str] = {}
     complex_ok = False
-    for t in _tables(text, path):
+    for t in read_tables(text, path):
         if t.function != "mps_ops_modifier" or wanted.isdisjoint(t.keys):
             continue
         if t.name == COMPLEX_SET:
@@ -371,7 +279,7 @@ def add_unimplemented(text: str, key: str, dtypes: Iterable[str], *, path: str =
                       table: str = "UNIMPLEMENTED_XFAILLIST") -> tuple[str, list[Change]]:
     """Append `"key": [torch.a, ...],` to *table* (dtypes a kernel deliberately drops must stay xfailed)."""
     names = tuple(dict.fromkeys(dt.canonical(d) or d for d in dtypes))
-    found = [t for t in _tables(text, path) if t.name == table and t.function == "mps_ops_modifier" and t.kind == "dict"]
+    found = [t for t in read_tables(text, path) if t.name == table and t.function == "mps_ops_modifier" and t.kind == "dict"]
     if not found:
         raise MpsgenError(f"no {table} dict found", path=path,
                           hint="is this common_mps.py? add the dropped dtypes to an xfail list by hand")

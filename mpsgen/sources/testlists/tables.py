@@ -1,0 +1,141 @@
+"""The MPS test lists' tables, read: every dict or set literal of string keys assigned to an UPPERCASE
+name inside mps_ops_modifier, mps_ops_grad_modifier or mps_ops_error_inputs_modifier, in common_mps.py
+or, in PyTorch 2.7 and before, test/test_mps.py (`Checkout.test_lists_rel` says which file); anywhere in
+a text that has none of those functions.  test_mps.py's module-level *_LOW_PRECISION_LIST sets are
+tolerances, not test lists.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from typing import NamedTuple
+
+from mpsgen.errors import MpsgenError
+from mpsgen.sources.testlists._source import Lines, has_lone_cr
+from mpsgen.sources.testlists.records import TableEntry
+
+_UPPER = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+
+class Table(NamedTuple):
+    name: str
+    function: str
+    kind: str  # "dict" | "set"
+    start: int  # offset of "{" in the file
+    end: int  # offset past "}"
+    line: int
+    keys: tuple[str, ...]
+    key_lines: tuple[int, ...]
+
+
+def parse_file(text: str, path: str) -> ast.Module:
+    if has_lone_cr(text):
+        raise MpsgenError("mixed or old-Mac (CR) line endings", path=path, hint="convert the file to LF or CRLF")
+    try:
+        return ast.parse(text)
+    except SyntaxError as err:
+        raise MpsgenError(f"not valid Python: {err.msg}", path=path, line=err.lineno,
+                          hint="fix the syntax error first") from None
+
+
+def tables(text: str, path: str) -> list[Table]:
+    return list(_parsed_tables(text, path))
+
+
+# The functions that hold the test lists, in common_mps.py and in 2.7's test_mps.py.
+_MODIFIER = re.compile(r"^mps_ops\w*_modifier$")
+_MODIFIER_DEF = re.compile(r"^([ \t]*)def mps_ops\w*_modifier\(", re.M)
+
+
+def _modifiers_tree(text: str, path: str) -> ast.Module:
+    """The tree of the lines that hold the modifier functions, at their own line numbers and columns
+    (test_mps.py is 13,000 lines, and its lists are in the first thousand: a parse of the whole file
+    costs ~0.3 s); the whole file when that region does not parse on its own."""
+    defs = list(_MODIFIER_DEF.finditer(text))
+    if not defs:
+        return parse_file(text, path)
+    indent = defs[0].group(1)
+    first = text.count("\n", 0, defs[0].start())  # 0-based line of the first def
+    # The region ends at the first line after the last def that is code and not indented under it.
+    outdented = re.compile(r"^(?![ \t]*(?:#|$))(?!" + re.escape(indent) + r"[ \t])", re.M)
+    after = text.find("\n", defs[-1].end())
+    m = outdented.search(text, after + 1) if after >= 0 else None
+    end = m.start() if m else len(text)
+    region = text[defs[0].start():end]
+    # An indented region (functions inside `if ...:` or a class) parses under an `if 1:` in the line before.
+    head = "\n" * (first - 1) + "if 1:\n" if indent and first > 0 else "\n" * first
+    try:
+        return ast.parse(head + region)
+    except SyntaxError:
+        return parse_file(text, path)
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed_tables(text: str, path: str) -> tuple[Table, ...]:
+    # Remembered per text: migrate reads the same file for its dtype facts and its test lists.
+    if has_lone_cr(text):
+        parse_file(text, path)  # the one-line refusal
+    tree = _modifiers_tree(text, path)
+    # A file with modifier functions keeps its lists in them; a snippet without any, anywhere.
+    anywhere = _MODIFIER_DEF.search(text) is None
+    lines = Lines(text)
+    found: list[Table] = []
+
+    def visit(body: list[ast.stmt], function: str) -> None:
+        # Statements only: a table is an assignment statement, so expressions need no walk.
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(stmt.body, stmt.name)
+                continue
+            table = _as_table(stmt, function, lines) if anywhere or _MODIFIER.match(function) else None
+            if table is not None:
+                found.append(table)
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list):
+                    visit(inner, function)
+
+    visit(tree.body, "<module>")
+    return tuple(found)
+
+
+def _as_table(node: ast.AST, function: str, lines: Lines) -> Table | None:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        target, value = node.target, node.value
+    else:
+        return None
+    if not (isinstance(target, ast.Name) and _UPPER.match(target.id)):
+        return None
+    keys: list[ast.expr | None] | list[ast.expr]
+    if isinstance(value, ast.Dict):
+        keys, kind = value.keys, "dict"
+    elif isinstance(value, ast.Set):
+        keys, kind = value.elts, "set"
+    else:
+        return None
+    if not keys or not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
+        return None
+    start, end = lines.span(value)
+    return Table(
+        name=target.id,
+        function=function,
+        kind=kind,
+        start=start,
+        end=end,
+        line=value.lineno,
+        keys=tuple(k.value for k in keys),  # type: ignore[union-attr]
+        key_lines=tuple(k.lineno for k in keys),  # type: ignore[union-attr]
+    )
+
+
+def entries(text: str, *, path: str = "common_mps.py") -> list[TableEntry]:
+    """Every key of every table (xfail/skip tables and SUPPORTED_* sets), in file order."""
+    out = []
+    for t in tables(text, path):
+        for key, line in zip(t.keys, t.key_lines):
+            out.append(TableEntry(key=key, table=t.name, function=t.function, line=line, end_line=line))
+    return out
