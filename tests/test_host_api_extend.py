@@ -134,12 +134,12 @@ def test_metal_refused_without_a_sibling():
 def test_extension_reuses_what_is_there(wheel_include: Path):
     texts = {LIBRARY_H: (wheel_include / "ATen/native/mps/MetalShaderLibrary.h").read_text(), MM_REL: MM.read_text(),
              "c10/metal/indexing.h": (wheel_include / "c10/metal/indexing.h").read_text()}
-    first = extend("ternary_alpha", texts.get, lambda before, after, rel: after)
+    first = extend("ternary_alpha", texts.get)
     assert sorted(first.texts) == sorted(texts) and len(first.added) == 3
-    second = extend("ternary_alpha", {**texts, **first.texts}.get, lambda before, after, rel: after)
+    second = extend("ternary_alpha", {**texts, **first.texts}.get)
     assert second.texts == {} and second.added == ()
     with pytest.raises(MpsgenError, match="defines MetalShaderLibrary::exec_ternary_kernel"):
-        extend("ternary_alpha", {k: v for k, v in texts.items() if k != MM_REL}.get, lambda b, a, r: a)
+        extend("ternary_alpha", {k: v for k, v in texts.items() if k != MM_REL}.get)
 
 
 def test_params_form_is_the_ternary_sibling_with_the_binary_template_params_path(wheel_include: Path):
@@ -166,8 +166,8 @@ def test_params_form_is_the_ternary_sibling_with_the_binary_template_params_path
 def test_params_form_reuses_the_metal_the_alpha_form_added(wheel_include: Path):
     texts = {LIBRARY_H: (wheel_include / "ATen/native/mps/MetalShaderLibrary.h").read_text(), MM_REL: MM.read_text(),
              UTILS_H_REL: UTILS_H.read_text(), "c10/metal/indexing.h": (wheel_include / "c10/metal/indexing.h").read_text()}
-    alpha = extend("ternary_alpha", texts.get, lambda before, after, rel: after)
-    params = extend("ternary_params", {**texts, **alpha.texts}.get, lambda before, after, rel: after)
+    alpha = extend("ternary_alpha", texts.get)
+    params = extend("ternary_params", {**texts, **alpha.texts}.get)
     assert sorted(params.texts) == [LIBRARY_H, UTILS_H_REL]  # indexing.h: the alpha form's kernels and macros serve
     assert [a.split(":")[0] for a in params.added] == [LIBRARY_H, UTILS_H_REL]
 

@@ -3,18 +3,21 @@ plan/shape.py): which files it touches, the edits sources/host_api_extend and
 sources/metal_api_extend derive from the siblings in those files, laid out by the checkout's own
 clang-format, and the section the plan, the summary and the PR text show.
 
-Pure over texts: *read* gives a file's planned text (None when absent), *layout* formats the lines an
-edit added; the result is the new texts by path and one line per added piece.  A piece already there
+Pure over texts: *read* gives a file's planned text (None when absent); the result is the new texts by
+path and one line per added piece (clang-format lays them out with every other written line).  A piece already there
 (added by an earlier op of the same run, or an earlier run) is reused, never written twice.
 """
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources import host_api_extend, metal_api_extend
 from mpsgen.sources.host_api import LIBRARY_HEADER_REL
+
+if TYPE_CHECKING:
+    from mpsgen.tree.changeset import Changeset
 
 INDEXING_REL = "c10/metal/indexing.h"
 SECTION_TITLE = "Host API added"
@@ -72,7 +75,7 @@ def _ternary_params(read: Callable[[str], str | None]) -> list[Edit]:
 _EXTENSIONS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params}
 
 
-def extend(name: str, read: Callable[[str], str | None], layout: Callable[[str, str, str], str]) -> Extension:
+def extend(name: str, read: Callable[[str], str | None]) -> Extension:
     """Add the pieces of extension *name* ("ternary_alpha", "ternary_params") the texts lack."""
     if name not in _EXTENSIONS:
         raise MpsgenError(f"no writer for the host API extension '{name}'", hint="write the host API by hand")
@@ -89,6 +92,19 @@ def extend(name: str, read: Callable[[str], str | None], layout: Callable[[str, 
         assert before is not None
         after = edit(before, rel)
         if after != before:
-            texts[rel] = layout(before, after, rel)
+            texts[rel] = after
             added.append(f"{rel}: {what}")
     return Extension(texts, tuple(added))
+
+
+def extend_planned(cs: Changeset, name: str) -> tuple[str, ...]:
+    """*extend* on the changeset's planned texts, its edits planned there; what was added."""
+    checkout = cs.checkout
+
+    def read(rel: str) -> str | None:
+        return cs.current(rel) if checkout.path(rel).is_file() else None
+
+    ext = extend(name, read)
+    for rel, text in ext.texts.items():
+        cs.set_text(rel, text, "host API added")
+    return ext.added

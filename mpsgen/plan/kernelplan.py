@@ -227,7 +227,9 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
                          schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared)
     if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
-        _extend_host_api(plan, checkout, cs, shape.extend)
+        from mpsgen.generate.api_extension import extend_planned
+
+        plan.api_added.extend(extend_planned(cs, shape.extend))
     if operands is not None and impl is not None:
         from mpsgen.plan.binding import bind
         from mpsgen.sources.iterator_operands import impl_parameters
@@ -271,21 +273,6 @@ def _host_api(cs: Changeset):
     if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
         api = api._replace(binary_mps_impl=defines_binary_mps_impl(cs.current(binary_mm)))
     return api
-
-
-def _extend_host_api(plan: Plan, checkout: Checkout, cs: Changeset, name: str) -> None:
-    """Add the host API form *name* to the planned texts (generate/api_extension); plan.api_added lists
-    what was added (nothing when it was there).  clang-format lays its lines out with the rest
-    (plan_kernel_command's format_written)."""
-    from mpsgen.generate.api_extension import extend
-
-    def read(rel: str) -> str | None:
-        return cs.current(rel) if checkout.path(rel).is_file() else None
-
-    ext = extend(name, read, lambda before, after, rel: after)
-    for rel, text in ext.texts.items():
-        cs.set_text(rel, text, "host API added")
-    plan.api_added.extend(ext.added)
 
 
 def _entry_for_kernel(family, edit, kernel: str):
