@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from mpsgen.errors import MpsgenError, Refusal, context
-from mpsgen.model import Command, KernelOptions
+from mpsgen.model import Command, KernelOptions, Location
 from mpsgen.plan.kernel_code import plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.legacy import callers_first, remove_legacy
 from mpsgen.plan.result import Plan  # callers (commands/migrate.py, plan/group.py) import it from here
@@ -154,7 +154,7 @@ def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple
             sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
             impl = stubs.find_shared_impl(sources, kernel)
             if impl is not None and not impl.stub_names:
-                stubless[e.name] = f"{kernel} ({impl.path}:{impl.line}) calls no DispatchStub"
+                stubless[e.name] = f"{kernel} ({impl.location}) calls no DispatchStub"
     if not stubless or len(stubless) == len(legacy):
         return None, []
     left = [e.name for e in family.entries if e.name not in stubless and e.structured_delegate not in stubless]
@@ -178,7 +178,7 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
     if not kept:
         return ""
     r, kind = kept[0]
-    where = f"{stub.name} registered at {r.path}:{r.line}, MPS shares {', '.join(shared)}"
+    where = f"{stub.name} registered at {r.location}, MPS shares {', '.join(shared)}"
     if kind == "metal":
         return f"{family.name} is already on a native Metal kernel ({where})"
     return (f"{family.name} already has an MPS kernel that is not MPSGraph code mpsgen knows ({where}; "
@@ -216,9 +216,9 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
         plan.kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
     if call is not None and call.diverts:
         assert impl is not None
-        plan.diverted = (call.diverts, f"{impl.kernel} at {impl.path}:{call.line}")
+        plan.diverted = (call.diverts, f"{impl.kernel} at {Location(impl.path, call.line)}")
     operands = iterator_operands(sources, impl, entry.name) if impl else None
-    plan.operands_at = f"{operands.path}:{operands.line}" if operands else ""
+    plan.operands_at = f"{operands.location}" if operands else ""
     if operands is not None and len(operands.names) > 1:
         assert impl is not None  # operands are read from it
         _require_one_input_dtype(sources[impl.path], impl, operands.names)
@@ -294,7 +294,7 @@ def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit) -> Non
         impl = stubs.find_shared_impl(sources, kernel)
         if impl is None or impl.elementwise:
             continue  # a kernel not found is _infer_stub's to report
-        raise MpsgenError(f"{e.name} is not a pointwise op: {not_elementwise_reason(kernel, f'{impl.path}:{impl.line}')}",
+        raise MpsgenError(f"{e.name} is not a pointwise op: {not_elementwise_reason(kernel, f'{impl.location}')}",
                           path=YAML_REL, line=e.line,
                           hint=f"mpsgen writes elementwise Metal kernels only; `mpsgen status --op {family.name}` "
                                "shows the migration frontier")
