@@ -1,9 +1,10 @@
 """Plan one op's move to a native Metal kernel as a single changeset (shared by migrate and new-op).
 
 Every reader runs on texts from the changeset, every editor is text -> text, and nothing is
-written here: the caller shows the plan, applies it, then builds and tests.  The parts: the yaml
-and the stub (here), the kernel code (kernel_code), the MPSGraph code that goes (legacy), the test
-lists (here), and a last re-read of the result (verify).
+written here: the caller shows the plan, applies it, then builds and tests.  The phases: routing
+(routing.Routing: the yaml edit, the shared kernels and the stub), the kernel's shape (here:
+shape.KernelShape), the kernel code (kernel_code), the MPSGraph code that goes (legacy), the test
+lists (test_lists.TestListsPhase), and a last re-read of the result (verify).
 """
 
 from __future__ import annotations
@@ -16,21 +17,13 @@ from mpsgen.plan.kernel_code import plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.legacy import callers_first, remove_legacy
 from mpsgen.plan.result import Plan  # callers (commands/migrate.py, plan/group.py) import it from here
 from mpsgen.plan.routing import route
+from mpsgen.plan.test_lists import plan_test_lists
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.plan.verify import verify_structure
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.sources import stubs
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import CMI_REL, YAML_REL, Checkout
-
-
-# Which torch dtypes each --dtypes family makes work (for narrowing xfail lists).
-TORCH_DTYPES = {
-    "float": ("float32", "float16", "bfloat16"),
-    "int2float": ("int64", "int32", "int16", "int8", "uint8", "bool"),
-    "integer": ("int64", "int32", "int16", "int8", "uint8", "bool"),
-    "complex": ("complex64",),
-}
+from mpsgen.tree.checkout import YAML_REL, Checkout
 
 
 # -- reading the tree -------------------------------------------------------------------------
@@ -41,10 +34,6 @@ def schema_tensors(schema: str) -> int:
     args = schema.split("(", 1)[1].rsplit(")", 1)[0]
     inputs = args.split("*", 1)[0] if "*" in args else args
     return len(re.findall(r"(?:^|,)\s*Tensor\b(?!\(\w!\))(?!\[)", inputs))
-
-
-def _supported_dtypes(dtypes: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(d for fam in dtypes for d in TORCH_DTYPES.get(fam, ()))
 
 
 # -- the plan ---------------------------------------------------------------------------------
@@ -94,7 +83,15 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
                 plan.notes.append(f"kept {legacy}: {user} still calls it")
                 continue
             remove_legacy(plan, checkout, legacy)
-        _plan_test_lists(plan, checkout, opts)
+        tests = plan_test_lists(plan.family, plan.command, checkout, cs, dtypes=plan.dtypes,
+                                dropped=tuple(plan.dropped), drop_complex=opts.drop_complex)
+        for path, text in tests.texts.items():
+            cs.set_text(path, text, "test lists")
+        plan.test_lists.extend(tests.changes)
+        plan.test_names.extend(tests.test_names)
+        plan.test_keys.update(tests.test_keys)
+        plan.grad_test_names = list(tests.grad_test_names)
+        plan.notes.extend(tests.notes)
         from mpsgen.plan.dtypes import keep_dropped_xfailed
 
         keep_dropped_xfailed(plan, checkout)
@@ -185,59 +182,3 @@ def _host_api(cs: Changeset):
     if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
         api = api._replace(binary_mps_impl=defines_binary_mps_impl(cs.current(binary_mm)))
     return api
-
-
-def _plan_test_lists(plan: Plan, checkout: Checkout, opts: KernelOptions) -> None:
-    from mpsgen.sources import testlists
-
-    cs = plan.changeset
-    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
-    missing = [name for name, there in (("common_mps.py (or test/test_mps.py)", lists_rel is not None),
-                                        ("common_methods_invocations.py", checkout.path(CMI_REL).is_file())) if not there]
-    if missing or lists_rel is None:
-        plan.notes.append(f"{' and '.join(missing)} not found: test lists left alone")
-        return
-    action: testlists.ComplexAction
-    if "complex" in plan.dtypes:
-        action = "add"
-    elif opts.drop_complex or "complex64" in plan.dropped:
-        action = "drop"
-    else:
-        action = "refuse-if-listed"
-    definitions = planned_texts(cs, folder_files(cs, "opinfo_definition_files"), checkout)
-    result = testlists.plan_test_lists(
-        plan.family,
-        common_mps_text=cs.current(lists_rel),
-        cmi_text=cs.current(CMI_REL),
-        definitions=definitions,
-        supported_dtypes=[d for d in _supported_dtypes(plan.dtypes) if d not in plan.dropped],
-        complex_action=action,
-        # An op with no MPS kernel fails every MPS test ("not currently implemented for the MPS device"),
-        # so new-op's kernel makes each MPS xfail of its OpInfo pass, not only TestConsistency's.
-        tests=None if plan.command == "new-op" else testlists.DEFAULT_TESTS,
-        common_mps_path=lists_rel,
-        cmi_path=CMI_REL,
-    )
-    if not result.refs:
-        plan.notes.append(_no_opinfo_note(plan.family, cs.current(CMI_REL), definitions))
-        plan.grad_test_names = testlists.gradient_opinfos(plan.family, cs.current(CMI_REL), definitions,
-                                                          cmi_path=CMI_REL)
-    for ref in result.refs:
-        formatted = ref.name.replace(".", "_") + (f"_{ref.variant.replace('.', '_')}" if ref.variant else "")
-        plan.test_keys[formatted] = ref.key
-        if ref.name not in plan.test_names:
-            plan.test_names.append(ref.name)
-    for path, text in result.texts.items():
-        cs.set_text(path, text, "test lists")
-    plan.test_lists.extend(str(change) for change in result.changes)
-
-
-def _no_opinfo_note(op: str, cmi_text: str, definitions) -> str:
-    """Which OpInfo tests an op that has none (sigmoid's covers sigmoid_backward through its gradient)."""
-    from mpsgen.sources import testlists
-
-    forward = op.removesuffix("_backward")
-    if forward != op and testlists.opinfo_keys(cmi_text, definitions, forward, cmi_path=CMI_REL):
-        return (f"no OpInfo named {op}: {forward}'s OpInfo covers it through its gradient (test_output_grad_match); "
-                "test lists left alone")
-    return f"no OpInfo named {op}: test lists left alone (common_mps.py keys are OpInfo names)"
