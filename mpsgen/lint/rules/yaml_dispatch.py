@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING, Iterator
 from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
 from mpsgen.lint.rules.shared import bare, families, kernel_col, migrate_hint, mps_col
-from mpsgen.sources.native_yaml.facts import Entry, family_key
-from mpsgen.scan.lines import plain_lines
 from mpsgen.model import Location
+from mpsgen.scan.lines import plain_lines
+from mpsgen.sources.native_yaml.facts import Entry, family_key
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
-    from mpsgen.sources.native_yaml.facts import Entry
 
 
 @rule("MPS001", "split-family", WARNING,
