@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.lines import plain_lines
@@ -13,6 +13,7 @@ from mpsgen.scan.lines import plain_lines
 if TYPE_CHECKING:
     from mpsgen.emulate.compare import TryResult
     from mpsgen.model import KernelOptions, KernelSpec
+    from mpsgen.plan.binding import Binding
     from mpsgen.plan.group import GroupPlan
     from mpsgen.tree.checkout import Checkout
 
@@ -23,7 +24,7 @@ class Subject(NamedTuple):
     spec: KernelSpec
     functor: str
     source: str  # "plan" (the checkout's planner) or "catalog" / "--expr" (op already native)
-    binding: Any = None  # plan.binding.Binding: how the op's arguments reach the kernel
+    binding: Binding | None = None  # how the op's arguments reach the kernel
     headers: dict[str, str] = {}  # c10/metal headers the plan edits (a macro it adds): path -> planned text
 
 

@@ -79,7 +79,7 @@ class Plan:
                       for m in self.moved],
             "stub": None if self.stub is None else {
                 "name": self.stub.name, "type": self.stub.fn_type, "header": self.stub.header,
-                "declared_at": f"{self.stub.path}:{self.stub.line}"},
+                "declared_at": f"{self.stub.location}"},
             "kernel": self.kernel,
             "arity": self.arity,
             "scalars": [] if self.shape is None else [p.name for p in self.shape.scalars],
