@@ -139,6 +139,10 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     declared = tuple(body["params"]) if body.get("params") else None
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
                          schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared)
+    if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
+        from mpsgen.generate.api_extension import extend_planned
+
+        plan.api_added.extend(extend_planned(cs, shape.extend))
     if operands is not None and impl is not None:
         from mpsgen.plan.binding import bind
         from mpsgen.sources.iterator_operands import impl_parameters

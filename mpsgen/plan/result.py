@@ -53,6 +53,7 @@ class Plan:
     dtypes: tuple[str, ...] = ()
     rendered: Rendered = field(default_factory=Rendered)
     added: list[str] = field(default_factory=list)
+    api_added: list[str] = field(default_factory=list)  # host API forms this change adds (generate/api_extension)
     removed: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     test_lists: list[str] = field(default_factory=list)  # xfail/skip/decorator/complex-set edits
@@ -85,6 +86,7 @@ class Plan:
             "dtypes": list(self.dtypes),
             "dtype_table": [r.to_json() for r in self.dtype_rows],
             "added": self.added,
+            "api_added": self.api_added,
             "removed": self.removed,
             "notes": self.notes,
             "test_lists": self.test_lists,
