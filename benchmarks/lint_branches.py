@@ -90,7 +90,8 @@ def main() -> int:
     parser.add_argument("--prefix", default="mps-metal/")
     parser.add_argument("--clang-format", dest="exe", help="default: the one mpsgen runs (the pinned wheel)")
     args = parser.parse_args()
-    from mpsgen.generate.clang_format import executable, style_option
+    from mpsgen.generate.clang_format import style_option
+    from mpsgen.tree.formatter import clang_format_executable as executable
 
     exe = args.exe or executable()
     if not exe:

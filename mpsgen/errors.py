@@ -5,7 +5,10 @@ from __future__ import annotations
 import contextlib
 import enum
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
+
+if TYPE_CHECKING:
+    from mpsgen.model import Location
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # findings, build failure or test failure
@@ -44,10 +47,17 @@ class MpsgenError(Exception):
         self.hint = hint
         self.context: list[str] = []
 
+    @property
+    def location(self) -> Location | None:
+        """Where the error is, when it names a line (model.Location renders `path:line`)."""
+        from mpsgen.model import Location  # the CLI's error path imports only this module up front
+
+        return Location(self.path, self.line) if self.path is not None and self.line else None
+
     def where(self) -> str:
         if self.path is None:
             return ""
-        return f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+        return f"{self.location}: " if self.location else f"{self.path}: "
 
     def render(self) -> str:
         text = f"{self.where()}{self.message}"

@@ -18,7 +18,7 @@ Argv = tuple[str, ...]
 
 # The fixed vocabularies of a kernel; the tuples are the Literal's values, for validation and messages.
 Arity = Literal["unary", "binary", "unary_alpha", "binary_alpha", "ternary", "ternary_alpha", "unary_params",
-                "binary_params"]
+                "binary_params", "ternary_params"]
 DtypeToken = Literal["float", "int2float", "integer", "complex"]
 ResultKind = Literal["same", "float", "bool"]
 # How a .metal file instantiates kernels: c10/metal's REGISTER_*_OP macros; early 2025's template kernel

@@ -290,13 +290,8 @@ IO_CALLS = {"open", "read_text", "read_bytes", "write_text", "write_bytes"}
 IO_MODULES = {"subprocess", "shutil", "tempfile"}
 
 # Each with why; the lead empties these after the merges (same rule as KNOWN_OVERSIZE).
-KNOWN_IO: dict[str, str] = {
-    "mpsgen/generate/clang_format.py": "runs the checkout's clang-format while planning (issue 32 reworks it)",
-}
-KNOWN_SPLITLINES: dict[str, str] = {
-    "mpsgen/generate/clang_format.py": "issue 32 reworks it",
-    "mpsgen/batch/branches.py": "git's output; issue 32 reworks it",
-}
+KNOWN_IO: dict[str, str] = {}
+KNOWN_SPLITLINES: dict[str, str] = {}
 
 
 def _io_uses(path: Path) -> list[str]:

@@ -13,7 +13,8 @@ import subprocess
 from pathlib import Path
 
 from scalar_ops_tree import NATIVE, migrate, read
-from mpsgen.generate.clang_format import BUNDLED_STYLE, executable, format_lines
+from mpsgen.generate.clang_format import BUNDLED_STYLE, format_lines
+from mpsgen.tree.formatter import clang_format_executable as executable
 
 METAL = f"{NATIVE}/mps/kernels/BinaryKernel.metal"
 HOST = f"{NATIVE}/mps/operations/BinaryKernel.mm"
@@ -111,7 +112,7 @@ def test_only_the_written_lines_are_formatted_and_crlf_is_kept(tmp_path: Path):
 def test_without_the_wheel_a_note_says_so(tmp_path: Path, monkeypatch):
     import mpsgen.generate.clang_format as cf
 
-    monkeypatch.setattr(cf, "executable", lambda: None)
+    monkeypatch.setattr(cf, "clang_format_executable", lambda: None)
     text, note = cf.format_lines("", "int   x;\n", tmp_path / "k.metal", tmp_path)
     assert text == "int   x;\n"
     assert "clang-format wheel is not installed" in note

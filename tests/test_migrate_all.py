@@ -3,7 +3,8 @@
 The tree: the scalar-ops tree (the sample with the 2.13 wheel's yaml, test lists and MetalShaderLibrary.h,
 and Activation/PointwiseOps/Loss sources in the real files' shapes), committed in git.  Its frontier
 holds families that migrate (asinh, threshold, huber_loss, ...) and ones that are refused (addcmul: the
-2.13 MetalShaderLibrary.h has no ternary alpha), so every run shows both.
+2.13 MetalShaderLibrary.h has no ternary alpha, and the sample no OperationUtils.mm defining the
+exec_ternary_kernel to model one on), so every run shows both.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def test_without_branches_it_plans_every_candidate_and_writes_nothing(scalar_tre
     assert rows["threshold"]["state"] == "planned" and rows["asinh"]["state"] == "planned"
     assert "aten/src/ATen/native/native_functions.yaml" in rows["threshold"]["files"]
     assert rows["addcmul"]["state"] == "refused"
-    assert "MetalShaderLibrary.h:1: addcmul_stub needs a ternary kernel with 1 scalar" in rows["addcmul"]["reason"]
+    assert "MetalShaderLibrary.h:1: no file among aten/src/ATen/native/mps/OperationUtils.mm" in rows["addcmul"]["reason"]
+    assert "exec_ternary_kernel(iter, name), the sibling to model on" in rows["addcmul"]["reason"]
     assert report["migrated"] == sum(len(f["families"]) for f in report["families"] if f["state"] == "planned") >= 5
     assert state(scalar_tree) == before and branches(scalar_tree) == {}
 
@@ -166,7 +168,7 @@ def test_the_markdown_summary_is_a_table_to_paste(scalar_tree: Path):
     assert lines[0] == "| family | result | branch | files | dtypes | numeric check, or why not |"
     assert lines[1] == "|---|---|---|---|---|---|"
     addcmul = next(line for line in lines if line.startswith("| addcmul | refused |"))
-    assert "exec_ternary_kernel(iter, name, alpha)" in addcmul
+    assert "exec_ternary_kernel(iter, name), the sibling to model on" in addcmul
     assert lines[-1].endswith("families would migrate")  # no --branch-per-op: nothing was written
 
 

@@ -161,13 +161,6 @@ def test_no_params_api_is_refused_with_nothing_written(scalar_tree: Path):
     assert len(r.stderr.strip().splitlines()) == 1 and tracked_bytes(scalar_tree) == before
 
 
-def test_ternary_with_a_scalar_needs_the_fork_api(scalar_tree: Path):
-    r = _migrate(scalar_tree, "addcmul")
-    assert r.returncode == 2
-    assert "addcmul_stub needs a ternary kernel with 1 scalar, but this checkout's MetalShaderLibrary.h has no " \
-           "exec_ternary_kernel(iter, name, alpha)" in r.stderr
-
-
 def test_sub_is_refused_until_add_runs_on_metal(scalar_tree: Path):
     r = _migrate(scalar_tree, "sub")
     assert r.returncode == 2
@@ -211,8 +204,14 @@ def test_shape_choice():
     assert choose_shape(stub=one, call=None, operands=None, schema_tensors=2, api=API_213).arity == "binary_alpha"
     with pytest.raises(MpsgenError, match="has no exec_binary_kernel_with_params"):
         choose_shape(stub=two, call=None, operands=("a", "b"), schema_tensors=2, api=API_UNARY_PARAMS)
-    with pytest.raises(MpsgenError, match="no exec_ternary_kernel_with_params"):
-        choose_shape(stub=two, call=None, operands=("a", "b", "c"), schema_tensors=3, api=API_213)
+    # no ternary alpha or params form in 2.13: the change adds it, modeled on exec_ternary_kernel(iter, name)
+    three = choose_shape(stub=two, call=None, operands=("a", "b", "c"), schema_tensors=3, api=API_213)
+    assert three.arity == "ternary_params" and three.extend == "ternary_params"
+    ternary_one = choose_shape(stub=one, call=None, operands=("a", "b", "c"), schema_tensors=3, api=API_213)
+    assert ternary_one.arity == "ternary_alpha" and ternary_one.extend == "ternary_alpha"
+    no_sibling = API_213._replace(functions={k: v for k, v in API_213.functions.items() if k != "exec_ternary_kernel"})
+    with pytest.raises(MpsgenError, match="has no exec_ternary_kernel_with_params, nor exec_ternary_kernel\\(iter, name\\) to model one on"):
+        choose_shape(stub=two, call=None, operands=("a", "b", "c"), schema_tensors=3, api=no_sibling)
     with pytest.raises(MpsgenError, match="takes bool"):
         choose_shape(stub=_decl(("TensorIteratorBase&", "bool")), call=None, operands=None, schema_tensors=1,
                      api=API_213)

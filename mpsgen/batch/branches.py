@@ -13,6 +13,7 @@ from typing import Mapping, Sequence
 from mpsgen.batch.outcome import DONE_EARLIER, REFUSED, FamilyOutcome
 from mpsgen.errors import MpsgenError
 from mpsgen.tree.gitops import FALLBACK_EMAIL, FALLBACK_NAME, work_tree_prefix
+from mpsgen.scan.lines import plain_lines
 
 NEW_FILE_MODE = "100644"
 TEMP_PREFIX = "mpsgen-batch-"  # .git/mpsgen-batch-*: a private index while one commit is made
@@ -31,7 +32,7 @@ def _git(root: Path, *args: str, env: Mapping[str, str] | None = None, stdin: st
     done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, encoding="utf-8", input=stdin,
                           env={**os.environ, **env} if env else None)
     if done.returncode != 0:
-        detail = (done.stderr or done.stdout).strip().splitlines()
+        detail = plain_lines((done.stderr or done.stdout).strip())
         raise MpsgenError(f"`git {' '.join(args[:2])}` failed: {detail[-1] if detail else done.returncode}",
                           path=root)
     return done.stdout
@@ -43,7 +44,7 @@ def head_commit(root: Path) -> str:
 
 def require_clean(root: Path) -> None:
     """Branches start from HEAD while the plans read the work tree: they must agree."""
-    changed = _git(root, "status", "--porcelain", "--untracked-files=no", "--", ".").splitlines()
+    changed = plain_lines(_git(root, "status", "--porcelain", "--untracked-files=no", "--", "."))
     if changed:
         first = changed[0][3:]
         raise MpsgenError(f"{len(changed)} tracked file(s) differ from HEAD, e.g. {first}", path=root,
@@ -53,7 +54,7 @@ def require_clean(root: Path) -> None:
 def existing_branches(root: Path, prefix: str) -> dict[str, str]:
     """branch name -> the commit it was made on (its parent), for the branches under *prefix*."""
     out = _git(root, "for-each-ref", "--format=%(refname:strip=2) %(parent)", f"refs/heads/{prefix}")
-    pairs = (line.split(" ", 1) for line in out.splitlines() if line.strip())
+    pairs = (line.split(" ", 1) for line in plain_lines(out) if line.strip())
     return {name: parent.split(" ")[0] for name, parent in pairs}
 
 
@@ -108,7 +109,7 @@ def commit_on_branch(root: Path, base: str, branch: str, files: Mapping[str, str
     prefix = work_tree_prefix(root) or ""
     paths = {prefix + rel: text for rel, text in files.items()}
     listed = _git(root, "ls-tree", "--full-tree", base, "--", *paths) if paths else ""
-    modes = {line.split("\t", 1)[1]: line.split(" ", 1)[0] for line in listed.splitlines()}
+    modes = {line.split("\t", 1)[1]: line.split(" ", 1)[0] for line in plain_lines(listed)}
     git_dir = Path(_git(root, "rev-parse", "--absolute-git-dir").strip())
     with tempfile.TemporaryDirectory(prefix=TEMP_PREFIX, dir=git_dir) as tmp:
         index = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}

@@ -6,7 +6,8 @@ from __future__ import annotations
 from mpsgen.plan.group import GroupPlan
 from mpsgen.tree.gitops import commit_message
 
-_HEADINGS = {"dispatch": "Dispatch (native_functions.yaml)", "stub": "Stub", "added": "Added",
+_HEADINGS = {"dispatch": "Dispatch (native_functions.yaml)", "stub": "Stub",
+             "api": "Host API added (this checkout lacked it; modeled on its siblings here)", "added": "Added",
              "removed": "Deleted (MPSGraph)", "tests": "Test lists", "note": "Notes"}  # dtypes: a table
 
 

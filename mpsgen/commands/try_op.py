@@ -67,14 +67,14 @@ def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
             data = json.loads(entry.read_text(encoding="utf-8"))
             fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()}
             spec = KernelSpec(**fields)
-            return Subject(spec, data["functor"], data["source"])
+            return Subject(spec, data["functor"], data["source"], headers=data.get("headers") or {})
         except (ValueError, KeyError, TypeError):
             pass  # damaged entry: plan again
     subject = plan_subject(checkout, **options)  # type: ignore[arg-type]
     entry.parent.mkdir(parents=True, exist_ok=True)
     tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"spec": subject.spec._asdict(), "functor": subject.functor, "source": subject.source}),
-                   encoding="utf-8")
+    tmp.write_text(json.dumps({"spec": subject.spec._asdict(), "functor": subject.functor, "source": subject.source,
+                               "headers": subject.headers}), encoding="utf-8")
     tmp.replace(entry)
     return subject
 
@@ -101,7 +101,9 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
                               "whose functor is no struct mpsgen can lift out", hint="run test_mps.py on a Mac to check it")
         return Subject(plan.spec, functor, "upstream", plan.binding)
     if not plan.nothing_to_do and plan.spec is not None:
-        return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding)
+        from mpsgen.emulate.overlay import planned_headers
+
+        return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding, planned_headers(plan.changeset))
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
     return Subject(spec, render.render_functor(spec, templates_dir), "--expr" if expr else "catalog")

@@ -42,10 +42,16 @@ def needed(spec: KernelSpec, binding: Any) -> bool:
         raise NoReference(f"{spec.name}'s kernel reads tensors the op builds from its arguments (glu: two halves "
                           "of self), not the arguments themselves; the numeric check cannot call torch with them",
                           hint="check the kernel on a Mac with test_mps.py, or pass --no-try")
-    if binding is None or not binding.traced:
+    if binding is None:
         return False
     identity = binding.tensors == tuple(range(len(binding.tensors)))
     reduces = any(a.name == "reduction" for a in binding.args)  # losses: the stub is the Reduction::None part
+    if not binding.traced:
+        if spec.scalars and (reduces or not identity):  # mse_loss_backward's norm: 2 / numel from reduction
+            raise NoReference(f"{spec.name}'s scalars come from an expression of the op's arguments; the numeric "
+                              "check cannot call torch with the values the kernel gets",
+                              hint="check the kernel on a Mac with test_mps.py, or pass --no-try")
+        return False
     return bool(spec.scalars) or not identity or reduces
 
 

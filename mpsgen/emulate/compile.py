@@ -146,7 +146,7 @@ def _call(spec: KernelSpec, r: Registration) -> str:
         field = _cxx_type(scalar_type_for(spec, r.in_type))
         value = f"{r.alpha_type}{{" + ", ".join(f"mpsgen_try::io<{field}>::load(alpha, {k})"
                                                for k in range(len(spec.scalars))) + "}"
-        inputs = "a" if spec.arity == "unary_params" else "a, b"
+        inputs = {"unary_params": "a", "binary_params": "a, b"}.get(spec.arity, "a, b, c")
         kind = spec.arity.split("_")[0]
         return f"mpsgen_try::{kind}_alpha_value<{f}, {ti}, {r.alpha_type}, {to}>({inputs}, {value}, out, n);"
     return f"mpsgen_try::ternary<{f}, {ti}, {to}, {omt}>(a, b, c, out, n);"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.lines import plain_lines
@@ -13,6 +13,7 @@ from mpsgen.scan.lines import plain_lines
 if TYPE_CHECKING:
     from mpsgen.emulate.compare import TryResult
     from mpsgen.model import KernelOptions, KernelSpec
+    from mpsgen.plan.binding import Binding
     from mpsgen.plan.group import GroupPlan
     from mpsgen.tree.checkout import Checkout
 
@@ -23,7 +24,8 @@ class Subject(NamedTuple):
     spec: KernelSpec
     functor: str
     source: str  # "plan" (the checkout's planner) or "catalog" / "--expr" (op already native)
-    binding: Any = None  # plan.binding.Binding: how the op's arguments reach the kernel
+    binding: Binding | None = None  # how the op's arguments reach the kernel
+    headers: dict[str, str] = {}  # c10/metal headers the plan edits (a macro it adds): path -> planned text
 
 
 OpCheckState = Literal["agreed", "disagreed", "skipped"]
@@ -83,7 +85,10 @@ def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
           flags: dict[str, str] | None = None) -> TryResult:
     """Run the numeric check on the GPU (macOS with MPS, unless *emulate*) or emulated on the host."""
     from mpsgen.emulate import bound, gpu
+    from mpsgen.emulate.compile import cache_dir
+    from mpsgen.emulate.overlay import include_root as with_planned
 
+    include_root = with_planned(include_root, subject.headers, cache_dir())  # a macro the change adds compiles
     # The GPU runner drives unary/binary/alpha kernels; scalars in a struct, ternary alphas and
     # bound arguments are checked emulated.
     simple = subject.spec.arity in ("unary", "binary", "unary_alpha", "binary_alpha", "ternary")
@@ -101,6 +106,9 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
     from mpsgen.emulate.compile import ToolMissing
     from mpsgen.emulate.reference import NoReference
 
+    from mpsgen.emulate.overlay import planned_headers
+
+    headers = planned_headers(group.changeset)  # the whole group's: a macro an earlier op added
     done: list[OpCheck] = []
     for plan in group.todo:
         spec = plan.spec
@@ -115,7 +123,7 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
                     "whose functor is no struct to lift out")))
                 continue
         try:
-            result = check(Subject(spec, functor, "upstream" if plan.reused_kernel else "plan", plan.binding),
+            result = check(Subject(spec, functor, "upstream" if plan.reused_kernel else "plan", plan.binding, headers),
                            op=plan.family, include_root=checkout.root, emulate=False,
                            flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
                                                complex_expr=kernel.complex_expr))

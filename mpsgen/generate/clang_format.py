@@ -13,27 +13,17 @@ other line is still there, unchanged; else the text stays as rendered and a note
 from __future__ import annotations
 
 import difflib
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from mpsgen.scan.lines import split_lines
+from mpsgen.tree.formatter import clang_format_executable, run_clang_format
 
 if TYPE_CHECKING:
     from mpsgen.tree.changeset import Changeset
 
 FORMATTED_SUFFIXES = (".metal", ".mm", ".h")
 BUNDLED_STYLE = Path(__file__).with_name("pytorch_style.clang-format")
-
-
-def executable() -> str | None:
-    """The pinned clang-format of the `clang-format` wheel (None when the wheel is not installed)."""
-    try:
-        import clang_format
-    except ImportError:
-        return None
-    exe = Path(clang_format.__file__).parent / "data" / "bin" / ("clang-format.exe" if sys.platform == "win32"
-                                                                   else "clang-format")
-    return str(exe) if exe.is_file() else None
 
 
 def style_option(root: Path) -> str:
@@ -44,7 +34,7 @@ def style_option(root: Path) -> str:
 
 def changed_ranges(before: str, after: str) -> list[tuple[int, int]]:
     """1-based inclusive line ranges of *after* that are not lines of *before* (inserted or replaced)."""
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    old, new = split_lines(before), split_lines(after)
     return [(j1 + 1, j2) for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
             if tag != "equal" and j2 > j1]
 
@@ -74,7 +64,7 @@ def format_lines(before: str, after: str, path: Path, root: Path) -> tuple[str, 
     ranges = changed_ranges(before, after)
     if not ranges:
         return after, ""
-    exe = executable()
+    exe = clang_format_executable()
     if exe is None:
         return after, (f"the clang-format wheel is not installed: the lines added to {shown} are not laid out "
                        "(pip install mpsgen's dependencies)")
@@ -98,15 +88,11 @@ _OTHERS = "clang-format would change other lines of {}: the added lines are left
 
 def _run(exe: str, root: Path, path: Path, after: str, ranges: list[tuple[int, int]]) -> tuple[str, str]:
     """(*after* with *ranges* formatted, "") or (*after*, why not: a template for the file's name)."""
-    argv = [exe, style_option(root), f"--assume-filename={path}", *(f"--lines={a}:{b}" for a, b in ranges)]
-    # Bytes, not text mode: text mode would turn a CRLF file's line ends into LF.
-    done = subprocess.run(argv, input=after.encode("utf-8"), capture_output=True)
-    if done.returncode != 0:
-        detail = done.stderr.decode(errors="replace").strip()[:200].replace("{", "{{").replace("}", "}}")
-        return after, "clang-format failed on {}: " + detail
-    text = done.stdout.decode("utf-8")
+    text, error = run_clang_format(exe, after, style=style_option(root), assume_filename=path, lines=ranges)
+    if text is None:
+        return after, "clang-format failed on {}: " + error.replace("{", "{{").replace("}", "}}")
     ours = {n for a, b in ranges for n in range(a, b + 1)}  # 1-based lines mpsgen wrote (a macro it re-aligned too)
-    if not _changes_only(after.splitlines(keepends=True), text.splitlines(keepends=True), ours):
+    if not _changes_only(split_lines(after), split_lines(text), ours):
         return after, _OTHERS
     return text, ""
 

@@ -6,6 +6,7 @@ from typing import Any, NamedTuple
 
 from mpsgen.lint.frontier import Frontier, FrontierIndex
 from mpsgen.lint.inventory import NATIVE, NO_MPS, Inventory
+from mpsgen.model import Location
 
 
 class EntryRow(NamedTuple):
@@ -109,7 +110,7 @@ def family_details(inv: Inventory, name: str) -> FamilyDetails:
     if key not in inv.family_heads:
         entries = [inv.index.parse(h) for h in inv.index.heads if h.name.partition(".")[0] in (key, key + "_")]
         return FamilyDetails(key, "composite only", "no CPU, CUDA or MPS dispatch line",
-                             tuple(EntryRow(e.name, f"{inv.yaml_rel}:{e.line}") for e in entries), composite_only=True)
+                             tuple(EntryRow(e.name, f"{Location(inv.yaml_rel, e.line)}") for e in entries), composite_only=True)
     state = inv.family_state(key)
     rows: list[EntryRow] = []
     legacy: dict[str, tuple[LegacyDefinition, ...]] = {}
@@ -117,7 +118,7 @@ def family_details(inv: Inventory, name: str) -> FamilyDetails:
     parsed = inv.index.family(key).entries  # all overloads, including those without a dispatch
     for e in parsed:
         rows.append(EntryRow(
-            e.name, f"{inv.yaml_rel}:{e.line}", e.mps_route, e.mps_kernel,
+            e.name, f"{Location(inv.yaml_rel, e.line)}", e.mps_route, e.mps_kernel,
             e.structured_delegate if e.mps_route == "none" else None,
             f"{inv.yaml_rel}:{e.mps_lines[-1].line}" if e.mps_lines else None,
             tuple(d.line for d in e.mps_lines) if e.duplicate_mps else (),
@@ -125,7 +126,7 @@ def family_details(inv: Inventory, name: str) -> FamilyDetails:
         for d in e.legacy_lines:
             k = d.kernel.rsplit("::", 1)[-1]
             legacy.setdefault(k, tuple(
-                LegacyDefinition(f"{x.impl.path}:{x.impl.line}", x.impl.macro or x.impl.form, x.impl.backend)
+                LegacyDefinition(f"{x.impl.location}", x.impl.macro or x.impl.form, x.impl.backend)
                 for x in inv.legacy_definitions(k)))
         if e.mps_route == "shared" and e.mps_kernel and e.mps_kernel not in shared:
             shared[e.mps_kernel] = _shared_kernel(inv, e.mps_kernel)
@@ -146,10 +147,10 @@ def _shared_kernel(inv: Inventory, kernel: str) -> SharedKernel:
         for c in (c for c in inv.host_calls.get(reg.path, []) if c.function == reg.fn):
             where = inv.metal_names.where(c.kernel)
             first = where[0] if where else None
-            metal.append(MetalKernelUse(c.kernel, f"{reg.path}:{c.line}",
-                                        f"{first.path}:{first.line}" if first else None, first.macro if first else None))
-        regs.append(StubRegistration(f"{reg.path}:{reg.line}", reg.macro, reg.fn, inv.registration_backend(reg), tuple(metal)))
-    return SharedKernel(kernel, f"{use.impl.path}:{use.impl.line}" if use.impl else None,
+            metal.append(MetalKernelUse(c.kernel, f"{Location(reg.path, c.line)}",
+                                        f"{first.location}" if first else None, first.macro if first else None))
+        regs.append(StubRegistration(f"{reg.location}", reg.macro, reg.fn, inv.registration_backend(reg), tuple(metal)))
+    return SharedKernel(kernel, f"{use.impl.location}" if use.impl else None,
                         use.impl.shown_form if use.impl else None, use.stub,
                         tuple(use.impl.stub_names) if use.impl else (), tuple(regs))
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
+from mpsgen.model import Location
+
 ERROR = "error"
 WARNING = "warning"
 SEVERITIES = (ERROR, WARNING)
@@ -41,6 +43,10 @@ class Finding:
             raise ValueError(f"severity must be one of {SEVERITIES}, not {self.severity!r}")
         if self.line < 1 or self.col < 1:
             raise ValueError("line and col are 1-based")
+
+    @property
+    def location(self) -> Location:
+        return Location(self.path, self.line, self.col)
 
     def full_message(self) -> str:
         return f"{self.message} (hint: {self.hint})" if self.hint else self.message

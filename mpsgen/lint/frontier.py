@@ -83,7 +83,7 @@ class FrontierIndex:
         if use.impl is None:
             return Overload(e.name, mps_kernel, site.kernel, None, (), None, False,
                             f"{site.kernel} is not defined in native/*.cpp")
-        at = f"{use.impl.path}:{use.impl.line}"
+        at = f"{use.impl.location}"
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))

@@ -96,7 +96,7 @@ _BOLD, _RESET = "\033[1m", "\033[0m"
 def _render_text(findings: list[Finding], color: bool) -> str:
     lines = []
     for f in findings:
-        where = f"{f.path}:{f.line}:{f.col}:"
+        where = f"{f.location}:"
         code = f.code
         if color:
             where = f"{_BOLD}{where}{_RESET}"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError, Refusal
-from mpsgen.model import Command
+from mpsgen.model import Command, Location
 from mpsgen.sources.dtype_checks import cpu_promotes, cpu_returns_bool, impl_body, mpsgraph_refusals
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists.commonmps import ListedDtypes
@@ -59,7 +59,7 @@ class Facts:
         if self.op_dtypes is None or not self.op_dtypes.refs:
             return ""
         ref = self.op_dtypes.refs[0]
-        return f"{ref.path}:{ref.line}"
+        return f"{ref.location}"
 
 
 class Row(NamedTuple):
@@ -288,7 +288,7 @@ def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Che
                 if found is not None:
                     line, body = found
                     refuses.update(mpsgraph_refusals(body))
-                    at = at or f"{path}:{line}"
+                    at = at or f"{Location(path, line)}"
     return Facts(plan.command, op_dtypes, listed, promotes, source, refuses, at,
                  has_lists=lists_rel is not None, returns_bool=returns_bool)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
-from mpsgen.model import KernelOptions
+from mpsgen.model import KernelOptions, Location
 from mpsgen.plan.era import fit_to_checkout
 from mpsgen.plan.result import Plan
 from mpsgen.plan.texts import c10_metal_texts, folder_files, mentioning, planned_texts
@@ -29,7 +29,7 @@ def registered_metal_kernel(plan: Plan, checkout: Checkout) -> bool:
     if not kept:
         return False
     reg = kept[0]
-    plan.notes.append(f"{stub.name} is already registered for MPS at {reg.path}:{reg.line} ({reg.fn or reg.macro}): "
+    plan.notes.append(f"{stub.name} is already registered for MPS at {reg.location} ({reg.fn or reg.macro}): "
                       "kept; no new kernel")
     return True
 
@@ -202,7 +202,7 @@ def _registered_elsewhere(plan: Plan, indexes, metal_texts: dict[str, str], spec
     plan.dtype_rows = [r if not r.after.startswith("registered") else
                        r._replace(after="registered upstream" if METAL_NAME[r.dtype] in have else "not registered",
                                   registered=METAL_NAME[r.dtype] in have) for r in plan.dtype_rows]
-    return f"{macro} at {path}:{line}"
+    return f"{macro} at {Location(path, line)}"
 
 
 def _torch_names(metal_types: list[str]) -> list[str]:
@@ -286,7 +286,7 @@ def _remove_graph_registration(plan: Plan, reg: host.Registration) -> None:
         text, line = unary_stub_macro.remove_if_unused(cs.current(reg.path), reg.path)
         if line is not None:  # that was its last use: the macro goes too
             cs.set_text(reg.path, text, f"removed #define {reg.macro}")
-            plan.removed.append(f"{reg.path}:{line}: #define {reg.macro} (no use left)")
+            plan.removed.append(f"{Location(reg.path, line)}: #define {reg.macro} (no use left)")
         return
     from mpsgen.sources.deadcode import remove_unused_helpers
 
@@ -294,9 +294,9 @@ def _remove_graph_registration(plan: Plan, reg: host.Registration) -> None:
     text, dead, kept = remove_unused_helpers(cs.current(reg.path), reg.path, {reg.fn})
     if dead:
         cs.set_text(reg.path, text, f"removed the MPSGraph kernel of {reg.stub}")
-    plan.removed.extend(f"{reg.path}:{line}: {what} (used only by the MPSGraph kernel of {reg.stub})"
+    plan.removed.extend(f"{Location(reg.path, line)}: {what} (used only by the MPSGraph kernel of {reg.stub})"
                         for line, what in dead)
-    plan.notes.extend(f"{reg.path}:{line}: {what} is not named any more, but a macro's `##` could build "
+    plan.notes.extend(f"{Location(reg.path, line)}: {what} is not named any more, but a macro's `##` could build "
                       "its name: left in place" for line, what in kept)
 
 
@@ -305,4 +305,4 @@ def remove_text_lines(plan: Plan, path: str, line: int, end_line: int, what: str
     lines = split_lines(cs.current(path))
     del lines[line - 1 : end_line]
     cs.set_text(path, "".join(lines), f"removed {what}")
-    plan.removed.append(f"{path}:{line}: {what}")
+    plan.removed.append(f"{Location(path, line)}: {what}")

@@ -9,6 +9,7 @@ from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.tree.checkout import Checkout
 from mpsgen.scan.lines import split_lines
+from mpsgen.model import Location
 
 
 def callers_first(plan: Plan, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -51,7 +52,7 @@ def remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
         text = host.remove_op_include(text, plan.family)
         cs.set_text(impl.path, text, f"removed MPSGraph {name}")
         kind = impl.macro or impl.form
-        plan.removed.append(f"{impl.path}:{impl.line}: {kind} {name}")
-        plan.removed.extend(f"{impl.path}:{line}: {what} (used only by {name})" for line, what in dead)
-        plan.notes.extend(f"{impl.path}:{line}: {what} is not named any more, but a macro's `##` could build "
+        plan.removed.append(f"{impl.location}: {kind} {name}")
+        plan.removed.extend(f"{Location(impl.path, line)}: {what} (used only by {name})" for line, what in dead)
+        plan.notes.extend(f"{Location(impl.path, line)}: {what} is not named any more, but a macro's `##` could build "
                           "its name: left in place" for line, what in kept)

@@ -53,6 +53,7 @@ class Plan:
     dtypes: tuple[str, ...] = ()
     rendered: Rendered = field(default_factory=Rendered)
     added: list[str] = field(default_factory=list)
+    api_added: list[str] = field(default_factory=list)  # host API forms this change adds (generate/api_extension)
     removed: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     test_lists: list[str] = field(default_factory=list)  # xfail/skip/decorator/complex-set edits
@@ -78,13 +79,14 @@ class Plan:
                       for m in self.moved],
             "stub": None if self.stub is None else {
                 "name": self.stub.name, "type": self.stub.fn_type, "header": self.stub.header,
-                "declared_at": f"{self.stub.path}:{self.stub.line}"},
+                "declared_at": f"{self.stub.location}"},
             "kernel": self.kernel,
             "arity": self.arity,
             "scalars": [] if self.shape is None else [p.name for p in self.shape.scalars],
             "dtypes": list(self.dtypes),
             "dtype_table": [r.to_json() for r in self.dtype_rows],
             "added": self.added,
+            "api_added": self.api_added,
             "removed": self.removed,
             "notes": self.notes,
             "test_lists": self.test_lists,

@@ -11,8 +11,11 @@ facts it rests on):
                     params -> a params struct in kernels/<Stem>.h, REGISTER_*_ALPHA_OP with the struct's
                               typedef as the alpha type, exec_*_kernel_with_params(iter, name, params, "<T>")
 
-A shape the checkout's API cannot carry is refused, naming the API that is missing.  Adding a shape
-means one row in SHAPES, its rendering in generate/render.py, and its tests.
+A shape whose host call or registration macro the checkout lacks is no refusal when its row names an
+extension: the change adds the missing API, modeled on its sibling in the same checkout, as
+upstream's own PRs did (generate/api_extension.py); the shape carries the extension's name.  Only a
+shape with no row, or a missing API with no extension, is refused.  Adding a shape means one row in
+SHAPES, its rendering in generate/render.py, and its tests.
 """
 
 from __future__ import annotations
@@ -37,19 +40,25 @@ class Shape(NamedTuple):
     exec_fn: str
     macro: str
     takes_alpha: bool = False  # the exec function must take the alpha argument
+    extend: str = ""  # generate/api_extension's name for adding the form where the checkout lacks it
+    sibling: str = ""  # ... which needs this exec function to model the new one on
 
 
 # (tensor inputs, delivery) -> what the checkout must have.  Ternary ops with scalars take an alpha
-# only where exec_ternary_kernel has one (a 2026 fork); no checkout has a ternary params form yet.
+# only where exec_ternary_kernel has one (a 2026 fork); no checkout has a ternary params form yet:
+# both are added, modeled on exec_ternary_kernel(iter, name) and the binary forms.
 SHAPES: dict[tuple[int, str], Shape] = {
     (1, "none"): Shape("exec_unary_kernel", "REGISTER_UNARY_OP"),
     (2, "none"): Shape("exec_binary_kernel", "REGISTER_BINARY_OP"),
     (3, "none"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_OP"),
     (1, "alpha"): Shape("exec_unary_kernel", "REGISTER_UNARY_ALPHA_OP", takes_alpha=True),
     (2, "alpha"): Shape("exec_binary_kernel", "REGISTER_BINARY_ALPHA_OP", takes_alpha=True),
-    (3, "alpha"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_ALPHA_OP", takes_alpha=True),
+    (3, "alpha"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_ALPHA_OP", takes_alpha=True, extend="ternary_alpha",
+                        sibling="exec_ternary_kernel"),
     (1, "params"): Shape("exec_unary_kernel_with_params", "REGISTER_UNARY_ALPHA_OP"),
     (2, "params"): Shape("exec_binary_kernel_with_params", "REGISTER_BINARY_ALPHA_OP"),
+    (3, "params"): Shape("exec_ternary_kernel_with_params", "REGISTER_TERNARY_ALPHA_OP", extend="ternary_params",
+                         sibling="exec_ternary_kernel"),
 }
 
 # Stub parameter types a host kernel can convert to the kernel's scalar type.
@@ -67,6 +76,7 @@ class KernelShape(NamedTuple):
     scalars: tuple[ScalarParam, ...]
     delivery: Delivery
     operands: tuple[str, ...] = ()  # the iterator's inputs by name ("self", "grad"), when read
+    extend: str = ""  # the host API form the change adds (Shape.extend), when the checkout lacks it
 
     @property
     def arity(self) -> Arity:
@@ -120,11 +130,12 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
                     for k, ((t, _), n) in enumerate(zip(extra, _names(extra, call, declared_names))))
     delivery: Delivery = "none" if not scalars else ("alpha" if len(scalars) == 1 else "params")
     shape = KernelShape(inputs, scalars, delivery, tuple(operands or ()))
-    _require_api(shape, stub, api)
-    return shape
+    return shape._replace(extend=_require_api(shape, stub, api))
 
 
-def _require_api(shape: KernelShape, stub, api: HostApi) -> None:
+def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
+    """"" when the checkout carries the shape, the extension's name when the change adds the missing
+    API, or MpsgenError naming what is missing."""
     kind = _KIND[shape.inputs]
     what = f"a {kind} kernel with {len(shape.scalars)} scalar{'s' if len(shape.scalars) != 1 else ''}"
     needed = SHAPES.get((shape.inputs, shape.delivery))
@@ -135,14 +146,21 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> None:
             f"scalars to a {kind} kernel (there is no exec_{kind}_kernel_with_params)",
             hint="write the host kernel by hand", **where)
     if not api.functions:
-        return  # no MetalShaderLibrary.h in the tree (a trimmed checkout): the registrations decide
+        return ""  # no MetalShaderLibrary.h in the tree (a trimmed checkout): the registrations decide
     if (shape.inputs, shape.delivery) == (2, "none") and api.binary_mps_impl:
-        return  # 2.7: BinaryKernel.mm's binary_mps_impl and the .metal's own macros
-    if not api.has(needed.exec_fn) or (needed.takes_alpha and not api.takes_alpha(needed.exec_fn)):
+        return ""  # 2.7: BinaryKernel.mm's binary_mps_impl and the .metal's own macros
+    missing_exec = not api.has(needed.exec_fn) or (needed.takes_alpha and not api.takes_alpha(needed.exec_fn))
+    missing_macro = bool(api.macros) and not {needed.macro, f"REGISTER_OPMATH_{needed.macro[9:]}"} & api.macros
+    if (missing_exec or missing_macro) and needed.extend and api.has(needed.sibling):
+        return needed.extend  # the sibling (exec_ternary_kernel(iter, name)) is there to model on
+    if missing_exec:
         form = f"{needed.exec_fn}(iter, name, alpha)" if needed.takes_alpha else f"{needed.exec_fn}"
+        if needed.extend:  # the change would add it, but there is nothing to model it on
+            form += f", nor {needed.sibling}(iter, name) to model one on"
         raise MpsgenError(f"{stub.name} needs {what}, but this checkout's MetalShaderLibrary.h has no {form}",
                           hint="update the checkout's Metal host API, or write the host kernel by hand", **where)
-    if api.macros and needed.macro not in api.macros and f"REGISTER_OPMATH_{needed.macro[9:]}" not in api.macros:
+    if missing_macro:
         raise MpsgenError(f"{stub.name} needs {what}, but c10/metal defines no {needed.macro}",
                           path="c10/metal/indexing.h", line=1,
                           hint="update the checkout's c10/metal headers, or write the kernel by hand")
+    return ""

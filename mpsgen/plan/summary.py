@@ -16,6 +16,7 @@ class PlanSummary:
     dispatch: tuple[str, ...]  # "atan2.out (line 9770): MPS atan2_out_mps -> atan2_out"
     stub: str | None  # "atan2_stub (structured_binary_fn, aten/src/ATen/native/BinaryOps.h:21)"
     dtype_rows: tuple[Row, ...]
+    api: tuple[str, ...]  # host API forms the checkout lacked, added by this change (generate/api_extension)
     added: tuple[str, ...]
     removed: tuple[str, ...]
     tests: tuple[str, ...]
@@ -25,7 +26,7 @@ class PlanSummary:
         """(key, items) in the order the summary shows them; empty sections included."""
         return (("dispatch", self.dispatch), ("stub", (self.stub,) if self.stub else ()),
                 ("dtype", tuple(format_rows(list(self.dtype_rows))) if self.dtype_rows else ()),
-                ("added", self.added), ("removed", self.removed), ("tests", self.tests), ("note", self.notes))
+                ("api", self.api), ("added", self.added), ("removed", self.removed), ("tests", self.tests), ("note", self.notes))
 
     def lines(self) -> list[str]:
         """The command's summary lines: `dispatch  ...`, `dtype     ...`, ... (keys padded to 10)."""
@@ -39,6 +40,7 @@ def summarize(plan: Plan) -> PlanSummary:
                        f"{m.shared_kernel}" for m in plan.moved),
         stub=None if stub is None else f"{stub.name} ({stub.fn_type}, {stub.path}:{stub.line})",
         dtype_rows=tuple(plan.dtype_rows),
+        api=tuple(plan.api_added),
         added=tuple(plan.added),
         removed=tuple(plan.removed),
         tests=tuple(plan.test_lists),

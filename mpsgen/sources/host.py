@@ -15,7 +15,7 @@ from typing import Iterable, NamedTuple
 import functools
 
 from mpsgen.errors import MpsgenError
-from mpsgen.model import Backend, ImplForm
+from mpsgen.model import Backend, ImplForm, Location
 from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.scan.lines import line_start as _line_start
 from mpsgen.scan.mask import mask_code
@@ -79,6 +79,11 @@ class Impl(NamedTuple):
     macro: str | None  # the macro's name for form "macro"
     backend: Backend
     col: int = 1  # 1-based column where the definition starts on its first line
+
+    @property
+    def location(self) -> Location:
+        """Where it was found (model.Location renders `path:line`)."""
+        return Location(self.path, self.line)
 
 
 # A word each alternative of the markers above spells: a body without any cannot match (str.find

@@ -18,6 +18,7 @@ from mpsgen.sources.host_text import as_lines as _as_lines
 from mpsgen.sources.host_text import is_blank as _blank
 from mpsgen.sources.host_text import join_after as _join_after
 from mpsgen.sources.host_text import lines_of as _lines
+from mpsgen.model import Location
 
 
 # --------------------------------------------------------------------------------------------
@@ -34,6 +35,11 @@ class Registration(NamedTuple):
     macro: str  # REGISTER_DISPATCH | REGISTER_MPS_DISPATCH | REGISTER_UNARY_TI_DISPATCH | REGISTER_MPS_UNARY_STUB
     ampersand: bool = False
     semicolon: bool = False
+
+    @property
+    def location(self) -> Location:
+        """Where it was found (model.Location renders `path:line`)."""
+        return Location(self.path, self.line)
 
 
 _REG_MACROS = ("REGISTER_DISPATCH", "REGISTER_MPS_DISPATCH", "REGISTER_UNARY_TI_DISPATCH", "REGISTER_MPS_UNARY_STUB")

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.index import index_of
 from mpsgen.sources.shared_impl import SharedImpl
+from mpsgen.model import Location
 
 _BUILD = re.compile(r"\b(?:build_|TensorIterator::)\w*?(?:unary|binary|ternary|comparison)\w*?_op\s*\(")
 _ADD_INPUT = re.compile(r"\.\s*add_(?:owned_)?(?:const_)?input\s*\(")
@@ -29,6 +30,11 @@ class Operands(NamedTuple):
     path: str
     line: int
     params: tuple[str, ...] = ()
+
+    @property
+    def location(self) -> Location:
+        """Where it was found (model.Location renders `path:line`)."""
+        return Location(self.path, self.line)
 
 
 def parameter_names(masked: str, body_open: int) -> tuple[str, ...]:

@@ -223,7 +223,7 @@ def _add_registration(text: str, path: str, spec: "KernelSpec", reg: str, nl: st
         if block is not None:
             return "".join(insert_lines(lines, block[1], [reg], nl))
     if spec.inputs > 1:
-        family = {"binary_alpha": "BINARY_ALPHA", "binary_params": "BINARY_ALPHA", "ternary": "TERNARY",
+        family = {"binary_alpha": "BINARY_ALPHA", "binary_params": "BINARY_ALPHA", "ternary_params": "TERNARY_ALPHA", "ternary": "TERNARY",
                   "ternary_alpha": "TERNARY_ALPHA"}.get(spec.arity)
         same = [c for c in top if family and family in c.macro]
         if same:

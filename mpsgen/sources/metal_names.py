@@ -28,6 +28,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple
 from mpsgen.scan.anchored import finditer_at, occurrences
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.metal_macros import MacroBody
+from mpsgen.model import Location
 
 # Registration macros of c10/metal/indexing.h (kept in step with metal.BUILTIN_REGISTER_MACROS);
 # any other REGISTER_* the file does not define is taken to come from a header too.
@@ -75,6 +76,11 @@ class MetalName(NamedTuple):
             words.pop()
             out.append("_".join(words))
         return tuple(out)
+
+    @property
+    def location(self) -> Location:
+        """Where it was found (model.Location renders `path:line`)."""
+        return Location(self.path, self.line)
 
 
 # The private records below are plain classes with __slots__: a NamedTuple class costs ~0.2 ms to

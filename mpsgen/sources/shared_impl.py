@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Collection, NamedTuple
 
-from mpsgen.model import ImplForm
+from mpsgen.model import ImplForm, Location
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.index import index_of
 
@@ -39,6 +39,11 @@ class SharedImpl(NamedTuple):
     @property
     def stub_names(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(c.stub for c in self.stubs))
+
+    @property
+    def location(self) -> Location:
+        """Where it was found (model.Location renders `path:line`)."""
+        return Location(self.path, self.line)
 
 
 _NON_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"}

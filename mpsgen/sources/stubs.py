@@ -14,6 +14,7 @@ from mpsgen.scan.brackets import calls_outside_directives, match_close, split_to
 from mpsgen.scan.definitions import namespaces_at
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.shared_impl import SharedImpl, StubCall, find_shared_impl
+from mpsgen.model import Location
 
 # The scanner lives in mpsgen.scan; these names are re-exported for readers of this module.
 __all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at", "SharedImpl", "StubCall", "find_shared_impl"]
@@ -68,6 +69,11 @@ class StubDecl(NamedTuple):
     def extra_params(self) -> tuple[tuple[str, str], ...]:
         """(type, name) of the parameters after the iterator: what a host kernel must forward."""
         return tuple(zip(self.params[1:], _param_names(self)[1:]))
+
+    @property
+    def location(self) -> Location:
+        """Where it was found (model.Location renders `path:line`)."""
+        return Location(self.path, self.line)
 
 
 def _split_param(param: str) -> tuple[str, str]:

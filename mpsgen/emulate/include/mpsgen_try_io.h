@@ -78,13 +78,16 @@ template <typename F, typename TI, typename TA, typename TO>
 void binary_alpha(const void* a, const void* b, const void* alpha, void* out, long n) {
   binary_alpha_value<F, TI, TA, TO>(a, b, io<TA>::load(alpha, 0), out, n);
 }
-// ternary alpha (a 2026 fork's REGISTER_TERNARY_ALPHA_OP): out[i] = f(a[i], b[i], c[i], alpha)
+// ternary alpha (REGISTER_TERNARY_ALPHA_OP): out[i] = f(a[i], b[i], c[i], alpha); a params struct as alpha
 template <typename F, typename TI, typename TA, typename TO>
-void ternary_alpha(const void* a, const void* b, const void* c, const void* alpha, void* out, long n) {
+void ternary_alpha_value(const void* a, const void* b, const void* c, const TA al, void* out, long n) {
   F f;
-  const TA al = io<TA>::load(alpha, 0);
   for (long i = 0; i < n; ++i)
     io<TO>::store(out, i, static_cast<TO>(f(io<TI>::load(a, i), io<TI>::load(b, i), io<TI>::load(c, i), al)));
+}
+template <typename F, typename TI, typename TA, typename TO>
+void ternary_alpha(const void* a, const void* b, const void* c, const void* alpha, void* out, long n) {
+  ternary_alpha_value<F, TI, TA, TO>(a, b, c, io<TA>::load(alpha, 0), out, n);
 }
 // ternary_dense: out[i] = static_cast<res_t>(f(om_t(a[i]), om_t(b[i]), om_t(c[i])))
 template <typename F, typename TI, typename TO, typename OMT>

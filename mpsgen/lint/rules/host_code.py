@@ -105,12 +105,12 @@ def stub_registered_twice(inv: "Inventory") -> Iterator[Finding]:
         regs = sorted(regs, key=lambda r: (r.path, r.line))
         graph = [r for r in regs if inv.registration_backend(r) == "mpsgraph"]
         extra = graph if graph and len(graph) < len(regs) else regs[1:]
-        listed = ", ".join(f"{r.path}:{r.line} ({r.macro})" for r in regs)
+        listed = ", ".join(f"{r.location} ({r.macro})" for r in regs)
         for r in extra:
             yield stub_registered_twice.finding(
                 r.path, r.line,
                 f"{stub} is registered for MPS {len(regs)} times ({listed}); which one runs depends on "
                 "static initialisation order",
-                hint=f"delete the registration at {r.path}:{r.line}",
+                hint=f"delete the registration at {r.location}",
                 rests_on=[Basis(o.path, o.line) for o in regs],
             )

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Iterator
 from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
 from mpsgen.lint.rules.shared import bare, families, kernel_col, migrate_hint, mps_col
-from mpsgen.sources.native_yaml.facts import Entry, family_key
+from mpsgen.model import Location
 from mpsgen.scan.lines import plain_lines
+from mpsgen.sources.native_yaml.facts import Entry, family_key
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
-    from mpsgen.sources.native_yaml.facts import Entry
 
 
 @rule("MPS001", "split-family", WARNING,
@@ -71,7 +71,7 @@ def split_family(inv: "Inventory") -> Iterator[Finding]:
                 why = f"while {sibling.name} (line {sibling.mps_lines[-1].line}) shares {sibling.mps_kernel}, which calls the same {use.stub}"
             else:
                 reg = use.registrations[0]
-                why = f"although {use.stub}, which its CPU/CUDA kernel {kernel} calls, is registered for MPS at {reg.path}:{reg.line}"
+                why = f"although {use.stub}, which its CPU/CUDA kernel {kernel} calls, is registered for MPS at {reg.location}"
             yield split_family.finding(
                 inv.yaml_rel, d.line,
                 f"{family} is half migrated: {e.name} dispatches MPS to the MPS-only {d.kernel}, {why}",
@@ -128,7 +128,7 @@ def duplicate_key(inv: "Inventory") -> Iterator[Finding]:
             inv.yaml_rel, target.line,
             f"{e.name} has MPS on lines {where}; torchgen silently uses the last one ({winner.kernel})",
             col=mps_col(target),
-            hint=f"delete the MPS: line at {inv.yaml_rel}:{target.line}",
+            hint=f"delete the MPS: line at {Location(inv.yaml_rel, target.line)}",
         )
 
 
@@ -195,7 +195,7 @@ def stub_not_registered(inv: "Inventory") -> Iterator[Finding]:
         names = " and ".join(missing)
         yield stub_not_registered.finding(
             inv.yaml_rel, d.line,
-            f"{e.name} shares {use.kernel} with MPS, which calls {calls} ({use.impl.path}:{use.impl.line}), "
+            f"{e.name} shares {use.kernel} with MPS, which calls {calls} ({use.impl.location}), "
             f"but no operations/*.mm registers {names} for MPS (a runtime error on MPS)",
             col=kernel_col(d),
             hint=migrate_hint(inv, family_key(e.base), "to write the Metal kernel and its registration",

@@ -131,17 +131,17 @@ def mps_dtypes(
     for ref in refs:
         call = _call(texts[ref.path], ref)
         if call is None:
-            unresolved.append(f"{ref.path}:{ref.line}: {ref.kind}({ref.name!r}, ...)")
+            unresolved.append(f"{ref.location}: {ref.kind}({ref.name!r}, ...)")
             continue
         kw = {k.arg: k.value for k in call.keywords if k.arg}
         node = kw.get("dtypesIfMPS") or kw.get("dtypes")
         if node is None:
-            unresolved.append(f"{ref.path}:{ref.line}: no dtypes= in {ref.kind}({ref.name!r}, ...)")
+            unresolved.append(f"{ref.location}: no dtypes= in {ref.kind}({ref.name!r}, ...)")
             continue
         try:
             declared.update(evaluate(node))
         except _Unresolved as err:
-            unresolved.append(f"{ref.path}:{ref.line}: {err}")
+            unresolved.append(f"{ref.location}: {err}")
         promotes |= _true(kw.get("promotes_int_to_float"))
         returns_bool |= _true(kw.get("always_returns_bool"))
     return OpDtypes(frozenset(declared), promotes, returns_bool, tuple(refs), tuple(unresolved))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import NamedTuple
+from mpsgen.model import Location
 
 
 class Change(NamedTuple):
@@ -13,7 +14,12 @@ class Change(NamedTuple):
     what: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.what}"
+        return f"{self.location}: {self.what}"
+
+    @property
+    def location(self) -> Location:
+        """Where it was found (model.Location renders `path:line`)."""
+        return Location(self.path, self.line)
 
 
 class OpInfoRef(NamedTuple):
@@ -29,6 +35,11 @@ class OpInfoRef(NamedTuple):
     end_line: int
     offset: int  # character offset of the call (e.g. `OpInfo(`) in the file's text
     kind: str  # OpInfo, UnaryUfuncInfo, BinaryUfuncInfo, ...
+
+    @property
+    def location(self) -> Location:
+        """Where it was found (model.Location renders `path:line`)."""
+        return Location(self.path, self.line)
 
 
 class TableEntry(NamedTuple):

@@ -1,0 +1,193 @@
+"""Planning's first phase: which overloads move and how their dispatch lines change, the shared
+kernels MPS will call and the DispatchStub behind them, as one frozen `Routing` (nothing is set in the
+changeset here; the planner applies `yaml_text`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mpsgen.errors import MpsgenError, Refusal, context
+from mpsgen.model import Command, KernelOptions
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
+from mpsgen.sources import host
+from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources import stubs
+from mpsgen.sources.native_yaml.edits import MovedEntry
+from mpsgen.sources.native_yaml.facts import Entry
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import YAML_REL, Checkout
+
+
+@dataclass(frozen=True)
+class Routing:
+    """What phase 1 decided for one op (a family, or the overloads named)."""
+
+    family: str
+    overloads: tuple[str, ...]  # the entries selected (empty: the whole family)
+    kept: tuple[str, ...]  # notes on overloads left on their MPS kernel
+    nothing_to_do: str = ""  # why nothing moves (empty: there is work)
+    index: nf.NativeIndex | None = None  # the yaml's index the edit was made on
+    yaml_text: str | None = None  # the edited native_functions.yaml (None: unchanged)
+    moved: tuple[MovedEntry, ...] = ()
+    shared: tuple[str, ...] = ()  # the shared CPU/CUDA kernels MPS now calls
+    legacy_kernels: tuple[str, ...] = ()  # the MPS-only kernels the moved entries called
+    schema_entry: Entry | None = None  # the entry whose schema and iterator describe the kernel
+    stub: stubs.StubDecl | None = None
+
+
+def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
+    yaml_text = cs.current(YAML_REL)
+    index = yaml_index(yaml_text)
+    family = nf.select_overloads(index, opts.op)
+    only = tuple(e.name for e in family.entries) if family.partial else None
+    kept: list[str] = []
+    if command == "migrate" and only is None:
+        only, kept = _movable_overloads(checkout, cs, family)
+    start = Routing(family.name, only or (), tuple(kept))
+    with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
+        done = _already_native(checkout, cs, family, opts)
+        if done:
+            return Routing(family.name, only or (), tuple(kept), nothing_to_do=done)
+        if command == "migrate":
+            if not family.has_mps:
+                first = family.entries[0]
+                raise MpsgenError(
+                    f"{family.name} has no MPS kernel to migrate", path=YAML_REL, line=first.line,
+                    hint=f"use `mpsgen new-op {family.name}` to give it a native one", kind=Refusal.NO_MPS_KERNEL,
+                )
+            edit = nf.migrate_family(yaml_text, family.name, path=YAML_REL,
+                                     shared_kernel=opts.shared_kernel, index=index, only=only)
+        else:
+            if family.legacy_entries:
+                e = family.legacy_entries[0]
+                raise MpsgenError(
+                    f"{family.name} already has an MPS kernel ({e.name}: {e.mps_kernel})",
+                    path=YAML_REL, line=e.legacy_lines[0].line,
+                    hint=f"use `mpsgen migrate {family.name}` to move it to Metal, or `mpsgen status --op {family.name}`",
+                )
+            edit = nf.add_mps_to_family(yaml_text, family.name, path=YAML_REL,
+                                        shared_kernel=opts.shared_kernel, index=index, only=only)
+        shared = edit.shared_kernels or tuple(
+            k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel)
+        )
+        if not shared:
+            first = family.entries[0]
+            raise MpsgenError(f"no entry of {family.name} routes MPS to a shared kernel", path=YAML_REL,
+                              line=first.line, hint="pass --shared-kernel NAME")
+        # The overload with the most tensors (ge.Tensor_out, not ge.Scalar_out, whose scalar is wrapped
+        # into a tensor): its arguments are what the kernel reads, so the numeric check can call it.
+        schema_entry = max((_entry_for_kernel(family, edit, k) for k in shared), key=_tensor_count)
+        returns = schema_entry.func.rsplit("->", 1)[-1].strip()
+        if returns.startswith("("):  # _prelu_kernel_backward -> (Tensor, Tensor)
+            raise MpsgenError(f"{schema_entry.name} returns {returns}: mpsgen writes kernels with one output",
+                              path=YAML_REL, line=schema_entry.line,
+                              hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
+        _require_elementwise(checkout, cs, family, edit)
+        stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
+    return Routing(start.family, start.overloads, start.kept, index=index,
+                   yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
+                   legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub)
+
+
+def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple[str, ...] | None, list[str]]:
+    """The overloads `migrate FAMILY` moves when some legacy ones cannot: an overload whose shared
+    kernel calls no DispatchStub (pow.Scalar_out) keeps its MPS kernel, said in a note, while the
+    others move.  (None, []) when every overload moves, or none can (the usual refusal then says why)."""
+    stubless: dict[str, str] = {}
+    legacy = family.legacy_entries
+    for e in legacy:
+        for kernel in sorted(e.cpu_cuda_kernels):
+            sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
+            impl = stubs.find_shared_impl(sources, kernel)
+            if impl is not None and not impl.stub_names:
+                stubless[e.name] = f"{kernel} ({impl.location}) calls no DispatchStub"
+    if not stubless or len(stubless) == len(legacy):
+        return None, []
+    left = [e.name for e in family.entries if e.name not in stubless and e.structured_delegate not in stubless]
+    notes = [f"kept {name} on {e.mps_kernel}: {why}; move it by hand" for e in legacy
+             if (name := e.name) in stubless for why in [stubless[name]]]
+    return tuple(left), notes
+
+
+def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions) -> str:
+    """Why there is nothing to do: every MPS entry shares its CPU/CUDA kernel and the stub is
+    registered by a kernel that does not run MPSGraph (REGISTER_MPS_UNARY_STUB, or a host function
+    whose body runs MPSGraph, leaves work to do)."""
+    if not family.has_mps or family.legacy_entries:
+        return ""
+    shared = tuple(dict.fromkeys(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel)))
+    stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
+    mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
+    kinds = [(r, host.registration_backend_in(r, mm_texts[r.path]))
+             for r in host.registered_stubs(mm_texts).get(stub.name, [])]
+    kept = [(r, kind) for r, kind in kinds if kind != "mpsgraph"]
+    if not kept:
+        return ""
+    r, kind = kept[0]
+    where = f"{stub.name} registered at {r.location}, MPS shares {', '.join(shared)}"
+    if kind == "metal":
+        return f"{family.name} is already on a native Metal kernel ({where})"
+    return (f"{family.name} already has an MPS kernel that is not MPSGraph code mpsgen knows ({where}; "
+            f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is")
+
+
+def _entry_for_kernel(family, edit, kernel: str):
+    moved = {m.entry for m in edit.moved}
+    for e in family.entries:
+        if (e.name in moved or e.mps_route == "shared") and kernel in (e.cpu_cuda_kernels | {e.mps_kernel}):
+            return e
+    return family.entries[0]
+
+
+def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit) -> None:
+    """Refuse an entry MPS would share that is not elementwise (argmax.out: a reduction whose stub
+    also takes a TensorIterator): mpsgen writes elementwise Metal kernels only.  Same test as status's
+    frontier: marked pointwise in the yaml, or its shared kernel builds an elementwise iterator."""
+    from mpsgen.sources.shared_impl import not_elementwise_reason
+
+    moved = {m.entry: m.shared_kernel for m in edit.moved}
+    for e in family.entries:
+        kernel = moved.get(e.name) or (e.mps_kernel if e.mps_route == "shared" else None)
+        if not kernel or e.marked_pointwise:
+            continue
+        sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
+        impl = stubs.find_shared_impl(sources, kernel)
+        if impl is None or impl.elementwise:
+            continue  # a kernel not found is _infer_stub's to report
+        raise MpsgenError(f"{e.name} is not a pointwise op: {not_elementwise_reason(kernel, f'{impl.location}')}",
+                          path=YAML_REL, line=e.line,
+                          hint=f"mpsgen writes elementwise Metal kernels only; `mpsgen status --op {family.name}` "
+                               "shows the migration frontier")
+
+
+def _infer_stub(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[str, ...],
+                override: str | None) -> stubs.StubDecl:
+    sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), family)
+    all_headers = folder_files(cs, "native_headers")
+    found: dict[str, stubs.StubDecl] = {}
+    impls = {k: stubs.find_shared_impl(sources, k) for k in kernels}
+    if override is None and any(i is not None and i.stub_names for i in impls.values()):
+        # where (where.self) calls no stub, only where_self_out, which does: MPS shares both, and only
+        # the stub's registration moves; a stubless overload with its own MPS kernel (pow.Scalar_out)
+        # never gets here (_movable_overloads keeps it).
+        kernels = tuple(k for k in kernels if (i := impls[k]) is None or i.stub_names)
+    for kernel in kernels:
+        impl = impls[kernel]
+        wanted = override or (impl.stub_names[0] if impl and impl.stub_names else family)
+        headers = mentioning(planned_texts(cs, all_headers, checkout), wanted)
+        decl = stubs.infer_stub(headers or planned_texts(cs, all_headers, checkout), sources, kernel, override)
+        found[kernel] = decl
+    names = {d.name for d in found.values()}
+    if len(names) > 1:
+        listed = ", ".join(f"{k} -> {d.name}" for k, d in found.items())
+        raise MpsgenError(
+            f"the overloads of {family} call different stubs ({listed})",
+            path=YAML_REL, hint="migrate them by hand, or name one with --stub and --shared-kernel",
+        )
+    return next(iter(found.values()))
+
+
+def _tensor_count(entry: Entry) -> int:
+    from mpsgen.plan.binding import schema_args
+
+    return sum(a.type.startswith("Tensor") for a in schema_args(entry.func))
