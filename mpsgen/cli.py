@@ -164,7 +164,7 @@ def migrate(obj: Context, **options: Any) -> None:
     sys.exit(_run_kernel_command("migrate", obj, options))
 
 
-def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any]) -> int:
+def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any], command: str = "migrate") -> int:
     from mpsgen.commands.migrate_all import BatchOptions, refuse_unsupported, run_migrate_all
 
     ops = tuple(options.pop("ops"))
@@ -173,11 +173,15 @@ def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any
     return run_migrate_all(obj.checkout(), BatchOptions(
         branch_per_op=batch["branch_per_op"], prefix=batch["branch_prefix"], jobs=batch["jobs"],
         no_try=run.no_try, fmt=run.fmt, build=not run.no_build, test=not run.no_test,
-        build_cmds=tuple(run.build_cmds), grad=run.grad_tests))
+        build_cmds=tuple(run.build_cmds), grad=run.grad_tests, command=command))
 
 
 @main.command("new-op")
 @kernel_options
+@click.option("--all", "all_families", is_flag=True, help="Every family `mpsgen status` calls a new-op candidate; writes nothing without --branch-per-op.")
+@click.option("--branch-per-op", is_flag=True, help="With --all: each family as one commit on its own branch from HEAD.")
+@click.option("--branch-prefix", default="mps-metal/", show_default=True, metavar="PREFIX", help="With --branch-per-op: branch names are PREFIX<family>.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, metavar="N", help="With --all: families planned at once (0: the CPU count).")
 @click.pass_obj
 @reports_errors
 def new_op(obj: Context, **options: Any) -> None:
@@ -185,7 +189,13 @@ def new_op(obj: Context, **options: Any) -> None:
 
     \b
     Example:  mpsgen new-op heaviside --expr 'a == 0 ? b : T(a > 0)'
+              mpsgen new-op --all
     """
+    batch = {k: options.pop(k) for k in ("all_families", "branch_per_op", "branch_prefix", "jobs")}
+    if batch["all_families"]:
+        sys.exit(_run_migrate_all(obj, options, batch, "new-op"))
+    if batch["branch_per_op"]:
+        raise MpsgenError("--branch-per-op goes with --all", hint="add --all, or use --branch NAME for one change")
     sys.exit(_run_kernel_command("new-op", obj, options))
 
 
@@ -196,7 +206,7 @@ def _run_kernel_command(command: Command, obj: Context, options: dict[str, Any])
     ops = tuple(options.pop("ops"))
     if not ops:
         raise MpsgenError(f"`mpsgen {command}` needs at least one OP", hint=f"mpsgen {command} OP [OP]..."
-                          + (", or --all" if command == "migrate" else ""))
+                          + ", or --all")
     if options["fmt"] == "markdown":
         raise MpsgenError("--format markdown is the --all summary's", hint="use text or json for named ops")
     kernel, run = _typed({**options, "op": ops[0]})

@@ -149,10 +149,16 @@ def test_frontier_lists_candidates_apart_with_counts(sample_tree: Path):
     assert "atan2.out: CPU uses atan2_out but CUDA uses atan2_out_cuda" in out[5]
     assert "signbit_out (aten/src/ATen/native/UnaryOps.cpp:" in out[4] and "signbit_stub(TensorIteratorBase&...)" in out[4]
     assert ("frontier: 4 MPSGraph families are pointwise migration candidates (`mpsgen migrate NAME`), 1 are not "
-            "(no shared TensorIterator kernel calling a DispatchStub)") in out
+            "(no shared TensorIterator kernel calling a DispatchStub); 2 families with no MPS kernel are pointwise "
+            "new-op candidates (`mpsgen new-op NAME`)") in out
     j = json.loads(run(sample_tree, "--format", "json").output)
-    assert j["frontier"] == {"candidate": 4, "not a candidate": 1}
-    assert {f["family"]: f["frontier"] for f in j["families"]}["atan2"] == "not a candidate"
+    assert j["frontier"] == {"candidate": 4, "not a candidate": 1, "new-op candidate": 2}
+    frontier = {f["family"]: f["frontier"] for f in j["families"]}
+    assert frontier["atan2"] == "not a candidate"
+    # no MPS key, CPU and CUDA share a kernel calling a TensorIterator stub: `mpsgen new-op` can write it
+    assert frontier["heaviside"] == frontier["special_log_ndtr"] == "new-op candidate"
+    heaviside = next(f for f in j["families"] if f["family"] == "heaviside")
+    assert "heaviside_stub(TensorIteratorBase&...)" in heaviside["frontier_why"]
 
 
 def test_op_says_why_it_is_or_is_not_a_candidate(sample_tree: Path):

@@ -14,15 +14,16 @@ from mpsgen.batch.outcome import FAILED, NOTHING, PLANNED, REFUSED, FamilyOutcom
 from mpsgen.errors import MpsgenError
 
 
-def plan_unit(root: str, families: tuple[str, ...], no_try: bool) -> list[FamilyOutcome]:
-    """One outcome for the families together (one branch); refused together, each family alone."""
-    together = _plan(root, families, no_try)
+def plan_unit(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate") -> list[FamilyOutcome]:
+    """One outcome for the families together (one branch); refused together, each family alone.
+    *command*: "migrate" (`migrate --all`) or "new-op" (`new-op --all`)."""
+    together = _plan(root, families, no_try, command)
     if together.ok or len(families) == 1:
         return [together]
-    return [_plan(root, (family,), no_try) for family in families]
+    return [_plan(root, (family,), no_try, command) for family in families]
 
 
-def _plan(root: str, families: tuple[str, ...], no_try: bool) -> FamilyOutcome:
+def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate") -> FamilyOutcome:
     from mpsgen.batch.pr_text import pr_message
     from mpsgen.emulate.plan_check import check_plans
     from mpsgen.model import KernelOptions
@@ -33,7 +34,7 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool) -> FamilyOutcome:
     kernel = KernelOptions(op=families[0])
     unit: dict[str, Any] = dict(family=families[0], families=list(families))
     try:
-        group = plan_group("migrate", checkout, list(families), kernel)
+        group = plan_group(command, checkout, list(families), kernel)  # type: ignore[arg-type]
         if group.nothing_to_do:
             return FamilyOutcome(state=NOTHING, reason=group.nothing_to_do, **unit)
         numeric = None if no_try else check_plans(group, checkout, kernel=kernel)

@@ -37,14 +37,17 @@ class BatchOptions(NamedTuple):
     test: bool = False  # ... and run its test_mps.py tests
     build_cmds: tuple[str, ...] = ()
     grad: bool = False  # also test_output_grad_match
+    command: str = "migrate"  # or "new-op": the families with no MPS kernel that status calls new-op candidates
 
 
 Unit = tuple[str, ...]  # families migrated together, on one branch
 
 
-def candidate_units(checkout: Checkout) -> list[Unit]:
-    """The families `mpsgen status` lists as pointwise migration candidates, those whose overloads
-    call a common stub (threshold and threshold_backward: threshold_stub) grouped into one unit."""
+def candidate_units(checkout: Checkout, command: str = "migrate") -> list[Unit]:
+    """The families `mpsgen status` lists as pointwise migration candidates (for new-op: new-op
+    candidates), those whose overloads call a common stub (threshold and threshold_backward:
+    threshold_stub) grouped into one unit."""
+    from mpsgen.lint.inventory import NO_MPS
     from mpsgen.lint.frontier import FrontierIndex
     from mpsgen.lint.inventory import Inventory
     from mpsgen.tree.factcache import FactCache
@@ -53,7 +56,9 @@ def candidate_units(checkout: Checkout) -> list[Unit]:
     front = FrontierIndex(inv)
     stubs: dict[str, set[str]] = {}
     for state in inv.family_states():
-        f = front.family(state.name)
+        if (state.state == NO_MPS) != (command == "new-op"):
+            continue
+        f = front.new_op(state.name) if command == "new-op" else front.family(state.name)
         if f is not None and f.candidate:
             stubs[state.name] = {s for o in f.overloads if o.candidate for s in o.stubs}
     inv.save_facts()
@@ -72,7 +77,7 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
     base = ""
     outcomes: dict[str, FamilyOutcome] = {}
     config = _verify_config(checkout, opts) if opts.build or opts.test else None
-    units = candidate_units(checkout)
+    units = candidate_units(checkout, opts.command)
     if opts.build or opts.test or opts.branch_per_op:  # the branches and the builds start from HEAD
         branches.require_clean(root)
     if opts.branch_per_op:
@@ -159,17 +164,17 @@ def _plan_all(root: str, units: list[Unit], opts: BatchOptions,
     from mpsgen.batch.plan_one import exit_with_parent, plan_unit
 
     jobs = opts.jobs or os.cpu_count() or 1
-    with click.progressbar(length=len(units), label="migrate --all", file=sys.stderr,
+    with click.progressbar(length=len(units), label=f"{opts.command} --all", file=sys.stderr,
                            item_show_func=lambda name: name) as bar:
         if jobs == 1 or len(units) <= 1:
             for unit in units:
-                for outcome in plan_unit(root, unit, opts.no_try):
+                for outcome in plan_unit(root, unit, opts.no_try, opts.command):
                     finished(outcome)
                 bar.update(1, unit[0])
             return
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(units)), initializer=exit_with_parent)
         try:
-            pending = {pool.submit(plan_unit, root, unit, opts.no_try) for unit in units}
+            pending = {pool.submit(plan_unit, root, unit, opts.no_try, opts.command) for unit in units}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 CANDIDATE = "candidate"
 NOT_CANDIDATE = "not a candidate"
+NEW_OP = "new-op candidate"  # no MPS key at all: `mpsgen new-op NAME` writes its first kernel
 
 
 class Overload(NamedTuple):
@@ -44,6 +45,7 @@ class Frontier(NamedTuple):
     overloads: tuple[Overload, ...]
     note: str = ""  # the reason when there is no MPS-only overload to judge
     note_is_candidate: bool = False  # a shared key whose stub MPSGraph code registers: migrate writes the Metal kernel
+    new_op: bool = False  # judged for `new-op` (no MPS key), not for `migrate`
 
     @property
     def candidate(self) -> bool:
@@ -51,6 +53,8 @@ class Frontier(NamedTuple):
 
     @property
     def label(self) -> str:
+        if self.new_op:
+            return NEW_OP if self.candidate else ""
         return CANDIDATE if self.candidate else NOT_CANDIDATE
 
     @property
@@ -58,7 +62,9 @@ class Frontier(NamedTuple):
         if self.note:
             return self.note
         chosen = next((o for o in self.overloads if o.candidate), self.overloads[0] if self.overloads else None)
-        return f"{chosen.entry}: {chosen.why}" if chosen else "no MPS-only overload"
+        if chosen is None:
+            return "no MPS-only overload"
+        return f"{chosen.entry}: {chosen.why}" + (" (no MPS key: `mpsgen new-op`)" if self.new_op and chosen.candidate else "")
 
 
 class FrontierIndex:
@@ -115,3 +121,17 @@ class FrontierIndex:
                     return Frontier(name, (), f"shared kernel {use.kernel} calls {use.stub}, registered by MPSGraph "
                                               f"code at {graph[0].path}:{graph[0].line}", True)
         return Frontier(name, (), "no MPS-only overload and no MPSGraph registration found")
+
+    def new_op(self, name: str) -> Frontier:
+        """Family *name*, which has no MPS key, judged for `new-op`: a candidate when an entry's CPU and
+        CUDA share a pointwise kernel that calls TensorIterator stubs (the migrate frontier's test)."""
+        inv = self.inv
+        overloads = []
+        for head in inv.family_heads.get(name, ()):
+            chunk = inv.index.text[head.start : head.end]
+            if "CPU" not in chunk or "CUDA" not in chunk:  # cheap: most such families are not pointwise
+                continue
+            overloads.append(self.overload(inv.index.parse(head)))
+        if not overloads:
+            return Frontier(name, (), "no entry with CPU and CUDA kernels", new_op=True)
+        return Frontier(name, tuple(overloads), new_op=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.lint.details import FamilyDetails, family_details, render_details
-from mpsgen.lint.frontier import CANDIDATE, NOT_CANDIDATE, Frontier, FrontierIndex
+from mpsgen.lint.frontier import CANDIDATE, NEW_OP, NOT_CANDIDATE, Frontier, FrontierIndex
 from mpsgen.lint.inventory import (
     METAL_LEGACY, MPSGRAPH, NATIVE, NO_MPS, SPLIT, STATES, UNKNOWN, FamilyState, Inventory,
 )
@@ -35,7 +35,9 @@ class Row(NamedTuple):
 
     @property
     def why(self) -> str:
-        return self.frontier.why if self.frontier else self.state.why
+        if self.frontier is None or (self.frontier.new_op and not self.frontier.candidate):
+            return self.state.why
+        return self.frontier.why
 
 
 class Dashboard(NamedTuple):
@@ -56,12 +58,14 @@ class Dashboard(NamedTuple):
         """MPSGraph families: pointwise migration candidates and the others."""
         graph = [r for r in self.rows if r.state.state == MPSGRAPH and r.frontier]
         yes = sum(r.frontier.candidate for r in graph if r.frontier)
-        return {CANDIDATE: yes, NOT_CANDIDATE: len(graph) - yes}
+        new = sum(1 for r in self.rows if r.state.state == NO_MPS and r.frontier and r.frontier.candidate)
+        return {CANDIDATE: yes, NOT_CANDIDATE: len(graph) - yes, NEW_OP: new}
 
 
 def dashboard(inv: Inventory) -> Dashboard:
     front = FrontierIndex(inv)
-    rows = tuple(Row(s, front.family(s.name) if s.state in _JUDGED else None) for s in inv.family_states())
+    rows = tuple(Row(s, front.family(s.name) if s.state in _JUDGED else front.new_op(s.name) if s.state == NO_MPS
+                     else None) for s in inv.family_states())
     return Dashboard(rows, inv.composite_only)
 
 
@@ -74,7 +78,7 @@ def _ordered(board: Dashboard) -> list[Row]:
         s = r.state.state
         if s == MPSGRAPH:
             return 1 if r.frontier and r.frontier.candidate else 2
-        return {SPLIT: 0, METAL_LEGACY: 3, UNKNOWN: 4, NATIVE: 5, NO_MPS: 6}[s]
+        return {SPLIT: 0, METAL_LEGACY: 3, UNKNOWN: 4, NATIVE: 5, NO_MPS: 6 if r.frontier and r.frontier.candidate else 7}[s]
 
     return sorted(board.rows, key=lambda r: (rank(r), r.name))
 
@@ -86,7 +90,8 @@ def _frontier_label(r: Row) -> str:
 def _frontier_line(board: Dashboard) -> str:
     f = board.frontier_totals()
     return (f"frontier: {f[CANDIDATE]} MPSGraph families are pointwise migration candidates (`mpsgen migrate NAME`), "
-            f"{f[NOT_CANDIDATE]} are not (no shared TensorIterator kernel calling a DispatchStub)")
+            f"{f[NOT_CANDIDATE]} are not (no shared TensorIterator kernel calling a DispatchStub); "
+            f"{f[NEW_OP]} families with no MPS kernel are pointwise new-op candidates (`mpsgen new-op NAME`)")
 
 
 def render_dashboard(board: Dashboard, fmt: str) -> str:

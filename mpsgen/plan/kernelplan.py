@@ -109,7 +109,9 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     stub = plan.stub
     assert stub is not None
     native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
-    read = [(src, stubs.find_shared_impl(src, k)) for k in shared for src in [mentioning(native, k)]]
+    # a macro-made kernel (ge_Scalar_out of CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(ge)) is found by its op
+    read = [(src, stubs.find_shared_impl(src, k)) for k in shared
+            for src in [mentioning(native, k) or mentioning(native, plan.family)]]
     calls = [(src, impl, c) for src, impl in read if impl for c in impl.stubs if c.stub == stub.name]
     sources, impl, call = calls[0] if calls else (*read[0], None)
     owner = stub.name.removesuffix("_stub")

@@ -74,7 +74,9 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
             first = family.entries[0]
             raise MpsgenError(f"no entry of {family.name} routes MPS to a shared kernel", path=YAML_REL,
                               line=first.line, hint="pass --shared-kernel NAME")
-        schema_entry = _entry_for_kernel(family, edit, shared[0])
+        # The overload with the most tensors (ge.Tensor_out, not ge.Scalar_out, whose scalar is wrapped
+        # into a tensor): its arguments are what the kernel reads, so the numeric check can call it.
+        schema_entry = max((_entry_for_kernel(family, edit, k) for k in shared), key=_tensor_count)
         returns = schema_entry.func.rsplit("->", 1)[-1].strip()
         if returns.startswith("("):  # _prelu_kernel_backward -> (Tensor, Tensor)
             raise MpsgenError(f"{schema_entry.name} returns {returns}: mpsgen writes kernels with one output",
@@ -183,3 +185,9 @@ def _infer_stub(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[s
             path=YAML_REL, hint="migrate them by hand, or name one with --stub and --shared-kernel",
         )
     return next(iter(found.values()))
+
+
+def _tensor_count(entry: Entry) -> int:
+    from mpsgen.plan.binding import schema_args
+
+    return sum(a.type.startswith("Tensor") for a in schema_args(entry.func))

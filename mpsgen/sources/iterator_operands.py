@@ -92,20 +92,35 @@ def operands_in(masked: str) -> tuple[str, ...] | None:
     return found[0] if len(set(found)) == 1 and found[0] else None
 
 
-def _meta_names(entry_name: str) -> list[str]:
+def _meta_names(entry_name: str, base: str | None = None) -> list[str]:
     """TORCH_META_FUNC / TORCH_META_FUNC2 spellings for a yaml entry (threshold_backward.grad_input,
-    pow.Tensor_Tensor_out)."""
-    base, _, overload = entry_name.partition(".")
+    pow.Tensor_Tensor_out), with *base* for its op's name when given (a macro's parameter)."""
+    name, _, overload = entry_name.partition(".")
+    base = base or name
     ov = re.sub(r"_?(?:out|grad_input)$", "", overload)
     pattern = [rf"\bTORCH_META_FUNC2\s*\(\s*{re.escape(base)}\s*,\s*{re.escape(ov)}\s*\)"] if ov else []
     return pattern + [rf"\bTORCH_META_FUNC\s*\(\s*{re.escape(base)}\s*\)"]
+
+
+def _in_macro(masked: str, k: int, entry_name: str) -> re.Match[str] | None:
+    """The meta function a one-parameter macro defines for *entry_name*'s op, when the file expands it
+    for that op (BinaryOps.cpp's CREATE_COMPARISON_SCALAR_TENSOR_META_FUNC(ge) defines ge's two)."""
+    base = entry_name.partition(".")[0]
+    for d in re.finditer(r"#\s*define\s+(\w+)\(\s*(\w+)\s*\)", masked):
+        macro, param = d.group(1), d.group(2)
+        if not re.search(rf"^\s*{re.escape(macro)}\(\s*{re.escape(base)}\s*\)", masked, re.M):
+            continue
+        m = re.compile(_meta_names(entry_name, param)[k]).search(masked, d.end())
+        if m and "\n" not in masked[d.end() : m.start()].replace("\\\n", ""):
+            return m  # inside the #define (every line up to it continued with a backslash)
+    return None
 
 
 def iterator_operands(sources: dict[str, str], impl: SharedImpl, entry_name: str) -> Operands | None:
     """The iterator inputs of *impl* (the shared kernel of yaml entry *entry_name*), or None when
     mpsgen cannot read them (the caller then counts the schema's tensors)."""
     ix = index_of(impl.path, sources[impl.path])
-    if impl.form == "TORCH_IMPL_FUNC":
+    if impl.form == "TORCH_IMPL_FUNC" or impl.form.startswith("macro:"):  # a macro's TORCH_IMPL_FUNC too
         # Structured: *this is the iterator the meta function built (usually in the same file).
         ordered = [impl.path] + [p for p in sources if p != impl.path]
         for path in ordered:
@@ -113,8 +128,8 @@ def iterator_operands(sources: dict[str, str], impl: SharedImpl, entry_name: str
             if "TORCH_META_FUNC" not in text:
                 continue
             mix = index_of(path, text)
-            for pattern in _meta_names(entry_name):
-                m = re.search(pattern, mix.masked)
+            for k, pattern in enumerate(_meta_names(entry_name)):
+                m = re.search(pattern, mix.masked) or _in_macro(mix.masked, k, entry_name)
                 if not m:
                     continue
                 brace = mix.masked.find("{", m.end())

@@ -1,0 +1,33 @@
+"""README.md's catalog coverage table is the one the catalog generates.  After editing
+templates/catalog.yaml, regenerate it with
+    python -c 'from pathlib import Path; from mpsgen.generate.catalog_table import with_table as w; p = Path("README.md"); p.write_text(w(p.read_text()))'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpsgen.generate import catalog, catalog_table
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_readme_table_is_current() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert catalog_table.BEGIN in text and catalog_table.END in text
+    assert catalog_table.with_table(text) == text, "regenerate it: see this file's docstring"
+
+
+def test_table_has_one_row_per_op_with_its_cpu_kernel() -> None:
+    rows = catalog_table.coverage_table().splitlines()[2:]
+    ops = [r.split("|")[1].strip() for r in rows]
+    assert ops == sorted(catalog.load_catalog())
+    row = next(r for r in rows if r.startswith("| hypot |"))
+    assert "BinaryOpsKernel.cpp hypot_kernel" in row and "| hypot |" in row.split("float", 1)[1]
+
+
+def test_with_table_replaces_only_between_the_markers() -> None:
+    text = f"intro\n{catalog_table.BEGIN}\nstale\n{catalog_table.END}\noutro\n"
+    out = catalog_table.with_table(text)
+    assert out.startswith("intro\n") and out.endswith("\noutro\n") and "stale" not in out
+    assert "| atan2 |" in out
