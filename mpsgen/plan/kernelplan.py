@@ -82,7 +82,11 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
             if user:  # an overload that was not selected still calls it
                 plan.notes.append(f"kept {legacy}: {user} still calls it")
                 continue
-            remove_legacy(plan, checkout, legacy)
+            removal = remove_legacy(cs, checkout, legacy, plan.family)
+            for path, text in removal.texts.items():
+                cs.set_text(path, text, f"removed MPSGraph {legacy}")
+            plan.removed.extend(removal.removed)
+            plan.notes.extend(removal.notes)
         tests = plan_test_lists(plan.family, plan.command, checkout, cs, dtypes=plan.dtypes,
                                 dropped=tuple(plan.dropped), drop_complex=opts.drop_complex)
         for path, text in tests.texts.items():

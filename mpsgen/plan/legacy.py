@@ -3,13 +3,16 @@ now unused include."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.result import Plan
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host
-from mpsgen.tree.checkout import Checkout
-from mpsgen.scan.lines import split_lines
 from mpsgen.model import Location
+from mpsgen.scan.lines import split_lines
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import Checkout
 
 
 def callers_first(plan: Plan, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -26,14 +29,22 @@ def callers_first(plan: Plan, checkout: Checkout, names: tuple[str, ...] | list[
     return sorted(names, key=lambda n: not calls_another(n))
 
 
-def remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
+@dataclass(frozen=True)
+class LegacyRemoval:
+    """What deleting one legacy kernel's MPSGraph code changes: new texts of its .mm files, and the lines
+    the summary reports (removed code, helpers kept because a macro could paste their name)."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+    removed: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> LegacyRemoval:
     """Delete the MPSGraph implementation of a legacy yaml kernel, and its now unused include."""
-    cs = plan.changeset
     mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), name)
     impls = host.find_implementations(mm_texts, name)
     if not impls:
-        plan.notes.append(f"no implementation of {name} found in operations/*.mm (already removed?)")
-        return
+        return LegacyRemoval(notes=(f"no implementation of {name} found in operations/*.mm (already removed?)",))
     for impl in impls:
         if impl.backend == "metal":
             raise MpsgenError(
@@ -43,16 +54,19 @@ def remove_legacy(plan: Plan, checkout: Checkout, name: str) -> None:
             )
     from mpsgen.sources.deadcode import drop_orphaned_comments, referenced_names, remove_unused_helpers
 
+    texts: dict[str, str] = {}
+    removed: list[str] = []
+    notes: list[str] = []
     for impl in impls:
-        before = cs.current(impl.path)
+        before = texts.get(impl.path, cs.current(impl.path))
         used = referenced_names("".join(split_lines(before)[impl.line - 1 : impl.end_line]))
         text = host.remove_implementation(before, impl)
         text = drop_orphaned_comments(text, impl.line, {name})  # its section comment, once nothing is under it
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
-        text = host.remove_op_include(text, plan.family)
-        cs.set_text(impl.path, text, f"removed MPSGraph {name}")
+        texts[impl.path] = host.remove_op_include(text, family)
         kind = impl.macro or impl.form
-        plan.removed.append(f"{impl.location}: {kind} {name}")
-        plan.removed.extend(f"{Location(impl.path, line)}: {what} (used only by {name})" for line, what in dead)
-        plan.notes.extend(f"{Location(impl.path, line)}: {what} is not named any more, but a macro's `##` could build "
-                          "its name: left in place" for line, what in kept)
+        removed.append(f"{impl.location}: {kind} {name}")
+        removed.extend(f"{Location(impl.path, line)}: {what} (used only by {name})" for line, what in dead)
+        notes.extend(f"{Location(impl.path, line)}: {what} is not named any more, but a macro's `##` could build "
+                     "its name: left in place" for line, what in kept)
+    return LegacyRemoval(texts, tuple(removed), tuple(notes))
