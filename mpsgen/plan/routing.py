@@ -43,7 +43,6 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
     kept: list[str] = []
     if command == "migrate" and only is None:
         only, kept = _movable_overloads(checkout, cs, family)
-    start = Routing(family.name, only or (), tuple(kept))
     with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
         done = _already_native(checkout, cs, family, opts)
         if done:
@@ -84,7 +83,7 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
                               hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
         _require_elementwise(checkout, cs, family, edit)
         stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
-    return Routing(start.family, start.overloads, start.kept, index=index,
+    return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
                    legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub)
 
