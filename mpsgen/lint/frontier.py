@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.sources.native_yaml.facts import Entry
-from mpsgen.sources.shared_impl import not_elementwise_reason
+from mpsgen.sources.shared_impl import borrowed_stub, not_elementwise_reason
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
@@ -91,6 +91,9 @@ class FrontierIndex:
         if not stubs:
             return Overload(e.name, mps_kernel, site.kernel, at, (), None, False,
                             f"{site.kernel} ({at}) calls no DispatchStub (it calls other ops)")
+        borrowed = self._borrowed(e, use.impl)
+        if borrowed:
+            return Overload(e.name, mps_kernel, site.kernel, at, stubs, None, False, borrowed)
         decls = [inv.stub_declarations.get(s) for s in stubs]
         stub_type = decls[0].fn_type if decls[0] else None
         known = [d for d in decls if d is not None]
@@ -105,6 +108,22 @@ class FrontierIndex:
         return Overload(e.name, mps_kernel, site.kernel, at, stubs, None, True,
                         f"{site.kernel} ({at}) calls {', '.join(stubs)} (a pointwise entry; "
                         "the stub's declaration is not in native/*.h)")
+
+    def _borrowed(self, e: Entry, impl) -> str:
+        """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub
+        (sub_out: add_stub (-alpha)) and MPS runs that stub with no Metal kernel yet, so `migrate`
+        would refuse (plan/kernelplan.py asks the same sources.shared_impl.borrowed_stub)."""
+        from mpsgen.sources.native_yaml.facts import family_key
+
+        inv = self.inv
+        family = family_key(e.name.split(".", 1)[0])
+        for call in impl.stubs:
+            owner = borrowed_stub(call, family, lambda name: name in inv.family_heads)
+            regs = inv.registrations.get(call.stub, ())
+            if owner and not any(inv.registration_backend(r) != "mpsgraph" for r in regs):
+                return (f"{impl.kernel} ({impl.location}) passes {call.stub} ({', '.join(call.extra_args)}): "
+                        f"{owner}'s kernel, which MPS does not run on Metal yet; {family} follows {owner}")
+        return ""
 
     def family(self, name: str) -> Frontier:
         """The frontier state of family *name* (whose MPS runs MPSGraph or an MPS-only kernel)."""

@@ -87,6 +87,9 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
                 cs.set_text(path, text, f"removed MPSGraph {legacy}")
             plan.removed.extend(removal.removed)
             plan.notes.extend(removal.notes)
+        if plan.spec is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
+            plan.notes.append(f"test lists left alone: {plan.stub.name}'s kernel serves {plan.family} already")
+            return plan
         tests = plan_test_lists(plan.family, plan.command, checkout, cs, dtypes=plan.dtypes,
                                 dropped=tuple(plan.dropped), drop_complex=opts.drop_complex)
         for path, text in tests.texts.items():
@@ -122,8 +125,11 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     plan.kernel = plan.family
     if call is not None and call.extra_args and owner != plan.family:
         assert impl is not None  # the call was found in it
-        odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
-        if odd:  # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's
+        from mpsgen.sources.shared_impl import borrowed_stub
+
+        # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's (renorm's own
+        # renorm_scale_factor_stub, named after no family, is renorm's kernel)
+        if borrowed_stub(call, plan.family, index.has_family):
             raise MpsgenError(
                 f"{impl.kernel} passes {stub.name} ({', '.join(call.extra_args)}): the stub is {owner}'s, and its "
                 f"kernel computes {owner}'s function of what it is passed", path=impl.path, line=call.line,
