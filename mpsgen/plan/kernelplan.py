@@ -88,7 +88,8 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
             plan.removed.extend(removal.removed)
             plan.notes.extend(removal.notes)
         if plan.spec is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
-            plan.notes.append(f"test lists left alone: {routing.stub.name if routing.stub else 'its stub'}'s kernel serves {plan.family} already")
+            owner = routing.stub.name if routing.stub else "its stub"
+            plan.notes.append(f"test lists left alone: {owner}'s kernel serves {plan.family} already")
             return plan
         tests = plan_test_lists(plan.family, plan.command, checkout, cs, dtypes=plan.dtypes,
                                 dropped=tuple(plan.dropped), drop_complex=opts.drop_complex)
