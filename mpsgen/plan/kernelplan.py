@@ -145,13 +145,15 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
         plan.diverted = (call.diverts, f"{impl.kernel} at {Location(impl.path, call.line)}")
     operands = iterator_operands(sources, impl, entry.name) if impl else None
     plan.operands_at = f"{operands.location}" if operands else ""
+    mixed = None
     if operands is not None and len(operands.names) > 1:
         assert impl is not None  # operands are read from it
-        _require_one_input_dtype(sources[impl.path], impl, operands.names)
+        mixed = _mixed_input_dtypes(sources[impl.path], impl, operands.names)
     body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}
     declared = tuple(body["params"]) if body.get("params") else None
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
-                         schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared)
+                         schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared,
+                         mixed=mixed)
     if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
         from mpsgen.generate.api_extension import extend_planned
 
@@ -165,17 +167,16 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     return shape
 
 
-def _require_one_input_dtype(text: str, impl, inputs: tuple[str, ...]) -> None:
-    """The registration macros read every input as the kernel's one type T: an iterator built with
-    check_all_same_dtype(false) over several inputs (where: a bool condition and two T values) is refused."""
+def _mixed_input_dtypes(text: str, impl, inputs: tuple[str, ...]):
+    """Where the iterator is built with check_all_same_dtype(false) over several inputs (where: a bool
+    condition and two T values), for plan/shape.py to decide; None when its inputs share one dtype."""
+    from mpsgen.plan.shape import MixedInputs
+
     lines = text.split("\n")[impl.line - 1 : impl.end_line]
     for k, line in enumerate(lines):
         if re.search(r"\.check_all_same_dtype\(\s*false\s*\)", line):
-            raise MpsgenError(
-                f"{impl.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
-                f"({', '.join(inputs)}) may differ in dtype, and mpsgen's kernels read every input as one type T",
-                path=impl.path, line=impl.line + k,
-                hint="write the kernel by hand (a functor taking each input in its own type)")
+            return MixedInputs(impl.kernel, inputs, impl.path, impl.line + k)
+    return None
 
 
 def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
@@ -194,7 +195,12 @@ def _host_api(cs: Changeset):
 
     checkout = cs.checkout
     text = cs.current(LIBRARY_HEADER_REL) if checkout.path(LIBRARY_HEADER_REL).is_file() else None
+    from mpsgen.plan.texts import c10_metal_texts
+    from mpsgen.sources.host_api import cast_input_counts
+
     api = read_host_api(text, c10_metal_macros(cs) or frozenset())
+    indexing = c10_metal_texts(cs).get("c10/metal/indexing.h")
+    api = api._replace(cast_inputs=cast_input_counts(indexing))
     binary_mm = f"{OPERATIONS_REL}/BinaryKernel.mm"
     if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
         api = api._replace(binary_mps_impl=defines_binary_mps_impl(cs.current(binary_mm)))
