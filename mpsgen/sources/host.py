@@ -158,7 +158,7 @@ def _backends(masked: str, spans: list[FunctionSpan]) -> list[Backend]:
     if "unknown" not in kinds:
         return kinds
     # TORCH_IMPL_FUNC(renorm_out_mps) calling its file's overload renorm_out_mps(...), which runs Metal
-    known = {s.name: kind for s, kind in zip(spans, kinds) if kind != "unknown" and kind != "metal"}
+    known: dict[str, Backend] = {s.name: kind for s, kind in zip(spans, kinds) if kind == "mpsgraph"}
     known.update({s.name: kind for s, kind in zip(spans, kinds) if kind == "metal"})  # Metal wins
     kinds = [known[s.name] if kind == "unknown" and s.name in known and _callees(body, {s.name[::-1]: s.name})
              else kind for s, body, kind in zip(spans, bodies, kinds)]
