@@ -72,3 +72,17 @@ def test_a_wrapper_has_the_backend_of_its_same_named_helper():
     alone = text.replace("  renorm_out_mps(self, p, dim, maxnorm, out);\n", "  other(self);\n")
     kinds = {(d.impl.form, d.name): d.impl.backend for d in definitions("R.mm", alone)}
     assert kinds[("TORCH_IMPL_FUNC", "renorm_out_mps")] == "unknown"
+
+
+def test_borrowed_stub_on_strings():
+    from mpsgen.sources.shared_impl import StubCall, borrowed_stub
+
+    families = {"add", "sub", "renorm", "threshold", "threshold_backward"}.__contains__
+    assert borrowed_stub(StubCall("add_stub", 3, None, ("-alpha",)), "sub", families) == "add"
+    assert borrowed_stub(StubCall("add_stub", 3, None, ("alpha",)), "sub", families) == ""  # passed on as is
+    assert borrowed_stub(StubCall("threshold_stub", 3, None, ("threshold", "0")), "threshold_backward", families) == ""
+    assert borrowed_stub(StubCall("renorm_scale_factor_stub", 3, None, ("maxnorm.toDouble()",)), "renorm",
+                         families) == ""  # renorm's own helper
+    # named after another op the yaml lacks: still that op's (a trimmed yaml)
+    assert borrowed_stub(StubCall("mul_stub", 3, None, ("-alpha",)), "sub", families) == "mul"
+    assert borrowed_stub(StubCall("add_stub", 3), "sub", families) == ""  # no arguments: the same function
