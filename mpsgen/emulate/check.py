@@ -137,7 +137,7 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
             # Integer division by zero raises in torch (and traps on the host); Metal returns
             # some value.  Compare the rest.
             data = _without_zero_divisors(data, reg.in_type)
-            columns = [ref.tensor(col, reg.in_type) for col in data.columns]
+            columns = _bool_columns(spec, [ref.tensor(col, reg.in_type) for col in data.columns], spread)
             args = [columns[j] for j in spread] if spread else columns
             expected, note = _expected(fn, _as_bool(spec, args), alphas, reg)
             note = "; ".join(filter(None, ("integer division by zero not compared", note)))
