@@ -101,6 +101,9 @@ class KernelSpec(NamedTuple):
     c10_traits: bool = True
     # c10::metal helpers the checkout lacks, which the functor carries itself (generate/c10_shims.py)
     shims: tuple[str, ...] = ()
+    # inputs the op takes as bool in a kernel whose inputs differ in dtype (where's condition): the
+    # functor gets them as T (0 or 1), torch as bool (templates/catalog.yaml bool_inputs)
+    bool_inputs: tuple[int, ...] = ()
 
     @property
     def is_unary_family(self) -> bool:

@@ -165,6 +165,33 @@ def test_sub_is_refused_until_add_runs_on_metal(scalar_tree: Path):
     r = _migrate(scalar_tree, "sub")
     assert r.returncode == 2
     assert "sub_out passes add_stub (-alpha)" in r.stderr and "register add_stub on MPS first" in r.stderr
+    # status says the same (issue 31: it listed sub as a candidate migrate refused)
+    shown = mpsgen("status", "--op", "sub", cwd=scalar_tree).stdout
+    assert "frontier: not a candidate" in shown
+    assert "passes add_stub (-alpha): add's kernel, which MPS does not run on Metal yet; sub follows add" in shown
+
+
+ADD_ON_METAL = """
+static void add_mps_kernel(TensorIteratorBase& iter, const Scalar& alpha) {
+  lib.exec_binary_kernel(iter, "add", alpha);
+}
+REGISTER_DISPATCH(add_stub, &add_mps_kernel)
+"""
+
+
+def test_sub_follows_add_once_add_stub_runs_metal(scalar_tree: Path):
+    """With add_stub registered by a Metal kernel, sub is a candidate again and its move is only the
+    dispatch lines and the MPSGraph code: no kernel written."""
+    mm = scalar_tree / NATIVE / "mps/operations/BinaryKernel.mm"
+    mm.write_text(mm.read_text().replace("\n} // namespace at::native", ADD_ON_METAL + "\n} // namespace at::native"))
+    subprocess.run(["git", "commit", "-qam", "add on Metal"], cwd=scalar_tree, check=True)
+    assert "frontier: candidate" in mpsgen("status", "--op", "sub", cwd=scalar_tree).stdout
+    metal_before = _read(scalar_tree, f"{NATIVE}/mps/kernels/BinaryKernel.metal")
+    r = _migrate(scalar_tree, "sub", "--no-try")
+    assert r.returncode == 0, r.stderr
+    assert "add_stub is already registered for MPS" in r.stdout
+    assert _read(scalar_tree, f"{NATIVE}/mps/kernels/BinaryKernel.metal") == metal_before
+    assert "CPU, CUDA, MPS: sub_out" in _read(scalar_tree, f"{NATIVE}/native_functions.yaml")
 
 
 # -- the pieces on strings ---------------------------------------------------------------------------

@@ -111,39 +111,18 @@ def _ceil_line(root: Path) -> int:
     return lines.index("CREATE_UNARY_TORCH_IMPL_INTEGER_NO_OP_FUNC(ceil_out, ceil_stub)") + 1
 
 
-WHERE_OUT = """Tensor& where_self_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
-  const auto result_type = at::native::result_type(self, other);
-  auto self_ = self.scalar_type() != result_type ? self.to(result_type): self;
-  auto other_ = other.scalar_type() != result_type ? other.to(result_type): other;
-  auto condition_ = condition;
-  auto iter = at::TensorIteratorConfig()
-                  .check_all_same_dtype(false)
-                  .add_output(out)
-                  .add_const_input(condition_)
-                  .add_const_input(self_)
-                  .add_const_input(other_)
-                  .build();
-  where_kernel(iter.device_type(), iter);
-  return out;
-}
-"""
-
-
-def test_an_iterator_whose_inputs_keep_their_own_dtypes_is_refused_at_its_config_line():
-    """where: a bool condition beside two T values; the REGISTER_* kernels read every input as T."""
-    import pytest
-
-    from mpsgen.errors import MpsgenError
-    from mpsgen.plan.kernel_choice import _require_one_input_dtype
+def test_an_iterator_whose_inputs_keep_their_own_dtypes_is_found_at_its_config_line():
+    """where: a bool condition beside two T values (plan/shape.py then decides: written where c10/metal
+    casts each input, refused where it does not: tests/test_mixed_dtypes.py)."""
+    from mpsgen.plan.kernel_choice import _mixed_input_dtypes
 
     path = "aten/src/ATen/native/TensorCompare.cpp"
-    text = "// where\n" + WHERE_OUT
+    text = (Path(__file__).resolve().parent / "data" / "mixed_dtypes" / "TensorCompare.cpp").read_text()
     impl = find_shared_impl({path: text}, "where_self_out")
     assert impl is not None and impl.stub_names == ("where_kernel",)
-    with pytest.raises(MpsgenError) as refused:
-        _require_one_input_dtype(text, impl, ("condition_", "self_", "other_"))
-    assert refused.value.line == 8 and refused.value.path == path
-    assert "check_all_same_dtype(false)" in str(refused.value) and "condition_, self_, other_" in str(refused.value)
-    # One input (logical_not: only the output's dtype differs): nothing to refuse.
+    mixed = _mixed_input_dtypes(text, impl, ("condition_", "self_", "other_"))
+    assert mixed is not None and (mixed.path, mixed.line, mixed.kernel) == (path, 18, "where_self_out")
+    assert mixed.inputs == ("condition_", "self_", "other_")
+    # One input dtype (logical_not: only the output's dtype differs): nothing mixed.
     same = text.replace(".check_all_same_dtype(false)\n", "")
-    _require_one_input_dtype(same, find_shared_impl({path: same}, "where_self_out"), ("condition_", "self_", "other_"))
+    assert _mixed_input_dtypes(same, find_shared_impl({path: same}, "where_self_out"), ("a", "b")) is None

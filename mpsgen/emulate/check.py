@@ -28,7 +28,7 @@ from mpsgen.scan.lines import plain_lines
 if TYPE_CHECKING:
     from .isolate import KernelRunner
 
-RESULT_VERSION = "8"  # bump when inputs, tolerances or rules change
+RESULT_VERSION = "9"  # bump when inputs, tolerances or rules change
 
 
 def expressions_of(spec: KernelSpec, flags: dict[str, str] | None = None) -> dict[str, str]:
@@ -123,23 +123,23 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
         if use and spec.scalars:
             data = data._replace(alphas=bound.scalar_cases(binding, spec, reg.in_type))
         note = ""
-        columns = [ref.tensor(col, reg.in_type) for col in data.columns]
+        columns = _bool_columns(spec, [ref.tensor(col, reg.in_type) for col in data.columns], spread)
         args = [columns[j] for j in spread] if spread else columns
         alphas = data.alphas or (None,)
         refused = ""
         if use and spec.scalars:
             alphas, refused = bound.accepted(fn, args, alphas)
         try:
-            expected, note = _expected(fn, args, alphas, reg)
+            expected, note = _expected(fn, _as_bool(spec, args), alphas, reg)
         except RuntimeError as err:
             if "ZeroDivisionError" not in str(err) or len(args) < 2:
                 raise _refusal(fn.name, ref.TORCH_DTYPES[reg.in_type], err) from None
             # Integer division by zero raises in torch (and traps on the host); Metal returns
             # some value.  Compare the rest.
             data = _without_zero_divisors(data, reg.in_type)
-            columns = [ref.tensor(col, reg.in_type) for col in data.columns]
+            columns = _bool_columns(spec, [ref.tensor(col, reg.in_type) for col in data.columns], spread)
             args = [columns[j] for j in spread] if spread else columns
-            expected, note = _expected(fn, args, alphas, reg)
+            expected, note = _expected(fn, _as_bool(spec, args), alphas, reg)
             note = "; ".join(filter(None, ("integer division by zero not compared", note)))
         except (TypeError, NotImplementedError, ValueError) as err:
             raise _refusal(fn.name, ref.TORCH_DTYPES[reg.in_type], err) from None
@@ -167,7 +167,7 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
         note = "; ".join(filter(None, (note, refused)))
         def scalar_path(i: int, reg: cc.Registration = reg, args: list[Any] = args) -> object:
             row, k = i % len(shown), i // len(shown)
-            one = [t[row:row + 1].clone() for t in args]  # (a tied input stays tied: one value each)
+            one = [t[row:row + 1].clone() for t in _as_bool(spec, args)]  # (a tied input stays tied)
             value, _ = _expected(fn, one, (alphas[k],), reg)
             return ref.as_python(value[0])[0]
 
@@ -209,6 +209,20 @@ def _expected(fn: Any, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registr
         note = (f"{fn.name} refuses bool" if refused_bool else f"{fn.name} has no {ref.TORCH_DTYPES[reg.in_type]} CPU kernel"
                 ) + f": reference on the values as {wide}"
         return [ref.expected(fn, widened, a, reg.out_type) for a in rounded], note
+
+
+def _bool_columns(spec: KernelSpec, columns: list[Any], spread: list[int] | None) -> list[Any]:
+    """The columns of the op's bool inputs (where's condition) as the GPU's cast kernels hand them to
+    the functor: 0 or 1 in the kernel's type T."""
+    if not spec.bool_inputs:
+        return columns
+    bools = {spread[k] if spread else k for k in spec.bool_inputs}
+    return [(c != 0).to(c.dtype) if j in bools else c for j, c in enumerate(columns)]
+
+
+def _as_bool(spec: KernelSpec, args: list[Any]) -> list[Any]:
+    """The kernel's inputs as torch takes them: its bool inputs as bool tensors."""
+    return [a != 0 if k in spec.bool_inputs else a for k, a in enumerate(args)]
 
 
 # special_*_polynomial_*(x, n): the CPU runs its recurrence n times, so a degree of 1e18 never returns

@@ -32,6 +32,7 @@ class CatalogEntry(TypedDict, total=False):
     params: list[str]
     param_type: str
     param_defaults: list[str]
+    bool_inputs: list[int]
 
 
 _KEYS = frozenset(CatalogEntry.__annotations__)
@@ -120,6 +121,11 @@ def _validate_entry(op: str, entry: Any, file: Path) -> None:
                                      and all(d in PARAM_DEFAULTS for d in defaults)):
         raise MpsgenError(f"catalog entry '{op}': param_defaults must give one of {', '.join(PARAM_DEFAULTS)} "
                           "per params entry", path=file)
+    bools = entry.get("bool_inputs", [])
+    arity_inputs = {"unary": 1, "binary": 2, "ternary": 3}.get(str(entry.get("arity", "")).split("_")[0], 0)
+    if not (isinstance(bools, list) and all(type(k) is int and 0 <= k < arity_inputs for k in bools)):
+        raise MpsgenError(f"catalog entry '{op}': bool_inputs must list input positions (0 to {arity_inputs - 1})",
+                          path=file)
     if entry.get("result", "same") not in RESULTS:
         raise MpsgenError(f"catalog entry '{op}': result must be one of {', '.join(RESULTS)}", path=file)
     parse_dtypes(entry.get("dtypes", ["float"]), where=f"catalog entry '{op}'")
@@ -234,4 +240,5 @@ def spec_for(
         scalars=tuple(scalars),
         param_type=str(e.get("param_type", "scalar")),
         param_defaults=tuple(e.get("param_defaults", ())),
+        bool_inputs=tuple(int(k) for k in e.get("bool_inputs", ())),
     )

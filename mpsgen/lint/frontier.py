@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.sources.native_yaml.facts import Entry
-from mpsgen.sources.shared_impl import not_elementwise_reason
+from mpsgen.sources.shared_impl import borrowed_stub, not_elementwise_reason
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
@@ -91,6 +91,9 @@ class FrontierIndex:
         if not stubs:
             return Overload(e.name, mps_kernel, site.kernel, at, (), None, False,
                             f"{site.kernel} ({at}) calls no DispatchStub (it calls other ops)")
+        borrowed = self._borrowed(e, use.impl)
+        if borrowed:
+            return Overload(e.name, mps_kernel, site.kernel, at, stubs, None, False, borrowed)
         decls = [inv.stub_declarations.get(s) for s in stubs]
         stub_type = decls[0].fn_type if decls[0] else None
         known = [d for d in decls if d is not None]
@@ -106,13 +109,41 @@ class FrontierIndex:
                         f"{site.kernel} ({at}) calls {', '.join(stubs)} (a pointwise entry; "
                         "the stub's declaration is not in native/*.h)")
 
+    def _unless_metal(self, e: Entry, o: Overload) -> Overload:
+        """An MPS-only kernel that already runs Metal (2.7's complex_out_mps, renorm_out_mps) is no
+        candidate: `migrate` deletes only MPSGraph code (plan/legacy.py refuses the same definitions)."""
+        if not o.candidate:
+            return o
+        metal = [d for d in self.inv.legacy_definitions(o.mps_kernel) if d.impl.backend == "metal"]
+        if not metal:
+            return o
+        return o._replace(candidate=False, why=(
+            f"{o.mps_kernel} already runs Metal ({metal[0].impl.location}); mpsgen deletes only MPSGraph code, "
+            f"so moving it to {', '.join(o.stubs) or 'the shared kernel'} is a change by hand"))
+
+    def _borrowed(self, e: Entry, impl) -> str:
+        """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub
+        (sub_out: add_stub (-alpha)) and MPS runs that stub with no Metal kernel yet, so `migrate`
+        would refuse (plan/kernelplan.py asks the same sources.shared_impl.borrowed_stub)."""
+        from mpsgen.sources.native_yaml.facts import family_key
+
+        inv = self.inv
+        family = family_key(e.name.split(".", 1)[0])
+        for call in impl.stubs:
+            owner = borrowed_stub(call, family, lambda name: name in inv.family_heads)
+            regs = inv.registrations.get(call.stub, ())
+            if owner and not any(inv.registration_backend(r) != "mpsgraph" for r in regs):
+                return (f"{impl.kernel} ({impl.location}) passes {call.stub} ({', '.join(call.extra_args)}): "
+                        f"{owner}'s kernel, which MPS does not run on Metal yet; {family} follows {owner}")
+        return ""
+
     def family(self, name: str) -> Frontier:
         """The frontier state of family *name* (whose MPS runs MPSGraph or an MPS-only kernel)."""
         inv = self.inv
         entries = inv.mps_family(name)
         legacy = [e for e in entries if e.mps_route == "legacy"]
         if legacy:
-            return Frontier(name, tuple(self.overload(e) for e in legacy))
+            return Frontier(name, tuple(self._unless_metal(e, self.overload(e)) for e in legacy))
         for e in entries:  # shared yaml key, but the stub is registered by MPSGraph code
             if e.mps_route == "shared" and e.mps_kernel:
                 use = inv.stub_use(e.mps_kernel)

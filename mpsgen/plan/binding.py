@@ -62,6 +62,9 @@ def bind(op: str, func: str, operands: tuple[str, ...], operand_params: tuple[st
     args = schema_args(func)
     tensors = []
     for name in operands:
+        # where_self_out's condition_, self_, other_: PyTorch's name for an argument's converted copy
+        # (moved to the device, promoted), the same values
+        name = name[:-1] if name not in operand_params and name.endswith("_") and name[:-1] in operand_params else name
         at = operand_params.index(name) if name in operand_params else -1
         tensors.append(at if at < len(args) else -1)
     scalars = []

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from mpsgen.errors import MpsgenError
 from mpsgen.model import Arity, Command, Location
 from mpsgen.plan.binding import Binding
-from mpsgen.plan.shape import KernelShape
-from mpsgen.plan.texts import TextEdit, c10_metal_macros, folder_files, mentioning, planned_texts
+from mpsgen.plan.shape import KernelShape, MixedInputs
+from mpsgen.plan.texts import TextEdit, c10_metal_macros, c10_metal_texts, folder_files, mentioning, planned_texts
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.sources import stubs
 from mpsgen.sources.native_yaml.facts import Entry
@@ -68,8 +68,11 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
     kernel = family
     if call is not None and call.extra_args and owner != family:
         assert impl is not None  # the call was found in it
-        odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
-        if odd:  # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's
+        from mpsgen.sources.shared_impl import borrowed_stub
+
+        # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's (renorm's own
+        # renorm_scale_factor_stub, named after no family, is renorm's kernel)
+        if index is not None and borrowed_stub(call, family, index.has_family):
             raise MpsgenError(
                 f"{impl.kernel} passes {stub.name} ({', '.join(call.extra_args)}): the stub is {owner}'s, and its "
                 f"kernel computes {owner}'s function of what it is passed", path=impl.path, line=call.line,
@@ -84,13 +87,15 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
         assert impl is not None
         diverted = (call.diverts, f"{impl.kernel} at {Location(impl.path, call.line)}")
     operands = iterator_operands(sources, impl, entry.name) if impl else None
+    mixed = None
     if operands is not None and len(operands.names) > 1:
         assert impl is not None  # operands are read from it
-        _require_one_input_dtype(sources[impl.path], impl, operands.names)
+        mixed = _mixed_input_dtypes(sources[impl.path], impl, operands.names)
     body = catalog.load_catalog().get(kernel) or catalog.load_catalog().get(family) or {}
     declared = tuple(body["params"]) if body.get("params") else None
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
-                         schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared)
+                         schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared,
+                         mixed=mixed)
     api_added: tuple[str, ...] = ()
     edits: tuple[TextEdit, ...] = ()
     if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
@@ -110,17 +115,14 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
                         f"{operands.location}" if operands else "", diverted, api_added, edits)
 
 
-def _require_one_input_dtype(text: str, impl, inputs: tuple[str, ...]) -> None:
-    """The registration macros read every input as the kernel's one type T: an iterator built with
-    check_all_same_dtype(false) over several inputs (where: a bool condition and two T values) is refused."""
+def _mixed_input_dtypes(text: str, impl, inputs: tuple[str, ...]) -> MixedInputs | None:
+    """Where the iterator is built with check_all_same_dtype(false) over several inputs (where: a bool
+    condition and two T values), for plan/shape.py to decide; None when its inputs share one dtype."""
     lines = text.split("\n")[impl.line - 1 : impl.end_line]
     for k, line in enumerate(lines):
         if re.search(r"\.check_all_same_dtype\(\s*false\s*\)", line):
-            raise MpsgenError(
-                f"{impl.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
-                f"({', '.join(inputs)}) may differ in dtype, and mpsgen's kernels read every input as one type T",
-                path=impl.path, line=impl.line + k,
-                hint="write the kernel by hand (a functor taking each input in its own type)")
+            return MixedInputs(impl.kernel, inputs, impl.path, impl.line + k)
+    return None
 
 
 def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
@@ -133,12 +135,14 @@ def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
 def _host_api(cs: Changeset):
     """The checkout's Metal host API (MetalShaderLibrary.h, c10/metal's macros, 2.7's binary_mps_impl),
     read through the changeset like every other text a plan depends on."""
-    from mpsgen.sources.host_api import LIBRARY_HEADER_REL, defines_binary_mps_impl, read_host_api
+    from mpsgen.sources.host_api import LIBRARY_HEADER_REL, cast_input_counts, defines_binary_mps_impl, read_host_api
     from mpsgen.tree.checkout import OPERATIONS_REL
 
     checkout = cs.checkout
     text = cs.current(LIBRARY_HEADER_REL) if checkout.path(LIBRARY_HEADER_REL).is_file() else None
     api = read_host_api(text, c10_metal_macros(cs) or frozenset())
+    # c10/metal's *_strided_cast kernels reading each input in its own dtype (where's bool condition)
+    api = api._replace(cast_inputs=cast_input_counts(c10_metal_texts(cs).get("c10/metal/indexing.h")))
     binary_mm = f"{OPERATIONS_REL}/BinaryKernel.mm"
     if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
         api = api._replace(binary_mps_impl=defines_binary_mps_impl(cs.current(binary_mm)))

@@ -92,9 +92,12 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
                 cs.set_text(path, text, f"removed MPSGraph {legacy}")
             removals.append(removal)
             legacy_notes.extend(removal.notes)
-        dtypes = code.spec.dtypes if code is not None else ()
-        tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=dtypes,
-                                dropped=code.dropped if code is not None else (), drop_complex=opts.drop_complex)
+        if code is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
+            tests = TestListsPhase(notes=(f"test lists left alone: {routing.stub.name}'s kernel serves "
+                                          f"{routing.family} already",))
+        else:
+            tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=code.spec.dtypes,
+                                    dropped=code.dropped, drop_complex=opts.drop_complex)
         apply_edits(cs, tuple(TextEdit(path, text, ("test lists",)) for path, text in tests.texts.items()))
         xfails = DroppedXfails()
         if code is not None:

@@ -71,6 +71,15 @@ class ScalarParam(NamedTuple):
     source: str  # what the shared kernel passes: "threshold", "0", "-alpha", "Scalar(eps ? ...)"
 
 
+class MixedInputs(NamedTuple):
+    """A shared kernel whose iterator may hold inputs of different dtypes (check_all_same_dtype(false))."""
+
+    kernel: str  # where_self_out
+    inputs: tuple[str, ...]  # (condition_, self_, other_)
+    path: str
+    line: int
+
+
 class KernelShape(NamedTuple):
     inputs: int
     scalars: tuple[ScalarParam, ...]
@@ -109,15 +118,25 @@ def _names(stub_params: tuple[tuple[str, str], ...], call: StubCall | None,
 
 
 def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | None, schema_tensors: int,
-                 api: HostApi, declared_names: tuple[str, ...] | None = None) -> KernelShape:
+                 api: HostApi, declared_names: tuple[str, ...] | None = None,
+                 mixed: MixedInputs | None = None) -> KernelShape:
     """The shape of the kernel behind *stub* (a sources.stubs.StubDecl), or MpsgenError naming what
-    is missing.  *declared_names*: the catalog's names for the scalars, in the stub's order."""
+    is missing.  *declared_names*: the catalog's names for the scalars, in the stub's order.  *mixed*:
+    the iterator's inputs may differ in dtype; written only where the checkout's kernels of that many
+    inputs read each input in its own dtype and hand the functor T (HostApi.cast_inputs)."""
     inputs = len(operands) if operands else schema_tensors
     extra = stub.extra_params
     where = dict(path=stub.path, line=stub.line)
     if inputs not in _KIND:
         raise MpsgenError(f"{stub.name}'s kernel reads {inputs} tensors; mpsgen writes kernels of 1 to 3 inputs",
                           hint="write the host kernel by hand", **where)
+    if mixed is not None and inputs not in api.cast_inputs:
+        raise MpsgenError(
+            f"{mixed.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
+            f"({', '.join(mixed.inputs)}) may differ in dtype, and this checkout's c10/metal has no "
+            f"{_KIND[inputs]}_strided_cast kernel reading each input in its own dtype",
+            path=mixed.path, line=mixed.line,
+            hint="write the kernel by hand (a functor taking each input in its own type), or update c10/metal")
     bad = [t for t, _ in extra if not _SCALAR_TYPES.fullmatch(t.replace(" ", ""))
            and not _SCALAR_TYPES.fullmatch(t)]
     if bad:

@@ -157,6 +157,11 @@ def _backends(masked: str, spans: list[FunctionSpan]) -> list[Backend]:
     kinds = [_classify(body) for body in bodies]
     if "unknown" not in kinds:
         return kinds
+    # TORCH_IMPL_FUNC(renorm_out_mps) calling its file's overload renorm_out_mps(...), which runs Metal
+    known: dict[str, Backend] = {s.name: kind for s, kind in zip(spans, kinds) if kind == "mpsgraph"}
+    known.update({s.name: kind for s, kind in zip(spans, kinds) if kind == "metal"})  # Metal wins
+    kinds = [known[s.name] if kind == "unknown" and s.name in known and _callees(body, {s.name[::-1]: s.name})
+             else kind for s, body, kind in zip(spans, bodies, kinds)]
     reversed_names = {s.name[::-1]: s.name for s in spans}
     callees = [_callees(body, reversed_names) - {s.name} if kind == "unknown" else set()
                for s, body, kind in zip(spans, bodies, kinds)]
@@ -309,7 +314,9 @@ def remove_implementation(text: str, impl: Impl, *, allow_unknown: bool = False,
             line=target.line,
             hint="rewire the yaml to the shared kernel and remove this function by hand if it is now unused",
         )
-    if target.backend == "unknown" and not allow_unknown:
+    # (a wrapper whose same-named helper was removed just before reads as unknown now: *impl* was
+    # classified on the text with the helper)
+    if target.backend == "unknown" and impl.backend != "mpsgraph" and not allow_unknown:
         raise MpsgenError(
             f"cannot tell whether {target.name} runs MPSGraph or Metal",
             path=target.path,

@@ -27,6 +27,10 @@ class HostApi(NamedTuple):
     # PyTorch 2.6-2.7: BinaryKernel.mm's own `static void binary_mps_impl(TensorIteratorBase&, name)`
     # runs two-input kernels registered by the .metal's local REGISTER_BINARY_INDEXING_OP.
     binary_mps_impl: bool = False
+    # Input counts whose c10/metal kernels read each input in its own runtime dtype (2.13's
+    # binary_strided_cast / ternary_strided_cast and their `types` argument): the host picks them for
+    # an iterator whose inputs differ (where: a bool condition, two T values), the functor gets T.
+    cast_inputs: frozenset[int] = frozenset()
 
     def takes_alpha(self, fn: str) -> bool:
         """exec_<kind>_kernel(iter, name, alpha, ...): more than the iterator and the name."""
@@ -56,3 +60,15 @@ _BINARY_MPS_IMPL = re.compile(r"\bstatic\s+void\s+binary_mps_impl\s*\(\s*TensorI
 def defines_binary_mps_impl(binary_kernel_mm: str | None) -> bool:
     """Whether operations/BinaryKernel.mm is 2.7's, with its file-local binary_mps_impl."""
     return binary_kernel_mm is not None and bool(binary_kernel_mm) and _BINARY_MPS_IMPL.search(mask_code(binary_kernel_mm)) is not None
+
+
+_CAST_KERNEL = re.compile(r"\bkernel\s+void\s+(binary|ternary)_strided_cast\s*\(([^{]*)\)\s*\{")
+
+
+def cast_input_counts(indexing_h: str | None) -> frozenset[int]:
+    """The input counts c10/metal/indexing.h has `*_strided_cast` kernels for that take each input's
+    dtype (a `types` buffer): those kernels convert every input to the kernel's T as they read it."""
+    if not indexing_h:
+        return frozenset()
+    return frozenset({"binary": 2, "ternary": 3}[m.group(1)] for m in _CAST_KERNEL.finditer(mask_code(indexing_h))
+                     if re.search(r"\w*types\b", m.group(2)))

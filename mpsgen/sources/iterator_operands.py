@@ -138,11 +138,21 @@ def iterator_operands(sources: dict[str, str], impl: SharedImpl, entry_name: str
                     return None
                 names = operands_in(mix.masked[brace : close + 1])
                 params = parameter_names(mix.masked, brace)
-                return Operands(names, path, mix.line(m.start()), params) if names else None
-        return None
+                return Operands(names, path, mix.line(m.start()), params) if names else _own_iterator(ix, impl)
+        return _own_iterator(ix, impl)
     if impl.form != "function":
         return None
     f = ix.plain_function(impl.kernel)
+    if f is None:
+        return None
+    names = operands_in(ix.masked_slice(f.body_open, f.body_close + 1))
+    return Operands(names, impl.path, impl.line, parameter_names(ix.masked, f.body_open)) if names else None
+
+
+def _own_iterator(ix, impl: SharedImpl) -> Operands | None:
+    """A structured kernel whose meta function builds no iterator, building its own in its body
+    (renorm_out: TensorIteratorConfig().add_output(factor).add_input(norm), norms it computed)."""
+    f = ix.impl_func(impl.kernel) if impl.form == "TORCH_IMPL_FUNC" else None
     if f is None:
         return None
     names = operands_in(ix.masked_slice(f.body_open, f.body_close + 1))

@@ -46,6 +46,23 @@ class SharedImpl(NamedTuple):
         return Location(self.path, self.line)
 
 
+def borrowed_stub(call: StubCall, family: str, is_family) -> str:
+    """The op whose kernel *family*'s shared kernel borrows through *call*, or "".
+
+    sub_out passes add_stub (-alpha): the stub is add's, its kernel computes add's function of a
+    value sub computes, so sub follows once MPS registers add_stub.  A stub named after the family and
+    after no family of the yaml (renorm_out's renorm_scale_factor_stub) is the family's own helper, and
+    a stub of another family passed plain names or literals (threshold_backward: threshold_stub
+    (threshold, 0)) gets that family's kernel under the caller's plan: neither is borrowed.
+    *is_family(name)* answers whether the yaml has a family *name*; `status`'s frontier and `migrate`'s
+    planner both ask here."""
+    owner = call.stub.removesuffix("_stub")
+    if not call.extra_args or owner == family or (owner.startswith(f"{family}_") and not is_family(owner)):
+        return ""
+    computed = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
+    return owner if computed else ""
+
+
 _NON_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"}
 _DEVICE_ARG = re.compile(r"^\s*(?:[\w.\->()*]*device_type\(\)|k(?:CPU|CUDA|MPS|Meta)|c10::DeviceType::\w+)\s*$")
 

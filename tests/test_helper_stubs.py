@@ -1,0 +1,88 @@
+"""Stubs a family borrows or owns (issue 31): renorm's own helper renorm_scale_factor_stub is renorm's
+kernel; an MPS-only kernel that already runs Metal is no frontier candidate, as migrate refuses it.
+(sub passing add_stub -alpha: tests/test_scalar_shapes.py.)  The tree is the scalar-ops tree with
+hand-written renorm sources (tests/data/renorm)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_support import mpsgen, tracked_bytes
+
+from mpsgen.sources.host import definitions
+from scalar_ops_tree import NATIVE
+from scalar_ops_tree import migrate as _migrate, read as _read
+
+DATA = Path(__file__).resolve().parent / "data" / "renorm"
+MM_REL = f"{NATIVE}/mps/operations/RenormKernel.mm"
+
+
+@pytest.fixture()
+def renorm_tree(scalar_tree: Path) -> Path:
+    for name in ("Normalization.h", "Normalization.cpp"):
+        shutil.copyfile(DATA / name, scalar_tree / NATIVE / name)
+    shutil.copyfile(DATA / "RenormKernel.mm", scalar_tree / MM_REL)
+    subprocess.run(["git", "add", "-A"], cwd=scalar_tree, check=True)
+    subprocess.run(["git", "commit", "-qm", "renorm"], cwd=scalar_tree, check=True)
+    return scalar_tree
+
+
+def test_renorm_helper_stub_is_renorms_kernel(renorm_tree: Path):
+    r = _migrate(renorm_tree, "renorm")
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "stub      renorm_scale_factor_stub (void(*)(TensorIteratorBase&, double)" in r.stdout
+    unary = _read(renorm_tree, f"{NATIVE}/mps/kernels/UnaryKernel.metal")
+    assert "struct renorm_functor {" in unary and "inline T operator()(const T x, const T2 maxnorm) {" in unary
+    assert "REGISTER_UNARY_ALPHA_OP(renorm, float, float, float);" in unary
+    host = _read(renorm_tree, f"{NATIVE}/mps/operations/UnaryKernel.mm")
+    assert "static void renorm_mps_kernel(TensorIteratorBase& iter, double maxnorm) {" in host
+    assert "REGISTER_DISPATCH(renorm_scale_factor_stub, &renorm_mps_kernel);" in host
+    assert "CPU, CUDA, MPS: renorm_out" in _read(renorm_tree, f"{NATIVE}/native_functions.yaml")
+    mm = _read(renorm_tree, MM_REL)
+    assert "renorm_out_mps" not in mm  # the wrapper and the MPSGraph helper it called
+    # the kernel reads the norms renorm_out computes: no torch function to compare it with, said so
+    assert "numeric check skipped: renorm's kernel reads tensors the op builds from its arguments" in r.stdout
+
+
+def test_a_kernel_already_on_metal_is_no_candidate_and_migrate_says_why(renorm_tree: Path):
+    mm = renorm_tree / MM_REL
+    text = mm.read_text()
+    start, end = text.index("  @autoreleasepool {"), text.index("} // namespace\n")
+    metal = '  auto factorPSO = lib.getPipelineStateForFunc("renorm_" + scalarToMetalTypeString(self));\n}\n\n'
+    mm.write_text(text[:start] + metal + text[end:])
+    subprocess.run(["git", "commit", "-qam", "renorm on Metal"], cwd=renorm_tree, check=True)
+    shown = mpsgen("status", "--op", "renorm", cwd=renorm_tree).stdout
+    assert "renorm: Metal via _mps name" in shown  # the wrapper runs what its same-named helper runs
+    assert "frontier: not a candidate" in shown
+    assert f"renorm_out_mps already runs Metal ({MM_REL}:12); mpsgen deletes only MPSGraph code" in shown
+    before = tracked_bytes(renorm_tree)
+    r = _migrate(renorm_tree, "renorm")
+    assert r.returncode == 2 and "renorm_out_mps already runs Metal code" in r.stderr
+    assert tracked_bytes(renorm_tree) == before
+
+
+def test_a_wrapper_has_the_backend_of_its_same_named_helper():
+    text = (DATA / "RenormKernel.mm").read_text()
+    kinds = {(d.impl.form, d.name): d.impl.backend for d in definitions("R.mm", text)}
+    assert kinds[("function", "renorm_out_mps")] == "mpsgraph"
+    assert kinds[("TORCH_IMPL_FUNC", "renorm_out_mps")] == "mpsgraph"
+    alone = text.replace("  renorm_out_mps(self, p, dim, maxnorm, out);\n", "  other(self);\n")
+    kinds = {(d.impl.form, d.name): d.impl.backend for d in definitions("R.mm", alone)}
+    assert kinds[("TORCH_IMPL_FUNC", "renorm_out_mps")] == "unknown"
+
+
+def test_borrowed_stub_on_strings():
+    from mpsgen.sources.shared_impl import StubCall, borrowed_stub
+
+    families = {"add", "sub", "renorm", "threshold", "threshold_backward"}.__contains__
+    assert borrowed_stub(StubCall("add_stub", 3, None, ("-alpha",)), "sub", families) == "add"
+    assert borrowed_stub(StubCall("add_stub", 3, None, ("alpha",)), "sub", families) == ""  # passed on as is
+    assert borrowed_stub(StubCall("threshold_stub", 3, None, ("threshold", "0")), "threshold_backward", families) == ""
+    assert borrowed_stub(StubCall("renorm_scale_factor_stub", 3, None, ("maxnorm.toDouble()",)), "renorm",
+                         families) == ""  # renorm's own helper
+    # named after another op the yaml lacks: still that op's (a trimmed yaml)
+    assert borrowed_stub(StubCall("mul_stub", 3, None, ("-alpha",)), "sub", families) == "mul"
+    assert borrowed_stub(StubCall("add_stub", 3), "sub", families) == ""  # no arguments: the same function
