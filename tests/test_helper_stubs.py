@@ -1,5 +1,5 @@
 """Stubs a family borrows or owns (issue 31): renorm's own helper renorm_scale_factor_stub is renorm's
-kernel; an MPS-only kernel that already runs Metal is no frontier candidate, as migrate refuses it.
+kernel; an MPS-only kernel that already runs bespoke Metal stays a candidate, and migrate replaces it.
 (sub passing add_stub -alpha: tests/test_scalar_shapes.py.)  The tree is the scalar-ops tree with
 hand-written renorm sources (tests/data/renorm)."""
 
@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_support import mpsgen, tracked_bytes
+from cli_support import mpsgen
 
 from mpsgen.sources.host import definitions
 from scalar_ops_tree import NATIVE
@@ -47,7 +47,7 @@ def test_renorm_helper_stub_is_renorms_kernel(renorm_tree: Path):
     assert "numeric check skipped: renorm's kernel reads tensors the op builds from its arguments" in r.stdout
 
 
-def test_a_kernel_already_on_metal_is_no_candidate_and_migrate_says_why(renorm_tree: Path):
+def test_a_kernel_running_bespoke_metal_is_a_candidate_and_migrate_replaces_it(renorm_tree: Path):
     mm = renorm_tree / MM_REL
     text = mm.read_text()
     start, end = text.index("  @autoreleasepool {"), text.index("} // namespace\n")
@@ -56,12 +56,13 @@ def test_a_kernel_already_on_metal_is_no_candidate_and_migrate_says_why(renorm_t
     subprocess.run(["git", "commit", "-qam", "renorm on Metal"], cwd=renorm_tree, check=True)
     shown = mpsgen("status", "--op", "renorm", cwd=renorm_tree).stdout
     assert "renorm: Metal via _mps name" in shown  # the wrapper runs what its same-named helper runs
-    assert "frontier: not a candidate" in shown
-    assert f"renorm_out_mps already runs Metal ({MM_REL}:12); mpsgen deletes only MPSGraph code" in shown
-    before = tracked_bytes(renorm_tree)
+    assert "frontier: candidate" in shown and "not a candidate" not in shown
     r = _migrate(renorm_tree, "renorm")
-    assert r.returncode == 2 and "renorm_out_mps already runs Metal code" in r.stderr
-    assert tracked_bytes(renorm_tree) == before
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert f"{MM_REL}:12: function renorm_out_mps (bespoke Metal, not through the stub)" in r.stdout
+    assert f"{MM_REL}:18: TORCH_IMPL_FUNC renorm_out_mps (bespoke Metal, not through the stub)" in r.stdout
+    assert "float32    served by bespoke Metal" in r.stdout
+    assert "renorm_out_mps" not in _read(renorm_tree, MM_REL)
 
 
 def test_a_wrapper_has_the_backend_of_its_same_named_helper():

@@ -109,18 +109,6 @@ class FrontierIndex:
                         f"{site.kernel} ({at}) calls {', '.join(stubs)} (a pointwise entry; "
                         "the stub's declaration is not in native/*.h)")
 
-    def _unless_metal(self, e: Entry, o: Overload) -> Overload:
-        """An MPS-only kernel that already runs Metal (2.7's complex_out_mps, renorm_out_mps) is no
-        candidate: `migrate` deletes only MPSGraph code (plan/legacy.py refuses the same definitions)."""
-        if not o.candidate:
-            return o
-        metal = [d for d in self.inv.legacy_definitions(o.mps_kernel) if d.impl.backend == "metal"]
-        if not metal:
-            return o
-        return o._replace(candidate=False, why=(
-            f"{o.mps_kernel} already runs Metal ({metal[0].impl.location}); mpsgen deletes only MPSGraph code, "
-            f"so moving it to {', '.join(o.stubs) or 'the shared kernel'} is a change by hand"))
-
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub
         (sub_out: add_stub (-alpha)) and MPS runs that stub with no Metal kernel yet, so `migrate`
@@ -143,7 +131,9 @@ class FrontierIndex:
         entries = inv.mps_family(name)
         legacy = [e for e in entries if e.mps_route == "legacy"]
         if legacy:
-            return Frontier(name, tuple(self._unless_metal(e, self.overload(e)) for e in legacy))
+            # An MPS-only kernel running bespoke Metal stays a candidate: migrate replaces it like MPSGraph
+            # code (plan/legacy.py), as upstream moved 2.7's bitwise_* off BitwiseOps.mm.
+            return Frontier(name, tuple(self.overload(e) for e in legacy))
         for e in entries:  # shared yaml key, but the stub is registered by MPSGraph code
             if e.mps_route == "shared" and e.mps_kernel:
                 use = inv.stub_use(e.mps_kernel)

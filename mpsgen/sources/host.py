@@ -316,7 +316,8 @@ def remove_implementation(text: str, impl: Impl, *, allow_unknown: bool = False,
         )
     # (a wrapper whose same-named helper was removed just before reads as unknown now: *impl* was
     # classified on the text with the helper)
-    if target.backend == "unknown" and impl.backend != "mpsgraph" and not allow_unknown:
+    known = impl.backend == "mpsgraph" or impl.backend == "metal" and allow_metal
+    if target.backend == "unknown" and not known and not allow_unknown:
         raise MpsgenError(
             f"cannot tell whether {target.name} runs MPSGraph or Metal",
             path=target.path,
