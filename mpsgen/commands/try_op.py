@@ -27,12 +27,14 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
             emulate: bool = False, fmt: str = "text", include_root: str | Path | None = None,
             out: TextIO | None = None) -> int:
     """Plan, render, compile and compare; print the table (or JSON); 0 agree, 1 mismatch."""
+    from mpsgen.emulate.compile import CompileError
+
     subject = cached_subject(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
                              dtypes=dtypes, templates_dir=templates_dir)
     try:
         result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
                        flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
-    except MpsgenError as err:
+    except CompileError as err:
         if subject.source == "upstream" or subject.source.startswith(IN_TREE):  # lifted out of its file
             from mpsgen.scan.lines import plain_lines
 

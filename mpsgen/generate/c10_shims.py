@@ -60,7 +60,9 @@ inline float2 logaddexp_(float2 a, float2 b) {
   if (u.x == 1.0f && u.y == 0.0f) {
     return hi + z;
   }
-  // log1p(z) = log(u) * (z / (u - 1)) as c10/util/complex_math.h, |u| without squaring, Smith's division
+  // log1p(z) = log(u) * (z / (u - 1)) as c10/util/complex_math.h's CPU path, |u| without squaring, and
+  // c10::complex's division (numpy's): the scale 1 / den first, so a subnormal den overflows it to inf and
+  // the product to NaN as on the CPU (log1p(4.3e-40 - 1.2e-40i) is NaN there)
   const float2 w = float2(u.x - 1.0f, u.y);
   const float M = ::metal::fmax(::metal::fabs(u.x), ::metal::fabs(u.y)), N = ::metal::fmin(::metal::fabs(u.x), ::metal::fabs(u.y));
   const float Q = M == N ? 1.0f : N / M;
@@ -69,8 +71,8 @@ inline float2 logaddexp_(float2 a, float2 b) {
     return hi + float2(lr, li);
   }
   const bool wide = ::metal::fabs(w.x) >= ::metal::fabs(w.y);
-  const float r = wide ? w.y / w.x : w.x / w.y, den = wide ? w.x + w.y * r : w.y + w.x * r;
-  const float2 q = wide ? float2((z.x + z.y * r) / den, (z.y - z.x * r) / den) : float2((z.x * r + z.y) / den, (z.y * r - z.x) / den);
+  const float r = wide ? w.y / w.x : w.x / w.y, scl = 1.0f / (wide ? w.x + w.y * r : w.y + w.x * r);
+  const float2 q = wide ? float2((z.x + z.y * r) * scl, (z.y - z.x * r) * scl) : float2((z.x * r + z.y) * scl, (z.y * r - z.x) * scl);
   return hi + float2(lr * q.x - li * q.y, lr * q.y + li * q.x);
 }""",
     "mul": """inline float2 mul_(float2 a, float2 b) {
