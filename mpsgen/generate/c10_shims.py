@@ -1,5 +1,6 @@
 """Stand-ins for c10/metal helpers an older checkout lacks (PyTorch 2.7 has no hypot, fmod, remainder,
-xlogy, logaddexp, complex mul and conj, or expm1f), written as member functions of the functor that needs them.
+xlogy, logaddexp, complex mul and conj, or expm1f) or has less exactly than the CPU (2.7's log1p), written as
+member functions of the functor that needs them.
 
 A catalog body that calls ``c10::metal::hypot(a, b)`` then calls ``hypot_(a, b)``, and the functor
 carries ``hypot_``; the numeric check compiles and runs it against the checkout's own headers like any
@@ -81,6 +82,16 @@ inline float2 logaddexp_(float2 a, float2 b) {
     "conj": """inline float2 conj_(float2 a) {
   return float2(a.x, -a.y);
 }""",
+    "log1p": """inline float log1p_(float x) {
+  // log(1 + x) to float precision: log(u) * (x / (u - 1)) cancels the rounding of u = 1 + x (Kahan), as
+  // newer c10/metal's log1p and the CPU's log1pf
+  const float u = 1.0f + x;
+  if (u == 1.0f) {
+    return x;
+  }
+  const float l = precise::log(u);
+  return x > -0.5f && x < 0.5f ? l * (x / (u - 1.0f)) : l;
+}""",
     "expm1f": """inline float expm1f_(float x) {
   // Kahan's expm1: exp's rounding error cancels in (u - 1) * (x / log(u))
   const float u = precise::exp(x);
@@ -90,6 +101,15 @@ inline float2 logaddexp_(float2 a, float2 b) {
   return u - 1.0f == -1.0f ? -1.0f : (u - 1.0f) * (x / precise::log(u));
 }""",
 }
+
+# c10::metal helpers some checkouts define less exactly than the CPU computes them, each with the shape of
+# that definition (in the headers' code, comments blanked): the functor carries its stand-in instead.
+SUPERSEDED = {
+    # 2.7's special_math.h: Metal's fast log of the rounded 1 + x above |x| = 1e-4, up to ~6e-4 relative off
+    # there (the CPU's log1pf is exact to an ulp); mish_backward scales that error by grad_output.
+    "log1p": re.compile(r"fabs\(x\)\s*>\s*1E-4\s*\)\s*\{\s*return\s+::metal::log\(\s*1\.\s*\+\s*x\s*\)"),
+}
+_WHY_INEXACT = "// this checkout's c10/metal has no {name} as exact as the CPU's"
 
 _CALL = re.compile(r"(?<![\w:])(?:::)?c10::metal::(\w+)\s*\(")
 
@@ -104,6 +124,15 @@ def redirect(body: str, names: set[str]) -> str:
     return _CALL.sub(lambda m: f"{m.group(1)}_(" if m.group(1) in names else m.group(0), body)
 
 
+def lacks(name: str, c10_code: str) -> bool:
+    """Whether the checkout's c10/metal code (comments blanked) lacks *name*, or has it only in a form less
+    exact than the CPU's (SUPERSEDED)."""
+    if not re.search(rf"\b{name}\b", c10_code):
+        return True
+    inexact = SUPERSEDED.get(name)
+    return inexact is not None and inexact.search(c10_code) is not None
+
+
 def member_functions(names: tuple[str, ...]) -> list[str]:
     """The stand-ins' text, each after a comment saying why it is there."""
-    return [f"{_WHY.format(name=n)}\n{SHIMS[n]}" for n in names]
+    return [f"{(_WHY_INEXACT if n in SUPERSEDED else _WHY).format(name=n)}\n{SHIMS[n]}" for n in names]
