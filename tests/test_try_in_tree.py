@@ -69,3 +69,14 @@ def test_try_refuses_in_one_line_when_the_host_runs_a_kernel_of_another_name(sca
     assert r.returncode == 2 and r.stdout == ""
     assert len(r.stderr.strip().splitlines()) == 1
     assert "runs kernel 'atan2_fast', not 'atan2'" in r.stderr and "BinaryKernel.mm:" in r.stderr
+
+
+def test_try_after_a_migration_that_dropped_dtypes_checks_the_dtypes_the_tree_registers(scalar_tree: Path) -> None:
+    r = mpsgen("migrate", "atan2", "--dtypes", "float", "--drop-dtypes", "int64,int32,int16,int8,uint8,bool",
+               "--no-build", "--no-test", cwd=scalar_tree)
+    assert r.returncode == 0, r.stdout + r.stderr
+    tried = mpsgen("try", "atan2", "--format", "json", cwd=scalar_tree)
+    assert tried.returncode == 0, tried.stdout + tried.stderr
+    report = json.loads(tried.stdout)
+    assert report["checked"].startswith("the kernel in the tree, atan2_functor")
+    assert [d["dtype"] for d in report["dtypes"]] == ["float32", "float16", "bfloat16"] and report["ok"]

@@ -51,7 +51,9 @@ def kernel_in_tree(checkout: Checkout, opts: KernelOptions) -> InTree | None:
     lines = split_lines(cs.current(reg.path))
     del lines[reg.line - 1 : reg.end_line]
     cs.set_text(reg.path, "".join(lines), f"{reg.stub}'s registration, set aside")
-    plan = plan_kernel_command("new-op", checkout, opts._replace(op=op, drop_complex=False), changeset=cs)
+    drop = _unregistered(cs, checkout, called)  # as the migration's --drop-dtypes left them out
+    plan = plan_kernel_command("new-op", checkout, opts._replace(op=op, drop_complex=False, drop_dtypes=drop),
+                               changeset=cs)
     spec = plan.spec
     if spec is None:
         return None
@@ -93,6 +95,20 @@ def _kernels_called(cs: Changeset, reg) -> frozenset[str]:
     if reg.macro == "REGISTER_UNARY_TI_DISPATCH":
         return frozenset({reg.stub.removesuffix("_stub")})
     return frozenset(c.kernel for c in host_kernel_calls(cs.current(reg.path), reg.path) if c.function == reg.fn)
+
+
+def _unregistered(cs: Changeset, checkout: Checkout, kernels: frozenset[str]) -> str | None:
+    """The dtypes the tree's REGISTER_* lines leave out of *kernels* (torch names, as --drop-dtypes takes
+    them), so the check covers what the kernel serves; None where nothing is read (2.7's host_name instances)."""
+    from mpsgen.plan.dtypes import METAL_NAME
+    from mpsgen.sources.metal_names import registrations_of
+
+    texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
+    have = {args[2] for k in kernels for path, text in mentioning(texts, k).items()
+            for args in registrations_of(text, path, k) if len(args) > 2}
+    if not have & set(METAL_NAME.values()):
+        return None
+    return ",".join(torch for torch, metal in METAL_NAME.items() if metal not in have) or None
 
 
 def _functor(cs: Changeset, checkout: Checkout, name: str) -> tuple[str, str] | None:
