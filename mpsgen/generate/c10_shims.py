@@ -133,6 +133,15 @@ def lacks(name: str, c10_code: str) -> bool:
     return inexact is not None and inexact.search(c10_code) is not None
 
 
+def described(names: tuple[str, ...]) -> str:
+    """What the checkout's c10/metal lacks, for the plan's note: "hypot, nor a log1p as exact as the CPU's"."""
+    missing = ", ".join(n for n in names if n not in SUPERSEDED)
+    inexact = " and ".join(n for n in names if n in SUPERSEDED)
+    if not inexact:
+        return missing
+    return f"{missing}, nor a {inexact} as exact as the CPU's" if missing else f"{inexact} as exact as the CPU's"
+
+
 def member_functions(names: tuple[str, ...]) -> list[str]:
     """The stand-ins' text, each after a comment saying why it is there."""
     return [f"{(_WHY_INEXACT if n in SUPERSEDED else _WHY).format(name=n)}\n{SHIMS[n]}" for n in names]
