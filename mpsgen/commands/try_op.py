@@ -50,12 +50,13 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
 
         stream.write(render_json(result).replace("{", "{" + json.dumps({"checked": subject.source})[1:-1] + ", ", 1))
     else:
-        stream.write(f"checked: {subject.source}\n" if subject.source.startswith(IN_TREE) else "")
+        stream.write(f"checked: {subject.source}\n" if subject.source.startswith((IN_TREE, CATALOG_INSTEAD)) else "")
         stream.write(render_text(result))
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
 IN_TREE = "the kernel in the tree"
+CATALOG_INSTEAD = "the catalog's body, not the kernel in the tree, which could not be planned again"
 
 
 def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
@@ -124,16 +125,20 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
         from mpsgen.emulate.overlay import planned_headers
 
         return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding, planned_headers(plan.changeset))
+    source = "--expr" if expr else "catalog"
     if expr is None and int_expr is None and complex_expr is None:  # the op runs a kernel of the tree: that one
-        from mpsgen.plan.in_tree import kernel_in_tree
+        from mpsgen.plan.in_tree import Unplannable, kernel_in_tree
 
-        found = kernel_in_tree(checkout, opts)
+        try:
+            found = kernel_in_tree(checkout, opts)
+        except Unplannable as why:
+            found, source = None, f"{CATALOG_INSTEAD} ({why.message})"
         if found is not None:
             return Subject(found.spec, found.functor, f"{IN_TREE}, {found.spec.name}_functor at {found.at}",
                            found.binding)
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
-    return Subject(spec, render.render_functor(spec, templates_dir), "--expr" if expr else "catalog")
+    return Subject(spec, render.render_functor(spec, templates_dir), source)
 
 
 def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan

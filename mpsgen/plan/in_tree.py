@@ -33,6 +33,11 @@ class InTree(NamedTuple):
     at: str  # where the functor is, path:line
 
 
+class Unplannable(MpsgenError):
+    """The op could not be planned again without its registration (a layout the planner refuses there):
+    `try` then checks the catalog's body, and says so."""
+
+
 def kernel_in_tree(checkout: Checkout, opts: KernelOptions) -> InTree | None:
     """The kernel behind an op already on native Metal (None when the op is not: plan it instead).
     Raises MpsgenError, one line, when that kernel cannot be checked (a macro-made functor, a host
@@ -52,8 +57,11 @@ def kernel_in_tree(checkout: Checkout, opts: KernelOptions) -> InTree | None:
     del lines[reg.line - 1 : reg.end_line]
     cs.set_text(reg.path, "".join(lines), f"{reg.stub}'s registration, set aside")
     drop = _unregistered(cs, checkout, called)  # as the migration's --drop-dtypes left them out
-    plan = plan_kernel_command("new-op", checkout, opts._replace(op=op, drop_complex=False, drop_dtypes=drop),
-                               changeset=cs)
+    try:
+        plan = plan_kernel_command("new-op", checkout, opts._replace(op=op, drop_complex=False, drop_dtypes=drop),
+                                   changeset=cs)
+    except MpsgenError as err:
+        raise Unplannable(f"{err.where()}{err.message}") from None  # its context and hint are a planner's
     spec = plan.spec
     if spec is None:
         return None
