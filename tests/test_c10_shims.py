@@ -27,3 +27,60 @@ def test_the_stand_ins_open_the_functor_after_a_comment() -> None:
     assert lines[2] == "  inline float hypot_(float a, float b) {"
     assert text.index("hypot_(float a") < text.index("operator()")
     assert text.rstrip().endswith("};")
+
+
+# 2.7's c10/metal/special_math.h log1p (its shape; comments blanked as era.py reads it) and 2.13's utils.h one.
+LOG1P_27 = """template <typename T>
+inline float log1p(T x) {
+  if (::metal::fabs(x) > 1E-4) {
+    return ::metal::log(1. + x);
+  }
+  return (-0.5 * x + 1.0) * x;
+}"""
+LOG1P_213 = """inline float log1p(float x) {
+  const auto xp1 = 1.0f + x;
+  if (xp1 == 1.0f) {
+    return x;
+  }
+  auto rc = ::metal::precise::log(xp1);
+  if (x > -.5 && x < .5) {
+    rc *= x / (xp1 - 1.0f);
+  }
+  return rc;
+}"""
+
+
+def test_a_helper_defined_less_exactly_than_the_cpu_gets_its_stand_in() -> None:
+    assert c10_shims.lacks("log1p", LOG1P_27)
+    assert not c10_shims.lacks("log1p", LOG1P_213)
+    assert c10_shims.lacks("hypot", LOG1P_213) and not c10_shims.lacks("hypot", "inline float hypot(float a, float b)")
+    spec = KernelSpec("lp", "unary", "log1p_(float(x))", shims=("log1p",))
+    assert "  // this checkout's c10/metal has no log1p as exact as the CPU's\n  inline float log1p_(float x) {" \
+        in render_functor(spec)
+
+
+def test_the_log1p_stand_in_agrees_with_torch() -> None:
+    from try_support import SAMPLE_HEADERS, table
+    from mpsgen.emulate.check import check_kernel
+
+    spec = KernelSpec("log1p", "unary", "log1p_(float(x))", dtypes=("float",), shims=("log1p",))
+    result = check_kernel(spec, render_functor(spec), op="log1p", include_root=SAMPLE_HEADERS)
+    assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16"}
+    assert result.ok, table(result)
+
+
+def test_the_complex_logaddexp_stand_in_divides_as_the_cpu() -> None:
+    """c10::complex's division takes the scale 1/den first: logaddexp(0.295+0.435j, -90.3+0.151j) is NaN on
+    the CPU (exp(min - max) has a subnormal imaginary part), and so it is through the stand-in."""
+    from try_support import SAMPLE_HEADERS, table
+    from mpsgen.emulate.check import check_kernel
+    from mpsgen.generate import catalog
+
+    spec = catalog.spec_for("logaddexp", "binary")
+    bodies = {k: c10_shims.redirect(getattr(spec, k), {"logaddexp"}) for k in ("expr", "complex_expr")
+              if getattr(spec, k)}
+    assert "logaddexp_(" in bodies["complex_expr"]
+    spec = spec._replace(shims=("logaddexp",), **bodies)
+    result = check_kernel(spec, render_functor(spec), op="logaddexp", include_root=SAMPLE_HEADERS)
+    assert {"complex64", "complex32"} <= {r.dtype for r in result.rows}
+    assert result.ok, table(result)

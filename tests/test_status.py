@@ -170,3 +170,24 @@ def test_op_says_why_it_is_or_is_not_a_candidate(sample_tree: Path):
     assert (o["shared_kernel"], o["stubs"], o["stub_type"], o["candidate"]) == (
         "atan2_out", ["atan2_stub"], "void(*)(TensorIteratorBase&)", True)
     assert "frontier" not in json.loads(run(sample_tree, "--op", "hypot", "--format", "json").output)
+
+
+def test_a_new_op_candidate_must_be_marked_pointwise(sample_tree: Path):
+    """A family with no MPS key whose kernel builds a TensorIterator but whose entry the yaml does not mark
+    pointwise (take, put_, glu_jvp: their iterators run over indices or slices) is no new-op candidate."""
+    assert json.loads(run(sample_tree, "--op", "heaviside", "--format", "json").output)["frontier"]["state"] == \
+        "new-op candidate"
+    edit(sample_tree, YAML_REL, "  structured_inherits: TensorIteratorBase\n  device_check: NoCheck   # TensorIterator\n"
+                                "  dispatch:\n    CPU, CUDA: heaviside_out\n  tags: pointwise\n",
+         "  device_check: NoCheck   # TensorIterator\n  dispatch:\n    CPU, CUDA: heaviside_out\n")
+    # and its kernel builds a TensorIterator itself (as take_out does over its indices)
+    edit(sample_tree, "aten/src/ATen/native/BinaryOps.cpp", "  heaviside_stub(device_type(), *this);\n",
+         "  auto iter = TensorIteratorConfig().add_output(out).add_const_input(self).build();\n"
+         "  heaviside_stub(device_type(), *this);\n")
+    j = json.loads(run(sample_tree, "--format", "json").output)
+    assert j["frontier"]["new-op candidate"] == 1
+    assert {f["family"]: f["frontier"] for f in j["families"]}["heaviside"] is None
+    out = run(sample_tree, "--op", "heaviside").output
+    assert "frontier: not a new-op candidate\n" in out
+    assert ("heaviside.out: not a candidate: heaviside_out (aten/src/ATen/native/BinaryOps.cpp:" in out
+            and "calls heaviside_stub, but the entry is neither TensorIterator-structured nor tagged pointwise" in out)

@@ -52,3 +52,44 @@ def test_catalog_body_agrees_with_torch_for_every_registered_dtype(headers: str,
     assert {r.dtype for r in result.rows} == wanted
     assert all(r.values > 100 for r in result.rows)
     assert result.ok, table(result)
+
+
+# The CPU kernels' own branch points (where they switch formula or special-case a value), tried with
+# their float32 neighbours on top of the generic edge values (which hold +-inf, NaN, +-0, subnormals).
+BRANCH_POINTS = {
+    # Math.h airy_ai_forward: asymptotic below -2.09, decaying form from 2.09, its own return above
+    # 8.3203353, 0 above 103.892; deep in the oscillating tail, the argument of sin/cos is huge.
+    "special_airy_ai": (-2.09, 2.09, 8.3203353, 103.892, -25.0, -1e4, -1e10),
+    # calc_ndtri: 0 and 1, the tails' switch at exp(-2) and 1 - exp(-2), z = 8 (y = exp(-32))
+    "special_ndtri": (0.0, 1.0, 0.1353352832366127, 0.8646647167633873, 1.2664165549094176e-14, 0.5),
+    # calc_log_ndtr: erfcx below -1, log1p above; erfc underflows near -9
+    "special_log_ndtr": (-1.0, -9.0, -20.0, 5.0),
+}
+
+
+def _float_neighbours(value: float, steps: int = 3) -> list[float]:
+    import struct
+
+    bits = struct.unpack("<i", struct.pack("<f", value))[0]
+    out = []
+    for d in range(-steps, steps + 1):
+        b = bits + d if value > 0 or (value == 0 and d >= 0) else bits - d
+        if value == 0 and d < 0:
+            b = (1 << 31) | -d  # -0.0's neighbours: negative subnormals
+        out.append(struct.unpack("<f", struct.pack("<I", b & 0xFFFFFFFF))[0])
+    return out
+
+
+@pytest.mark.parametrize("op", sorted(BRANCH_POINTS))
+def test_catalog_body_agrees_at_the_cpu_kernels_branch_points(op: str, monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path) -> None:
+    from mpsgen.emulate import inputs
+
+    generic = inputs.edge_values
+    points = [v for p in BRANCH_POINTS[op] for v in _float_neighbours(p)]
+    monkeypatch.setattr(inputs, "edge_values", lambda metal: generic(metal) + (points if metal == "float" else []))
+    monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path))  # results are cached per kernel, not per input set
+    result = run(op, catalog.load_catalog()[op]["arity"], "wheel")
+    f32 = next(r for r in result.rows if r.dtype == "float32")
+    assert f32.values == len(generic("float")) + len(points) + 4 * inputs.RANDOM_COUNT
+    assert result.ok, table(result)

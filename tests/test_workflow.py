@@ -270,6 +270,17 @@ def test_migrating_the_whole_pow_family_moves_the_overloads_with_a_stub_and_name
     assert "pow.Scalar_out" in result.stdout and "calls no DispatchStub" in result.stdout  # the note
     yaml = (tree / YAML).read_text()
     assert "    CPU, CUDA, MPS: pow_Tensor_Tensor_out\n" in yaml and "    MPS: pow_Scalar_out_mps\n" in yaml
+    # A second run: what could move has moved, the rest calls no stub (was: "different stubs").
+    again = mpsgen("-C", str(tree), "migrate", "pow", "--no-build", "--no-test")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.startswith("nothing to do: pow is already on a native Metal kernel (pow_tensor_tensor_stub "
+                                   f"registered at {BINARY_KERNEL_MM}:")
+    assert "pow_tensor_scalar_stub registered at" in again.stdout
+    # and `try pow` checks the kernel the migration wrote (Tensor_Tensor_out's: its two tensors)
+    tried = mpsgen("-C", str(tree), "try", "pow")
+    assert tried.returncode == 0, tried.stdout + tried.stderr
+    assert tried.stdout.startswith(f"checked: the kernel in the tree, pow_functor at {BINARY_METAL}:")
+    assert "vs torch.pow (CPU)" in tried.stdout and "all dtypes agree" in tried.stdout
 
 
 def test_a_commit_after_runs_without_one_takes_their_edits_and_names_them(tree: Path) -> None:

@@ -255,19 +255,23 @@ def build(spec: KernelSpec, functor: str, include_root: str | Path, *, expressio
 _DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: (?P<msg>.*)$", re.M)
 
 
-def compile_error(stderr: str, functor: str, expressions: dict[str, str]) -> MpsgenError:
+class CompileError(MpsgenError):
+    """The functor does not compile (the first compiler error, one line)."""
+
+
+def compile_error(stderr: str, functor: str, expressions: dict[str, str]) -> CompileError:
     """The first compiler error, mapped onto the user's expression when it points into one."""
     diags = list(_DIAG.finditer(stderr))
     if not diags:
         tail = " ".join(plain_lines(stderr.strip())[-3:]) or "no message"
-        return MpsgenError(f"the generated functor does not compile: {tail}")
+        return CompileError(f"the generated functor does not compile: {tail}")
     inside = ([d for d in diags if d.group("file") == FUNCTOR_FILE]
               or [d for d in diags if d.group("file") == REGISTRATIONS_FILE] or diags)
     d = inside[0]
     msg = d.group("msg").replace("‘", "'").replace("’", "'")
     from_registrations = f"{REGISTRATIONS_FILE}:" in stderr and "static assertion failed" in msg
     if d.group("file") == REGISTRATIONS_FILE or (d.group("file") != FUNCTOR_FILE and from_registrations):
-        return MpsgenError(f"the functor does not fit its registration: {msg}",
+        return CompileError(f"the functor does not fit its registration: {msg}",
                            hint="each branch must return the registered output type (T for float types, "
                            "float for int2float, bool for bool results)")
     if d.group("file") == FUNCTOR_FILE:
@@ -276,11 +280,11 @@ def compile_error(stderr: str, functor: str, expressions: dict[str, str]) -> Mps
         for flag, expr in expressions.items():
             start = text.find(expr)
             if expr and start >= 0 and start <= col <= start + len(expr):
-                return MpsgenError(f"{flag}:1:{col - start + 1}: error: {msg}",
+                return CompileError(f"{flag}:1:{col - start + 1}: error: {msg}",
                                    hint=f"in `{expr}` (column {col - start + 1}); the functor is compiled against "
                                    "the checkout's c10/metal headers")
-        return MpsgenError(f"functor line {d.group('line')}:{d.group('col')}: error: {msg}",
+        return CompileError(f"functor line {d.group('line')}:{d.group('col')}: error: {msg}",
                            hint=f"the line is `{text.strip()}`")
     where = Path(d.group("file")).name
-    return MpsgenError(f"the functor does not compile ({where}:{d.group('line')}: error: {msg})",
+    return CompileError(f"the functor does not compile ({where}:{d.group('line')}: error: {msg})",
                        hint="check the expression's types against c10/metal (e.g. float(x) for math functions)")

@@ -1,5 +1,6 @@
 """Stand-ins for c10/metal helpers an older checkout lacks (PyTorch 2.7 has no hypot, fmod, remainder,
-xlogy, logaddexp, complex mul and conj, or expm1f), written as member functions of the functor that needs them.
+xlogy, logaddexp, complex mul and conj, or expm1f) or has less exactly than the CPU (2.7's log1p), written as
+member functions of the functor that needs them.
 
 A catalog body that calls ``c10::metal::hypot(a, b)`` then calls ``hypot_(a, b)``, and the functor
 carries ``hypot_``; the numeric check compiles and runs it against the checkout's own headers like any
@@ -60,7 +61,9 @@ inline float2 logaddexp_(float2 a, float2 b) {
   if (u.x == 1.0f && u.y == 0.0f) {
     return hi + z;
   }
-  // log1p(z) = log(u) * (z / (u - 1)) as c10/util/complex_math.h, |u| without squaring, Smith's division
+  // log1p(z) = log(u) * (z / (u - 1)) as c10/util/complex_math.h's CPU path, |u| without squaring, and
+  // c10::complex's division (numpy's): the scale 1 / den first, so a subnormal den overflows it to inf and
+  // the product to NaN as on the CPU (log1p(4.3e-40 - 1.2e-40i) is NaN there)
   const float2 w = float2(u.x - 1.0f, u.y);
   const float M = ::metal::fmax(::metal::fabs(u.x), ::metal::fabs(u.y)), N = ::metal::fmin(::metal::fabs(u.x), ::metal::fabs(u.y));
   const float Q = M == N ? 1.0f : N / M;
@@ -69,8 +72,8 @@ inline float2 logaddexp_(float2 a, float2 b) {
     return hi + float2(lr, li);
   }
   const bool wide = ::metal::fabs(w.x) >= ::metal::fabs(w.y);
-  const float r = wide ? w.y / w.x : w.x / w.y, den = wide ? w.x + w.y * r : w.y + w.x * r;
-  const float2 q = wide ? float2((z.x + z.y * r) / den, (z.y - z.x * r) / den) : float2((z.x * r + z.y) / den, (z.y * r - z.x) / den);
+  const float r = wide ? w.y / w.x : w.x / w.y, scl = 1.0f / (wide ? w.x + w.y * r : w.y + w.x * r);
+  const float2 q = wide ? float2((z.x + z.y * r) * scl, (z.y - z.x * r) * scl) : float2((z.x * r + z.y) * scl, (z.y * r - z.x) * scl);
   return hi + float2(lr * q.x - li * q.y, lr * q.y + li * q.x);
 }""",
     "mul": """inline float2 mul_(float2 a, float2 b) {
@@ -78,6 +81,16 @@ inline float2 logaddexp_(float2 a, float2 b) {
 }""",
     "conj": """inline float2 conj_(float2 a) {
   return float2(a.x, -a.y);
+}""",
+    "log1p": """inline float log1p_(float x) {
+  // log(1 + x) to float precision: log(u) * (x / (u - 1)) cancels the rounding of u = 1 + x (Kahan), as
+  // newer c10/metal's log1p and the CPU's log1pf
+  const float u = 1.0f + x;
+  if (u == 1.0f) {
+    return x;
+  }
+  const float l = precise::log(u);
+  return x > -0.5f && x < 0.5f ? l * (x / (u - 1.0f)) : l;
 }""",
     "expm1f": """inline float expm1f_(float x) {
   // Kahan's expm1: exp's rounding error cancels in (u - 1) * (x / log(u))
@@ -88,6 +101,15 @@ inline float2 logaddexp_(float2 a, float2 b) {
   return u - 1.0f == -1.0f ? -1.0f : (u - 1.0f) * (x / precise::log(u));
 }""",
 }
+
+# c10::metal helpers some checkouts define less exactly than the CPU computes them, each with the shape of
+# that definition (in the headers' code, comments blanked): the functor carries its stand-in instead.
+SUPERSEDED = {
+    # 2.7's special_math.h: Metal's fast log of the rounded 1 + x above |x| = 1e-4, up to ~6e-4 relative off
+    # there (the CPU's log1pf is exact to an ulp); mish_backward scales that error by grad_output.
+    "log1p": re.compile(r"fabs\(x\)\s*>\s*1E-4\s*\)\s*\{\s*return\s+::metal::log\(\s*1\.\s*\+\s*x\s*\)"),
+}
+_WHY_INEXACT = "// this checkout's c10/metal has no {name} as exact as the CPU's"
 
 _CALL = re.compile(r"(?<![\w:])(?:::)?c10::metal::(\w+)\s*\(")
 
@@ -102,6 +124,24 @@ def redirect(body: str, names: set[str]) -> str:
     return _CALL.sub(lambda m: f"{m.group(1)}_(" if m.group(1) in names else m.group(0), body)
 
 
+def lacks(name: str, c10_code: str) -> bool:
+    """Whether the checkout's c10/metal code (comments blanked) lacks *name*, or has it only in a form less
+    exact than the CPU's (SUPERSEDED)."""
+    if not re.search(rf"\b{name}\b", c10_code):
+        return True
+    inexact = SUPERSEDED.get(name)
+    return inexact is not None and inexact.search(c10_code) is not None
+
+
+def described(names: tuple[str, ...]) -> str:
+    """What the checkout's c10/metal lacks, for the plan's note: "hypot, nor a log1p as exact as the CPU's"."""
+    missing = ", ".join(n for n in names if n not in SUPERSEDED)
+    inexact = " and ".join(n for n in names if n in SUPERSEDED)
+    if not inexact:
+        return missing
+    return f"{missing}, nor a {inexact} as exact as the CPU's" if missing else f"{inexact} as exact as the CPU's"
+
+
 def member_functions(names: tuple[str, ...]) -> list[str]:
     """The stand-ins' text, each after a comment saying why it is there."""
-    return [f"{_WHY.format(name=n)}\n{SHIMS[n]}" for n in names]
+    return [f"{(_WHY_INEXACT if n in SUPERSEDED else _WHY).format(name=n)}\n{SHIMS[n]}" for n in names]

@@ -135,7 +135,8 @@ def family_details(inv: Inventory, name: str) -> FamilyDetails:
             kernel = e.shared_kernel().kernel
             if kernel and kernel not in shared:
                 shared[kernel] = _shared_kernel(inv, kernel)
-    frontier = FrontierIndex(inv).family(key) if state.state not in (NO_MPS, NATIVE) else None
+    frontier = (FrontierIndex(inv).new_op(key) if state.state == NO_MPS
+                else FrontierIndex(inv).family(key) if state.state != NATIVE else None)
     return FamilyDetails(key, state.state, state.why, tuple(rows), tuple(legacy.items()), tuple(shared.values()), frontier)
 
 
@@ -190,9 +191,10 @@ def render_details(d: FamilyDetails, fmt: str) -> str:
                 reg = f"registered at {m.registered_at}" if m.registered_at else "NOT registered in any .metal"
                 out.append(f"      {bullet} kernel {code(m.kernel)}: run at {m.host_call}, {reg}")
     if d.frontier is not None:
-        out.append(f"frontier: {d.frontier.label}")
+        out.append(f"frontier: {d.frontier.label or 'not a new-op candidate'}")
         if d.frontier.note:
             out.append(f"  {bullet} {d.frontier.note}")
         for o in d.frontier.overloads:
-            out.append(f"  {bullet} {code(o.entry)} ({o.mps_kernel}): {'candidate' if o.candidate else 'not a candidate'}: {o.why}")
+            via = f" ({o.mps_kernel})" if o.mps_kernel else ""
+            out.append(f"  {bullet} {code(o.entry)}{via}: {'candidate' if o.candidate else 'not a candidate'}: {o.why}")
     return "\n".join(out) + "\n"

@@ -145,14 +145,24 @@ class FrontierIndex:
 
     def new_op(self, name: str) -> Frontier:
         """Family *name*, which has no MPS key, judged for `new-op`: a candidate when an entry's CPU and
-        CUDA share a pointwise kernel that calls TensorIterator stubs (the migrate frontier's test)."""
+        CUDA share a kernel that calls TensorIterator stubs (the migrate frontier's test) and the yaml says
+        the entry is pointwise (TensorIterator-structured or tagged).  An entry MPSGraph never served has
+        no MPS test history to go on, and a kernel building a TensorIterator is not enough there: indexing
+        ops build one over their indices (take, put_), glu_jvp one over slices of its arguments."""
         inv = self.inv
         overloads = []
         for head in inv.family_heads.get(name, ()):
             chunk = inv.index.text[head.start : head.end]
             if "CPU" not in chunk or "CUDA" not in chunk:  # cheap: most such families are not pointwise
                 continue
-            overloads.append(self.overload(inv.index.parse(head)))
+            entry = inv.index.parse(head)
+            found = self.overload(entry)
+            if found.candidate and not entry.marked_pointwise:
+                found = found._replace(candidate=False, why=(
+                    f"{found.shared_kernel} ({found.defined_at}) calls {', '.join(found.stubs)}, but the entry is "
+                    "neither TensorIterator-structured nor tagged pointwise (an indexing or slicing op builds a "
+                    "TensorIterator too)"))
+            overloads.append(found)
         if not overloads:
             return Frontier(name, (), "no entry with CPU and CUDA kernels", new_op=True)
         return Frontier(name, tuple(overloads), new_op=True)

@@ -44,14 +44,15 @@ def fit_to_checkout(spec: KernelSpec, cs: Changeset, target: MetalIndex) -> Kern
 
 def _with_c10_stand_ins(spec: KernelSpec, checkout: Checkout, c10_code: str) -> KernelSpec:
     """*spec* with only the c10/metal headers the checkout has, and its own stand-ins for the c10::metal
-    functions those headers (*c10_code*, comments blanked) lack (2.7: hypot, expm1f, ...); a missing one
+    functions those headers (*c10_code*, comments blanked) lack (2.7: hypot, expm1f, ...) or define less
+    exactly than the CPU (2.7's log1p); a missing one
     without a stand-in is refused, so a kernel written with --no-try still compiles.  Without c10/metal
     headers (a trimmed checkout) the numeric check's compile is the judge."""
     spec = spec._replace(includes=tuple(h for h in spec.includes if checkout.path(h).is_file()))
     bodies = {k: v for k, v in (("expr", spec.expr), ("int_expr", spec.int_expr),
                                 ("complex_expr", spec.complex_expr), ("bool_expr", spec.bool_expr)) if v}
     missing = [n for n in dict.fromkeys(n for b in bodies.values() for n in c10_shims.called(b))
-               if not re.search(rf"\b{n}\b", c10_code)]
+               if c10_shims.lacks(n, c10_code)]
     if not missing:
         return spec
     lacking = [n for n in missing if n not in c10_shims.SHIMS]

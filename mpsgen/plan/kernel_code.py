@@ -82,7 +82,9 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
     metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
     spec = fit_to_checkout(dtypes.spec, cs, metal.index_metal(metal_texts[metal_rel], metal_rel))
     if spec.shims:
-        notes.append(f"this checkout's c10/metal has no {', '.join(spec.shims)}: {spec.name}_functor carries "
+        from mpsgen.generate.c10_shims import described
+
+        notes.append(f"this checkout's c10/metal has no {described(spec.shims)}: {spec.name}_functor carries "
                      f"its own ({', '.join(n + '_' for n in spec.shims)})")
     # Kernel names are global across the files, but one that never spells the name can neither
     # register it nor define its functor: only the target and those that mention it are indexed.

@@ -33,6 +33,7 @@ class Routing:
     legacy_kernels: tuple[str, ...] = ()  # the MPS-only kernels the moved entries called
     schema_entry: Entry | None = None  # the entry whose schema and iterator describe the kernel
     stub: stubs.StubDecl | None = None
+    native: host.Registration | None = None  # with nothing_to_do: the stub's registration that is not MPSGraph
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -44,9 +45,9 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
     if command == "migrate" and only is None:
         only, kept = _movable_overloads(checkout, cs, family)
     with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
-        done = _already_native(checkout, cs, family, opts)
+        done, native = _already_native(checkout, cs, family, opts, only)
         if done:
-            return Routing(family.name, only or (), tuple(kept), nothing_to_do=done)
+            return Routing(family.name, only or (), tuple(kept), nothing_to_do=done, native=native)
         if command == "migrate":
             if not family.has_mps:
                 first = family.entries[0]
@@ -91,7 +92,8 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
 def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple[str, ...] | None, list[str]]:
     """The overloads `migrate FAMILY` moves when some legacy ones cannot: an overload whose shared
     kernel calls no DispatchStub (pow.Scalar_out) keeps its MPS kernel, said in a note, while the
-    others move.  (None, []) when every overload moves, or none can (the usual refusal then says why)."""
+    others move (or moved in an earlier run: then there is nothing to do).  (None, []) when every
+    overload moves, or none can (the usual refusal then says why)."""
     stubless: dict[str, str] = {}
     legacy = family.legacy_entries
     for e in legacy:
@@ -100,7 +102,8 @@ def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple
             impl = stubs.find_shared_impl(sources, kernel)
             if impl is not None and not impl.stub_names:
                 stubless[e.name] = f"{kernel} ({impl.location}) calls no DispatchStub"
-    if not stubless or len(stubless) == len(legacy):
+    moved_before = any(e.mps_route == "shared" for e in family.entries)  # a second run: the rest moved then
+    if not stubless or (len(stubless) == len(legacy) and not moved_before):
         return None, []
     left = [e.name for e in family.entries if e.name not in stubless and e.structured_delegate not in stubless]
     notes = [f"kept {name} on {e.mps_kernel}: {why}; move it by hand" for e in legacy
@@ -108,26 +111,47 @@ def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple
     return tuple(left), notes
 
 
-def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions) -> str:
-    """Why there is nothing to do: every MPS entry shares its CPU/CUDA kernel and the stub is
-    registered by a kernel that does not run MPSGraph (REGISTER_MPS_UNARY_STUB, or a host function
-    whose body runs MPSGraph, leaves work to do)."""
-    if not family.has_mps or family.legacy_entries:
-        return ""
-    shared = tuple(dict.fromkeys(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel)))
-    stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
-    mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
-    kinds = [(r, host.registration_backend_in(r, mm_texts[r.path]))
-             for r in host.registered_stubs(mm_texts).get(stub.name, [])]
-    kept = [(r, kind) for r, kind in kinds if kind != "mpsgraph"]
-    if not kept:
-        return ""
-    r, kind = kept[0]
-    where = f"{stub.name} registered at {r.location}, MPS shares {', '.join(shared)}"
-    if kind == "metal":
-        return f"{family.name} is already on a native Metal kernel ({where})"
+def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions,
+                    only: tuple[str, ...] | None) -> tuple[str, host.Registration | None]:
+    """Why there is nothing to do, and the registration that makes it so: every MPS entry (of those
+    *only* names) shares its CPU/CUDA kernel and the stub is registered by a kernel that does not run
+    MPSGraph (REGISTER_MPS_UNARY_STUB, or a host function whose body runs MPSGraph, leaves work to do)."""
+    entries = [e for e in family.entries if only is None or e.name in only]
+    if not any(e.mps_lines for e in entries) or any(e.legacy_lines for e in entries):
+        return "", None
+    shared = tuple(dict.fromkeys(k for e in entries if e.mps_route == "shared" and (k := e.mps_kernel)))
+    found = []
+    for kernels in _stub_groups(checkout, cs, family.name, shared, opts.stub_override):
+        stub = _infer_stub(checkout, cs, family.name, kernels, opts.stub_override)
+        mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
+        kinds = [(r, host.registration_backend_in(r, mm_texts[r.path]))
+                 for r in host.registered_stubs(mm_texts).get(stub.name, [])]
+        kept = [(r, kind) for r, kind in kinds if kind != "mpsgraph"]
+        if not kept:
+            return "", None
+        found.append((stub.name, *kept[0]))
+    where = "; ".join(f"{name} registered at {r.location}" for name, r, _ in found) + f", MPS shares {', '.join(shared)}"
+    odd = [(r, kind) for _, r, kind in found if kind != "metal"]
+    if not odd:
+        return f"{family.name} is already on a native Metal kernel ({where})", found[0][1]
+    r = odd[0][0]
     return (f"{family.name} already has an MPS kernel that is not MPSGraph code mpsgen knows ({where}; "
-            f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is")
+            f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is"), None
+
+
+def _stub_groups(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[str, ...],
+                 override: str | None) -> list[tuple[str, ...]]:
+    """The shared kernels grouped by the stub each calls (one group when they agree or --stub names
+    one): pow's overloads, once on Metal, run pow_tensor_tensor_stub and pow_tensor_scalar_stub."""
+    if override is not None or len(kernels) < 2:
+        return [kernels]
+    sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), family)
+    groups: dict[str, list[str]] = {}
+    for kernel in kernels:
+        impl = stubs.find_shared_impl(sources, kernel)
+        if impl is not None and impl.stub_names:
+            groups.setdefault(impl.stub_names[0], []).append(kernel)
+    return [tuple(g) for g in groups.values()] if len(groups) > 1 else [kernels]
 
 
 def _entry_for_kernel(family, edit, kernel: str):
