@@ -110,7 +110,7 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
 
     headers = planned_headers(group.changeset)  # the whole group's: a macro an earlier op added
     done: list[OpCheck] = []
-    for plan in group.todo:
+    for plan in group.kernel_plans:
         spec = plan.spec
         if spec is None:  # a stub MPS already runs: no new kernel to check
             continue
@@ -139,7 +139,9 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
                 continue
             err.hint = (err.hint + "; " if err.hint else "") + "--no-try skips this check"
             raise
-        done.append(OpCheck(plan.family, "agreed" if result.ok else "disagreed", result))
+        label = plan.family if plan.kernel in ("", plan.family) or plan.op == plan.kernel else \
+            f"{plan.family} ({plan.kernel})"
+        done.append(OpCheck(label, "agreed" if result.ok else "disagreed", result))
         if not result.ok:
             break
     return NumericCheck(tuple(done))

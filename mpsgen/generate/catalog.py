@@ -32,6 +32,7 @@ class CatalogEntry(TypedDict, total=False):
     params: list[str]
     param_type: str
     param_defaults: list[str]
+    cpu_refuses: list[str]  # torch dtypes the CPU kernel has no case for (torch raises): never registered
 
 
 _KEYS = frozenset(CatalogEntry.__annotations__)

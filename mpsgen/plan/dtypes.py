@@ -303,6 +303,10 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
     entry = known.get(plan.kernel or plan.family, known.get(plan.family))
     if entry is not None and entry["arity"] != plan.arity:
         entry = None
+    if plan.other_stub and "integer" in (entry or {}).get("dtypes", ()):
+        from dataclasses import replace  # another stub's kernel (div_trunc): div's promotion is div_true's
+
+        facts = replace(facts, promotes=False)
     drop = parse_drop(getattr(opts, "drop_dtypes", None))
     if opts.drop_complex:
         drop |= {"complex64"}
@@ -330,7 +334,8 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
     skip |= kept_from_stub
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
     scalars = plan.shape.scalar_names if plan.shape is not None else ()
-    spec = catalog.spec_for(plan.family, plan.arity, opts.expr, opts.int_expr, opts.complex_expr,
+    # another stub's kernel (div_trunc) has a body of its own, never the family's first stub's
+    spec = catalog.spec_for(plan.kernel if plan.other_stub else plan.family, plan.arity, opts.expr, opts.int_expr, opts.complex_expr,
                             groups, result=result if entry is None else None, name=plan.kernel or None,
                             scalars=scalars)
     if spec.has_params and {"int2float", "complex"} & set(spec.dtypes):

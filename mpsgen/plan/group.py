@@ -42,6 +42,11 @@ class GroupPlan:
         return [p for p in self.plans if not p.nothing_to_do]
 
     @property
+    def kernel_plans(self) -> list[Plan]:
+        """Every kernel the plans with work write: a family calling several stubs has one per stub."""
+        return [k for p in self.todo for k in p.kernel_plans]
+
+    @property
     def nothing_to_do(self) -> str:
         """Why no op has work (empty: some op has)."""
         if self.todo:

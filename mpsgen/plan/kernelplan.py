@@ -71,10 +71,16 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
         if routing.yaml_text is not None:
             cs.set_text(YAML_REL, routing.yaml_text, f"MPS dispatch of {routing.family}")
         plan.moved = list(routing.moved)
-        if not registered_metal_kernel(plan, checkout):
-            plan.shape = _kernel_shape(plan, checkout, cs, routing.index, routing.schema_entry, routing.shared)
-            plan.arity = plan.shape.arity
-            plan_kernel_code(plan, checkout, opts)
+        first = routing.targets[0] if routing.targets else None
+        plan_stub_kernel(plan, checkout, opts, routing.index, routing.schema_entry, routing.shared, first)
+        for target in routing.targets[1:]:  # the family's other stubs, one kernel each
+            sub = Plan(command, opts.op, routing.family, cs, stub=target.stub, moved=list(routing.moved),
+                       other_stub=True)
+            plan_stub_kernel(sub, checkout, opts, routing.index, target.entry, routing.shared, target)
+            plan.stub_plans.append(sub)
+            plan.added.extend(sub.added)
+            plan.api_added.extend(a for a in sub.api_added if a not in plan.api_added)
+            plan.notes.extend(f"{target.stub.name}: {n}" for n in sub.notes)
         for legacy in callers_first(plan, checkout, routing.legacy_kernels):
             yaml_now = cs.current(YAML_REL)
             # A plain substring test first: the line-anchored search of the whole yaml costs ~5 ms.
@@ -102,7 +108,40 @@ def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Chan
     return plan
 
 
-def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, shared: tuple[str, ...]):
+def plan_stub_kernel(plan: Plan, checkout: Checkout, opts: KernelOptions, index, entry, shared: tuple[str, ...],
+                     target=None) -> None:
+    """plan.stub's kernel (shape and code), unless MPS already runs the stub.  *target*: the stub's
+    plan/multistub.StubTarget when the family calls several (its kernel's name, the arguments that
+    select it, whether complex inputs reach it)."""
+    if registered_metal_kernel(plan, checkout):
+        return
+    kernel = target.kernel if target is not None else ""
+    plan.shape = _kernel_shape(plan, checkout, plan.changeset, index, entry, shared, kernel)
+    plan.arity = plan.shape.arity
+    if target is not None and target.fixed:
+        from mpsgen.plan.binding import fixing
+
+        plan.binding = fixing(plan.binding, entry.name, entry.func, plan.shape.inputs, target.fixed)
+    never_complex = target is not None and target.complex == "never"
+    if never_complex:
+        opts = opts._replace(drop_complex=True)
+    refused = _cpu_refuses(plan.kernel) if target is not None else ()
+    if refused:  # div_trunc has no bool case on the CPU, while div's OpInfo (without a mode) declares bool
+        opts = opts._replace(drop_dtypes=",".join(filter(None, (opts.drop_dtypes, *refused))))
+        plan.notes.append(f"{plan.kernel}: the CPU kernel has no {', '.join(refused)} case (torch raises): not registered")
+    plan_kernel_code(plan, checkout, opts)
+    if never_complex:
+        plan.notes.append(f"complex inputs reach another stub ({target.at}): {plan.kernel} registers none")
+
+
+def _cpu_refuses(kernel: str) -> tuple[str, ...]:
+    from mpsgen.generate import catalog
+
+    return tuple((catalog.load_catalog().get(kernel) or {}).get("cpu_refuses", ()))
+
+
+def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, shared: tuple[str, ...],
+                  kernel: str = ""):
     """The shape of the kernel behind plan.stub (plan/shape.py), read from the shared kernel that calls
     it (where_self_out, not its wrapper where), and whose kernel it is: a stub another op owns
     (threshold_backward passes threshold_stub (threshold, 0)) gets that op's kernel name."""
@@ -119,8 +158,8 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
     calls = [(src, impl, c) for src, impl in read if impl for c in impl.stubs if c.stub == stub.name]
     sources, impl, call = calls[0] if calls else (*read[0], None)
     owner = stub.name.removesuffix("_stub")
-    plan.kernel = plan.family
-    if call is not None and call.extra_args and owner != plan.family:
+    plan.kernel = kernel or plan.family
+    if call is not None and call.extra_args and owner != plan.family and not kernel:
         assert impl is not None  # the call was found in it
         odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
         if odd:  # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's
@@ -131,7 +170,7 @@ def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, s
                      f"as a candidate, else by hand); then `mpsgen migrate {plan.family}` only moves the dispatch")
         if index.has_family(owner):
             plan.kernel = owner
-    if plan.kernel == plan.family and owner != plan.family and _kernel_registered(checkout, cs, owner):
+    if not kernel and plan.kernel == plan.family and owner != plan.family and _kernel_registered(checkout, cs, owner):
         plan.kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
     if call is not None and call.diverts:
         assert impl is not None

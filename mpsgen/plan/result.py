@@ -67,6 +67,15 @@ class Plan:
     files: list[str] = field(default_factory=list)  # the files this op's edits touched
     dtype_rows: list[Row] = field(default_factory=list)  # per dtype, before -> after
     dropped: list[str] = field(default_factory=list)  # --drop-dtypes (torch names)
+    # A family calling several stubs: the kernels of its other stubs, each planned as a plan of its own
+    # on the same changeset (plan/multistub.py); this plan holds the first stub's.
+    stub_plans: list[Plan] = field(default_factory=list)
+    other_stub: bool = False  # this plan is one of those: the family's OpInfo describes its first stub
+
+    @property
+    def kernel_plans(self) -> list[Plan]:
+        """This plan and its other stubs' plans: each stub's kernel, its spec, binding and dtype rows."""
+        return [self, *self.stub_plans]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +92,8 @@ class Plan:
             "kernel": self.kernel,
             "arity": self.arity,
             "scalars": [] if self.shape is None else [p.name for p in self.shape.scalars],
+            "stub_kernels": [{"stub": p.stub.name if p.stub else None, "kernel": p.kernel, "arity": p.arity,
+                              "dtypes": list(p.dtypes)} for p in self.stub_plans],
             "dtypes": list(self.dtypes),
             "dtype_table": [r.to_json() for r in self.dtype_rows],
             "added": self.added,

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 
 from mpsgen.errors import MpsgenError, Refusal, context
 from mpsgen.model import Command, KernelOptions
+from mpsgen.plan.multistub import StubTarget, stub_targets
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.sources import host
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.sources import stubs
+from mpsgen.sources.host_register import Registration
 from mpsgen.sources.native_yaml.edits import MovedEntry
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
@@ -33,6 +35,8 @@ class Routing:
     legacy_kernels: tuple[str, ...] = ()  # the MPS-only kernels the moved entries called
     schema_entry: Entry | None = None  # the entry whose schema and iterator describe the kernel
     stub: stubs.StubDecl | None = None
+    # Every stub when the shared kernels call several (plan/multistub.py), the first being `stub`'s.
+    targets: tuple[StubTarget, ...] = ()
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -82,10 +86,27 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
                               path=YAML_REL, line=schema_entry.line,
                               hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
         _require_elementwise(checkout, cs, family, edit)
-        stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
+        targets = () if opts.stub_override else _targets(checkout, cs, family, edit, shared)
+        if targets:  # several stubs: the first one's overload describes the first kernel
+            stub, schema_entry = targets[0].stub, targets[0].entry
+        else:
+            stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
-                   legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub)
+                   legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets)
+
+
+def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:
+    """The family's stubs when its shared kernels call several (plan/multistub.py), else ()."""
+    from mpsgen.generate.catalog import load_catalog
+
+    known = load_catalog()
+
+    def entry_for(kernel: str) -> Entry:
+        users = [e for e in family.entries if kernel in (e.cpu_cuda_kernels | {e.mps_kernel})]
+        return max(users, key=_tensor_count) if users else _entry_for_kernel(family, edit, kernel)
+
+    return stub_targets(checkout, cs, family.name, shared, entry_for, lambda name: name in known)
 
 
 def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple[str, ...] | None, list[str]]:
@@ -115,15 +136,23 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
     if not family.has_mps or family.legacy_entries:
         return ""
     shared = tuple(dict.fromkeys(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel)))
-    stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
-    mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
-    kinds = [(r, host.registration_backend_in(r, mm_texts[r.path]))
-             for r in host.registered_stubs(mm_texts).get(stub.name, [])]
-    kept = [(r, kind) for r, kind in kinds if kind != "mpsgraph"]
-    if not kept:
-        return ""
-    r, kind = kept[0]
-    where = f"{stub.name} registered at {r.location}, MPS shares {', '.join(shared)}"
+    targets = () if opts.stub_override else _targets(checkout, cs, family, None, shared)
+    found = [t.stub for t in targets] or [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)]
+    mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
+    runs: list[tuple[stubs.StubDecl, Registration, str]] = []
+    for stub in found:  # every stub must already run a kernel that is not MPSGraph
+        mm_texts = mentioning(mm_all, stub.name.removesuffix("_stub"))
+        kinds = [(r, host.registration_backend_in(r, mm_texts[r.path]))
+                 for r in host.registered_stubs(mm_texts).get(stub.name, [])]
+        kept = [(r, kind) for r, kind in kinds if kind != "mpsgraph"]
+        if not kept:
+            return ""
+        runs.append((stub, *kept[0]))
+    stub, r, kind = runs[0]
+    if len(runs) > 1 and any(k != "metal" for _, _, k in runs):
+        stub, r, kind = next(run for run in runs if run[2] != "metal")
+    where = ", ".join(f"{s.name} registered at {reg.location}" for s, reg, _ in runs) + \
+        f", MPS shares {', '.join(shared)}"
     if kind == "metal":
         return f"{family.name} is already on a native Metal kernel ({where})"
     return (f"{family.name} already has an MPS kernel that is not MPSGraph code mpsgen knows ({where}; "
@@ -131,7 +160,7 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
 
 
 def _entry_for_kernel(family, edit, kernel: str):
-    moved = {m.entry for m in edit.moved}
+    moved = {m.entry for m in edit.moved} if edit is not None else set()
     for e in family.entries:
         if (e.name in moved or e.mps_route == "shared") and kernel in (e.cpu_cuda_kernels | {e.mps_kernel}):
             return e
