@@ -206,3 +206,14 @@ def test_a_bool_or_int_scalar_reaches_torch_in_its_schema_type() -> None:
     got = bound.reference(binding).fn(grad, x, (1.0, 2.0, 0.5, 1.0))
     want = torch.ops.aten.elu_backward(grad, 1.0, 2.0, 0.5, True, x)
     assert torch.equal(got, want)
+
+
+def test_try_checks_every_stubs_kernel_and_remembers_each(tree: Path) -> None:
+    _replace(tree, BINARY_OPS_CPP, "  atan2_stub(device_type(), *this);\n", TWO_STUBS.replace("hypot_stub", "heaviside_stub"))
+    for _ in range(2):  # planned, then from the cache: the same two tables
+        run = mpsgen("-C", str(tree), "try", "atan2")
+        assert run.returncode == 1, run.stdout + run.stderr
+        assert run.stdout.startswith("atan2:\n") and "\nheaviside:\n" in run.stdout
+        first, second = run.stdout.split("\nheaviside:\n")
+        assert "all dtypes agree" in first  # atan2's own body
+        assert "MISMATCH" in second  # heaviside's body is no atan2 (this fixture's atan2_out is made up)

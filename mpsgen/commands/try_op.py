@@ -26,27 +26,32 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
             complex_expr: str | None = None, dtypes: str | None = None, templates_dir: str | None = None,
             emulate: bool = False, fmt: str = "text", include_root: str | Path | None = None,
             out: TextIO | None = None) -> int:
-    """Plan, render, compile and compare; print the table (or JSON); 0 agree, 1 mismatch."""
-    subject = cached_subject(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
-                             dtypes=dtypes, templates_dir=templates_dir)
-    result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
-                   flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
+    """Plan, render, compile and compare; print the table (or JSON); 0 agree, 1 mismatch.  A family
+    calling several stubs (div) has a kernel per stub: each is checked, each table printed."""
+    subjects = cached_subjects(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
+                               dtypes=dtypes, templates_dir=templates_dir)
     stream = out or sys.stdout
     from mpsgen.emulate.compare import render_json, render_text
 
-    stream.write(render_json(result) if fmt == "json" else render_text(result))
-    return EXIT_OK if result.ok else EXIT_FINDINGS
+    ok = True
+    for subject in subjects:
+        result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
+                       flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
+        if subject.label and fmt != "json":
+            stream.write(f"{subject.label}:\n")
+        stream.write(render_json(result) if fmt == "json" else render_text(result))
+        ok = ok and result.ok
+    return EXIT_OK if ok else EXIT_FINDINGS
 
 
-def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
-    """plan_subject, remembered under a fingerprint of every file the planner reads (path, size,
+def cached_subjects(checkout: Checkout, **options: str | None) -> list[Subject]:
+    """plan_subjects, remembered under a fingerprint of every file the planner reads (path, size,
     mtime, like ninja) and of mpsgen itself, so a re-run skips the planning."""
     import hashlib
     import json
 
     from mpsgen.emulate.compile import cache_dir
     from mpsgen.generate.render import default_templates_dir
-    from mpsgen.model import KernelSpec
 
     package = Path(__file__).resolve().parent.parent
     files = [checkout.yaml_path, *checkout.metal_files(), *checkout.mm_files(), *checkout.native_headers(),
@@ -64,24 +69,42 @@ def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
     entry = cache_dir() / f"subject-{h.hexdigest()[:32]}.json"
     if entry.is_file():
         try:
-            data = json.loads(entry.read_text(encoding="utf-8"))
-            fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()}
-            spec = KernelSpec(**fields)
-            return Subject(spec, data["functor"], data["source"], headers=data.get("headers") or {})
-        except (ValueError, KeyError, TypeError):
-            pass  # damaged entry: plan again
-    subject = plan_subject(checkout, **options)  # type: ignore[arg-type]
+            return [_subject_from(data) for data in json.loads(entry.read_text(encoding="utf-8"))]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass  # damaged entry (or one of an older layout): plan again
+    subjects = plan_subjects(checkout, **options)  # type: ignore[arg-type]
     entry.parent.mkdir(parents=True, exist_ok=True)
     tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"spec": subject.spec._asdict(), "functor": subject.functor, "source": subject.source,
-                               "headers": subject.headers}), encoding="utf-8")
+    tmp.write_text(json.dumps([{"spec": s.spec._asdict(), "functor": s.functor, "source": s.source,
+                                "headers": s.headers, "label": s.label,
+                                "binding": None if s.binding is None else _binding_data(s.binding)}
+                               for s in subjects]), encoding="utf-8")
     tmp.replace(entry)
-    return subject
+    return subjects
 
 
-def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str | None,
-                 complex_expr: str | None, dtypes: str | None, templates_dir: str | None) -> Subject:
-    """The planner's spec and functor (read-only); for an op already on Metal, the catalog/--expr spec."""
+def _binding_data(binding: Any) -> list[Any]:
+    return [binding.op, [list(a) for a in binding.args], list(binding.tensors), list(binding.scalars),
+            [list(f) for f in binding.fixed]]
+
+
+def _subject_from(data: dict[str, Any]) -> Subject:
+    """A cached subject (its binding too: div_trunc's rounding mode is what torch is called with)."""
+    from mpsgen.model import KernelSpec
+    from mpsgen.plan.binding import Binding, SchemaArg
+
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()}
+    b = data.get("binding")
+    binding = None if b is None else Binding(b[0], tuple(SchemaArg(*a) for a in b[1]), tuple(b[2]), tuple(b[3]),
+                                             tuple((f[0], f[1]) for f in b[4]))
+    return Subject(KernelSpec(**fields), data["functor"], data["source"], binding, data.get("headers") or {},
+                   data.get("label", ""))
+
+
+def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: str | None,
+                  complex_expr: str | None, dtypes: str | None, templates_dir: str | None) -> list[Subject]:
+    """The planner's spec and functor (read-only); for an op already on Metal, the catalog/--expr spec.
+    A family calling several stubs: each new kernel's, labelled with its name."""
     from mpsgen.generate import catalog, render
     from mpsgen.model import KernelOptions
 
@@ -99,14 +122,17 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
         if not functor:
             raise MpsgenError(f"{op} would call upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
                               "whose functor is no struct mpsgen can lift out", hint="run test_mps.py on a Mac to check it")
-        return Subject(plan.spec, functor, "upstream", plan.binding)
-    if not plan.nothing_to_do and plan.spec is not None:
+        return [Subject(plan.spec, functor, "upstream", plan.binding)]
+    if not plan.nothing_to_do and any(p.spec is not None for p in plan.kernel_plans):
         from mpsgen.emulate.overlay import planned_headers
 
-        return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding, planned_headers(plan.changeset))
+        headers = planned_headers(plan.changeset)
+        several = bool(plan.stub_plans)
+        return [Subject(p.spec, p.rendered.functor, "plan", p.binding, headers, p.kernel if several else "")
+                for p in plan.kernel_plans if p.spec is not None and not p.reused_kernel]
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
-    return Subject(spec, render.render_functor(spec, templates_dir), "--expr" if expr else "catalog")
+    return [Subject(spec, render.render_functor(spec, templates_dir), "--expr" if expr else "catalog")]
 
 
 def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan

@@ -111,7 +111,8 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
         for p in group.todo:
             doing = f"re-checking {p.op} after the other ops"
             with context(lambda: doing):
-                verify_structure(p, checkout)
+                for each in p.kernel_plans:  # every stub's registration and kernel
+                    verify_structure(each, checkout)
                 require_stubs_registered(p, checkout)
     return group
 

@@ -56,7 +56,8 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
         plan.nothing_to_do = f"{plan.family} is already on a native Metal kernel"
     elif not plan.nothing_to_do:
         with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
-            verify_structure(plan, checkout)
+            for each in plan.kernel_plans:  # every stub's registration and kernel
+                verify_structure(each, checkout)
     return plan
 
 
