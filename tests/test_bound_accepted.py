@@ -8,7 +8,7 @@ from mpsgen.emulate.bound import accepted
 from mpsgen.emulate.reference import Reference
 
 
-def test_complex_inputs_are_asked_as_they_are_without_a_cast_warning() -> None:
+def test_complex_inputs_are_asked_as_complex_without_a_cast_warning() -> None:
     seen: list[torch.dtype] = []
 
     def addcmul(a, b, c, value):
@@ -21,6 +21,16 @@ def test_complex_inputs_are_asked_as_they_are_without_a_cast_warning() -> None:
         kept, note = accepted(Reference("torch.addcmul", addcmul), args, (0.5, 2.0))
     assert kept == (0.5, 2.0) and note == ""
     assert seen == [torch.complex64, torch.complex64]
+
+
+def test_complex32_is_asked_widened_to_complex64_as_the_reference_is() -> None:
+    """torch has no complex32 CPU addcdiv: the check's reference runs in complex64, so the probe does too."""
+    args = [torch.tensor([1 + 2j, 3j], dtype=torch.complex32)] * 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kept, note = accepted(Reference("torch.addcdiv", lambda a, b, c, v: torch.addcdiv(a, b, c, value=v)),
+                              args, (0.5, 2.0))
+    assert kept == (0.5, 2.0) and note == ""
 
 
 def test_a_case_torch_refuses_is_named() -> None:
