@@ -218,3 +218,36 @@ def test_try_checks_every_stubs_kernel_and_remembers_each(tree: Path) -> None:
         first, second = run.stdout.split("\nheaviside:\n")
         assert "all dtypes agree" in first  # atan2's own body
         assert "MISMATCH" in second  # heaviside's body is no atan2 (this fixture's atan2_out is made up)
+
+
+@pytest.mark.parametrize(("kernel", "bound", "func"), [
+    ("clamp_min_scalar", "min", "clamp_min(Tensor self, Scalar min) -> Tensor"),
+    ("clamp_max_scalar", "max", "clamp_max(Tensor self, Scalar max) -> Tensor"),
+])
+def test_the_clamp_stub_kernels_agree_with_torch_through_their_bound(kernel: str, bound: str, func: str) -> None:
+    """clamp_min's clamp_min_scalar_stub kernel, checked as its plan would: torch.ops.aten.clamp_min with the
+    bound drawn from edge values (a NaN input stays NaN, the bound's type is the input's)."""
+    from mpsgen.emulate.check import check_kernel
+    from mpsgen.generate import catalog, render
+
+    spec = catalog.spec_for(kernel, "unary_alpha", dtypes=("float", "integer"), scalars=(bound,))
+    binding = Binding(func.split("(")[0], schema_args(func), (0,), ("arg:1",))
+    result = check_kernel(spec, render.render_functor(spec), op=binding.op, include_root=include_root("sample"),
+                          binding=binding)
+    assert result.reference == f"torch.ops.aten.{binding.op}"
+    assert {r.dtype for r in result.rows} >= {"float32", "float16", "bfloat16", "int64", "uint8"}
+    assert result.ok, [r for r in result.rows if not r.ok]
+
+
+def test_the_elu_backward_kernel_agrees_with_torch_for_both_is_result_values() -> None:
+    from mpsgen.emulate.check import check_kernel
+    from mpsgen.generate import catalog, render
+
+    func = ("elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, "
+            "Tensor self_or_result) -> Tensor")
+    spec = catalog.spec_for("elu_backward", "binary_params", scalars=("alpha", "scale", "input_scale", "is_result"))
+    binding = Binding("elu_backward", schema_args(func), (0, 5), ("arg:1", "arg:2", "arg:3", "arg:4"))
+    result = check_kernel(spec, render.render_functor(spec), op="elu_backward", include_root=include_root("sample"),
+                          binding=binding)
+    assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16"}
+    assert result.ok, [r for r in result.rows if not r.ok]

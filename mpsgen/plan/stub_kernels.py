@@ -54,8 +54,8 @@ def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Ent
         refused = _cpu_refuses(choice.kernel)
         if refused:  # div_trunc has no bool case on the CPU, while div's OpInfo (without a mode) declares bool
             opts = opts._replace(drop_dtypes=",".join(filter(None, (opts.drop_dtypes, *refused))))
-            notes.append(f"{choice.kernel}: the CPU kernel has no {', '.join(refused)} case (torch raises): "
-                         "not registered")
+            notes.append(f"the CPU kernel has no {', '.join(refused)} case (torch raises): {choice.kernel} "
+                         "registers none")
     apply_edits(cs, choice.edits)
     code = plan_kernel_code(choice, cs, checkout, opts)
     apply_edits(cs, code.edits)
