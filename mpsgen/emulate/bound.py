@@ -101,7 +101,8 @@ TYPED_VALUES = {"bool": (0.0, 1.0), "int": (0.0, 1.0, 2.0, 3.0, -1.0)}
 
 
 def _values_of(binding: Any, source: str, values: tuple[float, ...]) -> tuple[float, ...]:
-    return TYPED_VALUES.get(binding.args[int(source[4:])].type, values)
+    at, args = int(source[4:]), getattr(binding, "args", ())
+    return TYPED_VALUES.get(args[at].type, values) if at < len(args) else values
 
 
 def _as_schema_type(arg_type: str, value: Any) -> Any:

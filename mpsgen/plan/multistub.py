@@ -85,7 +85,12 @@ def stub_targets(checkout: Checkout, cs: Changeset, family: str, shared: tuple[s
     order = sorted(calls, key=lambda name: stub_kernel_name(name) != family)
     for name in order:
         kernel, impl, call = calls[name]
-        decl = stubs.infer_stub(mentioning(all_headers, name) or all_headers, sources, kernel, name)
+        headers = mentioning(all_headers, name) or all_headers
+        if name not in stubs.index_stub_declarations(headers):
+            raise MpsgenError(f"{impl.shown_form} {kernel} calls {name}, but no DECLARE_DISPATCH(..., {name}) was "
+                              "found in aten/src/ATen/native/*.h", path=impl.path, line=call.line,
+                              hint="is the header outside aten/src/ATen/native? name the stub with --stub NAME")
+        decl = stubs.infer_stub(headers, sources, kernel, name)  # the declaration's type, read
         entry = entry_for(kernel)
         guard = guard_of_call(sources[impl.path], call.line, name, impl.line)
         fixed, complex_ = meaning(guard, frozenset(a.name for a in schema_args(entry.func)))

@@ -148,9 +148,8 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
         if not kept:
             return ""
         runs.append((stub, *kept[0]))
-    stub, r, kind = runs[0]
-    if len(runs) > 1 and any(k != "metal" for _, _, k in runs):
-        stub, r, kind = next(run for run in runs if run[2] != "metal")
+    # the one to name: a kernel that is neither Metal nor MPSGraph, when one of the stubs has it
+    _, r, kind = next((run for run in runs if run[2] != "metal"), runs[0])
     where = ", ".join(f"{s.name} registered at {reg.location}" for s, reg, _ in runs) + \
         f", MPS shares {', '.join(shared)}"
     if kind == "metal":
