@@ -239,9 +239,17 @@ def test_shape_choice():
     no_sibling = API_213._replace(functions={k: v for k, v in API_213.functions.items() if k != "exec_ternary_kernel"})
     with pytest.raises(MpsgenError, match="has no exec_ternary_kernel_with_params, nor exec_ternary_kernel\\(iter, name\\) to model one on"):
         choose_shape(stub=two, call=None, operands=("a", "b", "c"), schema_tensors=3, api=no_sibling)
-    with pytest.raises(MpsgenError, match="takes bool"):
-        choose_shape(stub=_decl(("TensorIteratorBase&", "bool")), call=None, operands=None, schema_tensors=1,
-                     api=API_213)
+    # a bool (elu_backward's is_result) and an int64_t (polygamma's n) are scalars like the others
+    flag = choose_shape(stub=_decl(("TensorIteratorBase&", "const c10::Scalar&", "bool"), ("", "", "is_result")),
+                        call=None, operands=("grad", "self"), schema_tensors=2, api=API_213)
+    assert flag.arity == "binary_params" and [p.cpp_type for p in flag.scalars] == ["const c10::Scalar&", "bool"]
+    assert flag.scalar_names == ("p0", "is_result")
+    order = choose_shape(stub=_decl(("TensorIteratorBase&", "const int64_t"), ("", "n")), call=None,
+                         operands=("self",), schema_tensors=1, api=API_213)
+    assert order.arity == "unary_alpha" and order.scalar_names == ("n",) and order.scalars[0].cpp_type == "const int64_t"
+    with pytest.raises(MpsgenError, match="takes c10::string_view; mpsgen passes Scalar, double, int64_t, bool"):
+        choose_shape(stub=_decl(("TensorIteratorBase&", "c10::string_view")), call=None, operands=None,
+                     schema_tensors=1, api=API_213)
 
 
 def test_host_api_of_the_real_header(wheel_include: Path):

@@ -42,7 +42,7 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "mi
             return FamilyOutcome(state=REFUSED, reason="MISMATCH: " + numeric.summary(), **unit)
         check = "" if numeric is None else numeric.summary()
         cs = group.changeset
-        dtypes = dict.fromkeys(r.dtype for p in group.todo for r in p.dtype_rows if r.registered)
+        dtypes = dict.fromkeys(r.dtype for p in group.kernel_plans for r in p.dtype_rows if r.registered)
         return FamilyOutcome(state=PLANNED, files={p: cs.current(p) for p in cs.changed_paths}, dtypes=list(dtypes),
                              check=check, message=pr_message(group, check), tests=group.test_names, grad_tests=group.grad_test_names, **unit)
     except MpsgenError as err:

@@ -29,6 +29,10 @@ def pr_message(group: GroupPlan, check: str) -> str:
         if rows:
             body += ["Dtypes, before -> after:", "", "| dtype | before | after |", "|---|---|---|"]
             body += [f"| {r.dtype} | {r.before} | {r.after} |" for r in rows] + [""]
+        for _, kernel, other in summary.other_stubs:  # a family calling several stubs: each kernel's table
+            if other:
+                body += [f"Dtypes of the {kernel} kernel, before -> after:", "", "| dtype | before | after |",
+                         "|---|---|---|", *(f"| {r.dtype} | {r.before} | {r.after} |" for r in other), ""]
     body += [f"Numeric check (mpsgen try, before writing): {check or 'not run (--no-try)'}", ""]
     # Only tests that exist: the op's OpInfos, or a backward op's forward OpInfo's gradient test.
     patterns = k_patterns(group.test_names) + grad_patterns(group.grad_test_names)

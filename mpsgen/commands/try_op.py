@@ -26,48 +26,52 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
             complex_expr: str | None = None, dtypes: str | None = None, templates_dir: str | None = None,
             emulate: bool = False, fmt: str = "text", include_root: str | Path | None = None,
             out: TextIO | None = None) -> int:
-    """Plan, render, compile and compare; print the table (or JSON); 0 agree, 1 mismatch."""
+    """Plan, render, compile and compare; print the table (or JSON); 0 agree, 1 mismatch.  A family
+    calling several stubs (div) has a kernel per stub: each is checked, each table printed."""
     from mpsgen.emulate.compile import CompileError
 
-    subject = cached_subject(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
-                             dtypes=dtypes, templates_dir=templates_dir)
-    try:
-        result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
-                       flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
-    except CompileError as err:
-        if subject.source == "upstream" or subject.source.startswith(IN_TREE):  # lifted out of its file
-            from mpsgen.scan.lines import plain_lines
-
-            what = subject.source if subject.source != "upstream" else f"upstream's {subject.spec.name}_functor"
-            raise MpsgenError(f"{what} does not build apart from its file: {plain_lines(err.message)[0]}",
-                              hint=f"check it on a Mac with test_mps.py -k {op}") from None
-        raise
+    subjects = cached_subjects(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
+                               dtypes=dtypes, templates_dir=templates_dir)
     stream = out or sys.stdout
     from mpsgen.emulate.compare import render_json, render_text
 
-    if fmt == "json":
-        import json
+    ok = True
+    for subject in subjects:
+        try:
+            result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
+                           flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
+        except CompileError as err:
+            if subject.source == "upstream" or subject.source.startswith(IN_TREE):  # lifted out of its file
+                from mpsgen.scan.lines import plain_lines
 
-        stream.write(render_json(result).replace("{", "{" + json.dumps({"checked": subject.source})[1:-1] + ", ", 1))
-    else:
-        stream.write(f"checked: {subject.source}\n" if subject.source.startswith((IN_TREE, CATALOG_INSTEAD)) else "")
-        stream.write(render_text(result))
-    return EXIT_OK if result.ok else EXIT_FINDINGS
+                what = subject.source if subject.source != "upstream" else f"upstream's {subject.spec.name}_functor"
+                raise MpsgenError(f"{what} does not build apart from its file: {plain_lines(err.message)[0]}",
+                                  hint=f"check it on a Mac with test_mps.py -k {op}") from None
+            raise
+        if fmt == "json":
+            import json
+
+            stream.write(render_json(result).replace("{", "{" + json.dumps({"checked": subject.source})[1:-1] + ", ", 1))
+        else:
+            stream.write(f"{subject.label}:\n" if subject.label else "")
+            stream.write(f"checked: {subject.source}\n" if subject.source.startswith((IN_TREE, CATALOG_INSTEAD)) else "")
+            stream.write(render_text(result))
+        ok = ok and result.ok
+    return EXIT_OK if ok else EXIT_FINDINGS
 
 
 IN_TREE = "the kernel in the tree"
 CATALOG_INSTEAD = "the catalog's body, not the kernel in the tree, which could not be planned again"
 
 
-def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
-    """plan_subject, remembered under a fingerprint of every file the planner reads (path, size,
+def cached_subjects(checkout: Checkout, **options: str | None) -> list[Subject]:
+    """plan_subjects, remembered under a fingerprint of every file the planner reads (path, size,
     mtime, like ninja) and of mpsgen itself, so a re-run skips the planning."""
     import hashlib
     import json
 
     from mpsgen.emulate.compile import cache_dir
     from mpsgen.generate.render import default_templates_dir
-    from mpsgen.model import KernelSpec
 
     package = Path(__file__).resolve().parent.parent
     files = [checkout.yaml_path, *checkout.metal_files(), *checkout.mm_files(), *checkout.native_headers(),
@@ -85,24 +89,42 @@ def cached_subject(checkout: Checkout, **options: str | None) -> Subject:
     entry = cache_dir() / f"subject-{h.hexdigest()[:32]}.json"
     if entry.is_file():
         try:
-            data = json.loads(entry.read_text(encoding="utf-8"))
-            fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()}
-            spec = KernelSpec(**fields)
-            return Subject(spec, data["functor"], data["source"], headers=data.get("headers") or {})
-        except (ValueError, KeyError, TypeError):
-            pass  # damaged entry: plan again
-    subject = plan_subject(checkout, **options)  # type: ignore[arg-type]
+            return [_subject_from(data) for data in json.loads(entry.read_text(encoding="utf-8"))]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass  # damaged entry (or one of an older layout): plan again
+    subjects = plan_subjects(checkout, **options)  # type: ignore[arg-type]
     entry.parent.mkdir(parents=True, exist_ok=True)
     tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"spec": subject.spec._asdict(), "functor": subject.functor, "source": subject.source,
-                               "headers": subject.headers}), encoding="utf-8")
+    tmp.write_text(json.dumps([{"spec": s.spec._asdict(), "functor": s.functor, "source": s.source,
+                                "headers": s.headers, "label": s.label,
+                                "binding": None if s.binding is None else _binding_data(s.binding)}
+                               for s in subjects]), encoding="utf-8")
     tmp.replace(entry)
-    return subject
+    return subjects
 
 
-def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str | None,
-                 complex_expr: str | None, dtypes: str | None, templates_dir: str | None) -> Subject:
-    """The planner's spec and functor (read-only); for an op already on Metal, the catalog/--expr spec."""
+def _binding_data(binding: Any) -> list[Any]:
+    return [binding.op, [list(a) for a in binding.args], list(binding.tensors), list(binding.scalars),
+            [list(f) for f in binding.fixed]]
+
+
+def _subject_from(data: dict[str, Any]) -> Subject:
+    """A cached subject (its binding too: div_trunc's rounding mode is what torch is called with)."""
+    from mpsgen.model import KernelSpec
+    from mpsgen.plan.binding import Binding, SchemaArg
+
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()}
+    b = data.get("binding")
+    binding = None if b is None else Binding(b[0], tuple(SchemaArg(*a) for a in b[1]), tuple(b[2]), tuple(b[3]),
+                                             tuple((f[0], f[1]) for f in b[4]))
+    return Subject(KernelSpec(**fields), data["functor"], data["source"], binding, data.get("headers") or {},
+                   data.get("label", ""))
+
+
+def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: str | None,
+                  complex_expr: str | None, dtypes: str | None, templates_dir: str | None) -> list[Subject]:
+    """The planner's spec and functor (read-only); for an op already on Metal, the catalog/--expr spec.
+    A family calling several stubs: each new kernel's, labelled with its name."""
     from mpsgen.generate import catalog, render
     from mpsgen.model import KernelOptions
 
@@ -120,11 +142,14 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
         if not functor:
             raise MpsgenError(f"{op} would call upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
                               "whose functor is no struct mpsgen can lift out", hint="run test_mps.py on a Mac to check it")
-        return Subject(plan.spec, functor, "upstream", plan.binding)
-    if not plan.nothing_to_do and plan.spec is not None:
+        return [Subject(plan.spec, functor, "upstream", plan.binding)]
+    if not plan.nothing_to_do and any(p.spec is not None for p in plan.kernel_plans):
         from mpsgen.emulate.overlay import planned_headers
 
-        return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding, planned_headers(plan.changeset))
+        headers = planned_headers(plan.changeset)
+        several = bool(plan.stub_plans)
+        return [Subject(p.spec, p.rendered.functor, "plan", p.binding, headers, p.kernel if several else "")
+                for p in plan.kernel_plans if p.spec is not None and not p.reused_kernel]
     source = "--expr" if expr else "catalog"
     if expr is None and int_expr is None and complex_expr is None:  # the op runs a kernel of the tree: that one
         from mpsgen.plan.in_tree import Unplannable, kernel_in_tree
@@ -134,11 +159,11 @@ def plan_subject(checkout: Checkout, *, op: str, expr: str | None, int_expr: str
         except Unplannable as why:
             found, source = None, f"{CATALOG_INSTEAD} ({why.message})"
         if found is not None:
-            return Subject(found.spec, found.functor, f"{IN_TREE}, {found.spec.name}_functor at {found.at}",
-                           found.binding)
+            return [Subject(found.spec, found.functor, f"{IN_TREE}, {found.spec.name}_functor at {found.at}",
+                            found.binding)]
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
-    return Subject(spec, render.render_functor(spec, templates_dir), source)
+    return [Subject(spec, render.render_functor(spec, templates_dir), source)]
 
 
 def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan

@@ -52,7 +52,7 @@ def needed(spec: KernelSpec, binding: Any) -> bool:
                               "check cannot call torch with the values the kernel gets",
                               hint="check the kernel on a Mac with test_mps.py, or pass --no-try")
         return False
-    return bool(spec.scalars) or not identity or reduces
+    return bool(spec.scalars) or not identity or reduces or bool(binding.fixed)
 
 
 def spread(binding: Any) -> list[int]:
@@ -84,7 +84,8 @@ def scalar_cases(binding: Any, spec: KernelSpec, metal_type: str) -> tuple[Any, 
     traced = list(dict.fromkeys(s for s in binding.scalars if s.startswith("arg:")))
     values = (ALPHA_VALUES if len(traced) == 1 else SCALAR_VALUES)[_kind(metal_type)]
     defaults = dict(zip(binding.scalars, spec.param_defaults))
-    per_scalar = [values + tuple(a for a in [_absent(defaults.get(s, "none"), metal_type)] if a is not None)
+    per_scalar = [_values_of(binding, s, values) + tuple(a for a in [_absent(defaults.get(s, "none"), metal_type)]
+                                                         if a is not None)
                   for s in traced]
     cases = []
     for combo in itertools.product(*per_scalar):
@@ -92,6 +93,27 @@ def scalar_cases(binding: Any, spec: KernelSpec, metal_type: str) -> tuple[Any, 
         case = tuple(chosen[s] if s in chosen else float(s.split(":", 1)[1]) for s in binding.scalars)
         cases.append(case if spec.has_params else case[0])
     return tuple(cases)
+
+
+# A scalar the op's schema types as bool (elu_backward's is_result) or int (polygamma's n, round's
+# decimals) takes values of that type, whatever the input's type.
+TYPED_VALUES = {"bool": (0.0, 1.0), "int": (0.0, 1.0, 2.0, 3.0, -1.0)}
+
+
+def _values_of(binding: Any, source: str, values: tuple[float, ...]) -> tuple[float, ...]:
+    at, args = int(source[4:]), getattr(binding, "args", ())
+    return TYPED_VALUES.get(args[at].type, values) if at < len(args) else values
+
+
+def _as_schema_type(arg_type: str, value: Any) -> Any:
+    """A drawn value as torch takes it for an argument of *arg_type* (a bool, an int)."""
+    if isinstance(value, Absent) or value is None:
+        return None
+    if arg_type == "bool":
+        return bool(value)
+    if arg_type == "int":
+        return int(value)
+    return value
 
 
 def flat(case: Any) -> tuple[Any, ...]:
@@ -128,7 +150,9 @@ def reference(binding: Any) -> Reference:
         scalars = flat(values[ntensors]) if len(values) > ntensors else ()
         for k, source in enumerate(binding.scalars):
             if source.startswith("arg:") and k < len(scalars):
-                kwargs[args[int(source[4:])].name] = None if isinstance(scalars[k], Absent) else scalars[k]
+                arg = args[int(source[4:])]
+                kwargs[arg.name] = _as_schema_type(arg.type, scalars[k])
+        kwargs.update(binding.fixed)  # what selects the kernel's stub (div's rounding_mode="trunc")
         for a in args:
             if a.name == "reduction":
                 kwargs[a.name] = 0  # Reduction::None: the elementwise part the stub computes

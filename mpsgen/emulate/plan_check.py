@@ -26,6 +26,7 @@ class Subject(NamedTuple):
     source: str  # "plan" (the checkout's planner) or "catalog" / "--expr" (op already native)
     binding: Binding | None = None  # how the op's arguments reach the kernel
     headers: dict[str, str] = {}  # c10/metal headers the plan edits (a macro it adds): path -> planned text
+    label: str = ""  # which kernel, when the op has several (div's div_trunc): "" for its only one
 
 
 OpCheckState = Literal["agreed", "disagreed", "skipped"]
@@ -39,14 +40,16 @@ class OpCheck:
     state: OpCheckState
     result: TryResult | None = None
     reason: str = ""  # why it was skipped
+    kernel: str = ""  # which of the op's kernels, when it has one per stub (div_trunc)
 
     def line(self) -> str:
         """The one line a person reads (the table itself is render_text's)."""
+        of = f" of {self.kernel}" if self.kernel else ""
         if self.state == "skipped":
-            return f"numeric check skipped: {self.reason}"
+            return f"numeric check{of} skipped: {self.reason}"
         assert self.result is not None
         if self.state == "agreed":
-            return f"numeric check: {len(self.result.rows)} dtype(s) agree with {self.result.reference} " \
+            return f"numeric check{of}: {len(self.result.rows)} dtype(s) agree with {self.result.reference} " \
                    f"({self.result.backend})"
         crashes = [f"{r.dtype} ({r.crash})" for r in self.result.rows if r.crash]
         what = f"crashes on {', '.join(crashes)}" if crashes else "disagrees with the CPU"
@@ -110,7 +113,7 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
 
     headers = planned_headers(group.changeset)  # the whole group's: a macro an earlier op added
     done: list[OpCheck] = []
-    for plan in group.todo:
+    for plan in group.kernel_plans:
         spec = plan.spec
         if spec is None:  # a stub MPS already runs: no new kernel to check
             continue
@@ -139,7 +142,9 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
                 continue
             err.hint = (err.hint + "; " if err.hint else "") + "--no-try skips this check"
             raise
-        done.append(OpCheck(plan.family, "agreed" if result.ok else "disagreed", result))
+        several = plan.other_stub or bool(plan.stub_plans)  # a kernel per stub: say which
+        label = f"{plan.family} ({plan.kernel})" if several and plan.kernel != plan.family else plan.family
+        done.append(OpCheck(label, "agreed" if result.ok else "disagreed", result, kernel=plan.kernel if several else ""))
         if not result.ok:
             break
     return NumericCheck(tuple(done))

@@ -33,6 +33,7 @@ class CatalogEntry(TypedDict, total=False):
     param_type: str
     param_defaults: list[str]
     bool_inputs: list[int]
+    cpu_refuses: list[str]  # torch dtypes the CPU kernel has no case for (torch raises): never registered
 
 
 _KEYS = frozenset(CatalogEntry.__annotations__)

@@ -30,6 +30,8 @@ class Binding(NamedTuple):
     args: tuple[SchemaArg, ...]
     tensors: tuple[int, ...]  # -1: an input that is no argument of the op (glu's two halves of self)
     scalars: tuple[str, ...]
+    # Arguments held at a value: what selects this kernel's stub (div's rounding_mode="trunc"; None: absent).
+    fixed: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def traced(self) -> bool:
@@ -69,6 +71,7 @@ def bind(op: str, func: str, operands: tuple[str, ...], operand_params: tuple[st
         tensors.append(at if at < len(args) else -1)
     scalars = []
     for src in sources:
+        src = _unwrapped(src)
         if src in impl_params and impl_params.index(src) < len(args):
             scalars.append(f"arg:{impl_params.index(src)}")
         elif re.fullmatch(r"-?\d+(?:\.\d*)?", src):
@@ -76,3 +79,19 @@ def bind(op: str, func: str, operands: tuple[str, ...], operand_params: tuple[st
         else:
             scalars.append("")
     return Binding(op.split(".", 1)[0], args, tuple(tensors), tuple(scalars))
+
+
+def _unwrapped(source: str) -> str:
+    """The argument an expression reads as it is: clamp_out passes `min.get()`, div `*rounding_mode`."""
+    m = re.fullmatch(r"\*?\s*([A-Za-z_]\w*)(?:\s*\.\s*(?:get|value)\s*\(\s*\))?", source)
+    return m.group(1) if m else source
+
+
+def fixing(binding: Binding | None, op: str, func: str, inputs: int,
+           fixed: tuple[tuple[str, str | None], ...]) -> Binding:
+    """*binding* with *fixed* arguments (one made for the op's first *inputs* tensors when there is none)."""
+    if binding is None:
+        args = schema_args(func)
+        tensors = tuple(k for k, a in enumerate(args) if a.type.startswith("Tensor"))[:inputs]
+        binding = Binding(op.split(".", 1)[0], args, tensors, ())
+    return binding._replace(fixed=fixed)

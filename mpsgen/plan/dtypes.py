@@ -322,6 +322,10 @@ def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: K
     entry = known.get(name, known.get(family))
     if entry is not None and entry["arity"] != arity:
         entry = None
+    if choice.other_stub and "integer" in (entry or {}).get("dtypes", ()):
+        from dataclasses import replace  # another stub's kernel (div_trunc): div's promotion is div_true's
+
+        facts = replace(facts, promotes=False)
     drop = parse_drop(getattr(opts, "drop_dtypes", None))
     if opts.drop_complex:
         drop |= {"complex64"}
@@ -349,7 +353,8 @@ def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: K
     skip |= kept_from_stub
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
     scalars = choice.shape.scalar_names
-    spec = catalog.spec_for(family, arity, opts.expr, opts.int_expr, opts.complex_expr,
+    # another stub's kernel (div_trunc) has a body of its own, never the family's first stub's
+    spec = catalog.spec_for(name if choice.other_stub else family, arity, opts.expr, opts.int_expr, opts.complex_expr,
                             groups, result=result if entry is None else None, name=name,
                             scalars=scalars)
     if spec.has_params and {"int2float", "complex"} & set(spec.dtypes):

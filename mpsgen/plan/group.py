@@ -42,6 +42,11 @@ class GroupPlan:
         return [p for p in self.plans if not p.nothing_to_do]
 
     @property
+    def kernel_plans(self) -> list[Plan]:
+        """Every kernel the plans with work write: a family calling several stubs has one per stub."""
+        return [k for p in self.todo for k in p.kernel_plans]
+
+    @property
     def nothing_to_do(self) -> str:
         """Why no op has work (empty: some op has)."""
         if self.todo:
@@ -106,7 +111,8 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
         for p in group.todo:
             doing = f"re-checking {p.op} after the other ops"
             with context(lambda: doing):
-                verify_structure(p, checkout)
+                for each in p.kernel_plans:  # every stub's registration and kernel
+                    verify_structure(each, checkout)
                 require_stubs_registered(p, checkout)
     return group
 

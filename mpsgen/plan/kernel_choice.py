@@ -35,6 +35,9 @@ class KernelChoice:
     diverted: tuple[str, str] | None = None
     api_added: tuple[str, ...] = ()  # host API forms this change adds (generate/api_extension)
     edits: tuple[TextEdit, ...] = ()  # the texts of those forms
+    # The kernel of one of a family's other stubs (div_trunc for div; plan/multistub.py): the family's
+    # OpInfo and catalog entry describe its first stub's kernel, not this one.
+    other_stub: bool = False
 
     @property
     def arity(self) -> Arity:
@@ -50,10 +53,11 @@ def schema_tensors(schema: str) -> int:
 
 def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout: Checkout, cs: Changeset,
                   index: nf.NativeIndex | None, entry: Entry, shared: tuple[str, ...],
-                  legacy_kernels: tuple[str, ...]) -> KernelChoice:
+                  legacy_kernels: tuple[str, ...], name: str = "") -> KernelChoice:
     """The shape of the kernel behind *stub* (plan/shape.py), read from the shared kernel that calls
     it (where_self_out, not its wrapper where), and whose kernel it is: a stub another op owns
-    (threshold_backward passes threshold_stub (threshold, 0)) gets that op's kernel name."""
+    (threshold_backward passes threshold_stub (threshold, 0)) gets that op's kernel name.  *name*: the
+    kernel's name when the family has one per stub (plan/multistub.py)."""
     from mpsgen.generate import catalog
     from mpsgen.plan.shape import choose_shape
     from mpsgen.sources.iterator_operands import iterator_operands
@@ -65,8 +69,8 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
     calls = [(src, impl, c) for src, impl in read if impl for c in impl.stubs if c.stub == stub.name]
     sources, impl, call = calls[0] if calls else (*read[0], None)
     owner = stub.name.removesuffix("_stub")
-    kernel = family
-    if call is not None and call.extra_args and owner != family:
+    kernel = name or family
+    if call is not None and call.extra_args and owner != family and not name:
         assert impl is not None  # the call was found in it
         from mpsgen.sources.shared_impl import borrowed_stub
 
@@ -80,7 +84,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
                      f"as a candidate, else by hand); then `mpsgen migrate {family}` only moves the dispatch")
         if index is not None and index.has_family(owner):
             kernel = owner
-    if kernel == family and owner != family and _kernel_registered(checkout, cs, owner):
+    if not name and kernel == family and owner != family and _kernel_registered(checkout, cs, owner):
         kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
     diverted = None
     if call is not None and call.diverts:

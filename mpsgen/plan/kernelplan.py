@@ -20,6 +20,7 @@ from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_met
 from mpsgen.plan.legacy import LegacyRemoval, callers_first, remove_legacy
 from mpsgen.plan.result import Plan, Rendered  # callers (commands/migrate.py, plan/group.py) import Plan from here
 from mpsgen.plan.routing import Routing, route
+from mpsgen.plan.stub_kernels import StubKernel, plan_stub_kernel, stub_plan
 from mpsgen.plan.test_lists import DroppedXfails, TestListsPhase, dropped_xfails, plan_test_lists
 from mpsgen.plan.texts import TextEdit, apply_edits
 from mpsgen.plan.verify import verify_structure
@@ -40,6 +41,8 @@ class Phases:
     legacy_notes: tuple[str, ...] = ()  # per legacy kernel in turn: kept (an overload still calls it), or its removal's
     tests: TestListsPhase | None = None
     xfails: DroppedXfails = DroppedXfails()
+    first_notes: tuple[str, ...] = ()  # what the first stub's branch changed (a family calling several)
+    others: tuple[StubKernel, ...] = ()  # the family's other stubs (plan/multistub.py), one kernel each
 
 
 def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOptions,
@@ -57,7 +60,8 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
     plan = assemble(command, opts.op, cs, phases, formatted, tuple(cs.changed_since(before)))
     if not plan.nothing_to_do:
         with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
-            verify_structure(plan, checkout)
+            for each in plan.kernel_plans:  # every stub's registration and kernel
+                verify_structure(each, checkout)
     return plan
 
 
@@ -69,15 +73,11 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         if routing.yaml_text is not None:
             cs.set_text(YAML_REL, routing.yaml_text, f"MPS dispatch of {routing.family}")
         assert routing.stub is not None and routing.schema_entry is not None  # set whenever something moves
-        choice = code = None
-        kept_kernel = registered_metal_kernel(routing.stub, cs, checkout)
-        if not kept_kernel:
-            choice = choose_kernel(command, routing.family, routing.stub, checkout, cs, routing.index,
-                                   routing.schema_entry, routing.shared,
-                                   tuple(m.legacy_kernel for m in routing.moved if m.legacy_kernel))
-            apply_edits(cs, choice.edits)
-            code = plan_kernel_code(choice, cs, checkout, opts)
-            apply_edits(cs, code.edits)
+        targets = routing.targets
+        first = plan_stub_kernel(command, routing, routing.stub, routing.schema_entry,
+                                 targets[0] if targets else None, checkout, cs, opts)
+        choice, code, kept_kernel = first.choice, first.code, first.kept_kernel
+        others = tuple(plan_stub_kernel(command, routing, t.stub, t.entry, t, checkout, cs, opts) for t in targets[1:])
         legacy_notes: list[str] = []
         removals: list[LegacyRemoval] = []
         for legacy in callers_first(cs, checkout, routing.legacy_kernels):
@@ -103,7 +103,8 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         if code is not None:
             xfails = dropped_xfails(code.dtype_rows, next(iter(tests.test_keys.values()), routing.family), cs, checkout)
             apply_edits(cs, xfails.edits)
-    return Phases(routing, choice, code, kept_kernel, tuple(removals), tuple(legacy_notes), tests, xfails)
+    return Phases(routing, choice, code, kept_kernel, tuple(removals), tuple(legacy_notes), tests, xfails,
+                  first.notes, others)
 
 
 def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted: tuple[str, ...] | list[str],
@@ -113,9 +114,12 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
     nothing_to_do = routing.nothing_to_do
     if not files and not nothing_to_do:
         nothing_to_do = f"{routing.family} is already on a native Metal kernel"
+    subs = tuple(stub_plan(command, op, routing.family, cs, routing.moved, sk) for sk in phases.others)
     notes = (*routing.kept, *((phases.kept_kernel,) if phases.kept_kernel else ()),
-             *(code.notes if code else ()), *phases.legacy_notes,
+             *phases.first_notes, *(code.notes if code else ()),
+             *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,
              *(tests.notes if tests else ()), *phases.xfails.notes, *formatted)
+    api_added = (*(choice.api_added if choice else ()), *(a for sub in subs for a in sub.api_added))
     return Plan(
         command, op, routing.family, cs, nothing_to_do=nothing_to_do,
         moved=routing.moved if not routing.nothing_to_do else (), stub=routing.stub,
@@ -125,10 +129,12 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
         binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
         diverted=choice.diverted if choice else None, dtypes=code.spec.dtypes if code else (),
         rendered=code.rendered if code else Rendered(),
-        added=code.added if code else (), api_added=choice.api_added if choice else (),
-        removed=(*(code.removed if code else ()), *(r for x in phases.removals for r in x.removed)),
+        added=(*(code.added if code else ()), *(a for sub in subs for a in sub.added)),
+        api_added=tuple(dict.fromkeys(api_added)),
+        removed=(*(code.removed if code else ()), *(r for sub in subs for r in sub.removed),
+                 *(r for x in phases.removals for r in x.removed)),
         notes=notes, test_lists=(*(tests.changes if tests else ()), *phases.xfails.changes),
         test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
         grad_test_names=tests.grad_test_names if tests else (), overloads=routing.overloads, files=files,
-        dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (),
+        dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=subs,
     )

@@ -72,6 +72,15 @@ class Plan:
     files: tuple[str, ...] = ()  # the files this op's edits touched
     dtype_rows: tuple[Row, ...] = ()  # per dtype, before -> after
     dropped: tuple[str, ...] = ()  # --drop-dtypes (torch names)
+    # A family calling several stubs (plan/multistub.py): the plans of its other stubs' kernels, on the
+    # same changeset; this plan holds the first stub's.  other_stub: this plan is one of those.
+    stub_plans: tuple[Plan, ...] = ()
+    other_stub: bool = False
+
+    @property
+    def kernel_plans(self) -> tuple[Plan, ...]:
+        """This plan and its other stubs' plans: each stub's kernel, its spec, binding and dtype rows."""
+        return (self, *self.stub_plans)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -88,6 +97,8 @@ class Plan:
             "kernel": self.kernel,
             "arity": self.arity,
             "scalars": [] if self.shape is None else [p.name for p in self.shape.scalars],
+            "stub_kernels": [{"stub": p.stub.name if p.stub else None, "kernel": p.kernel, "arity": p.arity,
+                              "dtypes": list(p.dtypes)} for p in self.stub_plans],
             "dtypes": list(self.dtypes),
             "dtype_table": [r.to_json() for r in self.dtype_rows],
             "added": list(self.added),

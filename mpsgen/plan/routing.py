@@ -8,10 +8,12 @@ from dataclasses import dataclass
 
 from mpsgen.errors import MpsgenError, Refusal, context
 from mpsgen.model import Command, KernelOptions
+from mpsgen.plan.multistub import StubTarget, stub_targets
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.sources import host
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.sources import stubs
+from mpsgen.sources.host_register import Registration
 from mpsgen.sources.native_yaml.edits import MovedEntry
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
@@ -34,6 +36,8 @@ class Routing:
     schema_entry: Entry | None = None  # the entry whose schema and iterator describe the kernel
     stub: stubs.StubDecl | None = None
     native: host.Registration | None = None  # with nothing_to_do: the stub's registration that is not MPSGraph
+    # Every stub when the shared kernels call several (plan/multistub.py), the first being `stub`'s.
+    targets: tuple[StubTarget, ...] = ()
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -83,10 +87,27 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
                               path=YAML_REL, line=schema_entry.line,
                               hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
         _require_elementwise(checkout, cs, family, edit)
-        stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
+        targets = () if opts.stub_override else _targets(checkout, cs, family, edit, shared)
+        if targets:  # several stubs: the first one's overload describes the first kernel
+            stub, schema_entry = targets[0].stub, targets[0].entry
+        else:
+            stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
-                   legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub)
+                   legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets)
+
+
+def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:
+    """The family's stubs when its shared kernels call several (plan/multistub.py), else ()."""
+    from mpsgen.generate.catalog import load_catalog
+
+    known = load_catalog()
+
+    def entry_for(kernel: str) -> Entry:
+        users = [e for e in family.entries if kernel in (e.cpu_cuda_kernels | {e.mps_kernel})]
+        return max(users, key=_tensor_count) if users else _entry_for_kernel(family, edit, kernel)
+
+    return stub_targets(checkout, cs, family.name, shared, entry_for, lambda name: name in known)
 
 
 def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple[str, ...] | None, list[str]]:
@@ -114,48 +135,37 @@ def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple
 def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions,
                     only: tuple[str, ...] | None) -> tuple[str, host.Registration | None]:
     """Why there is nothing to do, and the registration that makes it so: every MPS entry (of those
-    *only* names) shares its CPU/CUDA kernel and the stub is registered by a kernel that does not run
-    MPSGraph (REGISTER_MPS_UNARY_STUB, or a host function whose body runs MPSGraph, leaves work to do)."""
+    *only* names) shares its CPU/CUDA kernel and every stub they call (pow's two, once on Metal) is
+    registered by a kernel that does not run MPSGraph (REGISTER_MPS_UNARY_STUB, or a host function whose
+    body runs MPSGraph, leaves work to do)."""
     entries = [e for e in family.entries if only is None or e.name in only]
     if not any(e.mps_lines for e in entries) or any(e.legacy_lines for e in entries):
         return "", None
     shared = tuple(dict.fromkeys(k for e in entries if e.mps_route == "shared" and (k := e.mps_kernel)))
-    found = []
-    for kernels in _stub_groups(checkout, cs, family.name, shared, opts.stub_override):
-        stub = _infer_stub(checkout, cs, family.name, kernels, opts.stub_override)
-        mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
+    targets = () if opts.stub_override else _targets(checkout, cs, family, None, shared)
+    found = [t.stub for t in targets] or [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)]
+    mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
+    runs: list[tuple[stubs.StubDecl, Registration, str]] = []
+    for stub in found:  # every stub must already run a kernel that is not MPSGraph
+        mm_texts = mentioning(mm_all, stub.name.removesuffix("_stub"))
         kinds = [(r, host.registration_backend_in(r, mm_texts[r.path]))
                  for r in host.registered_stubs(mm_texts).get(stub.name, [])]
         kept = [(r, kind) for r, kind in kinds if kind != "mpsgraph"]
         if not kept:
             return "", None
-        found.append((stub.name, *kept[0]))
-    where = "; ".join(f"{name} registered at {r.location}" for name, r, _ in found) + f", MPS shares {', '.join(shared)}"
-    odd = [(r, kind) for _, r, kind in found if kind != "metal"]
-    if not odd:
-        return f"{family.name} is already on a native Metal kernel ({where})", found[0][1]
-    r = odd[0][0]
+        runs.append((stub, *kept[0]))
+    # the one to name: a kernel that is neither Metal nor MPSGraph, when one of the stubs has it
+    _, r, kind = next((run for run in runs if run[2] != "metal"), runs[0])
+    where = "; ".join(f"{s.name} registered at {reg.location}" for s, reg, _ in runs) + \
+        f", MPS shares {', '.join(shared)}"
+    if kind == "metal":
+        return f"{family.name} is already on a native Metal kernel ({where})", runs[0][1]
     return (f"{family.name} already has an MPS kernel that is not MPSGraph code mpsgen knows ({where}; "
             f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is"), None
 
 
-def _stub_groups(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[str, ...],
-                 override: str | None) -> list[tuple[str, ...]]:
-    """The shared kernels grouped by the stub each calls (one group when they agree or --stub names
-    one): pow's overloads, once on Metal, run pow_tensor_tensor_stub and pow_tensor_scalar_stub."""
-    if override is not None or len(kernels) < 2:
-        return [kernels]
-    sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), family)
-    groups: dict[str, list[str]] = {}
-    for kernel in kernels:
-        impl = stubs.find_shared_impl(sources, kernel)
-        if impl is not None and impl.stub_names:
-            groups.setdefault(impl.stub_names[0], []).append(kernel)
-    return [tuple(g) for g in groups.values()] if len(groups) > 1 else [kernels]
-
-
 def _entry_for_kernel(family, edit, kernel: str):
-    moved = {m.entry for m in edit.moved}
+    moved = {m.entry for m in edit.moved} if edit is not None else set()
     for e in family.entries:
         if (e.name in moved or e.mps_route == "shared") and kernel in (e.cpu_cuda_kernels | {e.mps_kernel}):
             return e

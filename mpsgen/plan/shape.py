@@ -61,8 +61,10 @@ SHAPES: dict[tuple[int, str], Shape] = {
                          sibling="exec_ternary_kernel"),
 }
 
-# Stub parameter types a host kernel can convert to the kernel's scalar type.
-_SCALAR_TYPES = re.compile(r"(?:const\s+)?(?:c10::|at::)?Scalar&?|double|float|int64_t|(?:std::|c10::)?optional<double>")
+# Stub parameter types a host kernel can convert to the kernel's scalar type: a Scalar, a number, a
+# bool (elu_backward's is_result) or an optional double, passed by value or const reference.
+_SCALAR_TYPES = re.compile(r"(?:const\s*)?(?:(?:c10::|at::)?Scalar|double|float|bool|int64_t|(?:std::|c10::)?optional<double>)"
+                           r"\s*&?")
 
 
 class ScalarParam(NamedTuple):
@@ -141,7 +143,7 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
            and not _SCALAR_TYPES.fullmatch(t)]
     if bad:
         raise MpsgenError(
-            f"{stub.name} takes {', '.join(bad)}; mpsgen passes Scalar, double, int64_t and optional<double> "
+            f"{stub.name} takes {', '.join(bad)}; mpsgen passes Scalar, double, int64_t, bool and optional<double> "
             "arguments to a kernel", hint="write the host kernel by hand", **where)
     if declared_names is not None and len(declared_names) != len(extra):
         declared_names = None  # the catalog's body was written for another stub

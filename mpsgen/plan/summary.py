@@ -21,11 +21,17 @@ class PlanSummary:
     removed: tuple[str, ...]
     tests: tuple[str, ...]
     notes: tuple[str, ...]
+    # A family calling several stubs: each other stub's line and its kernel's dtype rows (plan/multistub.py).
+    other_stubs: tuple[tuple[str, str, tuple[Row, ...]], ...] = ()  # (stub line, kernel, rows)
 
     def sections(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """(key, items) in the order the summary shows them; empty sections included."""
-        return (("dispatch", self.dispatch), ("stub", (self.stub,) if self.stub else ()),
-                ("dtype", tuple(format_rows(list(self.dtype_rows))) if self.dtype_rows else ()),
+        stubs = ((self.stub,) if self.stub else ()) + tuple(line for line, _, _ in self.other_stubs)
+        dtypes = tuple(format_rows(list(self.dtype_rows))) if self.dtype_rows else ()
+        for _, kernel, rows in self.other_stubs:
+            dtypes += tuple(f"{kernel}: {line}" for line in format_rows(list(rows)))
+        return (("dispatch", self.dispatch), ("stub", stubs),
+                ("dtype", dtypes),
                 ("api", self.api), ("added", self.added), ("removed", self.removed), ("tests", self.tests), ("note", self.notes))
 
     def lines(self) -> list[str]:
@@ -33,16 +39,21 @@ class PlanSummary:
         return [f"{key:<9} {item}" for key, items in self.sections() for item in items]
 
 
-def summarize(plan: Plan) -> PlanSummary:
+def _stub_line(plan: Plan) -> str | None:
     stub = plan.stub
+    return None if stub is None else f"{stub.name} ({stub.fn_type}, {stub.path}:{stub.line})"
+
+
+def summarize(plan: Plan) -> PlanSummary:
     return PlanSummary(
         dispatch=tuple(f"{m.entry} (line {m.line}): MPS {f'{m.legacy_kernel} -> ' if m.legacy_kernel else ''}"
                        f"{m.shared_kernel}" for m in plan.moved),
-        stub=None if stub is None else f"{stub.name} ({stub.fn_type}, {stub.path}:{stub.line})",
+        stub=_stub_line(plan),
         dtype_rows=tuple(plan.dtype_rows),
         api=tuple(plan.api_added),
         added=tuple(plan.added),
         removed=tuple(plan.removed),
         tests=tuple(plan.test_lists),
         notes=tuple(plan.notes),
+        other_stubs=tuple((_stub_line(p) or "", p.kernel or "(kept)", tuple(p.dtype_rows)) for p in plan.stub_plans),
     )

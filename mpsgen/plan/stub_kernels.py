@@ -1,0 +1,86 @@
+"""The kernel phases for one stub of a family calling several (plan/multistub.py), as one frozen
+`StubKernel`: the registration MPS already runs (kept), or the kernel's choice and code, planned with
+what the branch around the stub's call says (the argument that selects it, held for the numeric
+check; complex inputs that never reach it; dtypes its CPU kernel has no case for)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from mpsgen.model import Command, KernelOptions
+from mpsgen.plan.kernel_choice import KernelChoice, choose_kernel
+from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_metal_kernel
+from mpsgen.plan.multistub import StubTarget
+from mpsgen.plan.result import Plan, Rendered
+from mpsgen.plan.texts import apply_edits
+from mpsgen.sources import stubs
+from mpsgen.sources.native_yaml.facts import Entry
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import Checkout
+
+
+@dataclass(frozen=True)
+class StubKernel:
+    """One stub's kernel records (none when MPS already runs the stub: kept_kernel says where)."""
+
+    stub: stubs.StubDecl
+    choice: KernelChoice | None = None
+    code: KernelCode | None = None
+    kept_kernel: str = ""
+    notes: tuple[str, ...] = ()  # what the stub's branch changed: complex left to another stub, ...
+
+
+def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
+                     checkout: Checkout, cs: Changeset, opts: KernelOptions) -> StubKernel:
+    """*stub*'s kernel, its texts applied to *cs*; *routing*: plan/routing.Routing (family, index,
+    shared kernels, moved entries); *target*: the stub's StubTarget when the family calls several."""
+    kept = registered_metal_kernel(stub, cs, checkout)
+    if kept:
+        return StubKernel(stub, kept_kernel=kept)
+    legacy = tuple(m.legacy_kernel for m in routing.moved if m.legacy_kernel)
+    choice = choose_kernel(command, routing.family, stub, checkout, cs, routing.index, entry, routing.shared,
+                           legacy, name=target.kernel if target is not None else "")
+    notes: list[str] = []
+    if target is not None:
+        from mpsgen.plan.binding import fixing
+
+        choice = replace(choice, other_stub=target is not routing.targets[0])
+        if target.fixed:  # the numeric check calls the op with the argument that selects the stub
+            choice = replace(choice, binding=fixing(choice.binding, entry.name, entry.func, choice.shape.inputs,
+                                                    target.fixed))
+        if target.complex == "never":
+            opts = opts._replace(drop_complex=True)
+            notes.append(f"complex inputs reach another stub ({target.at}): {choice.kernel} registers none")
+        refused = _cpu_refuses(choice.kernel)
+        if refused:  # div_trunc has no bool case on the CPU, while div's OpInfo (without a mode) declares bool
+            opts = opts._replace(drop_dtypes=",".join(filter(None, (opts.drop_dtypes, *refused))))
+            notes.append(f"the CPU kernel has no {', '.join(refused)} case (torch raises): {choice.kernel} "
+                         "registers none")
+    apply_edits(cs, choice.edits)
+    code = plan_kernel_code(choice, cs, checkout, opts)
+    apply_edits(cs, code.edits)
+    return StubKernel(stub, choice, code, notes=tuple(notes))
+
+
+def _cpu_refuses(kernel: str) -> tuple[str, ...]:
+    from mpsgen.generate import catalog
+
+    return tuple((catalog.load_catalog().get(kernel) or {}).get("cpu_refuses", ()))
+
+
+def stub_plan(command: Command, op: str, family: str, cs: Changeset, moved: tuple, sk: StubKernel) -> Plan:
+    """The Plan of one of the family's other stubs: its kernel as the numeric check, the summary and
+    --print read it (the yaml, legacy code and test lists are the family plan's)."""
+    choice, code = sk.choice, sk.code
+    return Plan(
+        command, op, family, cs, moved=moved, stub=sk.stub,
+        spec=code.spec if code else None, kernel=code.spec.name if code else "",
+        arity=choice.arity if choice else "", shape=choice.shape if choice else None,
+        reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
+        binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
+        diverted=choice.diverted if choice else None, dtypes=code.spec.dtypes if code else (),
+        rendered=code.rendered if code else Rendered(), added=code.added if code else (),
+        api_added=choice.api_added if choice else (), removed=code.removed if code else (),
+        notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes, *(code.notes if code else ())),
+        dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (), other_stub=True,
+    )
