@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources import host_api_extend, metal_api_extend
+from mpsgen.sources import host_api_extend, host_binary_alpha, metal_api_extend, metal_binary_alpha
 from mpsgen.sources.host_api import LIBRARY_HEADER_REL
+from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
 
 if TYPE_CHECKING:
     from mpsgen.tree.changeset import Changeset
@@ -72,19 +73,39 @@ def _ternary_params(read: Callable[[str], str | None]) -> list[Edit]:
     ]
 
 
-_EXTENSIONS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params}
+def _binary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
+    """PyTorch 2.7: BinaryKernel.mm's file-local binary_mps_impl and BinaryKernel.metal's
+    binary_indexing/binary_dense kernels, each given a form passing one more argument (a scalar, or a
+    params struct of the op's own) through mtl_setBytes."""
+    return [
+        (BINARY_MM_REL, host_binary_alpha.add_helper,
+         f"{host_binary_alpha.HELPER}<T>(iter, func_name, alpha, ...) after {host_binary_alpha.SIBLING}, "
+         "alpha bound with mtl_setBytes after the kernel's buffers"),
+        (BINARY_METAL_REL, metal_binary_alpha.add_binary_alpha,
+         f"binary_alpha_indexing/binary_alpha_dense kernels and {metal_binary_alpha.ALPHA_MACRO}(NAME, DTYPE, DTYPEA) "
+         f"after their binary_indexing/binary_dense and {metal_binary_alpha.SIBLING_MACRO} siblings"),
+    ]
+
+
+BINARY_MM_REL = f"{OPERATIONS_REL}/BinaryKernel.mm"
+BINARY_METAL_REL = f"{KERNELS_REL}/BinaryKernel.metal"
+BINARY_ALPHA_27 = "binary_alpha_mps_impl"  # plan/shape.py's name for the 2.7 extension
+_EXTENSIONS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params,
+               BINARY_ALPHA_27: _binary_alpha_mps_impl}
+# The files an extension models its pieces on; each must exist
+_NEEDS = {"ternary_alpha": (LIBRARY_HEADER_REL, INDEXING_REL), "ternary_params": (LIBRARY_HEADER_REL, INDEXING_REL),
+          BINARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL)}
 
 
 def extend(name: str, read: Callable[[str], str | None]) -> Extension:
-    """Add the pieces of extension *name* ("ternary_alpha", "ternary_params") the texts lack."""
+    """Add the pieces of extension *name* ("ternary_alpha", "ternary_params", "binary_alpha_mps_impl")
+    the texts lack."""
     if name not in _EXTENSIONS:
         raise MpsgenError(f"no writer for the host API extension '{name}'", hint="write the host API by hand")
-    header = read(LIBRARY_HEADER_REL)
-    indexing = read(INDEXING_REL)
-    if header is None or indexing is None:
-        missing = LIBRARY_HEADER_REL if header is None else INDEXING_REL
-        raise MpsgenError(f"{missing} not found: no sibling to model the ternary host API on",
-                          path=missing, hint="add the ternary host API by hand")
+    missing = next((rel for rel in _NEEDS[name] if read(rel) is None), None)
+    if missing is not None:
+        raise MpsgenError(f"{missing} not found: no sibling to model the host API form '{name}' on",
+                          path=missing, hint="add the host API form by hand")
     texts: dict[str, str] = {}
     added: list[str] = []
     for rel, edit, what in _EXTENSIONS[name](read):

@@ -176,7 +176,7 @@ _RESULT_TYPE = {"same": "(ScalarType t) { return t; }",
                 "bool": "(ScalarType) { return kBool; }"}
 
 
-def binary_mps_impl_body(kernel: str, result: str) -> str:
+def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_impl", extra: str = "") -> str:
     """The body of a host kernel for PyTorch 2.7's BinaryKernel.mm.  Its binary_mps_impl reads both
     inputs in input(0)'s dtype, from the GPU, and writes the kernel's result type: a CPU scalar
     (`x.fmod(2)`) or a second dtype is cast to the iterator's common dtype first, and an output of
@@ -192,10 +192,41 @@ def binary_mps_impl_body(kernel: str, result: str) -> str:
             f"        ? output\n"
             f"        : output.new_empty(output.sizes(), output.options().dtype(result_type(dtype)));\n"
             f"    auto same = TensorIterator::binary_op(out, iter.input(0).to(device, dtype), iter.input(1).to(device, dtype));\n"
-            f"    mps::binary_mps_impl(same, \"{kernel}\");\n"
+            f"    mps::{helper}(same, \"{kernel}\"{extra});\n"
             f"    if (!out.is_same(output)) {{\n"
             f"      const_cast<Tensor&>(output).copy_(out);\n"
             f"    }}\n"
             f"    return;\n"
             f"  }}\n"
-            f"  mps::binary_mps_impl(iter, \"{kernel}\");")
+            f"  mps::{helper}(iter, \"{kernel}\"{extra});")
+
+
+def binary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], helper: str) -> str:
+    """PyTorch 2.7: binary_mps_impl_body inside AT_DISPATCH, calling *helper* (the file's
+    binary_alpha_mps_impl) with the scalar, or the op's params struct, in the type its kernel was
+    registered with (sources/metal_binary_indexing.alpha_type): opmath_t or scalar_t."""
+    head = _dispatch_macro(spec)
+    sep = "" if head.endswith("(") else ", "
+    lines = [f'  {head}{sep}iter.common_dtype(), "{spec.name}_mps", [&]() {{']
+    value_t = "scalar_t"
+    if spec.param_type == "opmath":  # float for half and bfloat, as the CPU kernel computes them
+        lines.append("    using opmath_t = at::opmath_type<scalar_t>;")
+        value_t = "opmath_t"
+    defaults = spec.param_defaults or ("none",) * len(spec.scalars)
+    init = []
+    for cpp_type, name, default in zip(scalar_types, spec.scalars, defaults):
+        if "optional" in cpp_type:
+            lines.append(_filled(cpp_type, name, default))
+            cpp_type, name = "scalar_t", f"{name}_value"
+        init.append(_converted(cpp_type, name, value_t))
+    if spec.has_params:
+        local = "params"
+        lines.append(_wrap_call(4, f"const {spec.params_struct}<{value_t}> params", init, ";", declaration=False,
+                                brackets="{}"))
+    else:
+        local = "alpha" if "alpha" not in spec.scalars else "alpha_"
+        lines.append(f"    const {value_t} {local} = {init[0]};")
+    body = binary_mps_impl_body(spec.name, spec.result, helper=helper, extra=f", {local}")
+    lines += [f"  {line}" if line else line for line in body.split("\n")]
+    lines.append("  });")
+    return "\n".join(lines)

@@ -90,8 +90,9 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
                 plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
         else:
             plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
-    header = _params_header(cs, metal_rel, stub) if spec.has_params else ""
-    if spec.has_params:  # the struct's header, and the .metal's #include of it (after the layout checks)
+    shared_struct = spec.has_params and spec.instantiation != "binary_indexing"  # 2.7: each file has its own
+    header = _params_header(cs, metal_rel, stub) if shared_struct else ""
+    if shared_struct:  # the struct's header, and the .metal's #include of it (after the layout checks)
         _plan_params_struct(plan, checkout, spec, metal_rel, mm_rel, opts, header, reused=bool(registered_at))
 
     # A file that registers the stub spells its name (REGISTER_DISPATCH(x_stub, …)) or its op (REGISTER_*_STUB(x)).
@@ -112,19 +113,26 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         call = host_code.exec_call_args(plan.arity, spec.name, arg, opmath=spec.param_type == "opmath",
                                         result_args=_bool_kernel_args(cs, spec, plan.arity, mm_text))
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
-        if spec.instantiation == "binary_indexing":
+        if spec.instantiation == "binary_indexing" and scalars:  # 2.7: the helper the change adds
+            from mpsgen.sources.host_binary_alpha import HELPER
+
+            body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], HELPER)
+        elif spec.instantiation == "binary_indexing":
             body = host_code.binary_mps_impl_body(spec.name, spec.result)
         params = stubs.host_params(stub, names=[p.name for p in scalars])
         code = host_code.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
+        if spec.has_params and not shared_struct:  # the host's twin of the .metal's struct, as 2.7 keeps them
+            code = f"{render.render_params_struct(spec, opts.templates_dir)}\n\n{code}"
         semicolon, ampersand = host.register_dispatch_style(mm_text)
         line = host_code.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
         r.host_code, r.register_line = code, line
         new_mm = host.add_host_kernel(mm_text, code, line, path=mm_rel)
         plan.added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
-    if spec.has_params:  # the struct's header; AT_DISPATCH and fmt::format name its Metal instance
+    if spec.has_params or (spec.scalars and spec.instantiation == "binary_indexing"):  # AT_DISPATCH, opmath
         extra = ("ATen/OpMathType.h",) if spec.param_type == "opmath" else ()
-        for include in (header, "ATen/Dispatch.h", *extra, "fmt/format.h"):
+        named = (header, "fmt/format.h") if shared_struct else ()  # the struct's header; its Metal instance's name
+        for include in (*named[:1], "ATen/Dispatch.h", *extra, *named[1:]):
             new_mm = host.ensure_include(new_mm, include, path=mm_rel)
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
 
@@ -159,7 +167,8 @@ def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations
     if spec.instantiation == "binary_indexing":
         from mpsgen.sources.metal_binary_indexing import add_binary_kernel
 
-        return add_binary_kernel(text, metal_rel, spec, functor)
+        struct = render.render_params_struct(spec) if spec.has_params else ""  # 2.7: no header both sides read
+        return add_binary_kernel(text, metal_rel, spec, functor, before_functor=struct)
     return metal.plan_metal_addition(text, metal_rel, spec, functor, registrations,
                                      available_macros=c10_metal_macros(cs),
                                      after_functor=render.params_typedefs(spec))
