@@ -181,7 +181,7 @@ def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_
     inputs in input(0)'s dtype, from the GPU, and writes the kernel's result type: a CPU scalar
     (`x.fmod(2)`) or a second dtype is cast to the iterator's common dtype first, and an output of
     another dtype (`half.atan2_(float)`) gets the result through a temporary."""
-    return (f"  // binary_mps_impl reads both inputs as input(0)'s dtype on the GPU and writes the kernel's result type\n"
+    return (f"  // {helper} reads both inputs as input(0)'s dtype on the GPU and writes the kernel's result type\n"
             f"  const auto result_type = []{_RESULT_TYPE[result]};\n"
             f"  const auto& output = iter.output(0);\n"
             f"  if (iter.is_cpu_scalar(1) || iter.is_cpu_scalar(2) || iter.input_dtype(0) != iter.input_dtype(1) ||\n"
@@ -223,9 +223,12 @@ def binary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], he
         local = "params"
         lines.append(_wrap_call(4, f"const {spec.params_struct}<{value_t}> params", init, ";", declaration=False,
                                 brackets="{}"))
-    else:
-        local = "alpha" if "alpha" not in spec.scalars else "alpha_"
-        lines.append(f"    const {value_t} {local} = {init[0]};")
+    else:  # one scalar: in the kernel's type once, passed on as the alpha argument
+        local = f"{spec.scalars[0]}_value"  # an optional one was filled under that name above, in scalar_t
+        if "optional" in scalar_types[0] and value_t != "scalar_t":
+            local = f"{spec.scalars[0]}_{value_t}"
+        if local != f"{spec.scalars[0]}_value" or "optional" not in scalar_types[0]:
+            lines.append(f"    const {value_t} {local} = {init[0]};")
     body = binary_mps_impl_body(spec.name, spec.result, helper=helper, extra=f", {local}")
     lines += [f"  {line}" if line else line for line in body.split("\n")]
     lines.append("  });")

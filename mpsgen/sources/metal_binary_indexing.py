@@ -58,16 +58,19 @@ def alpha_type(spec: KernelSpec, metal_type: str) -> str:
 def _bfloat_block(lines: list[str], index: MetalIndex) -> tuple[int, int] | None:
     """1-based (#if, #endif) lines of the `#if __METAL_VERSION__ >= 310` block that holds the file's bfloat
     registrations and nothing but registrations; None when there is no such block."""
-    calls = [c for c in index.top_level_calls() if c.macro in _MACROS and "bfloat" in c.args[1:2]]
+    registered = [c for c in index.top_level_calls() if c.macro in _MACROS]
+    calls = [c for c in registered if "bfloat" in c.args[1:2]]
     if not calls:
         return None
+    # a registration clang-format wrapped (a long params struct name) spans several lines
+    covered = {k for c in registered for k in range(c.line, c.end_line + 1)}
 
     def past_registrations(k: int, step: int) -> int:
-        while 1 <= k <= len(lines) and (not lines[k - 1].strip() or lines[k - 1].lstrip().startswith(_MACROS)):
+        while 1 <= k <= len(lines) and (not lines[k - 1].strip() or k in covered):
             k += step
         return k
 
-    start, end = past_registrations(calls[0].line - 1, -1), past_registrations(calls[-1].line + 1, 1)
+    start, end = past_registrations(calls[0].line - 1, -1), past_registrations(calls[-1].end_line + 1, 1)
     if not (1 <= start and end <= len(lines)):
         return None
     opens = re.fullmatch(r"#\s*if\s+__METAL_VERSION__\s*>=\s*310", lines[start - 1].strip())
