@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources import host_api_extend, host_binary_alpha, metal_api_extend, metal_binary_alpha
+from mpsgen.sources import host_api_extend, host_binary_alpha, host_unary_alpha, metal_api_extend, metal_binary_alpha
 from mpsgen.sources.host_api import LIBRARY_HEADER_REL
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
 
@@ -87,19 +87,31 @@ def _binary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
     ]
 
 
+def _unary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
+    """PyTorch 2.7: MetalShaderLibrary::exec_unary_kernel passes one int64_t: UnaryKernel.mm gets a form
+    passing a scalar or params struct, derived from that definition (the kernels are the op's own
+    template kernels in the file's layout, generate/template_kernel)."""
+    definer = _definer(read, host_api_extend.DEFINITION_FILES, host_unary_alpha.defines_sibling,
+                       "MetalShaderLibrary::exec_unary_kernel(iter, name, extra)")
+    definer_text = str(read(definer))
+    return [(UNARY_MM_REL, lambda text, rel: host_unary_alpha.add_helper(text, rel, definer_text, definer),
+             f"{host_unary_alpha.HELPER}<T>(iter, name, alpha): {definer}'s exec_unary_kernel with the file's lib, "
+             "alpha bound with mtl_setBytes where it binds its extra")]
+
+
+UNARY_MM_REL = f"{OPERATIONS_REL}/UnaryKernel.mm"
 BINARY_MM_REL = f"{OPERATIONS_REL}/BinaryKernel.mm"
 BINARY_METAL_REL = f"{KERNELS_REL}/BinaryKernel.metal"
-BINARY_ALPHA_27 = "binary_alpha_mps_impl"  # plan/shape.py's name for the 2.7 extension
+BINARY_ALPHA_27, UNARY_ALPHA_27 = "binary_alpha_mps_impl", "unary_alpha_mps_impl"  # plan/shape.py's 2.7 names
 _EXTENSIONS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params,
-               BINARY_ALPHA_27: _binary_alpha_mps_impl}
+               BINARY_ALPHA_27: _binary_alpha_mps_impl, UNARY_ALPHA_27: _unary_alpha_mps_impl}
 # The files an extension models its pieces on; each must exist
 _NEEDS = {"ternary_alpha": (LIBRARY_HEADER_REL, INDEXING_REL), "ternary_params": (LIBRARY_HEADER_REL, INDEXING_REL),
-          BINARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL)}
+          BINARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL), UNARY_ALPHA_27: (UNARY_MM_REL,)}
 
 
 def extend(name: str, read: Callable[[str], str | None]) -> Extension:
-    """Add the pieces of extension *name* ("ternary_alpha", "ternary_params", "binary_alpha_mps_impl")
-    the texts lack."""
+    """Add the pieces of extension *name* (a key of _EXTENSIONS) the texts lack."""
     if name not in _EXTENSIONS:
         raise MpsgenError(f"no writer for the host API extension '{name}'", hint="write the host API by hand")
     missing = next((rel for rel in _NEEDS[name] if read(rel) is None), None)

@@ -201,10 +201,9 @@ def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_
             f"  mps::{helper}(iter, \"{kernel}\"{extra});")
 
 
-def binary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], helper: str) -> str:
-    """PyTorch 2.7: binary_mps_impl_body inside AT_DISPATCH, calling *helper* (the file's
-    binary_alpha_mps_impl) with the scalar, or the op's params struct, in the type its kernel was
-    registered with (sources/metal_binary_indexing.alpha_type): opmath_t or scalar_t."""
+def _alpha_values(spec: KernelSpec, scalar_types: Sequence[str]) -> tuple[list[str], str]:
+    """The opening of AT_DISPATCH and the lines filling the scalar (or the op's params struct) in the type
+    its kernel was registered with: opmath_t or scalar_t; and the local's name."""
     head = _dispatch_macro(spec)
     sep = "" if head.endswith("(") else ", "
     lines = [f'  {head}{sep}iter.common_dtype(), "{spec.name}_mps", [&]() {{']
@@ -220,16 +219,32 @@ def binary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], he
             cpp_type, name = "scalar_t", f"{name}_value"
         init.append(_converted(cpp_type, name, value_t))
     if spec.has_params:
-        local = "params"
         lines.append(_wrap_call(4, f"const {spec.params_struct}<{value_t}> params", init, ";", declaration=False,
                                 brackets="{}"))
-    else:  # one scalar: in the kernel's type once, passed on as the alpha argument
-        local = f"{spec.scalars[0]}_value"  # an optional one was filled under that name above, in scalar_t
-        if "optional" in scalar_types[0] and value_t != "scalar_t":
-            local = f"{spec.scalars[0]}_{value_t}"
-        if local != f"{spec.scalars[0]}_value" or "optional" not in scalar_types[0]:
-            lines.append(f"    const {value_t} {local} = {init[0]};")
+        return lines, "params"
+    # one scalar: in the kernel's type once, passed on as the alpha argument
+    local = f"{spec.scalars[0]}_value"  # an optional one was filled under that name above, in scalar_t
+    if "optional" in scalar_types[0] and value_t != "scalar_t":
+        local = f"{spec.scalars[0]}_{value_t}"
+    if local != f"{spec.scalars[0]}_value" or "optional" not in scalar_types[0]:
+        lines.append(f"    const {value_t} {local} = {init[0]};")
+    return lines, local
+
+
+def binary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], helper: str) -> str:
+    """PyTorch 2.7: binary_mps_impl_body inside AT_DISPATCH, calling *helper* (the file's
+    binary_alpha_mps_impl) with the scalar, or the op's params struct, in the type its kernel was
+    registered with (sources/metal_binary_indexing.alpha_type)."""
+    lines, local = _alpha_values(spec, scalar_types)
     body = binary_mps_impl_body(spec.name, spec.result, helper=helper, extra=f", {local}")
     lines += [f"  {line}" if line else line for line in body.split("\n")]
     lines.append("  });")
+    return "\n".join(lines)
+
+
+def unary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], helper: str) -> str:
+    """PyTorch 2.7: *helper* (the file's unary_alpha_mps_impl) called inside AT_DISPATCH with the scalar,
+    or the op's params struct, in the type its template kernel was instantiated with (template_kernel)."""
+    lines, local = _alpha_values(spec, scalar_types)
+    lines += [f'    {helper}(iter, "{spec.name}", {local});', "  });"]
     return "\n".join(lines)

@@ -37,7 +37,7 @@ def fit_to_checkout(spec: KernelSpec, cs: Changeset, target: MetalIndex) -> Kern
         # 2.7's binary_dense<T, F> calls the functor on T itself (float2 for complex64): no opmath
         spec = spec._replace(instantiation="binary_indexing", opmath=False)
     found = layout_of(target)
-    if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity == "unary":
+    if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity in ("unary", "unary_alpha", "unary_params"):
         spec = spec._replace(instantiation="host_name")
     return _with_c10_stand_ins(spec, checkout, "\n".join(headers.values())) if headers else spec
 

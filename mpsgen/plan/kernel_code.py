@@ -59,6 +59,7 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
     spec = fit_to_checkout(spec, cs, metal.index_metal(metal_texts[metal_rel], metal_rel))
     plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
+    _require_2_7_layout(plan, spec, metal_rel)
     if spec.shims:
         plan.notes.append(f"this checkout's c10/metal has no {', '.join(spec.shims)}: {spec.name}_functor carries "
                           f"its own ({', '.join(n + '_' for n in spec.shims)})")
@@ -90,7 +91,8 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
                 plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
         else:
             plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
-    shared_struct = spec.has_params and spec.instantiation != "binary_indexing"  # 2.7: each file has its own
+    own_struct = spec.instantiation in ("binary_indexing", "host_name")  # 2.7: each file has its own
+    shared_struct = spec.has_params and not own_struct
     header = _params_header(cs, metal_rel, stub) if shared_struct else ""
     if shared_struct:  # the struct's header, and the .metal's #include of it (after the layout checks)
         _plan_params_struct(plan, checkout, spec, metal_rel, mm_rel, opts, header, reused=bool(registered_at))
@@ -119,6 +121,10 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
             body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], HELPER)
         elif spec.instantiation == "binary_indexing":
             body = host_code.binary_mps_impl_body(spec.name, spec.result)
+        elif spec.instantiation == "host_name" and scalars:  # 2.7: the helper the change adds
+            from mpsgen.sources.host_unary_alpha import HELPER as UNARY_HELPER
+
+            body = host_code.unary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], UNARY_HELPER)
         params = stubs.host_params(stub, names=[p.name for p in scalars])
         code = host_code.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
         if spec.has_params and not shared_struct:  # the host's twin of the .metal's struct, as 2.7 keeps them
@@ -129,12 +135,24 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
         new_mm = host.add_host_kernel(mm_text, code, line, path=mm_rel)
         plan.added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
-    if spec.has_params or (spec.scalars and spec.instantiation == "binary_indexing"):  # AT_DISPATCH, opmath
+    if spec.has_params or (spec.scalars and own_struct):  # AT_DISPATCH, opmath
         extra = ("ATen/OpMathType.h",) if spec.param_type == "opmath" else ()
         named = (header, "fmt/format.h") if shared_struct else ()  # the struct's header; its Metal instance's name
         for include in (*named[:1], "ATen/Dispatch.h", *extra, *named[1:]):
             new_mm = host.ensure_include(new_mm, include, path=mm_rel)
     cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+
+
+# 2.7's host API extensions (generate/api_extension) and the .metal layout their kernels need
+_EXTENSION_LAYOUT = {"binary_alpha_mps_impl": "binary_indexing", "unary_alpha_mps_impl": "host_name"}
+
+
+def _require_2_7_layout(plan: Plan, spec, metal_rel: str) -> None:
+    wanted = _EXTENSION_LAYOUT.get(plan.shape.extend if plan.shape is not None else "")
+    if wanted is not None and spec.instantiation != wanted:
+        raise MpsgenError(f"this checkout's host runs {plan.arity} kernels through the {plan.shape.extend} "  # type: ignore[union-attr]
+                          f"the change adds, but {Path(metal_rel).name} is not in PyTorch 2.7's layout for them",
+                          path=metal_rel, line=1, hint="write the kernel by hand")
 
 
 def _registrations(spec, indexes, metal_rel: str, metal_text: str) -> list[str]:

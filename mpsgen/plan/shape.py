@@ -147,7 +147,7 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
             hint="write the host kernel by hand", **where)
     if not api.functions:
         return ""  # no MetalShaderLibrary.h in the tree (a trimmed checkout): the registrations decide
-    if api.binary_mps_impl and shape.inputs > 1:  # 2.7: BinaryKernel.mm's binary_mps_impl, the .metal's macros
+    if api.binary_mps_impl and (shape.inputs > 1 or shape.scalars):  # 2.7 (no exec_binary_kernel)
         return _shape_27(shape, stub, what, where)
     missing_exec = not api.has(needed.exec_fn) or (needed.takes_alpha and not api.takes_alpha(needed.exec_fn))
     missing_macro = bool(api.macros) and not {needed.macro, f"REGISTER_OPMATH_{needed.macro[9:]}"} & api.macros
@@ -167,9 +167,12 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
 
 
 # PyTorch 2.7 has no exec_binary_kernel: two-input kernels run through BinaryKernel.mm's file-local
-# binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP.  With scalars the change adds
-# their alpha forms (generate/api_extension's "binary_alpha_mps_impl"); nothing there runs three inputs.
+# binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP, and exec_unary_kernel passes one
+# int64_t only.  With scalars the change adds their alpha forms (generate/api_extension's
+# "binary_alpha_mps_impl", "unary_alpha_mps_impl"); nothing there runs three inputs.
 SHAPES_27: dict[tuple[int, str], str] = {
+    (1, "alpha"): "unary_alpha_mps_impl",
+    (1, "params"): "unary_alpha_mps_impl",
     (2, "none"): "",
     (2, "alpha"): "binary_alpha_mps_impl",
     (2, "params"): "binary_alpha_mps_impl",
