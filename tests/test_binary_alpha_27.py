@@ -12,6 +12,7 @@ of 2.7's BinaryKernel.metal/.mm and MetalShaderLibrary.h) laid over it.
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import shutil
 import subprocess
@@ -49,8 +50,10 @@ def _only_insertions(before: str, after: str) -> bool:
 
 
 def _errors(root: Path) -> list[str]:
-    r = mpsgen("check", "--format", "text", cwd=root)
-    return sorted(re.sub(r":\d+:\d+:", ":", ln) for ln in r.stdout.splitlines() if " MPS" in ln and "error" in ln.lower())
+    """`mpsgen check`'s errors, without their lines (an insertion moves them)."""
+    r = mpsgen("check", "--format", "json", cwd=root)
+    found = json.loads(r.stdout)["findings"]
+    return sorted(f"{f['path']}: {f['code']} {f['message']}" for f in found if f["severity"] == "error")
 
 
 def test_threshold_adds_the_alpha_helper_and_kernels_modeled_on_the_file(scalar_tree: Path) -> None:
@@ -114,7 +117,10 @@ def test_a_second_op_reuses_the_helper_and_the_macro(scalar_tree: Path) -> None:
     assert f"{MACRO}(huber_loss, half, half);" in metal
     assert "const scalar_t delta_value = static_cast<scalar_t>(delta);" in mm
     assert 'mps::binary_alpha_mps_impl(iter, "huber_loss", delta_value);' in mm
-    assert _errors(root) == errors_before  # check knows what was written
+    assert _errors(root) == errors_before  # check knows what was written ...
+    (root / MM).write_text(mm.replace('binary_alpha_mps_impl(iter, "huber_loss",', 'binary_alpha_mps_impl(iter, "huber",'))
+    typo = [e for e in _errors(root) if e not in errors_before]  # ... and reads the helper's kernel names
+    assert len(typo) == 1 and "MPS007 kernel 'huber' is run here but no kernels/*.metal registers it" in typo[0], typo
 
 
 def test_the_numeric_check_compiles_the_written_kernels(scalar_tree: Path) -> None:
