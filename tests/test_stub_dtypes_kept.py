@@ -134,7 +134,7 @@ def test_an_iterator_whose_inputs_keep_their_own_dtypes_is_refused_at_its_config
     import pytest
 
     from mpsgen.errors import MpsgenError
-    from mpsgen.plan.kernelplan import _require_one_input_dtype
+    from mpsgen.plan.kernel_choice import _require_one_input_dtype
 
     path = "aten/src/ATen/native/TensorCompare.cpp"
     text = "// where\n" + WHERE_OUT

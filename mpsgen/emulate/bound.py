@@ -146,7 +146,9 @@ def accepted(fn: Reference, args: list[Any], cases: tuple[Any, ...]) -> tuple[tu
     kept, refused = [], []
     one = [t[:1] for t in args]
     # Where torch has no CPU kernel for the dtype, the check compares widened (check._expected): ask so.
-    wide = [t.to(torch.uint8 if t.dtype == torch.bool else torch.float32) for t in one]
+    # Complex ones widen to complex64 as the check's reference does (float32 would drop the imaginary part).
+    wide = [t.to(torch.complex64 if t.is_complex() else torch.uint8 if t.dtype == torch.bool else torch.float32)
+            for t in one]
     for case in cases:
         for attempt in (one, wide):
             try:

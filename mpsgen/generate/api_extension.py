@@ -10,15 +10,12 @@ path and one line per added piece (clang-format lays them out with every other w
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources import host_api_extend, host_binary_alpha, host_unary_alpha, metal_api_extend, metal_binary_alpha
 from mpsgen.sources.host_api import LIBRARY_HEADER_REL
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
-
-if TYPE_CHECKING:
-    from mpsgen.tree.changeset import Changeset
 
 INDEXING_REL = "c10/metal/indexing.h"
 SECTION_TITLE = "Host API added"
@@ -128,16 +125,3 @@ def extend(name: str, read: Callable[[str], str | None]) -> Extension:
             texts[rel] = after
             added.append(f"{rel}: {what}")
     return Extension(texts, tuple(added))
-
-
-def extend_planned(cs: Changeset, name: str) -> tuple[str, ...]:
-    """*extend* on the changeset's planned texts, its edits planned there; what was added."""
-    checkout = cs.checkout
-
-    def read(rel: str) -> str | None:
-        return cs.current(rel) if checkout.path(rel).is_file() else None
-
-    ext = extend(name, read)
-    for rel, text in ext.texts.items():
-        cs.set_text(rel, text, "host API added")
-    return ext.added

@@ -15,11 +15,14 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError, Refusal
-from mpsgen.model import Command, Location
+from mpsgen.model import Command, KernelOptions, KernelSpec, Location
+from mpsgen.plan.kernel_choice import KernelChoice
 from mpsgen.sources.dtype_checks import cpu_promotes, cpu_returns_bool, impl_body, mpsgraph_refusals
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists.commonmps import ListedDtypes
 from mpsgen.sources.testlists.opinfo_dtypes import OpDtypes
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import Checkout
 
 FLOATS = ("float32", "float16", "bfloat16")
 INTS = ("int64", "int32", "int16", "int8", "uint8", "bool")
@@ -245,63 +248,74 @@ def format_rows(table: list[Row]) -> list[str]:
 # -- the planner's entry point -----------------------------------------------------------------
 
 
-def read_facts(plan, checkout) -> Facts:  # plan: kernelplan.Plan, checkout: Checkout
+def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts:
     """Everything above, read from the planned tree's texts (nothing written)."""
     from mpsgen.sources.testlists.commonmps import listed_dtypes
     from mpsgen.plan.texts import folder_files, original_texts
     from mpsgen.sources.testlists.opinfo_dtypes import mps_dtypes
     from mpsgen.tree.checkout import CMI_REL
 
-    cs = plan.changeset
+    family = choice.family
     lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
     op_dtypes = None
     listed = ListedDtypes({}, False)
     if checkout.path(CMI_REL).is_file():
         definitions = original_texts(cs, folder_files(cs, "opinfo_definition_files"))
-        op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, plan.family, cmi_path=CMI_REL)
+        op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, family, cmi_path=CMI_REL)
     if lists_rel is not None:
-        keys = [r.key for r in op_dtypes.refs] if op_dtypes and op_dtypes.refs else [plan.family]
+        keys = [r.key for r in op_dtypes.refs] if op_dtypes and op_dtypes.refs else [family]
         listed = listed_dtypes(cs.original(lists_rel), keys, path=lists_rel)
     promotes: bool | None = None
     source = returns_bool = ""
     if op_dtypes is not None and op_dtypes.promotes_int_to_float:
         promotes, source = True, f"promotes_int_to_float at {op_dtypes.refs[0].path}:{op_dtypes.refs[0].line}"
     else:  # the CPU meta function says (a float op gives no bool)
-        pattern = re.compile(r"\b" + re.escape(plan.family) + r"\b")
+        pattern = re.compile(r"\b" + re.escape(family) + r"\b")
         native = original_texts(cs, folder_files(cs, "native_sources"))
-        naming = {p: t for p, t in native.items() if plan.family in t and pattern.search(t)}
-        at = cpu_promotes(naming, plan.family)
+        naming = {p: t for p, t in native.items() if family in t and pattern.search(t)}
+        at = cpu_promotes(naming, family)
         if at:
             promotes, source = True, f"CPU meta function at {at} builds a float op"
         else:
-            returns_bool = cpu_returns_bool(naming, plan.family)
+            returns_bool = cpu_returns_bool(naming, family)
             if op_dtypes is not None and op_dtypes.refs:
                 promotes = False
     refuses: dict[str, str] = {}
     at = ""
-    legacy = [m.legacy_kernel for m in plan.moved if m.legacy_kernel]
-    if legacy:
+    if choice.legacy_kernels:
         mm = original_texts(cs, folder_files(cs, "mm_files"))
-        for name in legacy:
+        for name in choice.legacy_kernels:
             for path, text in mm.items():
                 found = impl_body(text, name) if name in text else None
                 if found is not None:
                     line, body = found
                     refuses.update(mpsgraph_refusals(body))
                     at = at or f"{Location(path, line)}"
-    return Facts(plan.command, op_dtypes, listed, promotes, source, refuses, at,
+    return Facts(choice.command, op_dtypes, listed, promotes, source, refuses, at,
                  has_lists=lists_rel is not None, returns_bool=returns_bool)
 
 
-def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_rows
+@dataclass(frozen=True)
+class DtypeChoice:
+    """The kernel's registrations (in its spec), the table of what MPS served before and after, and the
+    dtypes the user agreed to lose."""
+
+    spec: KernelSpec
+    rows: tuple[Row, ...]
+    dropped: tuple[str, ...]  # --drop-dtypes (torch names)
+    notes: tuple[str, ...] = ()
+
+
+def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: KernelOptions) -> DtypeChoice:
     """The KernelSpec with registrations read from the op, the before/after table, and the guard."""
     from mpsgen.generate import catalog
 
-    facts = read_facts(plan, checkout)
-    check_branches(facts, plan.family, int_expr=opts.int_expr, complex_expr=opts.complex_expr)
+    family, arity, name = choice.family, choice.arity, choice.kernel
+    facts = read_facts(choice, cs, checkout)
+    check_branches(facts, family, int_expr=opts.int_expr, complex_expr=opts.complex_expr)
     known = catalog.load_catalog()
-    entry = known.get(plan.kernel or plan.family, known.get(plan.family))
-    if entry is not None and entry["arity"] != plan.arity:
+    entry = known.get(name, known.get(family))
+    if entry is not None and entry["arity"] != arity:
         entry = None
     drop = parse_drop(getattr(opts, "drop_dtypes", None))
     if opts.drop_complex:
@@ -324,37 +338,36 @@ def kernel_spec(plan, checkout, opts):  # -> render.KernelSpec; sets plan.dtype_
             if not (set(INTS) - drop) & (facts.declared or set()):
                 groups = tuple(g for g in groups if g not in ("int2float", "integer")) or groups
     skip |= {d for d in drop if d != "complex64"}
-    if plan.command == "new-op" and opts.dtypes is None and facts.declared is not None:
+    if choice.command == "new-op" and opts.dtypes is None and facts.declared is not None:
         skip |= set(FLOATS + INTS) - set(facts.declared)  # nothing served them before: only what the OpInfo declares
-    kept_from_stub = _diverted_dtypes(plan)
+    kept_from_stub = _diverted_dtypes(choice.diverted)
     skip |= kept_from_stub
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
-    scalars = plan.shape.scalar_names if plan.shape is not None else ()
-    spec = catalog.spec_for(plan.family, plan.arity, opts.expr, opts.int_expr, opts.complex_expr,
-                            groups, result=result if entry is None else None, name=plan.kernel or None,
+    scalars = choice.shape.scalar_names
+    spec = catalog.spec_for(family, arity, opts.expr, opts.int_expr, opts.complex_expr,
+                            groups, result=result if entry is None else None, name=name,
                             scalars=scalars)
     if spec.has_params and {"int2float", "complex"} & set(spec.dtypes):
         lost = sorted({"int2float", "complex"} & set(spec.dtypes))
-        raise MpsgenError(f"{plan.family}'s kernel takes a params struct, which mpsgen fills for inputs that keep "
+        raise MpsgenError(f"{family}'s kernel takes a params struct, which mpsgen fills for inputs that keep "
                           f"their type; the registrations asked for {', '.join(lost)}",
                           hint="pass --dtypes float (or float,integer), or write the kernel by hand")
     if opts.int_expr is not None and not {"int2float", "integer"} & set(spec.dtypes):
-        raise MpsgenError(f"--int-expr given, but the registrations for {plan.family} ({','.join(spec.dtypes)}) "
+        raise MpsgenError(f"--int-expr given, but the registrations for {family} ({','.join(spec.dtypes)}) "
                           "have no integer types", hint="add integer or int2float to --dtypes, or drop --int-expr")
     spec = spec._replace(skip=tuple(METAL_NAME[d] for d in METAL if d in skip))
-    table = [r._replace(after=f"handled by {plan.diverted[1]}, never reaches the stub", registered=True)
+    diverted_by = choice.diverted[1] if choice.diverted else ""
+    table = [r._replace(after=f"handled by {diverted_by}, never reaches the stub", registered=True)
              if r.dtype in kept_from_stub else r for r in rows(facts, spec.dtypes, spec.result, skip)]
-    guard(table, plan.family, drop, facts, user_dtypes=opts.dtypes is not None)
-    plan.dtype_rows = table
-    plan.dropped = sorted(drop)
-    if "int2float" in spec.dtypes and facts.promotes_source:
-        plan.notes.append(f"integer inputs return float: {facts.promotes_source}")
-    return spec
+    guard(table, family, drop, facts, user_dtypes=opts.dtypes is not None)
+    notes = ((f"integer inputs return float: {facts.promotes_source}",)
+             if "int2float" in spec.dtypes and facts.promotes_source else ())
+    return DtypeChoice(spec, tuple(table), tuple(sorted(drop)), notes)
 
 
-def _diverted_dtypes(plan) -> set[str]:
+def _diverted_dtypes(diverted: tuple[str, str] | None) -> set[str]:
     """Dtypes the shared kernel handles before calling the stub (ceil_out copies integers)."""
-    kind = plan.diverted[0] if plan.diverted else ""
+    kind = diverted[0] if diverted else ""
     return {d for d in INTS if d != "bool" or kind == "integral+bool"} if kind else set()
 
 
@@ -372,21 +385,3 @@ def _groups_for_named(groups: tuple[str, ...], named: frozenset[str], facts: Fac
             out.append(group)
             skip.update(set(members) - chosen)
     return tuple(out)
-
-
-def keep_dropped_xfailed(plan, checkout) -> None:
-    """--drop-dtypes: the dropped dtypes MPS served now fail on MPS, so they get an xfail entry."""
-    from mpsgen.sources.testlists.commonmps import add_unimplemented, listed_dtypes
-    lost = [r.dtype for r in plan.dtype_rows if r.served and not r.registered and r.dtype != "complex64"]
-    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
-    if not lost or lists_rel is None:
-        return
-    cs = plan.changeset
-    text = cs.current(lists_rel)
-    key = next(iter(plan.test_keys.values()), plan.family)
-    if listed_dtypes(text, [key], path=lists_rel).failing:
-        plan.notes.append(f"{', '.join(lost)} no longer run on MPS: add them to \"{key}\"'s xfail entry by hand")
-        return
-    new, changes = add_unimplemented(text, key, lost, path=lists_rel)
-    cs.set_text(lists_rel, new, "xfails for dropped dtypes")
-    plan.test_lists.extend(str(c) for c in changes)

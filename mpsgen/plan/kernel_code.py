@@ -1,37 +1,53 @@
-"""Render the op's kernel and place it: the functor and registrations in the matching .metal, the
-host kernel and REGISTER_DISPATCH in the .mm (MPSGraph's REGISTER_MPS_UNARY_STUB line goes)."""
+"""Planning's kernel-code phase: render the op's kernel and place it (the functor and registrations in the
+matching .metal, the host kernel and REGISTER_DISPATCH in the .mm; MPSGraph's registration goes), as one
+frozen `KernelCode` whose edits the planner applies."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
-from mpsgen.model import KernelOptions, Location
+from mpsgen.model import KernelOptions, KernelSpec, Location
+from mpsgen.plan.dtypes import Row
 from mpsgen.plan.era import fit_to_checkout
-from mpsgen.plan.result import Plan
-from mpsgen.plan.texts import c10_metal_texts, folder_files, mentioning, planned_texts
+from mpsgen.plan.graph_registration import remove_graph_registration
+from mpsgen.plan.kernel_choice import KernelChoice
+from mpsgen.plan.result import Rendered
+from mpsgen.plan.texts import Draft, TextEdit, c10_metal_macros, folder_files, mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.sources import metal
 from mpsgen.sources import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import OPERATIONS_REL, Checkout
-from mpsgen.scan.lines import split_lines
 
 
-def registered_metal_kernel(plan: Plan, checkout: Checkout) -> bool:
-    """True when MPS already runs plan.stub with a kernel that is not MPSGraph (sub: add_stub, add
-    being on Metal): the move is then the dispatch lines, the MPSGraph code and the test lists."""
-    cs, stub = plan.changeset, plan.stub
-    assert stub is not None
+@dataclass(frozen=True)
+class KernelCode:
+    """Phase 3: the kernel rendered and placed, the MPSGraph registration it replaces deleted."""
+
+    spec: KernelSpec  # what was rendered (the numeric check tries the same)
+    rendered: Rendered
+    dtype_rows: tuple[Row, ...]  # per dtype, before -> after
+    dropped: tuple[str, ...]  # --drop-dtypes (torch names)
+    edits: tuple[TextEdit, ...]
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
+    reused_functor: str = ""  # that kernel's `struct <name>_functor {...}` ("" when a macro makes it)
+
+
+def registered_metal_kernel(stub: stubs.StubDecl, cs: Changeset, checkout: Checkout) -> str:
+    """A note when MPS already runs *stub* with a kernel that is not MPSGraph (sub: add_stub, add being
+    on Metal): the move is then the dispatch lines, the MPSGraph code and the test lists.  "" otherwise."""
     mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
     existing = host.registered_stubs(mm_texts).get(stub.name, [])
     kept = [reg for reg in existing if host.registration_backend_in(reg, mm_texts[reg.path]) != "mpsgraph"]
     if not kept:
-        return False
+        return ""
     reg = kept[0]
-    plan.notes.append(f"{stub.name} is already registered for MPS at {reg.location} ({reg.fn or reg.macro}): "
-                      "kept; no new kernel")
-    return True
+    return f"{stub.name} is already registered for MPS at {reg.location} ({reg.fn or reg.macro}): kept; no new kernel"
 
 
 def _host_file(checkout: Checkout, arity: str) -> str:
@@ -43,26 +59,32 @@ def _host_file(checkout: Checkout, arity: str) -> str:
     return rel
 
 
-def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> None:
+def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: KernelOptions) -> KernelCode:
+    """The functor and registrations in the matching .metal, the host kernel and its registration in the
+    .mm (or upstream's kernel of the same name reused), planned on a Draft over the changeset."""
     from mpsgen.generate import host_code, render
 
-    cs, stub = plan.changeset, plan.stub
-    assert stub is not None
-    mm_rel = _host_file(checkout, plan.arity)
+    stub, arity = choice.stub, choice.arity
+    draft = Draft(cs)
+    added: list[str] = []
+    removed: list[str] = []
+    notes: list[str] = []
+    mm_rel = _host_file(checkout, arity)
     metal_rel = metal.metal_file_for(mm_rel)
     if not checkout.path(metal_rel).is_file():
         raise MpsgenError(f"{Path(metal_rel).name} not found", path=metal_rel,
                           hint=f"the kernel must live in the .metal whose stem matches {Path(mm_rel).name}")
     from mpsgen.plan import dtypes as dtype_plan
 
-    spec = dtype_plan.kernel_spec(plan, checkout, opts)  # registrations read from the op; the dtype guard
+    dtypes = dtype_plan.kernel_spec(choice, cs, checkout, opts)  # registrations read from the op; the dtype guard
+    notes.extend(dtypes.notes)
+    dtype_rows = dtypes.rows
     metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
-    spec = fit_to_checkout(spec, cs, metal.index_metal(metal_texts[metal_rel], metal_rel))
-    plan.spec, plan.kernel, plan.dtypes = spec, spec.name, spec.dtypes
-    _require_2_7_layout(plan, spec, metal_rel)
+    spec = fit_to_checkout(dtypes.spec, cs, metal.index_metal(metal_texts[metal_rel], metal_rel))
+    _require_2_7_layout(choice, spec, metal_rel)
     if spec.shims:
-        plan.notes.append(f"this checkout's c10/metal has no {', '.join(spec.shims)}: {spec.name}_functor carries "
-                          f"its own ({', '.join(n + '_' for n in spec.shims)})")
+        notes.append(f"this checkout's c10/metal has no {', '.join(spec.shims)}: {spec.name}_functor carries "
+                     f"its own ({', '.join(n + '_' for n in spec.shims)})")
     # Kernel names are global across the files, but one that never spells the name can neither
     # register it nor define its functor: only the target and those that mention it are indexed.
     naming = mentioning(metal_texts, spec.name)
@@ -71,49 +93,49 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
     from mpsgen.generate.expr_check import require_compilable
 
     require_compilable(spec, functor, opts, checkout.root)  # a typo's compiler error, not a layout refusal
-    r = plan.rendered
-    r.functor, r.metal_path, r.mm_path = functor, metal_rel, mm_rel
-    registered_at = _registered_elsewhere(plan, indexes, metal_texts, spec, functor)
+    registrations: tuple[str, ...] = ()
+    reused_functor = ""
+    registered_at, dtype_rows = _registered_elsewhere(dtype_rows, indexes, metal_texts, spec, functor)
     if registered_at:  # upstream's own kernel of that name serves every dtype: the host calls it
-        plan.reused_kernel = registered_at
         found = next((f for ix in indexes if (f := ix.functor(spec.name)) is not None), None)
-        plan.reused_functor = found.text if found is not None and found.macro is None else ""
-        r.functor = ""
-        plan.notes.append(f"kernel '{spec.name}' is already registered ({registered_at}) for every dtype the op "
-                          "needs: reused, no Metal written")
+        reused_functor = found.text if found is not None and found.macro is None else ""
+        notes.append(f"kernel '{spec.name}' is already registered ({registered_at}) for every dtype the op "
+                     "needs: reused, no Metal written")
     else:
-        registrations = _registrations(spec, indexes, metal_rel, metal_texts[metal_rel])
-        r.registrations = registrations
+        registrations = tuple(_registrations(spec, indexes, metal_rel, metal_texts[metal_rel]))
         if metal.check_kernel_name(indexes, spec.name, functor) == "new":
-            new_metal = _metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, registrations, cs)
+            new_metal = _metal_addition(metal_texts[metal_rel], metal_rel, spec, functor, list(registrations), cs)
             if new_metal != metal_texts[metal_rel]:  # laid out by clang-format with the rest (kernelplan)
-                cs.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
-                plan.added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
+                draft.set_text(metal_rel, new_metal, f"{spec.name}_functor and its registrations")
+                added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
         else:
-            plan.notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
+            notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
     own_struct = spec.instantiation in ("binary_indexing", "host_name")  # 2.7: each file has its own
     shared_struct = spec.has_params and not own_struct
     header = _params_header(cs, metal_rel, stub) if shared_struct else ""
     if shared_struct:  # the struct's header, and the .metal's #include of it (after the layout checks)
-        _plan_params_struct(plan, checkout, spec, metal_rel, mm_rel, opts, header, reused=bool(registered_at))
+        added.extend(_plan_params_struct(draft, checkout, spec, metal_rel, mm_rel, opts, header,
+                                         reused=bool(registered_at)))
 
     # A file that registers the stub spells its name (REGISTER_DISPATCH(x_stub, …)) or its op (REGISTER_*_STUB(x)).
     mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), stub.name.removesuffix("_stub"))
     existing = host.registered_stubs(mm_texts).get(stub.name, [])
     for reg in existing:  # registered_metal_kernel() left only MPSGraph ones
-        _remove_graph_registration(plan, reg)
-    mm_text = cs.current(mm_rel)
-    simple_unary = plan.arity == "unary" and stub.name == f"{spec.name}_stub" and stub.iterator_type == "TensorIteratorBase"
+        removal = remove_graph_registration(draft, reg)
+        removed.extend(removal.removed)
+        notes.extend(removal.notes)
+    mm_text = draft.current(mm_rel)
+    simple_unary = arity == "unary" and stub.name == f"{spec.name}_stub" and stub.iterator_type == "TensorIteratorBase"
     if simple_unary and host.uses_unary_ti_macro(mm_text):
         new_mm = host.add_unary_ti_dispatch(mm_text, spec.name, path=mm_rel)
-        r.host_code = f"REGISTER_UNARY_TI_DISPATCH({spec.name});"
-        plan.added.append(f"{mm_rel}: REGISTER_UNARY_TI_DISPATCH({spec.name})")
+        host_text, register_line = f"REGISTER_UNARY_TI_DISPATCH({spec.name});", ""
+        added.append(f"{mm_rel}: REGISTER_UNARY_TI_DISPATCH({spec.name})")
     else:
         fn = f"{spec.name}_mps_kernel"
-        scalars = plan.shape.scalars if plan.shape is not None else ()
+        scalars = choice.shape.scalars
         arg = host_code.scalar_argument(scalars[0].cpp_type, scalars[0].name) if scalars else None
-        call = host_code.exec_call_args(plan.arity, spec.name, arg, opmath=spec.param_type == "opmath",
-                                        result_args=_bool_kernel_args(cs, spec, plan.arity, mm_text))
+        call = host_code.exec_call_args(arity, spec.name, arg, opmath=spec.param_type == "opmath",
+                                        result_args=_bool_kernel_args(cs, spec, arity, mm_text))
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
         if spec.instantiation == "binary_indexing" and scalars:  # 2.7: the helper the change adds
             from mpsgen.sources.host_binary_alpha import HELPER
@@ -126,32 +148,35 @@ def plan_kernel_code(plan: Plan, checkout: Checkout, opts: KernelOptions) -> Non
 
             body = host_code.unary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], UNARY_HELPER)
         params = stubs.host_params(stub, names=[p.name for p in scalars])
-        code = host_code.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
+        host_text = host_code.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
         if spec.has_params and not shared_struct:  # the host's twin of the .metal's struct, as 2.7 keeps them
-            code = f"{render.render_params_struct(spec, opts.templates_dir)}\n\n{code}"
+            host_text = f"{render.render_params_struct(spec, opts.templates_dir)}\n\n{host_text}"
         semicolon, ampersand = host.register_dispatch_style(mm_text)
-        line = host_code.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
-        r.host_code, r.register_line = code, line
-        new_mm = host.add_host_kernel(mm_text, code, line, path=mm_rel)
-        plan.added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
+        register_line = host_code.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
+        new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
+        added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
     if spec.has_params or (spec.scalars and own_struct):  # AT_DISPATCH, opmath
         extra = ("ATen/OpMathType.h",) if spec.param_type == "opmath" else ()
         named = (header, "fmt/format.h") if shared_struct else ()  # the struct's header; its Metal instance's name
         for include in (*named[:1], "ATen/Dispatch.h", *extra, *named[1:]):
             new_mm = host.ensure_include(new_mm, include, path=mm_rel)
-    cs.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+    draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+    rendered = Rendered("" if registered_at else functor, registrations, host_text, register_line, metal_rel, mm_rel)
+    return KernelCode(spec, rendered, dtype_rows, dtypes.dropped, draft.edits, tuple(added), tuple(removed),
+                      tuple(notes), registered_at, reused_functor)
 
 
 # 2.7's host API extensions (generate/api_extension) and the .metal layout their kernels need
 _EXTENSION_LAYOUT = {"binary_alpha_mps_impl": "binary_indexing", "unary_alpha_mps_impl": "host_name"}
 
 
-def _require_2_7_layout(plan: Plan, spec, metal_rel: str) -> None:
-    wanted = _EXTENSION_LAYOUT.get(plan.shape.extend if plan.shape is not None else "")
+def _require_2_7_layout(choice: KernelChoice, spec: KernelSpec, metal_rel: str) -> None:
+    extension = choice.shape.extend
+    wanted = _EXTENSION_LAYOUT.get(extension)
     if wanted is not None and spec.instantiation != wanted:
-        raise MpsgenError(f"this checkout's host runs {plan.arity} kernels through the {plan.shape.extend} "  # type: ignore[union-attr]
-                          f"the change adds, but {Path(metal_rel).name} is not in PyTorch 2.7's layout for them",
+        raise MpsgenError(f"this checkout's host runs {choice.arity} kernels through the {extension} the change "
+                          f"adds, but {Path(metal_rel).name} is not in PyTorch 2.7's layout for them",
                           path=metal_rel, line=1, hint="write the kernel by hand")
 
 
@@ -192,18 +217,19 @@ def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations
                                      after_functor=render.params_typedefs(spec))
 
 
-def _registered_elsewhere(plan: Plan, indexes, metal_texts: dict[str, str], spec, functor: str) -> str:
+def _registered_elsewhere(table: tuple[Row, ...], indexes, metal_texts: dict[str, str], spec,
+                          functor: str) -> tuple[str, tuple[Row, ...]]:
     """Where kernel spec.name is already registered with another functor (upstream's ceil, huber) for
     every input dtype the op needs ("path:line"), so the host can call it; "" when it is free or
     registered with this very functor.  Registered without some of those dtypes: refused, naming them.
-    Reused, the dtype table shows upstream's registrations."""
+    Reused, the dtype table (returned with it) shows upstream's registrations."""
     from mpsgen.generate.render import input_types
     from mpsgen.plan.dtypes import METAL_NAME, NOT_DECLARED
     from mpsgen.sources.metal_names import registered_input_types
 
     where = metal.registered_kernel_names(indexes).get(spec.name)
     if not where or any((f := ix.functor(spec.name)) is not None and metal.same_functor(f, functor) for ix in indexes):
-        return ""
+        return "", table
     files = {path for path, _, _ in where}
     if spec.has_params:  # upstream's params kernel: its registrations must name mpsgen's struct aliases
         from mpsgen.generate.render import params_alias
@@ -216,7 +242,7 @@ def _registered_elsewhere(plan: Plan, indexes, metal_texts: dict[str, str], spec
         alpha = spec.has_alpha  # the host name then ends in the alpha's type
         have = set().union(*(registered_input_types(t, p, spec.name, alpha=alpha)
                              for p, t in metal_texts.items() if p in files))
-    undeclared = {METAL_NAME[r.dtype] for r in plan.dtype_rows if r.before == NOT_DECLARED}
+    undeclared = {METAL_NAME[r.dtype] for r in table if r.before == NOT_DECLARED}
     missing = [t for t in input_types(spec) if t not in have and t not in undeclared]
     path, line, macro = where[0]
     if missing:
@@ -226,10 +252,10 @@ def _registered_elsewhere(plan: Plan, indexes, metal_texts: dict[str, str], spec
                           hint=f"kernel names are global across all .metal files: if it computes {spec.name}, "
                                "extend its registrations and run again (mpsgen then calls it), or accept the loss with "
                                f"--drop-dtypes {','.join(_torch_names(missing))}; else rename or delete it")
-    plan.dtype_rows = [r if not r.after.startswith("registered") else
-                       r._replace(after="registered upstream" if METAL_NAME[r.dtype] in have else "not registered",
-                                  registered=METAL_NAME[r.dtype] in have) for r in plan.dtype_rows]
-    return f"{macro} at {Location(path, line)}"
+    upstream = tuple(r if not r.after.startswith("registered") else
+                     r._replace(after="registered upstream" if METAL_NAME[r.dtype] in have else "not registered",
+                                registered=METAL_NAME[r.dtype] in have) for r in table)
+    return f"{macro} at {Location(path, line)}", upstream
 
 
 def _torch_names(metal_types: list[str]) -> list[str]:
@@ -260,76 +286,30 @@ def _bool_kernel_args(cs: Changeset, spec, arity: str, mm_text: str) -> tuple[st
     return bool_kernel_args(mm_text, api, arity)
 
 
-def _plan_params_struct(plan: Plan, checkout: Checkout, spec, metal_rel: str, mm_rel: str, opts: KernelOptions,
-                        header: str, *, reused: bool = False) -> None:
-    """The params struct in kernels/<Stem>.h (created when the tree has none), included by the .metal.
-    *reused*: upstream's kernel takes it, so its header must already hold this very struct."""
+def _plan_params_struct(draft: Draft, checkout: Checkout, spec, metal_rel: str, mm_rel: str, opts: KernelOptions,
+                        header: str, *, reused: bool = False) -> tuple[str, ...]:
+    """The params struct in kernels/<Stem>.h (created when the tree has none), included by the .metal;
+    what was added.  *reused*: upstream's kernel takes it, so its header must already hold this very struct."""
     from mpsgen.generate import render
     from mpsgen.sources.params_header import add_struct
 
-    cs = plan.changeset
     rel = f"aten/src/{header}"
     struct = render.render_params_struct(spec, opts.templates_dir)
-    exists = cs.is_new(rel) or checkout.path(rel).is_file()
-    new = add_struct(cs.current(rel) if exists else None, struct, spec.params_struct, path=rel,
+    exists = draft.exists(rel)
+    new = add_struct(draft.current(rel) if exists else None, struct, spec.params_struct, path=rel,
                      purpose=f"{Path(mm_rel).name} and {Path(metal_rel).name}")
     if reused:
-        if not exists or new != cs.current(rel):
+        if not exists or new != draft.current(rel):
             raise MpsgenError(f"kernel '{spec.name}' is registered with {spec.params_struct}, but {rel} does not "
                               f"hold it with the fields {', '.join(spec.scalars)}", path=rel,
                               hint="write the host kernel by hand")
-        return
-    if new != (cs.current(rel) if exists else None):
-        cs.set_text(rel, new, f"{spec.params_struct}")
-        plan.added.append(f"{rel}: struct {spec.params_struct}")
-    metal_text = cs.current(metal_rel)
+        return ()
+    added: tuple[str, ...] = ()
+    if new != (draft.current(rel) if exists else None):
+        draft.set_text(rel, new, f"{spec.params_struct}")
+        added = (f"{rel}: struct {spec.params_struct}",)
+    metal_text = draft.current(metal_rel)
     with_include = metal.add_include(metal_text, metal_rel, header)
     if with_include != metal_text:
-        cs.set_text(metal_rel, with_include, f"#include <{header}>")
-
-
-def c10_metal_macros(cs: Changeset) -> frozenset[str] | None:
-    """Macros the checkout's c10/metal headers define (None when the tree has no such headers)."""
-    from mpsgen.sources.metal_layout import macros_defined
-
-    texts = c10_metal_texts(cs)
-    return macros_defined(texts.values()) if texts else None
-
-
-def _remove_graph_registration(plan: Plan, reg: host.Registration) -> None:
-    """Delete an MPSGraph registration of the stub: REGISTER_MPS_UNARY_STUB(op, …) (and the macro's
-    #define with its last use), or REGISTER_DISPATCH(stub, &fn) with fn and the file-local helpers
-    only fn used.  Located again by what it registers: an earlier removal may have moved it."""
-    cs = plan.changeset
-    same = (reg.stub, reg.fn, reg.macro)
-    now = [r for r in host.registrations(cs.current(reg.path), reg.path) if (r.stub, r.fn, r.macro) == same]
-    if not now:
-        return
-    reg = now[0]
-    if reg.macro == "REGISTER_MPS_UNARY_STUB":
-        from mpsgen.sources import unary_stub_macro
-
-        remove_text_lines(plan, reg.path, reg.line, reg.end_line, f"{reg.macro}({reg.stub.removesuffix('_stub')}, …)")
-        text, line = unary_stub_macro.remove_if_unused(cs.current(reg.path), reg.path)
-        if line is not None:  # that was its last use: the macro goes too
-            cs.set_text(reg.path, text, f"removed #define {reg.macro}")
-            plan.removed.append(f"{Location(reg.path, line)}: #define {reg.macro} (no use left)")
-        return
-    from mpsgen.sources.deadcode import remove_unused_helpers
-
-    remove_text_lines(plan, reg.path, reg.line, reg.end_line, f"{reg.macro}({reg.stub}, {reg.fn}) (MPSGraph)")
-    text, dead, kept = remove_unused_helpers(cs.current(reg.path), reg.path, {reg.fn})
-    if dead:
-        cs.set_text(reg.path, text, f"removed the MPSGraph kernel of {reg.stub}")
-    plan.removed.extend(f"{Location(reg.path, line)}: {what} (used only by the MPSGraph kernel of {reg.stub})"
-                        for line, what in dead)
-    plan.notes.extend(f"{Location(reg.path, line)}: {what} is not named any more, but a macro's `##` could build "
-                      "its name: left in place" for line, what in kept)
-
-
-def remove_text_lines(plan: Plan, path: str, line: int, end_line: int, what: str) -> None:
-    cs = plan.changeset
-    lines = split_lines(cs.current(path))
-    del lines[line - 1 : end_line]
-    cs.set_text(path, "".join(lines), f"removed {what}")
-    plan.removed.append(f"{Location(path, line)}: {what}")
+        draft.set_text(metal_rel, with_include, f"#include <{header}>")
+    return added

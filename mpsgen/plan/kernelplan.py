@@ -1,42 +1,45 @@
 """Plan one op's move to a native Metal kernel as a single changeset (shared by migrate and new-op).
 
 Every reader runs on texts from the changeset, every editor is text -> text, and nothing is
-written here: the caller shows the plan, applies it, then builds and tests.  The phases: routing
-(routing.Routing: the yaml edit, the shared kernels and the stub), the kernel's shape (here:
-shape.KernelShape), the kernel code (kernel_code), the MPSGraph code that goes (legacy), the test
-lists (test_lists.TestListsPhase), and a last re-read of the result (verify).
+written here: the caller shows the plan, applies it, then builds and tests.  The phases, each a
+function returning a frozen record whose texts the planner applies before the next one runs:
+routing (routing.Routing: the yaml edit, the shared kernels and the stub), the kernel's shape and
+name (kernel_choice.KernelChoice), the kernel code with its dtype table (kernel_code.KernelCode), the
+MPSGraph code that goes (legacy.LegacyRemoval), the test lists (test_lists.TestListsPhase and
+dtypes.DroppedXfails); the Plan is assembled from them, then re-read (verify).
 """
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 
-from mpsgen.errors import MpsgenError, context
-from mpsgen.model import Command, KernelOptions, Location
-from mpsgen.plan.kernel_code import plan_kernel_code, registered_metal_kernel
-from mpsgen.plan.legacy import callers_first, remove_legacy
-from mpsgen.plan.result import Plan  # callers (commands/migrate.py, plan/group.py) import it from here
-from mpsgen.plan.routing import route
-from mpsgen.plan.test_lists import plan_test_lists
-from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.errors import context
+from mpsgen.model import Command, KernelOptions
+from mpsgen.plan.kernel_choice import KernelChoice, choose_kernel
+from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_metal_kernel
+from mpsgen.plan.legacy import LegacyRemoval, callers_first, remove_legacy
+from mpsgen.plan.result import Plan, Rendered  # callers (commands/migrate.py, plan/group.py) import Plan from here
+from mpsgen.plan.routing import Routing, route
+from mpsgen.plan.test_lists import DroppedXfails, TestListsPhase, dropped_xfails, plan_test_lists
+from mpsgen.plan.texts import TextEdit, apply_edits
 from mpsgen.plan.verify import verify_structure
 from mpsgen.sources import nativefunctions as nf
-from mpsgen.sources import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
 
-# -- reading the tree -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Phases:
+    """Every record one op's planning produced, in the order the phases ran."""
 
-
-def schema_tensors(schema: str) -> int:
-    """Tensor inputs of a schema (the fallback when the iterator's inputs cannot be read)."""
-    args = schema.split("(", 1)[1].rsplit(")", 1)[0]
-    inputs = args.split("*", 1)[0] if "*" in args else args
-    return len(re.findall(r"(?:^|,)\s*Tensor\b(?!\(\w!\))(?!\[)", inputs))
-
-
-# -- the plan ---------------------------------------------------------------------------------
+    routing: Routing
+    choice: KernelChoice | None = None  # None: MPS already runs the stub (or nothing moves)
+    code: KernelCode | None = None
+    kept_kernel: str = ""  # why no kernel is written: the stub's Metal registration
+    removals: tuple[LegacyRemoval, ...] = ()
+    legacy_notes: tuple[str, ...] = ()  # per legacy kernel in turn: kept (an overload still calls it), or its removal's
+    tests: TestListsPhase | None = None
+    xfails: DroppedXfails = DroppedXfails()
 
 
 def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOptions,
@@ -47,148 +50,82 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
 
     cs = changeset if changeset is not None else Changeset(checkout)
     before = cs.snapshot()
-    plan = _plan_on(command, checkout, opts, cs)
+    phases = _run_phases(command, checkout, opts, cs)
     from mpsgen.generate.clang_format import format_written
 
-    plan.notes += format_written(cs, before)  # every .metal/.mm/.h line written, as lintrunner lays it out
-    plan.files = cs.changed_since(before)
-    if not plan.files and not plan.nothing_to_do:
-        plan.nothing_to_do = f"{plan.family} is already on a native Metal kernel"
-    elif not plan.nothing_to_do:
+    formatted = format_written(cs, before)  # every .metal/.mm/.h line written, as lintrunner lays it out
+    plan = assemble(command, opts.op, cs, phases, formatted, tuple(cs.changed_since(before)))
+    if not plan.nothing_to_do:
         with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
             verify_structure(plan, checkout)
     return plan
 
 
-def _plan_on(command: Command, checkout: Checkout, opts: KernelOptions, cs: Changeset) -> Plan:
+def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: Changeset) -> Phases:
     routing = route(command, checkout, cs, opts)
-    plan = Plan(command, opts.op, routing.family, cs, overloads=routing.overloads, stub=routing.stub)
-    plan.notes.extend(routing.kept)
     if routing.nothing_to_do:
-        plan.nothing_to_do = routing.nothing_to_do
-        return plan
+        return Phases(routing)
     with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
         if routing.yaml_text is not None:
             cs.set_text(YAML_REL, routing.yaml_text, f"MPS dispatch of {routing.family}")
-        plan.moved = list(routing.moved)
-        if not registered_metal_kernel(plan, checkout):
-            plan.shape = _kernel_shape(plan, checkout, cs, routing.index, routing.schema_entry, routing.shared)
-            plan.arity = plan.shape.arity
-            plan_kernel_code(plan, checkout, opts)
-        for legacy in callers_first(plan, checkout, routing.legacy_kernels):
+        assert routing.stub is not None and routing.schema_entry is not None  # set whenever something moves
+        choice = code = None
+        kept_kernel = registered_metal_kernel(routing.stub, cs, checkout)
+        if not kept_kernel:
+            choice = choose_kernel(command, routing.family, routing.stub, checkout, cs, routing.index,
+                                   routing.schema_entry, routing.shared,
+                                   tuple(m.legacy_kernel for m in routing.moved if m.legacy_kernel))
+            apply_edits(cs, choice.edits)
+            code = plan_kernel_code(choice, cs, checkout, opts)
+            apply_edits(cs, code.edits)
+        legacy_notes: list[str] = []
+        removals: list[LegacyRemoval] = []
+        for legacy in callers_first(cs, checkout, routing.legacy_kernels):
             yaml_now = cs.current(YAML_REL)
             # A plain substring test first: the line-anchored search of the whole yaml costs ~5 ms.
             user = nf.entry_calling(yaml_now, legacy) if legacy in yaml_now else None
             if user:  # an overload that was not selected still calls it
-                plan.notes.append(f"kept {legacy}: {user} still calls it")
+                legacy_notes.append(f"kept {legacy}: {user} still calls it")
                 continue
-            removal = remove_legacy(cs, checkout, legacy, plan.family)
+            removal = remove_legacy(cs, checkout, legacy, routing.family)
             for path, text in removal.texts.items():
                 cs.set_text(path, text, f"removed MPSGraph {legacy}")
-            plan.removed.extend(removal.removed)
-            plan.notes.extend(removal.notes)
-        tests = plan_test_lists(plan.family, plan.command, checkout, cs, dtypes=plan.dtypes,
-                                dropped=tuple(plan.dropped), drop_complex=opts.drop_complex)
-        for path, text in tests.texts.items():
-            cs.set_text(path, text, "test lists")
-        plan.test_lists.extend(tests.changes)
-        plan.test_names.extend(tests.test_names)
-        plan.test_keys.update(tests.test_keys)
-        plan.grad_test_names = list(tests.grad_test_names)
-        plan.notes.extend(tests.notes)
-        from mpsgen.plan.dtypes import keep_dropped_xfailed
-
-        keep_dropped_xfailed(plan, checkout)
-    return plan
+            removals.append(removal)
+            legacy_notes.extend(removal.notes)
+        dtypes = code.spec.dtypes if code is not None else ()
+        tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=dtypes,
+                                dropped=code.dropped if code is not None else (), drop_complex=opts.drop_complex)
+        apply_edits(cs, tuple(TextEdit(path, text, ("test lists",)) for path, text in tests.texts.items()))
+        xfails = DroppedXfails()
+        if code is not None:
+            xfails = dropped_xfails(code.dtype_rows, next(iter(tests.test_keys.values()), routing.family), cs, checkout)
+            apply_edits(cs, xfails.edits)
+    return Phases(routing, choice, code, kept_kernel, tuple(removals), tuple(legacy_notes), tests, xfails)
 
 
-def _kernel_shape(plan: Plan, checkout: Checkout, cs: Changeset, index, entry, shared: tuple[str, ...]):
-    """The shape of the kernel behind plan.stub (plan/shape.py), read from the shared kernel that calls
-    it (where_self_out, not its wrapper where), and whose kernel it is: a stub another op owns
-    (threshold_backward passes threshold_stub (threshold, 0)) gets that op's kernel name."""
-    from mpsgen.generate import catalog
-    from mpsgen.plan.shape import choose_shape
-    from mpsgen.sources.iterator_operands import iterator_operands
-
-    stub = plan.stub
-    assert stub is not None
-    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
-    # a macro-made kernel (ge_Scalar_out of CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(ge)) is found by its op
-    read = [(src, stubs.find_shared_impl(src, k)) for k in shared
-            for src in [mentioning(native, k) or mentioning(native, plan.family)]]
-    calls = [(src, impl, c) for src, impl in read if impl for c in impl.stubs if c.stub == stub.name]
-    sources, impl, call = calls[0] if calls else (*read[0], None)
-    owner = stub.name.removesuffix("_stub")
-    plan.kernel = plan.family
-    if call is not None and call.extra_args and owner != plan.family:
-        assert impl is not None  # the call was found in it
-        odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
-        if odd:  # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's
-            raise MpsgenError(
-                f"{impl.kernel} passes {stub.name} ({', '.join(call.extra_args)}): the stub is {owner}'s, and its "
-                f"kernel computes {owner}'s function of what it is passed", path=impl.path, line=call.line,
-                hint=f"register {stub.name} on MPS first (`mpsgen migrate {owner}` if `mpsgen status` lists {owner} "
-                     f"as a candidate, else by hand); then `mpsgen migrate {plan.family}` only moves the dispatch")
-        if index.has_family(owner):
-            plan.kernel = owner
-    if plan.kernel == plan.family and owner != plan.family and _kernel_registered(checkout, cs, owner):
-        plan.kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
-    if call is not None and call.diverts:
-        assert impl is not None
-        plan.diverted = (call.diverts, f"{impl.kernel} at {Location(impl.path, call.line)}")
-    operands = iterator_operands(sources, impl, entry.name) if impl else None
-    plan.operands_at = f"{operands.location}" if operands else ""
-    if operands is not None and len(operands.names) > 1:
-        assert impl is not None  # operands are read from it
-        _require_one_input_dtype(sources[impl.path], impl, operands.names)
-    body = catalog.load_catalog().get(plan.kernel) or catalog.load_catalog().get(plan.family) or {}
-    declared = tuple(body["params"]) if body.get("params") else None
-    shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
-                         schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared)
-    if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
-        from mpsgen.generate.api_extension import extend_planned
-
-        plan.api_added.extend(extend_planned(cs, shape.extend))
-    if operands is not None and impl is not None:
-        from mpsgen.plan.binding import bind
-        from mpsgen.sources.iterator_operands import impl_parameters
-
-        plan.binding = bind(entry.name, entry.func, operands.names, operands.params,
-                            tuple(p.source for p in shape.scalars), impl_parameters(sources, impl))
-    return shape
-
-
-def _require_one_input_dtype(text: str, impl, inputs: tuple[str, ...]) -> None:
-    """The registration macros read every input as the kernel's one type T: an iterator built with
-    check_all_same_dtype(false) over several inputs (where: a bool condition and two T values) is refused."""
-    lines = text.split("\n")[impl.line - 1 : impl.end_line]
-    for k, line in enumerate(lines):
-        if re.search(r"\.check_all_same_dtype\(\s*false\s*\)", line):
-            raise MpsgenError(
-                f"{impl.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
-                f"({', '.join(inputs)}) may differ in dtype, and mpsgen's kernels read every input as one type T",
-                path=impl.path, line=impl.line + k,
-                hint="write the kernel by hand (a functor taking each input in its own type)")
-
-
-def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
-    from mpsgen.sources.metal_index import index_metal, registered_kernel_names
-
-    texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), name)
-    return name in registered_kernel_names(index_metal(t, p) for p, t in texts.items())
-
-
-def _host_api(cs: Changeset):
-    """The checkout's Metal host API (MetalShaderLibrary.h, c10/metal's macros, 2.7's binary_mps_impl),
-    read through the changeset like every other text a plan depends on."""
-    from mpsgen.plan.kernel_code import c10_metal_macros
-    from mpsgen.sources.host_api import LIBRARY_HEADER_REL, defines_binary_mps_impl, read_host_api
-    from mpsgen.tree.checkout import OPERATIONS_REL
-
-    checkout = cs.checkout
-    text = cs.current(LIBRARY_HEADER_REL) if checkout.path(LIBRARY_HEADER_REL).is_file() else None
-    api = read_host_api(text, c10_metal_macros(cs) or frozenset())
-    binary_mm = f"{OPERATIONS_REL}/BinaryKernel.mm"
-    if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
-        api = api._replace(binary_mps_impl=defines_binary_mps_impl(cs.current(binary_mm)))
-    return api
+def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted: tuple[str, ...] | list[str],
+             files: tuple[str, ...]) -> Plan:
+    """The Plan the commands show, from the phases' records (the one place a Plan is built)."""
+    routing, choice, code, tests = phases.routing, phases.choice, phases.code, phases.tests
+    nothing_to_do = routing.nothing_to_do
+    if not files and not nothing_to_do:
+        nothing_to_do = f"{routing.family} is already on a native Metal kernel"
+    notes = (*routing.kept, *((phases.kept_kernel,) if phases.kept_kernel else ()),
+             *(code.notes if code else ()), *phases.legacy_notes,
+             *(tests.notes if tests else ()), *phases.xfails.notes, *formatted)
+    return Plan(
+        command, op, routing.family, cs, nothing_to_do=nothing_to_do,
+        moved=routing.moved if not routing.nothing_to_do else (), stub=routing.stub,
+        spec=code.spec if code else None, kernel=code.spec.name if code else (choice.kernel if choice else ""),
+        arity=choice.arity if choice else "", shape=choice.shape if choice else None,
+        reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
+        binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
+        diverted=choice.diverted if choice else None, dtypes=code.spec.dtypes if code else (),
+        rendered=code.rendered if code else Rendered(),
+        added=code.added if code else (), api_added=choice.api_added if choice else (),
+        removed=(*(code.removed if code else ()), *(r for x in phases.removals for r in x.removed)),
+        notes=notes, test_lists=(*(tests.changes if tests else ()), *phases.xfails.changes),
+        test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
+        grad_test_names=tests.grad_test_names if tests else (), overloads=routing.overloads, files=files,
+        dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (),
+    )

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mpsgen.errors import MpsgenError
-from mpsgen.plan.result import Plan
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources import host
 from mpsgen.model import Location
@@ -15,10 +14,9 @@ from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
 
 
-def callers_first(plan: Plan, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
+def callers_first(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
     """*names* with those whose body calls another of them first: hardtanh_backward_mps only calls
     hardtanh_backward_out_mps, and is MPSGraph code only while that one is still there to say so."""
-    cs = plan.changeset
     texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
 
     def calls_another(name: str) -> bool:

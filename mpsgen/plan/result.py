@@ -1,11 +1,12 @@
 """What planning one op produced: the edits (in a changeset), what was rendered, and what to report.
 
-Shared by the planner's parts (kernelplan, kernel_code, legacy, verify) and the commands that show it.
+Built once by the planner (kernelplan) and read by verify and the commands that show it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from mpsgen.model import Arity, Command, KernelSpec
@@ -19,30 +20,34 @@ if TYPE_CHECKING:
     from mpsgen.plan.shape import KernelShape
 
 
-@dataclass
+@dataclass(frozen=True)
 class Rendered:
     """What --print shows: the generated code, before placement."""
 
     functor: str = ""
-    registrations: list[str] = field(default_factory=list)
+    registrations: tuple[str, ...] = ()
     host_code: str = ""
     register_line: str = ""
     metal_path: str = ""
     mm_path: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Plan:
+    """One op's plan, assembled by the planner (kernelplan) from its phases' records once they all ran:
+    routing.Routing, kernel_choice.KernelChoice, kernel_code.KernelCode, legacy.LegacyRemoval,
+    test_lists.TestListsPhase; the summary, JSON and PR text are rendered from it (summary.PlanSummary)."""
+
     command: Command
     op: str
     family: str
     changeset: Changeset
     nothing_to_do: str = ""  # why there is nothing to do (empty: there is work)
-    moved: list[nf.MovedEntry] = field(default_factory=list)
+    moved: tuple[nf.MovedEntry, ...] = ()
     stub: stubs.StubDecl | None = None
     spec: KernelSpec | None = None  # what was rendered (the numeric check tries the same)
     kernel: str = ""
-    arity: Arity | Literal[""] = ""  # "" until the kernel is chosen (or none is needed)
+    arity: Arity | Literal[""] = ""  # "" when no kernel is needed
     shape: KernelShape | None = None  # tensor inputs, scalars and how they reach the kernel
     reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
     reused_functor: str = ""  # that kernel's `struct <name>_functor {...}` ("" when a macro makes it)
@@ -52,21 +57,21 @@ class Plan:
     diverted: tuple[str, str] | None = None
     dtypes: tuple[str, ...] = ()
     rendered: Rendered = field(default_factory=Rendered)
-    added: list[str] = field(default_factory=list)
-    api_added: list[str] = field(default_factory=list)  # host API forms this change adds (generate/api_extension)
-    removed: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    test_lists: list[str] = field(default_factory=list)  # xfail/skip/decorator/complex-set edits
+    added: tuple[str, ...] = ()
+    api_added: tuple[str, ...] = ()  # host API forms this change adds (generate/api_extension)
+    removed: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    test_lists: tuple[str, ...] = ()  # xfail/skip/decorator/complex-set edits
     # OpInfo names to run tests for, and test-name op part ("special_log_ndtr") -> common_mps.py key.
-    test_names: list[str] = field(default_factory=list)
-    test_keys: dict[str, str] = field(default_factory=dict)
+    test_names: tuple[str, ...] = ()
+    test_keys: Mapping[str, str] = field(default_factory=dict)
     # A backward op with no OpInfo of its own: the forward OpInfos whose test_output_grad_match runs it.
-    grad_test_names: list[str] = field(default_factory=list)
+    grad_test_names: tuple[str, ...] = ()
     # `migrate pow.Tensor_Tensor_out`: the entries selected (empty: the whole family).
     overloads: tuple[str, ...] = ()
-    files: list[str] = field(default_factory=list)  # the files this op's edits touched
-    dtype_rows: list[Row] = field(default_factory=list)  # per dtype, before -> after
-    dropped: list[str] = field(default_factory=list)  # --drop-dtypes (torch names)
+    files: tuple[str, ...] = ()  # the files this op's edits touched
+    dtype_rows: tuple[Row, ...] = ()  # per dtype, before -> after
+    dropped: tuple[str, ...] = ()  # --drop-dtypes (torch names)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -85,10 +90,10 @@ class Plan:
             "scalars": [] if self.shape is None else [p.name for p in self.shape.scalars],
             "dtypes": list(self.dtypes),
             "dtype_table": [r.to_json() for r in self.dtype_rows],
-            "added": self.added,
-            "api_added": self.api_added,
-            "removed": self.removed,
-            "notes": self.notes,
-            "test_lists": self.test_lists,
-            "files": self.files,
+            "added": list(self.added),
+            "api_added": list(self.api_added),
+            "removed": list(self.removed),
+            "notes": list(self.notes),
+            "test_lists": list(self.test_lists),
+            "files": list(self.files),
         }

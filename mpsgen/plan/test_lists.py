@@ -1,12 +1,14 @@
 """Planning's test-list phase: the MPS xfail/skip keys, SUPPORTED_COMPLEX_OPS and DecorateInfos the new
-kernel changes, and the OpInfo tests that cover it, as one frozen `TestListsPhase`."""
+kernel changes, and the OpInfo tests that cover it, as one frozen `TestListsPhase`; and the xfails of the
+dtypes --drop-dtypes gives up (`DroppedXfails`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from mpsgen.model import Command
-from mpsgen.plan.texts import folder_files, planned_texts
+from mpsgen.plan.dtypes import Row
+from mpsgen.plan.texts import TextEdit, folder_files, planned_texts
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import CMI_REL, Checkout
 
@@ -90,3 +92,28 @@ def _no_opinfo_note(op: str, cmi_text: str, definitions) -> str:
         return (f"no OpInfo named {op}: {forward}'s OpInfo covers it through its gradient (test_output_grad_match); "
                 "test lists left alone")
     return f"no OpInfo named {op}: test lists left alone (common_mps.py keys are OpInfo names)"
+
+
+@dataclass(frozen=True)
+class DroppedXfails:
+    """--drop-dtypes: the dropped dtypes MPS served now fail on MPS, so they get an xfail entry."""
+
+    edits: tuple[TextEdit, ...] = ()
+    changes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def dropped_xfails(table: tuple[Row, ...], key: str, cs: Changeset, checkout: Checkout) -> DroppedXfails:
+    """The xfail entry (under test-list key *key*) for the dtypes *table* no longer registers."""
+    from mpsgen.sources.testlists.commonmps import add_unimplemented, listed_dtypes
+
+    lost = [r.dtype for r in table if r.served and not r.registered and r.dtype != "complex64"]
+    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    if not lost or lists_rel is None:
+        return DroppedXfails()
+    text = cs.current(lists_rel)
+    if listed_dtypes(text, [key], path=lists_rel).failing:
+        return DroppedXfails(notes=(f"{', '.join(lost)} no longer run on MPS: add them to \"{key}\"'s xfail entry "
+                                    "by hand",))
+    new, changes = add_unimplemented(text, key, lost, path=lists_rel)
+    return DroppedXfails((TextEdit(lists_rel, new, ("xfails for dropped dtypes",)),), tuple(str(c) for c in changes))

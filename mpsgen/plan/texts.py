@@ -6,6 +6,7 @@ import functools
 import re
 import weakref
 from pathlib import Path
+from typing import NamedTuple
 
 from mpsgen.sources import nativefunctions as nf
 from mpsgen.tree.changeset import Changeset
@@ -13,6 +14,47 @@ from mpsgen.tree.checkout import YAML_REL, Checkout
 
 
 _LISTINGS: weakref.WeakKeyDictionary[Changeset, dict[str, list[Path]]] = weakref.WeakKeyDictionary()
+
+
+class TextEdit(NamedTuple):
+    """One new text a phase plans for a file, and why (the changeset's reasons, in order)."""
+
+    path: str
+    text: str
+    whys: tuple[str, ...]
+
+
+class Draft:
+    """The texts one phase plans, over the changeset's: the phase reads its own edits back by path, and
+    returns them (`edits`) in its record for the planner to apply; the changeset itself is not touched."""
+
+    def __init__(self, cs: Changeset) -> None:
+        self.cs = cs
+        self._texts: dict[str, TextEdit] = {}
+
+    def current(self, path: str) -> str:
+        edit = self._texts.get(self.cs.rel(path))
+        return edit.text if edit is not None else self.cs.current(path)
+
+    def exists(self, path: str) -> bool:
+        rel = self.cs.rel(path)
+        return rel in self._texts or self.cs.is_new(rel) or self.cs.checkout.path(rel).is_file()
+
+    def set_text(self, path: str, text: str, why: str) -> None:
+        rel = self.cs.rel(path)
+        whys = self._texts[rel].whys if rel in self._texts else ()
+        self._texts[rel] = TextEdit(rel, text, whys if why in whys else (*whys, why))
+
+    @property
+    def edits(self) -> tuple[TextEdit, ...]:
+        return tuple(self._texts.values())
+
+
+def apply_edits(cs: Changeset, edits: tuple[TextEdit, ...]) -> None:
+    """The planner's one way of putting a phase's texts into the changeset."""
+    for edit in edits:
+        for why in edit.whys:
+            cs.set_text(edit.path, edit.text, why)
 
 
 def folder_files(cs: Changeset, folder: str) -> list[Path]:
@@ -33,6 +75,14 @@ def planned_texts(cs: Changeset, paths: list[Path], checkout: Checkout) -> dict[
 def c10_metal_texts(cs: Changeset) -> dict[str, str]:
     """{path: planned text} of the checkout's c10/metal headers (none in a trimmed checkout)."""
     return planned_texts(cs, folder_files(cs, "c10_metal_headers"), cs.checkout)
+
+
+def c10_metal_macros(cs: Changeset) -> frozenset[str] | None:
+    """Macros the checkout's c10/metal headers define (None when the tree has no such headers)."""
+    from mpsgen.sources.metal_layout import macros_defined
+
+    texts = c10_metal_texts(cs)
+    return macros_defined(texts.values()) if texts else None
 
 
 def original_texts(cs: Changeset, paths: list[Path]) -> dict[str, str]:

@@ -1,0 +1,145 @@
+"""Planning's second phase: whose kernel serves the stub and its shape (tensor inputs, scalars and how
+they reach the kernel), the host API forms the change must add for it, and how the op's arguments
+bind to the kernel's, as one frozen `KernelChoice`: the input of the dtype and kernel-code phases."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mpsgen.errors import MpsgenError
+from mpsgen.model import Arity, Command, Location
+from mpsgen.plan.binding import Binding
+from mpsgen.plan.shape import KernelShape
+from mpsgen.plan.texts import TextEdit, c10_metal_macros, folder_files, mentioning, planned_texts
+from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources import stubs
+from mpsgen.sources.native_yaml.facts import Entry
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import Checkout
+
+
+@dataclass(frozen=True)
+class KernelChoice:
+    """The kernel a moved op gets, and what the later phases need to know of the routing."""
+
+    command: Command
+    family: str
+    stub: stubs.StubDecl
+    legacy_kernels: tuple[str, ...]  # the MPS-only kernels the moved entries called (their dtype checks)
+    kernel: str  # the kernel's name: the family's, or the stub owner's (threshold_backward: threshold)
+    shape: KernelShape
+    binding: Binding | None = None  # the op's arguments -> the kernel's (for the numeric check)
+    operands_at: str = ""  # where the iterator's inputs were read (path:line), when they were
+    # ceil_out copies integer inputs itself: (kind, "ceil_out at path:line"); those dtypes never reach the stub.
+    diverted: tuple[str, str] | None = None
+    api_added: tuple[str, ...] = ()  # host API forms this change adds (generate/api_extension)
+    edits: tuple[TextEdit, ...] = ()  # the texts of those forms
+
+    @property
+    def arity(self) -> Arity:
+        return self.shape.arity
+
+
+def schema_tensors(schema: str) -> int:
+    """Tensor inputs of a schema (the fallback when the iterator's inputs cannot be read)."""
+    args = schema.split("(", 1)[1].rsplit(")", 1)[0]
+    inputs = args.split("*", 1)[0] if "*" in args else args
+    return len(re.findall(r"(?:^|,)\s*Tensor\b(?!\(\w!\))(?!\[)", inputs))
+
+
+def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout: Checkout, cs: Changeset,
+                  index: nf.NativeIndex | None, entry: Entry, shared: tuple[str, ...],
+                  legacy_kernels: tuple[str, ...]) -> KernelChoice:
+    """The shape of the kernel behind *stub* (plan/shape.py), read from the shared kernel that calls
+    it (where_self_out, not its wrapper where), and whose kernel it is: a stub another op owns
+    (threshold_backward passes threshold_stub (threshold, 0)) gets that op's kernel name."""
+    from mpsgen.generate import catalog
+    from mpsgen.plan.shape import choose_shape
+    from mpsgen.sources.iterator_operands import iterator_operands
+
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    # a macro-made kernel (ge_Scalar_out of CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(ge)) is found by its op
+    read = [(src, stubs.find_shared_impl(src, k)) for k in shared
+            for src in [mentioning(native, k) or mentioning(native, family)]]
+    calls = [(src, impl, c) for src, impl in read if impl for c in impl.stubs if c.stub == stub.name]
+    sources, impl, call = calls[0] if calls else (*read[0], None)
+    owner = stub.name.removesuffix("_stub")
+    kernel = family
+    if call is not None and call.extra_args and owner != family:
+        assert impl is not None  # the call was found in it
+        odd = [a for a in call.extra_args if not re.fullmatch(r"[A-Za-z_]\w*|-?[\d.]+[fL]?", a)]
+        if odd:  # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's
+            raise MpsgenError(
+                f"{impl.kernel} passes {stub.name} ({', '.join(call.extra_args)}): the stub is {owner}'s, and its "
+                f"kernel computes {owner}'s function of what it is passed", path=impl.path, line=call.line,
+                hint=f"register {stub.name} on MPS first (`mpsgen migrate {owner}` if `mpsgen status` lists {owner} "
+                     f"as a candidate, else by hand); then `mpsgen migrate {family}` only moves the dispatch")
+        if index is not None and index.has_family(owner):
+            kernel = owner
+    if kernel == family and owner != family and _kernel_registered(checkout, cs, owner):
+        kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
+    diverted = None
+    if call is not None and call.diverts:
+        assert impl is not None
+        diverted = (call.diverts, f"{impl.kernel} at {Location(impl.path, call.line)}")
+    operands = iterator_operands(sources, impl, entry.name) if impl else None
+    if operands is not None and len(operands.names) > 1:
+        assert impl is not None  # operands are read from it
+        _require_one_input_dtype(sources[impl.path], impl, operands.names)
+    body = catalog.load_catalog().get(kernel) or catalog.load_catalog().get(family) or {}
+    declared = tuple(body["params"]) if body.get("params") else None
+    shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
+                         schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared)
+    api_added: tuple[str, ...] = ()
+    edits: tuple[TextEdit, ...] = ()
+    if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
+        from mpsgen.generate.api_extension import extend
+
+        ext = extend(shape.extend, lambda rel: cs.current(rel) if checkout.path(rel).is_file() else None)
+        api_added = ext.added
+        edits = tuple(TextEdit(rel, text, ("host API added",)) for rel, text in ext.texts.items())
+    binding = None
+    if operands is not None and impl is not None:
+        from mpsgen.plan.binding import bind
+        from mpsgen.sources.iterator_operands import impl_parameters
+
+        binding = bind(entry.name, entry.func, operands.names, operands.params,
+                       tuple(p.source for p in shape.scalars), impl_parameters(sources, impl))
+    return KernelChoice(command, family, stub, legacy_kernels, kernel, shape, binding,
+                        f"{operands.location}" if operands else "", diverted, api_added, edits)
+
+
+def _require_one_input_dtype(text: str, impl, inputs: tuple[str, ...]) -> None:
+    """The registration macros read every input as the kernel's one type T: an iterator built with
+    check_all_same_dtype(false) over several inputs (where: a bool condition and two T values) is refused."""
+    lines = text.split("\n")[impl.line - 1 : impl.end_line]
+    for k, line in enumerate(lines):
+        if re.search(r"\.check_all_same_dtype\(\s*false\s*\)", line):
+            raise MpsgenError(
+                f"{impl.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
+                f"({', '.join(inputs)}) may differ in dtype, and mpsgen's kernels read every input as one type T",
+                path=impl.path, line=impl.line + k,
+                hint="write the kernel by hand (a functor taking each input in its own type)")
+
+
+def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
+    from mpsgen.sources.metal_index import index_metal, registered_kernel_names
+
+    texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), name)
+    return name in registered_kernel_names(index_metal(t, p) for p, t in texts.items())
+
+
+def _host_api(cs: Changeset):
+    """The checkout's Metal host API (MetalShaderLibrary.h, c10/metal's macros, 2.7's binary_mps_impl),
+    read through the changeset like every other text a plan depends on."""
+    from mpsgen.sources.host_api import LIBRARY_HEADER_REL, defines_binary_mps_impl, read_host_api
+    from mpsgen.tree.checkout import OPERATIONS_REL
+
+    checkout = cs.checkout
+    text = cs.current(LIBRARY_HEADER_REL) if checkout.path(LIBRARY_HEADER_REL).is_file() else None
+    api = read_host_api(text, c10_metal_macros(cs) or frozenset())
+    binary_mm = f"{OPERATIONS_REL}/BinaryKernel.mm"
+    if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
+        api = api._replace(binary_mps_impl=defines_binary_mps_impl(cs.current(binary_mm)))
+    return api
