@@ -11,7 +11,6 @@ of 2.7's BinaryKernel.metal/.mm and MetalShaderLibrary.h) laid over it.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import shutil
@@ -19,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_support import emulated_compile_errors, mpsgen, tracked_bytes
+from cli_support import emulated_compile_errors, mpsgen, only_insertions, tracked_bytes
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.shape import choose_shape
@@ -42,11 +41,6 @@ def _lay_2_7(root: Path) -> Path:
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "2.7 binary"], cwd=root,
                    check=True, capture_output=True)
     return root
-
-
-def _only_insertions(before: str, after: str) -> bool:
-    ops = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False).get_opcodes()
-    return {tag for tag, *_ in ops} <= {"equal", "insert"}
 
 
 def _errors(root: Path) -> list[str]:
@@ -81,7 +75,7 @@ def test_threshold_adds_the_alpha_helper_and_kernels_modeled_on_the_file(scalar_
     block = metal[metal.index("#if __METAL_VERSION__ >= 310"):metal.index("#endif")]
     assert f"{MACRO}(threshold, bfloat, ThresholdParams<float>);" in block
     assert "REGISTER_BINARY_ALPHA_OP" not in metal and "ThresholdParams_float" not in metal
-    assert _only_insertions(metal_before, metal)
+    assert only_insertions(metal_before, metal)
     assert emulated_compile_errors(root / METAL, root) == compile_before
 
     # Host: the helper after binary_mps_impl, alpha after the dense kernel's tensors and the strided one's offsets;
@@ -95,7 +89,7 @@ def test_threshold_adds_the_alpha_helper_and_kernels_modeled_on_the_file(scalar_
     assert 'mps::binary_alpha_mps_impl(iter, "threshold", params);' in mm
     assert "#include <ATen/Dispatch.h>" in mm and "#include <ATen/OpMathType.h>" in mm
     assert "REGISTER_DISPATCH(threshold_stub, &threshold_mps_kernel)" in mm
-    assert _only_insertions(mm_before, mm)
+    assert only_insertions(mm_before, mm)
     assert not (root / MPS / "kernels" / "Activation.h").exists()
 
     before = tracked_bytes(root)
@@ -148,7 +142,7 @@ def test_the_metal_block_is_added_once_and_found_again() -> None:
     text = (DATA / "BinaryKernel.metal").read_text()
     added = metal_binary_alpha.add_binary_alpha(text, METAL)
     assert metal_binary_alpha.add_binary_alpha(added, METAL) == added
-    assert _only_insertions(text, added)
+    assert only_insertions(text, added)
     found = metal_binary_alpha.block_in(added, METAL)
     assert found.startswith("template <typename T, typename T2, typename F>\nusing alpha_result_of")
     assert "kernel void binary_alpha_indexing(" in found and found.rstrip().endswith("uint tid)")
@@ -170,7 +164,7 @@ def test_a_metal_file_without_the_siblings_is_refused_in_one_line() -> None:
 def test_the_host_helper_is_derived_and_refused_without_its_binds() -> None:
     text = (DATA / "BinaryKernel.mm").read_text()
     added = host_binary_alpha.add_helper(text, MM)
-    assert host_binary_alpha.add_helper(added, MM) == added and _only_insertions(text, added)
+    assert host_binary_alpha.add_helper(added, MM) == added and only_insertions(text, added)
     assert ("static void binary_alpha_mps_impl(TensorIteratorBase& iter, const std::string func_name, const T alpha, "
             "bool supports_dense = true) {") in added
     unbound = text.replace("      mtl_setArgs(encoder, input, other, out);\n      [encoder setBuffer", "      [encoder setBuffer")

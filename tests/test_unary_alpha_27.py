@@ -10,14 +10,13 @@ files and MetalShaderLibrary.h) and tests/data/unary27/OperationUtils.mm laid ov
 
 from __future__ import annotations
 
-import difflib
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from cli_support import mpsgen, tracked_bytes
+from cli_support import mpsgen, only_insertions, tracked_bytes
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources import host_unary_alpha
@@ -40,11 +39,6 @@ def _lay_2_7(root: Path) -> Path:
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "2.7 unary"], cwd=root,
                    check=True, capture_output=True)
     return root
-
-
-def _only_insertions(before: str, after: str) -> bool:
-    ops = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False).get_opcodes()
-    return {tag for tag, *_ in ops} <= {"equal", "insert"}
 
 
 def test_softplus_gets_a_template_kernel_with_its_params_and_the_helper(scalar_tree: Path) -> None:
@@ -71,7 +65,7 @@ def test_softplus_gets_a_template_kernel_with_its_params_and_the_helper(scalar_t
         in metal
     kernels2 = metal[metal.index("#define INSTANTIATE_UNARY_KERNELS2"):]
     assert "softplus" not in kernels2[:kernels2.index("\n\n")]  # that macro's kernels take no scalar
-    assert _only_insertions(metal_before, metal)
+    assert only_insertions(metal_before, metal)
 
     # Host: the helper right after the file's lib, the library call through it, alpha where extra was bound.
     helper = mm[mm.index("template <typename T>\nstatic void unary_alpha_mps_impl("):mm.index("static void exp_kernel")]
@@ -83,7 +77,7 @@ def test_softplus_gets_a_template_kernel_with_its_params_and_the_helper(scalar_t
     assert "const SoftplusParams<opmath_t> params{beta.to<opmath_t>(), threshold.to<opmath_t>()};" in mm
     assert 'unary_alpha_mps_impl(iter, "softplus", params);' in mm
     assert "REGISTER_DISPATCH(softplus_stub, softplus_mps_kernel);" in mm
-    assert _only_insertions(mm_before, mm)
+    assert only_insertions(mm_before, mm)
     assert not (root / MPS / "kernels" / "Activation.h").exists()
 
     before = tracked_bytes(root)
@@ -115,7 +109,7 @@ def test_the_helper_is_derived_from_exec_unary_kernel_or_refused() -> None:
     mm = (DATA / "tree27" / "UnaryKernel.mm").read_text()
     utils = (DATA / "unary27" / "OperationUtils.mm").read_text()
     added = host_unary_alpha.add_helper(mm, MM, utils, UTILS)
-    assert host_unary_alpha.add_helper(added, MM, utils, UTILS) == added and _only_insertions(mm, added)
+    assert host_unary_alpha.add_helper(added, MM, utils, UTILS) == added and only_insertions(mm, added)
     assert added.index("#endif\n\ntemplate <typename T>\nstatic void unary_alpha_mps_impl(") \
         < added.index("static void exp_kernel")
     unbound = utils.replace("    if (extra) {\n      mtl_setBytes(encoder, *extra, 2);\n    }\n", "")

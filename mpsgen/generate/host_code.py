@@ -96,21 +96,8 @@ def params_host_body(spec: KernelSpec, scalar_types: Sequence[str]) -> str:
     """The body of a params form's host kernel: the struct filled from the stub's scalars, then
     exec_*_kernel_with_params with the struct's Metal name (as upstream's elu and threshold do)."""
     struct, fn = spec.params_struct, _exec_fn(spec.arity)
-    head = _dispatch_macro(spec)
-    sep = "" if head.endswith("(") else ", "
-    lines = [f'  {head}{sep}iter.common_dtype(), "{spec.name}_mps", [&]() {{']
-    if spec.param_type == "opmath":  # float for half and bfloat, as the CPU kernel computes them
-        lines.append("    using opmath_t = at::opmath_type<scalar_t>;")
-        value_t, metal = "opmath_t", "c10::CppTypeToScalarType<opmath_t>::value"
-    else:
-        value_t, metal = "scalar_t", "iter.common_dtype()"
-    defaults = spec.param_defaults or ("none",) * len(spec.scalars)
-    init = []
-    for cpp_type, name, default in zip(scalar_types, spec.scalars, defaults):
-        if "optional" in cpp_type:
-            lines.append(_filled(cpp_type, name, default))
-            cpp_type, name = "scalar_t", f"{name}_value"
-        init.append(_converted(cpp_type, name, value_t))
+    lines, value_t, init = _dispatch_opening(spec, scalar_types)
+    metal = "c10::CppTypeToScalarType<opmath_t>::value" if value_t == "opmath_t" else "iter.common_dtype()"
     lines.append(_wrap_call(4, f"{struct}<{value_t}> params", init, ";", declaration=False, brackets="{}"))
     name = f'fmt::format("{struct}_{{}}", mps::scalarToMetalTypeString({metal}))'
     lines.append(_wrap_call(4, fn, ["iter", f'"{spec.name}"', "params", name], ";", declaration=False))
@@ -201,9 +188,9 @@ def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_
             f"  mps::{helper}(iter, \"{kernel}\"{extra});")
 
 
-def _alpha_values(spec: KernelSpec, scalar_types: Sequence[str]) -> tuple[list[str], str]:
-    """The opening of AT_DISPATCH and the lines filling the scalar (or the op's params struct) in the type
-    its kernel was registered with: opmath_t or scalar_t; and the local's name."""
+def _dispatch_opening(spec: KernelSpec, scalar_types: Sequence[str]) -> tuple[list[str], str, list[str]]:
+    """AT_DISPATCH's opening line, `using opmath_t` when the scalars ride at opmath, each optional scalar
+    filled; the scalars' type (opmath_t or scalar_t) and each one converted to it."""
     head = _dispatch_macro(spec)
     sep = "" if head.endswith("(") else ", "
     lines = [f'  {head}{sep}iter.common_dtype(), "{spec.name}_mps", [&]() {{']
@@ -218,6 +205,13 @@ def _alpha_values(spec: KernelSpec, scalar_types: Sequence[str]) -> tuple[list[s
             lines.append(_filled(cpp_type, name, default))
             cpp_type, name = "scalar_t", f"{name}_value"
         init.append(_converted(cpp_type, name, value_t))
+    return lines, value_t, init
+
+
+def _alpha_values(spec: KernelSpec, scalar_types: Sequence[str]) -> tuple[list[str], str]:
+    """The opening of AT_DISPATCH and the lines filling the scalar (or the op's params struct) in the type
+    its kernel was registered with: opmath_t or scalar_t; and the local's name."""
+    lines, value_t, init = _dispatch_opening(spec, scalar_types)
     if spec.has_params:
         lines.append(_wrap_call(4, f"const {spec.params_struct}<{value_t}> params", init, ";", declaration=False,
                                 brackets="{}"))

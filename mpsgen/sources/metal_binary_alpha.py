@@ -21,6 +21,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
+from mpsgen.sources.metal_api_extend import functor_called_with_alpha, macro_lines
 
 ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"
 SIBLING_MACRO = "REGISTER_BINARY_INDEXING_OP"
@@ -61,17 +62,6 @@ def _kernel_span(text: str, masked: str, name: str) -> tuple[int, int] | None:
     return _template_span(text, masked, rf"kernel\s+void\s+{name}\s*\(")
 
 
-def _macro_span(lines: list[str], macro: str) -> tuple[int, int] | None:
-    """[first, last] line indexes of `#define <macro>(` with its backslash continuations."""
-    for k, line in enumerate(lines):
-        if re.match(rf"\s*#\s*define\s+{re.escape(macro)}\s*\(", line):
-            end = k
-            while lines[end].rstrip("\r\n").endswith("\\") and end + 1 < len(lines):
-                end += 1
-            return k, end
-    return None
-
-
 def _with_t2(head: str, path: str) -> str:
     new, n = re.subn(r"^(template\s*<\s*typename\s+T\s*,)(\s*)(typename\s+F\s*>)", r"\1\2typename T2,\2\3", head,
                      count=1)
@@ -105,16 +95,10 @@ def alpha_kernel(sibling: str, name: str, path: str) -> str:
     slot = max(int(b.group(1)) for b in buffers) + 1
     text = f"{text[: tid.start()]}{tid.group(1)}constant T2& alpha [[buffer({slot})]],\n{text[tid.start():]}"
     text = re.sub(r"\bresult_of<\s*T\s*,\s*F\s*>", f"{RESULT_ALIAS}<T, T2, F>", text)
-    masked = mask_code(text)
-    calls = [m.end() - 1 for m in re.finditer(r"(?<![\w.])f\(", masked)]
-    if not calls:
+    called = functor_called_with_alpha(text)
+    if called is None:
         raise _refuse(path, f"{name} kernel calling its functor f(...)")
-    for open_pos in reversed(calls):
-        close = match_close(masked, open_pos)
-        if close is None:
-            raise _refuse(path, f"balanced {name} kernel")
-        text = f"{text[:close]}, alpha{text[close:]}"
-    return text
+    return called
 
 
 def alpha_macro(sibling_lines: list[str], path: str) -> list[str]:
@@ -139,7 +123,7 @@ def derived_block(text: str, path: str) -> list[str]:
     masked = mask_code(text)
     alias = _alias_span(text, masked, "result_of")
     kernels = [(name, _kernel_span(text, masked, name)) for name in _KERNELS]
-    macro = _macro_span(split_lines(text), SIBLING_MACRO)
+    macro = macro_lines(split_lines(text), SIBLING_MACRO)
     if alias is None or macro is None or any(span is None for _, span in kernels):
         raise _refuse(path, f"result_of, {', '.join(_KERNELS)} and {SIBLING_MACRO}")
     parts = [f"{COMMENT}\n{alpha_alias(text[alias[0] : alias[1]], path)}"]
@@ -158,7 +142,7 @@ def block_in(text: str, path: str) -> str:
     spans = [_alias_span(text, masked, RESULT_ALIAS), *(_kernel_span(text, masked, n.replace("binary_", "binary_alpha_"))
                                                          for n in _KERNELS)]
     lines = split_lines(text)
-    macro = _macro_span(lines, ALPHA_MACRO)
+    macro = macro_lines(lines, ALPHA_MACRO)
     if macro is None or any(s is None for s in spans):
         raise _refuse(path, f"{RESULT_ALIAS} and binary_alpha_* kernels beside {ALPHA_MACRO}")
     found = [text[s[0] : s[1]] for s in spans if s is not None]
