@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from mpsgen.errors import MpsgenError
 from mpsgen.sources.deadcode import referenced_names, remove_unused_helpers
 from mpsgen.sources.host import find_implementations, remove_implementation
 
@@ -206,3 +209,48 @@ def test_a_comment_stays_while_code_it_names_follows_or_when_it_names_something_
     assert drop_orphaned_comments(other, 4, {"hardtanh_backward_out_mps"}) == other
     far = "// Hardtanh backward\nint x;\n\n\nTensor& hardswish_out_mps(\n"  # not in the run around the deletion
     assert drop_orphaned_comments(far, 4, {"hardtanh_backward_out_mps"}) == far
+
+
+BESPOKE_METAL = """namespace at::native {
+namespace mps {
+static MetalShaderLibrary lib(R"METAL(kernel void bitwise_not(device int* out) {{}})METAL");
+
+static void _bitwise_not_out_mps(const Tensor& self, const Tensor& output) {
+  auto cplState = lib.getPipelineStateForFunc("bitwise_not");
+  mtl_setArgs(encoder, output, self);
+}
+
+static void shift_out_mps(const Tensor& self, const Tensor& output) {
+  auto cplState = lib.getPipelineStateForFunc("lshift");
+}
+} // namespace mps
+
+TORCH_IMPL_FUNC(bitwise_not_out_mps)(const Tensor& self, const Tensor& output) {
+  mps::_bitwise_not_out_mps(self, output);
+}
+
+void lshift_kernel_mps(TensorIteratorBase& iter) {
+  mps::shift_out_mps(iter.input(0), iter.output(0));
+}
+} // namespace at::native
+"""
+
+
+def test_a_static_helper_running_metal_goes_with_its_last_user_and_the_shared_library_stays() -> None:
+    """2.7's BitwiseOps.mm: once bitwise_not_out_mps is deleted, its bespoke Metal helper is dead code too
+    (a -Wunused-function warning if left), while the shader library lshift still uses stays."""
+    impl = find_implementations({PATH: BESPOKE_METAL}, "bitwise_not_out_mps")[0]
+    assert impl.backend == "metal"
+    lines = BESPOKE_METAL.splitlines(True)
+    used = referenced_names("".join(lines[impl.line - 1 : impl.end_line]))
+    text = remove_implementation(BESPOKE_METAL, impl, allow_metal=True)
+    text, removed, left = remove_unused_helpers(text, PATH, used)
+    assert [what for _, what in removed] == ["static _bitwise_not_out_mps"] and left == []
+    assert "static MetalShaderLibrary lib(" in text and "static void shift_out_mps(" in text
+    assert "bitwise_not_out_mps" not in text
+
+
+def test_metal_code_is_still_refused_unless_the_caller_replaces_it() -> None:
+    impl = find_implementations({PATH: BESPOKE_METAL}, "bitwise_not_out_mps")[0]
+    with pytest.raises(MpsgenError, match="bitwise_not_out_mps already runs Metal"):
+        remove_implementation(BESPOKE_METAL, impl)

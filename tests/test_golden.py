@@ -223,7 +223,6 @@ REFUSALS: dict[str, tuple[Callable[[Path], list[str]], bool]] = {
     "unknown_op": (_unknown_op, False),
     "no_body": (_no_body, False),
     "kernel_name_clash": (_kernel_name_clash, True),
-    "mps_impl_runs_metal": (_mps_impl_runs_metal, True),
     "non_utf8": (_non_utf8, True),
     "dirty_file": (_dirty, False),
     "read_only_file": (_read_only, False),
@@ -247,6 +246,18 @@ def test_refusal_matches_golden_and_writes_nothing(case: str, tree: Path) -> Non
     assert tree_bytes(tree) == before, "a refusal changed the tree"
     assert not (tree / ".mpsgen").exists() or not any((tree / ".mpsgen").rglob("pending*"))
     check_golden(GOLDEN / "refusals" / f"{case}.txt", lines[0].replace(str(tree), "<TREE>") + "\n")
+
+
+def test_a_legacy_kernel_running_bespoke_metal_is_replaced_and_the_summary_says_so(tree: Path) -> None:
+    """2.7's bitwise_and_out_mps ran its own shaders, not the stub: moving the op deletes it like MPSGraph
+    code (as upstream did), and the summary names what ran before."""
+    _mps_impl_runs_metal(tree)
+    commit_all(tree, "setup")
+    result = mpsgen("-C", str(tree), "migrate", "frac", "--no-build", "--no-test", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "TORCH_IMPL_FUNC frac_out_mps (bespoke Metal, not through the stub)" in result.stdout
+    assert "float32    served by bespoke Metal" in result.stdout
+    assert '-  lib.exec_unary_kernel(self, output, "frac");' in result.stdout
 
 
 def test_refusal_not_a_checkout(tmp_path: Path) -> None:

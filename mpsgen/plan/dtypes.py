@@ -45,6 +45,7 @@ class Facts:
     promotes_source: str = ""
     mpsgraph_refuses: Mapping[str, str] = field(default_factory=dict)  # dtype -> the check that refuses it
     mpsgraph_at: str = ""  # "path:line" of the MPSGraph implementation
+    served_by: str = "MPSGraph"  # what runs the op on MPS before: MPSGraph, or a legacy kernel's bespoke Metal
     has_lists: bool = True  # common_mps.py exists (else nothing is known about xfails)
     returns_bool: str = ""  # "path:line" of a CPU meta function building a bool output (isneginf)
 
@@ -208,12 +209,12 @@ def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] =
         elif d in facts.listed.failing:
             before = f"xfailed ({facts.listed.failing[d]})"
         elif d in facts.mpsgraph_refuses:
-            before = f"refused by MPSGraph ({facts.mpsgraph_refuses[d]})"
+            before = f"refused by {facts.served_by} ({facts.mpsgraph_refuses[d]})"
         elif declared is None:  # nothing to compare against: trust the registrations
-            before = "served by MPSGraph (no OpInfo: assumed)" if kind else "unknown (no OpInfo)"
+            before = f"served by {facts.served_by} (no OpInfo: assumed)" if kind else "unknown (no OpInfo)"
             served = bool(kind)
         else:
-            before, served = "served by MPSGraph", True
+            before, served = f"served by {facts.served_by}", True
         out.append(Row(d, before, f"registered {kind}" if kind else "not registered", served, bool(kind)))
     return out
 
@@ -234,7 +235,7 @@ def guard(table: list[Row], op: str, drop: frozenset[str], facts: Facts, *, user
     where = facts.mpsgraph_at or facts.opinfo_at
     path, _, line = where.rpartition(":")
     raise MpsgenError(
-        f"the new kernel for {op} would stop serving {', '.join(lost)} on MPS, which MPSGraph serves today",
+        f"the new kernel for {op} would stop serving {', '.join(lost)} on MPS, which {facts.served_by} serves today",
         path=path or None, line=int(line) if line.isdigit() else None,
         hint="give " + "; or ".join(ways), kind=Refusal.LOSES_COMPLEX if "complex64" in lost else Refusal.OTHER,
     )
@@ -281,8 +282,10 @@ def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts
             if op_dtypes is not None and op_dtypes.refs:
                 promotes = False
     refuses: dict[str, str] = {}
-    at = ""
+    at, served_by = "", "MPSGraph"
     if choice.legacy_kernels:
+        from mpsgen.sources import host
+
         mm = original_texts(cs, folder_files(cs, "mm_files"))
         for name in choice.legacy_kernels:
             for path, text in mm.items():
@@ -291,7 +294,9 @@ def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts
                     line, body = found
                     refuses.update(mpsgraph_refusals(body))
                     at = at or f"{Location(path, line)}"
-    return Facts(choice.command, op_dtypes, listed, promotes, source, refuses, at,
+                    if all(i.backend == "metal" for i in host.find_implementations({path: text}, name)):
+                        served_by = "bespoke Metal"  # 2.7's BitwiseOps.mm: its own shaders, not the stub
+    return Facts(choice.command, op_dtypes, listed, promotes, source, refuses, at, served_by,
                  has_lists=lists_rel is not None, returns_bool=returns_bool)
 
 

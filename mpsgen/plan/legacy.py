@@ -38,18 +38,15 @@ class LegacyRemoval:
 
 
 def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> LegacyRemoval:
-    """Delete the MPSGraph implementation of a legacy yaml kernel, and its now unused include."""
+    """Delete the implementation of a legacy yaml kernel, and its now unused include.
+
+    Its yaml entries no longer call it, so whatever it runs goes: MPSGraph code, or bespoke Metal code
+    that does not go through the stub (2.7's bitwise_and_out_mps in BitwiseOps.mm, as upstream moved
+    it onto the shared binary iterator); the summary says which."""
     mm_texts = mentioning(planned_texts(cs, folder_files(cs, "mm_files"), checkout), name)
     impls = host.find_implementations(mm_texts, name)
     if not impls:
         return LegacyRemoval(notes=(f"no implementation of {name} found in operations/*.mm (already removed?)",))
-    for impl in impls:
-        if impl.backend == "metal":
-            raise MpsgenError(
-                f"{name} already runs Metal code; mpsgen deletes only MPSGraph implementations",
-                path=impl.path, line=impl.line,
-                hint="rewire it by hand (route its yaml entry to the shared kernel and register its stub)",
-            )
     from mpsgen.sources.deadcode import drop_orphaned_comments, referenced_names, remove_unused_helpers
 
     texts: dict[str, str] = {}
@@ -58,12 +55,13 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
     for impl in impls:
         before = texts.get(impl.path, cs.current(impl.path))
         used = referenced_names("".join(split_lines(before)[impl.line - 1 : impl.end_line]))
-        text = host.remove_implementation(before, impl)
+        text = host.remove_implementation(before, impl, allow_metal=True)
         text = drop_orphaned_comments(text, impl.line, {name})  # its section comment, once nothing is under it
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
         texts[impl.path] = host.remove_op_include(text, family)
         kind = impl.macro or impl.form
-        removed.append(f"{impl.location}: {kind} {name}")
+        runs = " (bespoke Metal, not through the stub)" if impl.backend == "metal" else ""
+        removed.append(f"{impl.location}: {kind} {name}{runs}")
         removed.extend(f"{Location(impl.path, line)}: {what} (used only by {name})" for line, what in dead)
         notes.extend(f"{Location(impl.path, line)}: {what} is not named any more, but a macro's `##` could build "
                      "its name: left in place" for line, what in kept)

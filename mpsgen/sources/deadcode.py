@@ -68,7 +68,7 @@ def _candidates(text: str, path: str, pending: set[str]) -> list[_Candidate]:
         impl = d.impl
         start = lines.start_of(impl.line)
         kind = "static" if d.static else "anonymous-namespace" if any(a < start < b for a, b in anonymous) else None
-        if kind is None or impl.backend == "metal":  # Metal code is never deleted here
+        if kind is None:  # a file-local function nothing names any more is dead, whatever it runs
             continue
         own = sum(_uses_in(masked, x.name, lines.start_of(x.impl.line), lines.start_of(x.impl.end_line + 1))
                   for x in defs if x.name == d.name)  # overloads name each other's name too
@@ -127,7 +127,7 @@ def _remove(text: str, path: str, c: _Candidate) -> str:
     if c.kind == "#define":
         return _drop_lines(text, c.line, c.end_line)
     impl = next(d.impl for d in host.definitions(path, text) if d.name == c.name and d.impl.line == c.line)
-    return host.remove_implementation(text, impl, allow_unknown=True)
+    return host.remove_implementation(text, impl, allow_unknown=True, allow_metal=True)
 
 
 def remove_unused_helpers(

@@ -289,10 +289,11 @@ def _tidy_after_removal(lines: list[str], at: int) -> list[str]:
     return lines
 
 
-def remove_implementation(text: str, impl: Impl, *, allow_unknown: bool = False) -> str:
+def remove_implementation(text: str, impl: Impl, *, allow_unknown: bool = False, allow_metal: bool = False) -> str:
     """*text* without *impl* (re-located by name, so applying it twice changes nothing).
 
-    Refuses to delete Metal code, and code whose backend is unknown unless *allow_unknown*.
+    Refuses to delete Metal code unless *allow_metal* (the caller replaces it: a legacy kernel whose
+    entries moved), and code whose backend is unknown unless *allow_unknown*.
     """
     require_scannable(impl.path, text)
     current = [
@@ -301,7 +302,7 @@ def remove_implementation(text: str, impl: Impl, *, allow_unknown: bool = False)
     if not current:
         return text
     target = min(current, key=lambda i: abs(i.line - impl.line))
-    if target.backend == "metal":
+    if target.backend == "metal" and not allow_metal:
         raise MpsgenError(
             f"{target.name} already runs Metal (lib.exec_* / binary_op_kernel); refusing to delete it",
             path=target.path,
