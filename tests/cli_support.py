@@ -31,3 +31,11 @@ def emulated_compile_errors(path: Path, root: Path) -> list[str]:
     done = subprocess.run(["g++", "-std=c++17", "-fsyntax-only", "-w", f"-I{EMULATED_METAL}", f"-I{root}", "-include",
                            "metal_stdlib", "-x", "c++", str(path)], capture_output=True, text=True)
     return sorted(re.sub(r"^.*?:\d+:\d+: ", "", ln) for ln in done.stderr.splitlines() if ": error:" in ln)
+
+
+def only_insertions(before: str, after: str) -> bool:
+    """Whether *after* is *before* with lines inserted (every old line kept, in order)."""
+    import difflib
+
+    ops = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False).get_opcodes()
+    return {tag for tag, *_ in ops} <= {"equal", "insert"}

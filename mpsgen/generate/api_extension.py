@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources import host_api_extend, metal_api_extend
+from mpsgen.sources import host_api_extend, host_binary_alpha, host_unary_alpha, metal_api_extend, metal_binary_alpha
 from mpsgen.sources.host_api import LIBRARY_HEADER_REL
+from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
 
 INDEXING_REL = "c10/metal/indexing.h"
 SECTION_TITLE = "Host API added"
@@ -69,19 +70,51 @@ def _ternary_params(read: Callable[[str], str | None]) -> list[Edit]:
     ]
 
 
-_EXTENSIONS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params}
+def _binary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
+    """PyTorch 2.7: BinaryKernel.mm's file-local binary_mps_impl and BinaryKernel.metal's
+    binary_indexing/binary_dense kernels, each given a form passing one more argument (a scalar, or a
+    params struct of the op's own) through mtl_setBytes."""
+    return [
+        (BINARY_MM_REL, host_binary_alpha.add_helper,
+         f"{host_binary_alpha.HELPER}<T>(iter, func_name, alpha, ...) after {host_binary_alpha.SIBLING}, "
+         "alpha bound with mtl_setBytes after the kernel's buffers"),
+        (BINARY_METAL_REL, metal_binary_alpha.add_binary_alpha,
+         f"binary_alpha_indexing/binary_alpha_dense kernels and {metal_binary_alpha.ALPHA_MACRO}(NAME, DTYPE, DTYPEA) "
+         f"after their binary_indexing/binary_dense and {metal_binary_alpha.SIBLING_MACRO} siblings"),
+    ]
+
+
+def _unary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
+    """PyTorch 2.7: MetalShaderLibrary::exec_unary_kernel passes one int64_t: UnaryKernel.mm gets a form
+    passing a scalar or params struct, derived from that definition (the kernels are the op's own
+    template kernels in the file's layout, generate/template_kernel)."""
+    definer = _definer(read, host_api_extend.DEFINITION_FILES, host_unary_alpha.defines_sibling,
+                       "MetalShaderLibrary::exec_unary_kernel(iter, name, extra)")
+    definer_text = str(read(definer))
+    return [(UNARY_MM_REL, lambda text, rel: host_unary_alpha.add_helper(text, rel, definer_text, definer),
+             f"{host_unary_alpha.HELPER}<T>(iter, name, alpha): {definer}'s exec_unary_kernel with the file's lib, "
+             "alpha bound with mtl_setBytes where it binds its extra")]
+
+
+UNARY_MM_REL = f"{OPERATIONS_REL}/UnaryKernel.mm"
+BINARY_MM_REL = f"{OPERATIONS_REL}/BinaryKernel.mm"
+BINARY_METAL_REL = f"{KERNELS_REL}/BinaryKernel.metal"
+BINARY_ALPHA_27, UNARY_ALPHA_27 = "binary_alpha_mps_impl", "unary_alpha_mps_impl"  # plan/shape.py's 2.7 names
+_EXTENSIONS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params,
+               BINARY_ALPHA_27: _binary_alpha_mps_impl, UNARY_ALPHA_27: _unary_alpha_mps_impl}
+# The files an extension models its pieces on; each must exist
+_NEEDS = {"ternary_alpha": (LIBRARY_HEADER_REL, INDEXING_REL), "ternary_params": (LIBRARY_HEADER_REL, INDEXING_REL),
+          BINARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL), UNARY_ALPHA_27: (UNARY_MM_REL,)}
 
 
 def extend(name: str, read: Callable[[str], str | None]) -> Extension:
-    """Add the pieces of extension *name* ("ternary_alpha", "ternary_params") the texts lack."""
+    """Add the pieces of extension *name* (a key of _EXTENSIONS) the texts lack."""
     if name not in _EXTENSIONS:
         raise MpsgenError(f"no writer for the host API extension '{name}'", hint="write the host API by hand")
-    header = read(LIBRARY_HEADER_REL)
-    indexing = read(INDEXING_REL)
-    if header is None or indexing is None:
-        missing = LIBRARY_HEADER_REL if header is None else INDEXING_REL
-        raise MpsgenError(f"{missing} not found: no sibling to model the ternary host API on",
-                          path=missing, hint="add the ternary host API by hand")
+    missing = next((rel for rel in _NEEDS[name] if read(rel) is None), None)
+    if missing is not None:
+        raise MpsgenError(f"{missing} not found: no sibling to model the host API form '{name}' on",
+                          path=missing, hint="add the host API form by hand")
     texts: dict[str, str] = {}
     added: list[str] = []
     for rel, edit, what in _EXTENSIONS[name](read):

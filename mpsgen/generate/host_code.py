@@ -96,21 +96,8 @@ def params_host_body(spec: KernelSpec, scalar_types: Sequence[str]) -> str:
     """The body of a params form's host kernel: the struct filled from the stub's scalars, then
     exec_*_kernel_with_params with the struct's Metal name (as upstream's elu and threshold do)."""
     struct, fn = spec.params_struct, _exec_fn(spec.arity)
-    head = _dispatch_macro(spec)
-    sep = "" if head.endswith("(") else ", "
-    lines = [f'  {head}{sep}iter.common_dtype(), "{spec.name}_mps", [&]() {{']
-    if spec.param_type == "opmath":  # float for half and bfloat, as the CPU kernel computes them
-        lines.append("    using opmath_t = at::opmath_type<scalar_t>;")
-        value_t, metal = "opmath_t", "c10::CppTypeToScalarType<opmath_t>::value"
-    else:
-        value_t, metal = "scalar_t", "iter.common_dtype()"
-    defaults = spec.param_defaults or ("none",) * len(spec.scalars)
-    init = []
-    for cpp_type, name, default in zip(scalar_types, spec.scalars, defaults):
-        if "optional" in cpp_type:
-            lines.append(_filled(cpp_type, name, default))
-            cpp_type, name = "scalar_t", f"{name}_value"
-        init.append(_converted(cpp_type, name, value_t))
+    lines, value_t, init = _dispatch_opening(spec, scalar_types)
+    metal = "c10::CppTypeToScalarType<opmath_t>::value" if value_t == "opmath_t" else "iter.common_dtype()"
     lines.append(_wrap_call(4, f"{struct}<{value_t}> params", init, ";", declaration=False, brackets="{}"))
     name = f'fmt::format("{struct}_{{}}", mps::scalarToMetalTypeString({metal}))'
     lines.append(_wrap_call(4, fn, ["iter", f'"{spec.name}"', "params", name], ";", declaration=False))
@@ -176,12 +163,12 @@ _RESULT_TYPE = {"same": "(ScalarType t) { return t; }",
                 "bool": "(ScalarType) { return kBool; }"}
 
 
-def binary_mps_impl_body(kernel: str, result: str) -> str:
+def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_impl", extra: str = "") -> str:
     """The body of a host kernel for PyTorch 2.7's BinaryKernel.mm.  Its binary_mps_impl reads both
     inputs in input(0)'s dtype, from the GPU, and writes the kernel's result type: a CPU scalar
     (`x.fmod(2)`) or a second dtype is cast to the iterator's common dtype first, and an output of
     another dtype (`half.atan2_(float)`) gets the result through a temporary."""
-    return (f"  // binary_mps_impl reads both inputs as input(0)'s dtype on the GPU and writes the kernel's result type\n"
+    return (f"  // {helper} reads both inputs as input(0)'s dtype on the GPU and writes the kernel's result type\n"
             f"  const auto result_type = []{_RESULT_TYPE[result]};\n"
             f"  const auto& output = iter.output(0);\n"
             f"  if (iter.is_cpu_scalar(1) || iter.is_cpu_scalar(2) || iter.input_dtype(0) != iter.input_dtype(1) ||\n"
@@ -192,10 +179,66 @@ def binary_mps_impl_body(kernel: str, result: str) -> str:
             f"        ? output\n"
             f"        : output.new_empty(output.sizes(), output.options().dtype(result_type(dtype)));\n"
             f"    auto same = TensorIterator::binary_op(out, iter.input(0).to(device, dtype), iter.input(1).to(device, dtype));\n"
-            f"    mps::binary_mps_impl(same, \"{kernel}\");\n"
+            f"    mps::{helper}(same, \"{kernel}\"{extra});\n"
             f"    if (!out.is_same(output)) {{\n"
             f"      const_cast<Tensor&>(output).copy_(out);\n"
             f"    }}\n"
             f"    return;\n"
             f"  }}\n"
-            f"  mps::binary_mps_impl(iter, \"{kernel}\");")
+            f"  mps::{helper}(iter, \"{kernel}\"{extra});")
+
+
+def _dispatch_opening(spec: KernelSpec, scalar_types: Sequence[str]) -> tuple[list[str], str, list[str]]:
+    """AT_DISPATCH's opening line, `using opmath_t` when the scalars ride at opmath, each optional scalar
+    filled; the scalars' type (opmath_t or scalar_t) and each one converted to it."""
+    head = _dispatch_macro(spec)
+    sep = "" if head.endswith("(") else ", "
+    lines = [f'  {head}{sep}iter.common_dtype(), "{spec.name}_mps", [&]() {{']
+    value_t = "scalar_t"
+    if spec.param_type == "opmath":  # float for half and bfloat, as the CPU kernel computes them
+        lines.append("    using opmath_t = at::opmath_type<scalar_t>;")
+        value_t = "opmath_t"
+    defaults = spec.param_defaults or ("none",) * len(spec.scalars)
+    init = []
+    for cpp_type, name, default in zip(scalar_types, spec.scalars, defaults):
+        if "optional" in cpp_type:
+            lines.append(_filled(cpp_type, name, default))
+            cpp_type, name = "scalar_t", f"{name}_value"
+        init.append(_converted(cpp_type, name, value_t))
+    return lines, value_t, init
+
+
+def _alpha_values(spec: KernelSpec, scalar_types: Sequence[str]) -> tuple[list[str], str]:
+    """The opening of AT_DISPATCH and the lines filling the scalar (or the op's params struct) in the type
+    its kernel was registered with: opmath_t or scalar_t; and the local's name."""
+    lines, value_t, init = _dispatch_opening(spec, scalar_types)
+    if spec.has_params:
+        lines.append(_wrap_call(4, f"const {spec.params_struct}<{value_t}> params", init, ";", declaration=False,
+                                brackets="{}"))
+        return lines, "params"
+    # one scalar: in the kernel's type once, passed on as the alpha argument
+    local = f"{spec.scalars[0]}_value"  # an optional one was filled under that name above, in scalar_t
+    if "optional" in scalar_types[0] and value_t != "scalar_t":
+        local = f"{spec.scalars[0]}_{value_t}"
+    if local != f"{spec.scalars[0]}_value" or "optional" not in scalar_types[0]:
+        lines.append(f"    const {value_t} {local} = {init[0]};")
+    return lines, local
+
+
+def binary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], helper: str) -> str:
+    """PyTorch 2.7: binary_mps_impl_body inside AT_DISPATCH, calling *helper* (the file's
+    binary_alpha_mps_impl) with the scalar, or the op's params struct, in the type its kernel was
+    registered with (sources/metal_binary_indexing.alpha_type)."""
+    lines, local = _alpha_values(spec, scalar_types)
+    body = binary_mps_impl_body(spec.name, spec.result, helper=helper, extra=f", {local}")
+    lines += [f"  {line}" if line else line for line in body.split("\n")]
+    lines.append("  });")
+    return "\n".join(lines)
+
+
+def unary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], helper: str) -> str:
+    """PyTorch 2.7: *helper* (the file's unary_alpha_mps_impl) called inside AT_DISPATCH with the scalar,
+    or the op's params struct, in the type its template kernel was instantiated with (template_kernel)."""
+    lines, local = _alpha_values(spec, scalar_types)
+    lines += [f'    {helper}(iter, "{spec.name}", {local});', "  });"]
+    return "\n".join(lines)

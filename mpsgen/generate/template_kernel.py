@@ -4,15 +4,18 @@ That file has no REGISTER_UNARY_OP: each op is a template kernel ``op_kernel<T0,
 input) instantiated by ``template [[host_name("op_" #DTYPE0 "_" #DTYPE1)]]`` declarations, and
 complex inputs go to ``op_complex_kernel<T0>`` on ``vec2type_t<T0>``, looked up as
 ``op_complex_float_float`` (2.7's exec_unary_kernel).  mpsgen's kernels apply the op's functor,
-so the numeric check runs the very code the kernel calls.
+so the numeric check runs the very code the kernel calls.  A kernel with scalars takes them as
+2.7's round_decimals_kernel takes its ndigits, a ``constant`` argument after the input (one scalar
+under its own name, several in the op's params struct), instantiated through a macro of its own.
 
 Pure text in, text out; sources/metal_host_name.py places it.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
+from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
 
 COLUMN_LIMIT = 80
@@ -24,21 +27,37 @@ class Instance(NamedTuple):
     out: str
     inp: str
     complex_: bool = False
+    alpha: str = ""  # the type the kernel's scalar argument has (a kernel with scalars)
 
 
-def _kernel(tparams: str, name: str, out_type: str, in_type: str, value: str) -> str:
-    """One kernel in the file's own signature: output, input, the thread's index."""
-    return (f"template <{tparams}>\n"
-            f"kernel void {name}(\n"
-            f"    device {out_type}* output [[buffer(0)]],\n"
-            f"    constant {in_type}* input [[buffer(1)]],\n"
-            f"    uint index [[thread_position_in_grid]]) {{\n"
-            f"  output[index] = {value};\n"
-            f"}}")
+def alpha_name(spec: KernelSpec) -> str:
+    """The kernel's scalar argument: the one scalar under its own name, several as `params`; "" for none."""
+    if not spec.scalars:
+        return ""
+    return "params" if spec.has_params else spec.scalars[0]
+
+
+def _alpha_line(spec: KernelSpec, type_: str, indent: str = "    ") -> list[str]:
+    return [f"{indent}constant {type_}& {alpha_name(spec)} [[buffer(2)]],"] if spec.scalars else []
+
+
+def _kernel(tparams: str, name: str, out_type: str, in_type: str, value: str, alpha: Sequence[str] = ()) -> str:
+    """One kernel in the file's own signature: output, input, (the scalar argument,) the thread's index."""
+    return "\n".join([f"template <{tparams}>",
+                      f"kernel void {name}(",
+                      f"    device {out_type}* output [[buffer(0)]],",
+                      f"    constant {in_type}* input [[buffer(1)]],",
+                      *alpha,
+                      "    uint index [[thread_position_in_grid]]) {",
+                      f"  output[index] = {value};",
+                      "}"])
 
 
 def scalar_kernel(spec: KernelSpec) -> str:
     n = spec.name
+    if spec.scalars:
+        return _kernel("typename T0, typename T1, typename T2", f"{n}_kernel", "T0", "T1",
+                       f"static_cast<T0>({n}_functor()(input[index], {alpha_name(spec)}))", _alpha_line(spec, "T2"))
     return _kernel("typename T0, typename T1", f"{n}_kernel", "T0", "T1",
                    f"static_cast<T0>({n}_functor()(input[index]))")
 
@@ -69,13 +88,22 @@ def kernels(spec: KernelSpec) -> list[str]:
 
 def instances(spec: KernelSpec) -> list[Instance]:
     """Every (output, input) pair the registrations cover, float family first, as the file lists them."""
-    from mpsgen.generate.render import INT_TYPES, kept_types, output_type
+    from mpsgen.generate.render import INT_TYPES, kept_types, output_type, scalar_type_for
+
+    def alpha(fam: str, t: str) -> str:  # as the host fills it: the input's type (or opmath), float for int2float
+        if not spec.scalars:
+            return ""
+        scalar = "float" if fam == "int2float" else scalar_type_for(spec, t)
+        return f"{spec.params_struct}<{scalar}>" if spec.has_params else scalar
 
     out: list[Instance] = []
     for fam, types in (("float", ("bfloat", "half", "float")), ("int2float", INT_TYPES), ("integer", INT_TYPES)):
         if fam in spec.dtypes:
-            out += [Instance(output_type(spec, t, fam), t) for t in kept_types(spec, types)]
+            out += [Instance(output_type(spec, t, fam), t, alpha=alpha(fam, t)) for t in kept_types(spec, types)]
     if "complex" in spec.dtypes:
+        if spec.scalars:
+            raise MpsgenError(f"{spec.name} takes scalars and complex inputs: mpsgen writes its template kernel for "
+                              "real types only", hint="pass --drop-dtypes complex64, or write the kernel by hand")
         out.append(Instance("float", "float", complex_=True))
     return out
 
@@ -113,8 +141,9 @@ def own_macro(spec: KernelSpec, complex_: bool) -> list[str]:
         body = [*declaration_head(f"{n}_", "DTYPE0", "DTYPE1", f"{n}_kernel"),
                 "      device DTYPE0* output [[buffer(0)]],",
                 "      constant DTYPE1* input [[buffer(1)]],",
+                *_alpha_line(spec, "DTYPEA", "      "),
                 "      uint id [[thread_position_in_grid]])"]
-        head = f"#define {own_macro_name(spec)}(DTYPE0, DTYPE1)"
+        head = f"#define {own_macro_name(spec)}(DTYPE0, DTYPE1{', DTYPEA' if spec.scalars else ''})"
     return align_backslashes([head, *body])
 
 
@@ -125,14 +154,18 @@ def own_macro_calls(spec: KernelSpec) -> list[str]:
         if inst.complex_:
             lines.append(f"{own_macro_name(spec, True)}({inst.inp});")
             continue
-        call = f"{own_macro_name(spec)}({inst.out}, {inst.inp});"
+        alpha = f", {inst.alpha}" if inst.alpha else ""
+        call = f"{own_macro_name(spec)}({inst.out}, {inst.inp}{alpha});"
         lines += ["#if __METAL_VERSION__ >= 310", call, "#endif"] if "bfloat" in (inst.out, inst.inp) else [call]
     return lines
 
 
 def own_block(spec: KernelSpec, functor: str) -> list[str]:
     """Functor, kernels, macros and calls, for the end of the file (2.7 adds sinc and round_decimals so)."""
-    parts = [functor, *kernels(spec)]
+    from mpsgen.generate.render import render_params_struct
+
+    # 2.7's Metal build sees no header the host shares: the params struct is the file's own
+    parts = [*([render_params_struct(spec)] if spec.has_params else []), functor, *kernels(spec)]
     if any(fam != "complex" for fam in spec.dtypes):
         parts.append("\n".join(own_macro(spec, False)))
     if "complex" in spec.dtypes:
@@ -160,7 +193,8 @@ def explicit_instantiations(spec: KernelSpec) -> list[str]:
                        f"device {_complex_out(spec, inst.inp)}* output [[buffer(0)]], "
                        f"constant vec2type_t<{inst.inp}>* input [[buffer(1)]], uint id [[thread_position_in_grid]]);")
         else:
+            alpha = f"constant {inst.alpha}& {alpha_name(spec)} [[buffer(2)]], " if inst.alpha else ""
             out.append(f'template [[host_name("{name}")]] kernel void {spec.name}_kernel('
                        f"device {inst.out}* output [[buffer(0)]], constant {inst.inp}* input [[buffer(1)]], "
-                       "uint id [[thread_position_in_grid]]);")
+                       f"{alpha}uint id [[thread_position_in_grid]]);")
     return out

@@ -3,7 +3,8 @@
 host.host_kernel_calls reads `lib.exec_*_kernel(iter, "name")` and REGISTER_UNARY_TI_DISPATCH(name);
 this adds what the kernel-name rules need of the other eras:
 
-* 2.6-2.7 BinaryKernel.mm's static helper `binary_mps_impl(iter, "fmax")`;
+* 2.6-2.7 BinaryKernel.mm's static helper `binary_mps_impl(iter, "fmax")`, and the alpha forms mpsgen adds
+  there and to UnaryKernel.mm (`binary_alpha_mps_impl(iter, "threshold", params)`, `unary_alpha_mps_impl(...)`);
 * `lib.getPipelineStateForFunc("name")`, `("name_" + type)` (the host appends dtype words) and
   `(cond ? "a" : "b")`; a name built any other way (fmt::format, a variable) is not checked;
 * a file's own macro whose body runs `#PARAM` (`exec_unary_kernel(iter, #NAME)` in 2026's
@@ -21,8 +22,9 @@ from mpsgen.sources.host import KernelCall
 from mpsgen.sources.index import SourceIndex, index_of
 
 # The callee and the index of its kernel-name argument.
-_NAME_ARGUMENT = {"binary_mps_impl": 1, "getPipelineStateForFunc": 0}
-_CALLEE = re.compile(r"(?<!\w)(binary_mps_impl|getPipelineStateForFunc)\s*\(")
+_NAME_ARGUMENT = {"binary_mps_impl": 1, "binary_alpha_mps_impl": 1, "unary_alpha_mps_impl": 1,
+                  "getPipelineStateForFunc": 0}
+_CALLEE = re.compile(r"(?<!\w)((?:binary|binary_alpha|unary_alpha)_mps_impl|getPipelineStateForFunc)\s*\(")
 _LITERAL = r'"((?:[^"\\\n]|\\.)*)"'
 _WHOLE = re.compile(_LITERAL)
 _PREFIX = re.compile(_LITERAL + r"\s*\+")  # "cross_" + scalarToMetalTypeString(out)
@@ -44,7 +46,7 @@ def kernel_calls(text: str, path: str) -> list[KernelCall]:
 
 def _named_calls(text: str, ix: SourceIndex) -> Iterator[KernelCall]:
     masked = ix.masked
-    if "binary_mps_impl" not in masked and "getPipelineStateForFunc" not in masked:
+    if "_mps_impl" not in masked and "getPipelineStateForFunc" not in masked:
         return
     for m, _line, close in calls_outside_directives(text, masked, _CALLEE, ix.lines):
         bounds = split_bounds(masked[m.end():close], angles=False)

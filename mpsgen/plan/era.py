@@ -33,11 +33,11 @@ def fit_to_checkout(spec: KernelSpec, cs: Changeset, target: MetalIndex) -> Kern
     headers = {Path(rel).name: mask_code(text) for rel, text in c10_metal_texts(cs).items()}
     if "utils.h" in headers and not re.search(r"\bis_complex_v\s*=", headers["utils.h"]):
         spec = spec._replace(c10_traits=False)  # a definition (code only), not a comment that names it
-    if spec.arity == "binary" and uses_binary_indexing(target):
+    if spec.arity in ("binary", "binary_alpha", "binary_params") and uses_binary_indexing(target):
         # 2.7's binary_dense<T, F> calls the functor on T itself (float2 for complex64): no opmath
         spec = spec._replace(instantiation="binary_indexing", opmath=False)
     found = layout_of(target)
-    if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity == "unary":
+    if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity in ("unary", "unary_alpha", "unary_params"):
         spec = spec._replace(instantiation="host_name")
     return _with_c10_stand_ins(spec, checkout, "\n".join(headers.values())) if headers else spec
 

@@ -81,6 +81,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
     dtype_rows = dtypes.rows
     metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
     spec = fit_to_checkout(dtypes.spec, cs, metal.index_metal(metal_texts[metal_rel], metal_rel))
+    _require_2_7_layout(choice, spec, metal_rel)
     if spec.shims:
         from mpsgen.generate.c10_shims import described
 
@@ -111,8 +112,10 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
                 added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
         else:
             notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
-    header = _params_header(cs, metal_rel, stub) if spec.has_params else ""
-    if spec.has_params:  # the struct's header, and the .metal's #include of it (after the layout checks)
+    own_struct = spec.instantiation in ("binary_indexing", "host_name")  # 2.7: each file has its own
+    shared_struct = spec.has_params and not own_struct
+    header = _params_header(cs, metal_rel, stub) if shared_struct else ""
+    if shared_struct:  # the struct's header, and the .metal's #include of it (after the layout checks)
         added.extend(_plan_params_struct(draft, checkout, spec, metal_rel, mm_rel, opts, header,
                                          reused=bool(registered_at)))
 
@@ -136,23 +139,47 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
         call = host_code.exec_call_args(arity, spec.name, arg, opmath=spec.param_type == "opmath",
                                         result_args=_bool_kernel_args(cs, spec, arity, mm_text))
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
-        if spec.instantiation == "binary_indexing":
+        if spec.instantiation == "binary_indexing" and scalars:  # 2.7: the helper the change adds
+            from mpsgen.sources.host_binary_alpha import HELPER
+
+            body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], HELPER)
+        elif spec.instantiation == "binary_indexing":
             body = host_code.binary_mps_impl_body(spec.name, spec.result)
+        elif spec.instantiation == "host_name" and scalars:  # 2.7: the helper the change adds
+            from mpsgen.sources.host_unary_alpha import HELPER as UNARY_HELPER
+
+            body = host_code.unary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], UNARY_HELPER)
         params = stubs.host_params(stub, names=[p.name for p in scalars])
         host_text = host_code.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
+        if spec.has_params and not shared_struct:  # the host's twin of the .metal's struct, as 2.7 keeps them
+            host_text = f"{render.render_params_struct(spec, opts.templates_dir)}\n\n{host_text}"
         semicolon, ampersand = host.register_dispatch_style(mm_text)
         register_line = host_code.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
         new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
         added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
-    if spec.has_params:  # the struct's header; AT_DISPATCH and fmt::format name its Metal instance
+    if spec.has_params or (spec.scalars and own_struct):  # AT_DISPATCH, opmath
         extra = ("ATen/OpMathType.h",) if spec.param_type == "opmath" else ()
-        for include in (header, "ATen/Dispatch.h", *extra, "fmt/format.h"):
+        named = (header, "fmt/format.h") if shared_struct else ()  # the struct's header; its Metal instance's name
+        for include in (*named[:1], "ATen/Dispatch.h", *extra, *named[1:]):
             new_mm = host.ensure_include(new_mm, include, path=mm_rel)
     draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
     rendered = Rendered("" if registered_at else functor, registrations, host_text, register_line, metal_rel, mm_rel)
     return KernelCode(spec, rendered, dtype_rows, dtypes.dropped, draft.edits, tuple(added), tuple(removed),
                       tuple(notes), registered_at, reused_functor)
+
+
+# 2.7's host API extensions (generate/api_extension) and the .metal layout their kernels need
+_EXTENSION_LAYOUT = {"binary_alpha_mps_impl": "binary_indexing", "unary_alpha_mps_impl": "host_name"}
+
+
+def _require_2_7_layout(choice: KernelChoice, spec: KernelSpec, metal_rel: str) -> None:
+    extension = choice.shape.extend
+    wanted = _EXTENSION_LAYOUT.get(extension)
+    if wanted is not None and spec.instantiation != wanted:
+        raise MpsgenError(f"this checkout's host runs {choice.arity} kernels through the {extension} the change "
+                          f"adds, but {Path(metal_rel).name} is not in PyTorch 2.7's layout for them",
+                          path=metal_rel, line=1, hint="write the kernel by hand")
 
 
 def _registrations(spec, indexes, metal_rel: str, metal_text: str) -> list[str]:
@@ -185,7 +212,8 @@ def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations
     if spec.instantiation == "binary_indexing":
         from mpsgen.sources.metal_binary_indexing import add_binary_kernel
 
-        return add_binary_kernel(text, metal_rel, spec, functor)
+        struct = render.render_params_struct(spec) if spec.has_params else ""  # 2.7: no header both sides read
+        return add_binary_kernel(text, metal_rel, spec, functor, before_functor=struct)
     return metal.plan_metal_addition(text, metal_rel, spec, functor, registrations,
                                      available_macros=c10_metal_macros(cs),
                                      after_functor=render.params_typedefs(spec))

@@ -168,8 +168,8 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
             hint="write the host kernel by hand", **where)
     if not api.functions:
         return ""  # no MetalShaderLibrary.h in the tree (a trimmed checkout): the registrations decide
-    if (shape.inputs, shape.delivery) == (2, "none") and api.binary_mps_impl:
-        return ""  # 2.7: BinaryKernel.mm's binary_mps_impl and the .metal's own macros
+    if api.binary_mps_impl and (shape.inputs > 1 or shape.scalars):  # 2.7 (no exec_binary_kernel)
+        return _shape_27(shape, stub, what, where)
     missing_exec = not api.has(needed.exec_fn) or (needed.takes_alpha and not api.takes_alpha(needed.exec_fn))
     missing_macro = bool(api.macros) and not {needed.macro, f"REGISTER_OPMATH_{needed.macro[9:]}"} & api.macros
     if (missing_exec or missing_macro) and needed.extend and api.has(needed.sibling):
@@ -185,3 +185,29 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
                           path="c10/metal/indexing.h", line=1,
                           hint="update the checkout's c10/metal headers, or write the kernel by hand")
     return ""
+
+
+# PyTorch 2.7 has no exec_binary_kernel: two-input kernels run through BinaryKernel.mm's file-local
+# binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP, and exec_unary_kernel passes one
+# int64_t only.  With scalars the change adds their alpha forms (generate/api_extension's
+# "binary_alpha_mps_impl", "unary_alpha_mps_impl"); nothing there runs three inputs.
+SHAPES_27: dict[tuple[int, str], str] = {
+    (1, "alpha"): "unary_alpha_mps_impl",
+    (1, "params"): "unary_alpha_mps_impl",
+    (2, "none"): "",
+    (2, "alpha"): "binary_alpha_mps_impl",
+    (2, "params"): "binary_alpha_mps_impl",
+}
+
+
+def _shape_27(shape: KernelShape, stub, what: str, where: dict[str, Any]) -> str:
+    key = (shape.inputs, shape.delivery)
+    if key in SHAPES_27:
+        return SHAPES_27[key]
+    if shape.inputs == 3:
+        raise MpsgenError(
+            f"{stub.name} needs {what}, and this checkout has no kernel of three inputs to model one on "
+            "(no exec_ternary_kernel; BinaryKernel.mm's binary_mps_impl and generateKernelDataOffsets index "
+            "an output and two inputs)", hint="write the kernel by hand, or migrate on a newer checkout", **where)
+    raise MpsgenError(f"{stub.name} needs {what}; mpsgen writes no such kernel on this checkout",
+                      hint="write the kernel by hand", **where)

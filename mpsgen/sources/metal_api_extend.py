@@ -63,19 +63,26 @@ def alpha_kernel(sibling: str, path: str) -> str:
     tail = _BUFFER.sub(lambda b: f"[[buffer({int(b.group(1)) + 1 if int(b.group(1)) > slot else b.group(1)})]]", tail)
     text = f"{head}\n{other2.group(1)}constant T2& alpha [[buffer({slot + 1})]],{tail}"
     text = re.sub(r"result_of<F,\s*T,\s*T,\s*T>", "result_of<F, T, T, T, T2>", text)
-    masked = mask_code(text)
-    calls = [m.end() - 1 for m in re.finditer(r"(?<![\w.])f\(", masked)]
-    if not calls:
+    called = functor_called_with_alpha(text)
+    if called is None:
         raise _refuse(path, "ternary kernel calling its functor f(...)")
+    return called
+
+
+def functor_called_with_alpha(kernel: str) -> str | None:
+    """*kernel* with `alpha` passed last to each call of its functor `f(...)`; None when it calls none
+    (or its brackets do not balance)."""
+    masked = mask_code(kernel)
+    calls = [m.end() - 1 for m in re.finditer(r"(?<![\w.])f\(", masked)]
     for open_pos in reversed(calls):
         close = match_close(masked, open_pos)
         if close is None:
-            raise _refuse(path, "balanced ternary kernel")
-        text = f"{text[:close]}, alpha{text[close:]}"
-    return text
+            return None
+        kernel = f"{kernel[:close]}, alpha{kernel[close:]}"
+    return kernel if calls else None
 
 
-def _macro_lines(lines: list[str], macro: str) -> tuple[int, int] | None:
+def macro_lines(lines: list[str], macro: str) -> tuple[int, int] | None:
     """[first, last] line indexes of `#define <macro>(` with its backslash continuations."""
     for k, line in enumerate(lines):
         if re.match(rf"\s*#\s*define\s+{re.escape(macro)}\s*\(", line):
@@ -121,15 +128,15 @@ def add_ternary_alpha(text: str, path: str) -> str:
         return text
     kernels = [alpha_kernel(text[a:b], path) for a, b, _ in _kernel_spans(text)]
     lines = split_lines(text)
-    sibling = _macro_lines(lines, _SIBLING_MACRO)
+    sibling = macro_lines(lines, _SIBLING_MACRO)
     if not kernels or sibling is None:  # the instantiating form, REGISTER_TERNARY_OP_, is the model
         raise _refuse(path, "ternary kernel templates and REGISTER_TERNARY_OP_")
     macros = []
     for name in _SIBLING_MACROS:  # the instantiating form and the wrappers that call it
-        span = _macro_lines(lines, name)
+        span = macro_lines(lines, name)
         if span is not None:
             macros += ["", *alpha_macro(lines[span[0] : span[1] + 1], path)]
-    last = max(span[1] for name in _SIBLING_MACROS if (span := _macro_lines(lines, name)))
+    last = max(span[1] for name in _SIBLING_MACROS if (span := macro_lines(lines, name)))
     nl = "\r\n" if lines[last].endswith("\r\n") else "\n"
     block = ["", "// Ternary ops with a scalar argument (alpha), passed to the functor after the three inputs"]
     for k, kernel in enumerate(kernels):

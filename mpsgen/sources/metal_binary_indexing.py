@@ -18,6 +18,8 @@ from mpsgen.sources.metal import add_includes, existing_functor, insert_lines, n
 from mpsgen.sources.metal_index import MetalIndex, index_metal
 
 MACRO = "REGISTER_BINARY_INDEXING_OP"
+ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"  # added by the change (sources/metal_binary_alpha)
+_MACROS = (MACRO, ALPHA_MACRO)
 
 
 def uses_binary_indexing(index: MetalIndex) -> bool:
@@ -27,27 +29,48 @@ def uses_binary_indexing(index: MetalIndex) -> bool:
 
 
 def registrations(spec: KernelSpec) -> list[str]:
-    """One line per input type, in the file's order (float types, then integers), bfloat last."""
+    """One line per input type, in the file's order (float types, then integers), bfloat last; a kernel
+    with scalars names the type they reach it in (sources/metal_binary_alpha's macro)."""
     from mpsgen.generate.render import input_types
 
     types = input_types(spec)
-    return [f"{MACRO}({spec.name}, {t});" for t in types if t != "bfloat"] + \
-           [f"{MACRO}({spec.name}, bfloat);" for t in types if t == "bfloat"]
+    if spec.scalars:
+        args = {t: f"{t}, {alpha_type(spec, t)}" for t in types}
+        lines = [f"{ALPHA_MACRO}({spec.name}, {args[t]});" for t in types]
+    else:
+        lines = [f"{MACRO}({spec.name}, {t});" for t in types]
+    return [ln for ln, t in zip(lines, types) if t != "bfloat"] + [ln for ln, t in zip(lines, types) if t == "bfloat"]
+
+
+def alpha_type(spec: KernelSpec, metal_type: str) -> str:
+    """What the scalars of a kernel reading *metal_type* arrive in: the scalar's type (its opmath
+    type, float, for half and bfloat when the CPU computes there), or the op's params struct of it."""
+    from mpsgen.generate.render import INT_TYPES, scalar_type_for
+
+    if "int2float" in spec.dtypes and metal_type in INT_TYPES:
+        raise MpsgenError(f"{spec.name} reads integers as float and takes scalars: mpsgen writes that kernel on "
+                          "this checkout for floating inputs only", hint="pass --drop-dtypes for the integer types, "
+                          "or write the kernel by hand")
+    scalar = scalar_type_for(spec, metal_type)
+    return f"{spec.params_struct}<{scalar}>" if spec.has_params else scalar
 
 
 def _bfloat_block(lines: list[str], index: MetalIndex) -> tuple[int, int] | None:
     """1-based (#if, #endif) lines of the `#if __METAL_VERSION__ >= 310` block that holds the file's bfloat
     registrations and nothing but registrations; None when there is no such block."""
-    calls = [c for c in index.top_level_calls() if c.macro == MACRO and c.args[-1:] == ("bfloat",)]
+    registered = [c for c in index.top_level_calls() if c.macro in _MACROS]
+    calls = [c for c in registered if "bfloat" in c.args[1:2]]
     if not calls:
         return None
+    # a registration clang-format wrapped (a long params struct name) spans several lines
+    covered = {k for c in registered for k in range(c.line, c.end_line + 1)}
 
     def past_registrations(k: int, step: int) -> int:
-        while 1 <= k <= len(lines) and (not lines[k - 1].strip() or lines[k - 1].lstrip().startswith(MACRO)):
+        while 1 <= k <= len(lines) and (not lines[k - 1].strip() or k in covered):
             k += step
         return k
 
-    start, end = past_registrations(calls[0].line - 1, -1), past_registrations(calls[-1].line + 1, 1)
+    start, end = past_registrations(calls[0].line - 1, -1), past_registrations(calls[-1].end_line + 1, 1)
     if not (1 <= start and end <= len(lines)):
         return None
     opens = re.fullmatch(r"#\s*if\s+__METAL_VERSION__\s*>=\s*310", lines[start - 1].strip())
@@ -55,8 +78,9 @@ def _bfloat_block(lines: list[str], index: MetalIndex) -> tuple[int, int] | None
     return (start, end) if opens and closes else None
 
 
-def add_binary_kernel(text: str, path: str, spec: KernelSpec, functor: str) -> str:
-    """*text* with spec's functor and REGISTER_BINARY_INDEXING_OP lines; unchanged when all are there."""
+def add_binary_kernel(text: str, path: str, spec: KernelSpec, functor: str, before_functor: str = "") -> str:
+    """*text* with spec's functor (after *before_functor*: the params struct it takes) and its
+    REGISTER_BINARY_INDEXING_OP lines; unchanged when all are there."""
     nl = newline_of(text)
     index = index_metal(text, path)
     existing = existing_functor(index, spec.name, functor)
@@ -69,12 +93,13 @@ def add_binary_kernel(text: str, path: str, spec: KernelSpec, functor: str) -> s
         if not structs:
             raise MpsgenError("no functor before the file's macros to place a new one after", path=path, line=1,
                               hint="add the functor by hand")
-        lines = insert_lines(lines, structs[-1].end_line, ["", *functor.split("\n")], nl)
+        head = ["", *before_functor.split("\n")] if before_functor else []
+        lines = insert_lines(lines, structs[-1].end_line, [*head, "", *functor.split("\n")], nl)
         index = index_metal("".join(lines), path)
-    present = {re.sub(r"\s+", "", c.text) for c in index.top_level_calls() if c.macro == MACRO}
+    present = {re.sub(r"\s+", "", c.text) for c in index.top_level_calls() if c.macro in _MACROS}
     wanted = [r for r in registrations(spec) if re.sub(r"\s+|;", "", r) not in present]
-    plain = [r for r in wanted if not r.endswith("bfloat);")]
-    bfloat = [r for r in wanted if r.endswith("bfloat);")]
+    bfloat = [r for r in wanted if re.search(r"\(\s*\w+\s*,\s*bfloat\s*[,)]", r)]
+    plain = [r for r in wanted if r not in bfloat]
     block = _bfloat_block(lines, index)
     if bfloat:
         if block is None:
@@ -83,7 +108,7 @@ def add_binary_kernel(text: str, path: str, spec: KernelSpec, functor: str) -> s
         lines = insert_lines(lines, block[1] - 1, bfloat, nl)
     if plain:
         before = block[0] if block is not None else len(lines) + 1
-        runs = [c for c in index.top_level_calls() if c.macro == MACRO and c.line < before]
+        runs = [c for c in index.top_level_calls() if c.macro in _MACROS and c.line < before]
         if not runs:
             raise MpsgenError(f"no {MACRO} lines to place the new ones after", path=path, line=1,
                               hint="add the registrations by hand")

@@ -98,7 +98,8 @@ def _kernels2_pairs(index: MetalIndex) -> set[tuple[str, str]]:
 def joins_kernels2(spec: KernelSpec, index: MetalIndex) -> bool:
     """Whether spec's scalar instances are exactly those INSTANTIATE_UNARY_KERNELS2 is called with."""
     wanted = {(i.out, i.inp) for i in tk.instances(spec) if not i.complex_}
-    return index.define(KERNELS2) is not None and bool(wanted) and wanted == _kernels2_pairs(index)
+    return index.define(KERNELS2) is not None and bool(wanted) and wanted == _kernels2_pairs(index) \
+        and not spec.scalars  # the macro's kernels take no scalar argument
 
 
 def _vec2_serves_float(index: MetalIndex) -> bool:

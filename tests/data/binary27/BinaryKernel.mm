@@ -10,11 +10,31 @@ namespace mps {
 
 static auto& lib = MetalShaderLibrary::getBundledLibrary();
 
+// Dense kernels read (input, other, out); strided ones also a buffer of per-thread offsets.
 static void binary_mps_impl(TensorIteratorBase& iter, const std::string func_name, bool supports_dense = true) {
   TORCH_CHECK(iter.common_dtype() != at::kDouble, "float64 is not supported on MPS");
-  const auto kernel_name = fmt::format("{}_dense_{}", func_name, scalarToMetalTypeString(iter.input(0)));
-  auto binaryPSO = lib.getPipelineStateForFunc(kernel_name);
-  mtl_dispatch1DJob(binaryPSO, iter.numel());
+  Tensor input = iter.input(0);
+  Tensor other = iter.input(1);
+  Tensor out = iter.output();
+  MPSStream* stream = getCurrentMPSStream();
+  dispatch_sync_with_rethrow(stream->queue(), ^() {
+    @autoreleasepool {
+      auto encoder = stream->commandEncoder();
+      if (supports_dense && iter.is_contiguous()) {
+        auto pso = lib.getPipelineStateForFunc(fmt::format("{}_dense_{}", func_name, scalarToMetalTypeString(input)));
+        [encoder setComputePipelineState:pso];
+        mtl_setArgs(encoder, input, other, out);
+        mtl_dispatch1DJob(encoder, pso, iter.numel());
+        return;
+      }
+      auto offsets = generateKernelDataOffsets(encoder, iter);
+      auto pso = lib.getPipelineStateForFunc(func_name + "_" + scalarToMetalTypeString(input));
+      [encoder setComputePipelineState:pso];
+      mtl_setArgs(encoder, input, other, out);
+      [encoder setBuffer:offsets offset:0 atIndex:3];
+      mtl_dispatch1DJob(encoder, pso, iter.numel());
+    }
+  });
 }
 
 } // namespace mps

@@ -1,0 +1,194 @@
+"""Binary kernels with scalars on PyTorch 2.7 (issue 31): that checkout has no exec_binary_kernel at all, only
+BinaryKernel.mm's file-local binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP, so the
+change adds their alpha forms, derived from those siblings (sources/host_binary_alpha, sources/metal_binary_alpha):
+`binary_alpha_mps_impl<T>` binding the scalar (or the op's params struct) with mtl_setBytes after the kernel's
+buffers, `binary_alpha_indexing` / `binary_alpha_dense` taking `constant T2& alpha` there, and
+`REGISTER_BINARY_ALPHA_INDEXING_OP(NAME, DTYPE, DTYPEA)`.  A second op reuses them.
+
+The tree: the scalar-ops tree (conftest.py's scalar_tree) with tests/data/binary27 (hand-written in the shape
+of 2.7's BinaryKernel.metal/.mm and MetalShaderLibrary.h) laid over it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_support import emulated_compile_errors, mpsgen, only_insertions, tracked_bytes
+
+from mpsgen.errors import MpsgenError
+from mpsgen.plan.shape import choose_shape
+from mpsgen.sources import host_binary_alpha, metal_binary_alpha
+from mpsgen.sources.host_api import read_host_api
+from mpsgen.sources.stubs import StubDecl
+
+DATA = Path(__file__).parent / "data" / "binary27"
+MPS = "aten/src/ATen/native/mps"
+METAL = f"{MPS}/kernels/BinaryKernel.metal"
+MM = f"{MPS}/operations/BinaryKernel.mm"
+MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"
+
+
+def _lay_2_7(root: Path) -> Path:
+    shutil.copy(DATA / "BinaryKernel.metal", root / METAL)
+    shutil.copy(DATA / "BinaryKernel.mm", root / MM)
+    shutil.copy(DATA / "MetalShaderLibrary.h", root / MPS / "MetalShaderLibrary.h")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, capture_output=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "2.7 binary"], cwd=root,
+                   check=True, capture_output=True)
+    return root
+
+
+def _errors(root: Path) -> list[str]:
+    """`mpsgen check`'s errors, without their lines (an insertion moves them)."""
+    r = mpsgen("check", "--format", "json", cwd=root)
+    found = json.loads(r.stdout)["findings"]
+    return sorted(f"{f['path']}: {f['code']} {f['message']}" for f in found if f["severity"] == "error")
+
+
+def test_threshold_adds_the_alpha_helper_and_kernels_modeled_on_the_file(scalar_tree: Path) -> None:
+    root = _lay_2_7(scalar_tree)
+    metal_before, mm_before = (root / METAL).read_text(), (root / MM).read_text()
+    compile_before = emulated_compile_errors(root / METAL, root)
+    r = mpsgen("migrate", "threshold", "--no-build", "--no-test", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"numeric check: \d+ dtype\(s\) agree with torch\.ops\.aten\.threshold", r.stdout), r.stdout
+    api = [ln for ln in r.stdout.splitlines() if ln.startswith("  api ")]
+    assert len(api) == 2 and "binary_alpha_mps_impl<T>" in api[0] and MACRO in api[1], r.stdout
+    metal, mm = (root / METAL).read_text(), (root / MM).read_text()
+
+    # Metal: the kernels derived from binary_indexing/binary_dense, alpha after their last buffer; the macro
+    # keeps the sibling's host names; the op's struct before its functor; one registration per input type.
+    assert "constant uint3* offsets [[buffer(3)]],\n    constant T2& alpha [[buffer(4)]],\n    uint tid" in metal
+    assert "device alpha_result_of<T, T2, F>* out [[buffer(2)]],\n    constant T2& alpha [[buffer(3)]]," in metal
+    assert "*out = f(*input, *other, alpha);" in metal and "out[tid] = f(input[tid], other[tid], alpha);" in metal
+    assert metal.count(f"#define {MACRO}(NAME, DTYPE, DTYPEA)") == 1
+    assert metal.index("#define REGISTER_BINARY_INDEXING_OP") < metal.index(f"#define {MACRO}") \
+        < metal.index("REGISTER_BINARY_INDEXING_OP(copysign, long);")
+    assert metal.index("struct ThresholdParams {") < metal.index("struct threshold_functor") < metal.index("// Future")
+    assert f"{MACRO}(threshold, half, ThresholdParams<float>);" in metal  # opmath: half's scalars ride in float
+    assert f"{MACRO}(threshold, long, ThresholdParams<long>);" in metal
+    block = metal[metal.index("#if __METAL_VERSION__ >= 310"):metal.index("#endif")]
+    assert f"{MACRO}(threshold, bfloat, ThresholdParams<float>);" in block
+    assert "REGISTER_BINARY_ALPHA_OP" not in metal and "ThresholdParams_float" not in metal
+    assert only_insertions(metal_before, metal)
+    assert emulated_compile_errors(root / METAL, root) == compile_before
+
+    # Host: the helper after binary_mps_impl, alpha after the dense kernel's tensors and the strided one's offsets;
+    # the struct's host twin and AT_DISPATCH filling it in opmath; no shared header (2.7's Metal build sees none).
+    helper = mm[mm.index("template <typename T>\nstatic void binary_alpha_mps_impl("):]
+    assert mm.index("static void binary_mps_impl(") < mm.index("static void binary_alpha_mps_impl(")
+    assert "mtl_setArgs(encoder, input, other, out, alpha);" in helper
+    assert "[encoder setBuffer:offsets offset:0 atIndex:3];\n      mtl_setBytes(encoder, alpha, 4);" in helper
+    assert "template <typename T>\nstruct ThresholdParams {\n  T threshold;\n  T value;\n};" in mm
+    assert "const ThresholdParams<opmath_t> params{threshold.to<opmath_t>(), value.to<opmath_t>()};" in mm
+    assert 'mps::binary_alpha_mps_impl(iter, "threshold", params);' in mm
+    assert "#include <ATen/Dispatch.h>" in mm and "#include <ATen/OpMathType.h>" in mm
+    assert "REGISTER_DISPATCH(threshold_stub, &threshold_mps_kernel)" in mm
+    assert only_insertions(mm_before, mm)
+    assert not (root / MPS / "kernels" / "Activation.h").exists()
+
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "threshold", "--no-build", "--no-test", cwd=root)
+    assert again.returncode == 0 and tracked_bytes(root) == before, again.stdout + again.stderr
+
+
+def test_a_second_op_reuses_the_helper_and_the_macro(scalar_tree: Path) -> None:
+    root = _lay_2_7(scalar_tree)
+    errors_before = _errors(root)
+    r = mpsgen("migrate", "threshold", "huber_loss", "--no-build", "--no-test", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    huber = r.stdout[r.stdout.index("mpsgen migrate huber_loss:"):]
+    assert "  api " not in huber and r.stdout.count("  api ") == 2, r.stdout
+    metal, mm = (root / METAL).read_text(), (root / MM).read_text()
+    assert metal.count(f"#define {MACRO}(") == 1 and metal.count("kernel void binary_alpha_dense(") == 1
+    assert mm.count("static void binary_alpha_mps_impl(") == 1
+    # one scalar: the alpha itself, in the input's type (the CPU kernel rounds delta to scalar_t)
+    assert f"{MACRO}(huber_loss, half, half);" in metal
+    assert "const scalar_t delta_value = static_cast<scalar_t>(delta);" in mm
+    assert 'mps::binary_alpha_mps_impl(iter, "huber_loss", delta_value);' in mm
+    assert _errors(root) == errors_before  # check knows what was written ...
+    (root / MM).write_text(mm.replace('binary_alpha_mps_impl(iter, "huber_loss",', 'binary_alpha_mps_impl(iter, "huber",'))
+    typo = [e for e in _errors(root) if e not in errors_before]  # ... and reads the helper's kernel names
+    assert len(typo) == 1 and "MPS007 kernel 'huber' is run here but no kernels/*.metal registers it" in typo[0], typo
+
+
+def test_the_numeric_check_compiles_the_written_kernels(scalar_tree: Path) -> None:
+    # A file that already has the macro is reused, and the check compiles it as the file has it: a kernel
+    # passing the functor a wrong argument count fails the check before anything is written.
+    root = _lay_2_7(scalar_tree)
+    metal = root / METAL
+    text = metal_binary_alpha.add_binary_alpha(metal.read_text(), METAL)
+    metal.write_text(text.replace("out[tid] = f(input[tid], other[tid], alpha);",
+                                  "out[tid] = f(input[tid], other[tid], alpha, alpha);"))
+    subprocess.run(["git", "commit", "-qam", "broken alpha kernel"], cwd=root, check=True, capture_output=True)
+    before = tracked_bytes(root)
+    r = mpsgen("migrate", "threshold", "--no-build", "--no-test", cwd=root)
+    assert r.returncode == 2, r.stdout + r.stderr
+    # the compiler's error on the written kernel's call: the functor given alpha twice
+    assert "no match for call to '(threshold_functor) (const float&, const float&, const ThresholdParams<float>&, " \
+           "const ThresholdParams<float>&)'" in r.stderr, r.stderr
+    assert tracked_bytes(root) == before
+
+
+# -- the editors, on the hand-written files ----------------------------------------------------------------
+
+
+def test_the_metal_block_is_added_once_and_found_again() -> None:
+    text = (DATA / "BinaryKernel.metal").read_text()
+    added = metal_binary_alpha.add_binary_alpha(text, METAL)
+    assert metal_binary_alpha.add_binary_alpha(added, METAL) == added
+    assert only_insertions(text, added)
+    found = metal_binary_alpha.block_in(added, METAL)
+    assert found.startswith("template <typename T, typename T2, typename F>\nusing alpha_result_of")
+    assert "kernel void binary_alpha_indexing(" in found and found.rstrip().endswith("uint tid)")
+    derived = metal_binary_alpha.block_in(text, METAL)
+    assert "binary_alpha_dense<DTYPE, DTYPEA, NAME##_functor>(" in derived
+    assert "constant DTYPEA& alpha, \\\n      uint tid); \\" in derived
+
+
+def test_a_metal_file_without_the_siblings_is_refused_in_one_line() -> None:
+    text = (DATA / "BinaryKernel.metal").read_text()
+    no_dense = re.sub(r"template <typename T, typename F>\nkernel void binary_dense\(.*?\n}\n", "", text, flags=re.S)
+    assert "binary_dense(" not in no_dense
+    with pytest.raises(MpsgenError) as err:
+        metal_binary_alpha.add_binary_alpha(no_dense, METAL)
+    assert f"{METAL} has no result_of, binary_indexing, binary_dense" in err.value.message
+    assert "\n" not in err.value.render()
+
+
+def test_the_host_helper_is_derived_and_refused_without_its_binds() -> None:
+    text = (DATA / "BinaryKernel.mm").read_text()
+    added = host_binary_alpha.add_helper(text, MM)
+    assert host_binary_alpha.add_helper(added, MM) == added and only_insertions(text, added)
+    assert ("static void binary_alpha_mps_impl(TensorIteratorBase& iter, const std::string func_name, const T alpha, "
+            "bool supports_dense = true) {") in added
+    unbound = text.replace("      mtl_setArgs(encoder, input, other, out);\n      [encoder setBuffer", "      [encoder setBuffer")
+    with pytest.raises(MpsgenError, match="does not bind its tensors with one mtl_setArgs per kernel"):
+        host_binary_alpha.add_helper(unbound, MM)
+
+
+API_27 = read_host_api("void exec_unary_kernel(TensorIteratorBase& iter, const std::string& name, "
+                       "std::optional<int64_t> extra = std::nullopt);\n", frozenset())._replace(binary_mps_impl=True)
+
+
+def _decl(params: tuple[str, ...]) -> StubDecl:
+    return StubDecl("x_stub", "void(*)(...)", params, ("",) * len(params), "ATen/native/X.h", "X.h", 3, returns="void")
+
+
+def test_the_2_7_shape_rows() -> None:
+    one, two = _decl(("TensorIteratorBase&", "double")), _decl(("TensorIteratorBase&", "const Scalar&", "const Scalar&"))
+    shape = choose_shape(stub=one, call=None, operands=("a", "b"), schema_tensors=2, api=API_27)
+    assert (shape.arity, shape.extend) == ("binary_alpha", "binary_alpha_mps_impl")
+    shape = choose_shape(stub=two, call=None, operands=("a", "b"), schema_tensors=2, api=API_27)
+    assert (shape.arity, shape.extend) == ("binary_params", "binary_alpha_mps_impl")
+    plain = choose_shape(stub=_decl(("TensorIteratorBase&",)), call=None, operands=("a", "b"), schema_tensors=2,
+                         api=API_27)
+    assert (plain.arity, plain.extend) == ("binary", "")
+    # nothing in 2.7 runs three inputs: no sibling to model a ternary kernel on
+    with pytest.raises(MpsgenError, match="no kernel of three inputs to model one on"):
+        choose_shape(stub=one, call=None, operands=("a", "b", "c"), schema_tensors=3, api=API_27)
