@@ -126,7 +126,7 @@ def test_huber_loss_passes_its_double_as_alpha(scalar_tree: Path):
 
 
 @pytest.mark.parametrize("op", ["softplus", "softplus_backward", "hardtanh_backward", "smooth_l1_loss", "mse_loss",
-                                "mish", "mish_backward"])
+                                "mish", "mish_backward", "softshrink_backward"])
 def test_each_new_body_agrees_with_torch_through_its_plan(scalar_tree: Path, op: str):
     r = mpsgen("try", op, cwd=scalar_tree)
     assert r.returncode == 0, r.stdout + r.stderr

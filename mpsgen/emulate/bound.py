@@ -156,6 +156,10 @@ def reference(binding: Any) -> Reference:
         for a in args:
             if a.name == "reduction":
                 kwargs[a.name] = 0  # Reduction::None: the elementwise part the stub computes
+            elif a.name not in kwargs and a.default is None and a.type == "bool":
+                # a flag the stub never gets (leaky_relu_backward's self_is_result, only TORCH_CHECKed by
+                # the shared kernel): unset, torch computes what the kernel does
+                kwargs[a.name] = False
             elif a.name not in kwargs and a.default is None:
                 raise NoReference(f"torch.ops.aten.{binding.op} needs {a.name}, which the kernel does not see",
                                   hint="the numeric check calls the op with the kernel's inputs and scalars only")

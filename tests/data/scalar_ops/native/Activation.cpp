@@ -41,6 +41,12 @@ TORCH_META_FUNC(softplus) (
   build_unary_op(maybe_get_output(), self);
 }
 
+TORCH_META_FUNC(softshrink_backward) (
+  const Tensor& grad, const Tensor& self, const Scalar& lambd
+) {
+  build_borrowing_binary_op(maybe_get_output(), grad, self);
+}
+
 TORCH_META_FUNC(softplus_backward) (
   const Tensor& grad_output,
   const Tensor& self,
@@ -65,6 +71,13 @@ DEFINE_DISPATCH(hardtanh_backward_stub);
 DEFINE_DISPATCH(mish_stub);
 DEFINE_DISPATCH(mish_backward_stub);
 DEFINE_DISPATCH(elu_backward_stub);
+DEFINE_DISPATCH(shrink_backward_stub);
+
+TORCH_IMPL_FUNC(softshrink_backward_out) (
+  const Tensor & grad, const Tensor & self, const Scalar& lambd, const Tensor& grad_input
+) {
+  shrink_backward_stub(device_type(), *this, lambd);
+}
 
 TORCH_IMPL_FUNC(mish_out) (
   const Tensor& self, const Tensor& result

@@ -10,6 +10,7 @@
 #include <ATen/ops/mish_backward_native.h>
 #include <ATen/ops/mish_native.h>
 #include <ATen/ops/softplus_backward_native.h>
+#include <ATen/ops/softshrink_backward_native.h>
 #include <ATen/ops/softplus_native.h>
 #include <ATen/ops/threshold_backward_native.h>
 #include <ATen/ops/threshold_native.h>
@@ -96,6 +97,24 @@ TORCH_IMPL_FUNC(softplus_out_mps)
     Placeholder inputPlaceholder = Placeholder(cachedGraph->inputTensor_, self);
     Placeholder outputPlaceholder = Placeholder(cachedGraph->outputTensor_, result);
     runMPSGraph(stream, cachedGraph->graph(), dictionaryFromPlaceholders(inputPlaceholder), outputPlaceholder);
+  }
+}
+
+TORCH_IMPL_FUNC(softshrink_backward_out_mps)
+(const Tensor& grad_output, const Tensor& self, const Scalar& lambd, const Tensor& grad_input) {
+  using namespace mps;
+  MPSStream* stream = getCurrentMPSStream();
+  @autoreleasepool {
+    std::string key = "softshrink_backward_out_mps:" + getTensorsStringKey({grad_output, self});
+    auto cachedGraph = LookUpOrCreateCachedGraph<MPSUnaryGradCachedGraph>(key, [&](auto mpsGraph, auto newCachedGraph) {
+      MPSGraphTensor* gradOutputTensor = mpsGraphRankedPlaceHolder(mpsGraph, grad_output);
+      MPSGraphTensor* inputTensor = mpsGraphRankedPlaceHolder(mpsGraph, self);
+      newCachedGraph->gradOutputTensor_ = gradOutputTensor;
+      newCachedGraph->inputTensor_ = inputTensor;
+      newCachedGraph->gradInputTensor_ = [mpsGraph absoluteWithTensor:inputTensor name:nil];
+    });
+    Placeholder gradInputPlaceholder = Placeholder(cachedGraph->gradInputTensor_, grad_input);
+    runMPSGraph(stream, cachedGraph->graph(), dictionaryOf(), gradInputPlaceholder);
   }
 }
 
