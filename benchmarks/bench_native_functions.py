@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mpsgen.sources.nativefunctions import index_text, migrate_family, select_overloads  # noqa: E402
+from mpsgen.sources.native_yaml.names import index_text, migrate_family, select_overloads  # noqa: E402
 
 
 def real_yaml() -> Path:

@@ -128,7 +128,7 @@ class KernelSpec(NamedTuple):
 
 
 class MetalStyle(NamedTuple):
-    """How a .metal file writes registrations (read from the file by sources/metal.py, used by
+    """How a .metal file writes registrations (read from the file by sources/metal/edit.py, used by
     generate/render.py to write new ones the same way)."""
 
     path: str

@@ -1,5 +1,5 @@
 """A frozen copy of the .metal readers as they were before their str.find fast paths (commit 78a3775):
-`names_in` of sources/metal_names.py and `index_metal` of sources/metal_index.py, the oracle the tests
+`names_in` of sources/metal/names.py and `index_metal` of sources/metal/index.py, the oracle the tests
 compare the readers with (same results, same pickled bytes).  Not to be edited with the readers."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal_index import (COMPLEX_BLOCK_COMMENT, FUNCTOR_DEFINING_MACROS, Functor, MacroCall, MacroDef,
+from mpsgen.sources.metal.index import (COMPLEX_BLOCK_COMMENT, FUNCTOR_DEFINING_MACROS, Functor, MacroCall, MacroDef,
                                         MetalIndex, _binary_op_arity, split_args)
-from mpsgen.sources.metal_names import MetalName
+from mpsgen.sources.metal.names import MetalName
 # What the fast paths left as it was, shared with the readers rather than copied.
-from mpsgen.sources.metal_index import _CALL_RE, _DEFINE_RE, _HOST_NAME_PREFIX, _INCLUDE_RE, _STRUCT_RE
-from mpsgen.sources.metal_names import (_COMMENT_OR_LITERAL, _DEFINE, _HEADER_PREFIX, _IDENT, _MACRO_CALL, _MAX_DEPTH,
+from mpsgen.sources.metal.index import _CALL_RE, _DEFINE_RE, _HOST_NAME_PREFIX, _INCLUDE_RE, _STRUCT_RE
+from mpsgen.sources.metal.names import (_COMMENT_OR_LITERAL, _DEFINE, _HEADER_PREFIX, _IDENT, _MACRO_CALL, _MAX_DEPTH,
                                         _PLAIN_KERNEL, _STRING, _spells)
 
 # -- metal_names ---------------------------------------------------------------------------------

@@ -207,14 +207,14 @@ def test_cycles_are_reported_as_paths() -> None:
 
 def test_the_import_graph_sees_private_uses(tmp_path: Path) -> None:
     fake = tmp_path / "fake.py"
-    fake.write_text("from mpsgen.sources import host as h\n"
+    fake.write_text("from mpsgen.sources.host import mm as h\n"
                     "def f(x):\n"
                     "    from mpsgen.verify.build import _compiler_cwd, run_build\n"
                     "    return h._classify(x), h.registrations\n")
     targets, uses = _imports(Module("mpsgen.lint.fake", fake))
-    assert targets == {"mpsgen.sources.host", "mpsgen.verify.build"}
+    assert targets == {"mpsgen.sources.host.mm", "mpsgen.verify.build"}
     private = sorted((u.target, u.name, u.line) for u in uses if _is_private(u.name))
-    assert private == [("mpsgen.sources.host", "_classify", 4), ("mpsgen.verify.build", "_compiler_cwd", 3)]
+    assert private == [("mpsgen.sources.host.mm", "_classify", 4), ("mpsgen.verify.build", "_compiler_cwd", 3)]
 
 
 def test_no_import_cycles() -> None:

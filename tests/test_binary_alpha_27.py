@@ -1,6 +1,6 @@
 """Binary kernels with scalars on PyTorch 2.7 (issue 31): that checkout has no exec_binary_kernel at all, only
 BinaryKernel.mm's file-local binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP, so the
-change adds their alpha forms, derived from those siblings (sources/host_binary_alpha, sources/metal_binary_alpha):
+change adds their alpha forms, derived from those siblings (sources/host/binary_alpha, sources/metal/binary_alpha):
 `binary_alpha_mps_impl<T>` binding the scalar (or the op's params struct) with mtl_setBytes after the kernel's
 buffers, `binary_alpha_indexing` / `binary_alpha_dense` taking `constant T2& alpha` there, and
 `REGISTER_BINARY_ALPHA_INDEXING_OP(NAME, DTYPE, DTYPEA)`.  A second op reuses them.
@@ -22,9 +22,10 @@ from cli_support import emulated_compile_errors, mpsgen, only_insertions, tracke
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.shape import choose_shape
-from mpsgen.sources import host_binary_alpha, metal_binary_alpha
-from mpsgen.sources.host_api import read_host_api
-from mpsgen.sources.stubs import StubDecl
+from mpsgen.sources.host import binary_alpha as host_binary_alpha
+from mpsgen.sources.metal import binary_alpha as metal_binary_alpha
+from mpsgen.sources.host.api import read_host_api
+from mpsgen.sources.native.stubs import StubDecl
 
 DATA = Path(__file__).parent / "data" / "binary27"
 MPS = "aten/src/ATen/native/mps"

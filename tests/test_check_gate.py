@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from mpsgen.cli import main
 from mpsgen.lint.host_calls import kernel_calls
-from mpsgen.sources.metal_names import registered_input_types
+from mpsgen.sources.metal.names import registered_input_types
 from mpsgen.tree.checkout import COMMON_MPS_REL, YAML_REL
 
 from test_checks import KERNELS, OPS, edit, line_of

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.deadcode import referenced_names, remove_unused_helpers
-from mpsgen.sources.host import find_implementations, remove_implementation
+from mpsgen.sources.host.deadcode import referenced_names, remove_unused_helpers
+from mpsgen.sources.host.mm import find_implementations, remove_implementation
 
 MID_2026 = (Path(__file__).parent / "data" / "deadcode" / "UnaryOps_mid2026.mm").read_text()
 PATH = "operations/UnaryOps.mm"
@@ -180,7 +180,7 @@ def test_on_the_sample_a_macros_last_use_takes_it_along_and_a_pasted_helper_stay
     assert not [r for r in plan.removed if "used only by" in r]
 
 
-# -- section comments of deleted code (sources/deadcode.drop_orphaned_comments) ----------------------
+# -- section comments of deleted code (sources/host/deadcode.drop_orphaned_comments) ----------------------
 
 SECTIONS = """}
 
@@ -194,14 +194,14 @@ Tensor& hardswish_out_mps(const Tensor& self, Tensor& output) {
 
 
 def test_a_section_comment_over_deleted_code_goes_with_its_rule():
-    from mpsgen.sources.deadcode import drop_orphaned_comments
+    from mpsgen.sources.host.deadcode import drop_orphaned_comments
 
     out = drop_orphaned_comments(SECTIONS, 5, {"hardtanh_backward_out_mps"})
     assert out == "}\n\nTensor& hardswish_out_mps(const Tensor& self, Tensor& output) {\n"
 
 
 def test_a_comment_stays_while_code_it_names_follows_or_when_it_names_something_else():
-    from mpsgen.sources.deadcode import drop_orphaned_comments
+    from mpsgen.sources.host.deadcode import drop_orphaned_comments
 
     still = "}\n\n// Hardtanh backward\n\n// Hardtanh backward\nTensor& hardtanh_backward_out_mps(\n"
     assert drop_orphaned_comments(still, 4, {"hardtanh_backward_mps"}) == still

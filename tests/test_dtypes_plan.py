@@ -10,7 +10,7 @@ import pytest
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan import dtypes as d
-from mpsgen.sources import dtype_checks as checks
+from mpsgen.sources.native import dtype_checks as checks
 from mpsgen.sources.testlists import plan_common_mps
 from mpsgen.sources.testlists.commonmps import ListedDtypes, add_unimplemented, listed_dtypes
 from mpsgen.sources.testlists.opinfo_dtypes import evaluate, mps_dtypes

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mpsgen.sources.shared_impl import _ELEMENTWISE, _NOT_ELEMENTWISE, builds_elementwise_iterator
+from mpsgen.sources.native.shared_impl import _ELEMENTWISE, _NOT_ELEMENTWISE, builds_elementwise_iterator
 
 
 def _by_whole_file(text: str, start: int, end: int) -> bool:

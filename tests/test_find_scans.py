@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mpsgen.scan import definitions, mask
-from mpsgen.sources import host
+from mpsgen.sources.host import mm as host
 
 _PIECES = ["{", "}", "(", ")", ";", "#", " #", "\t#", "\n", "\r\n", "\\\n", " ", "\t", "x", "_", "1", "é", "\x0b",
            "/", "//", "/*", "*/", '"', "'", "R", 'R"', "\\", "a'b", "foo", "bar", "foo (", "bar(", "::", "const",

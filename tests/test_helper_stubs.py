@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_support import mpsgen
 
-from mpsgen.sources.host import definitions
+from mpsgen.sources.host.mm import definitions
 from scalar_ops_tree import NATIVE
 from scalar_ops_tree import migrate as _migrate, read as _read
 
@@ -76,7 +76,7 @@ def test_a_wrapper_has_the_backend_of_its_same_named_helper():
 
 
 def test_borrowed_stub_on_strings():
-    from mpsgen.sources.shared_impl import StubCall, borrowed_stub
+    from mpsgen.sources.native.shared_impl import StubCall, borrowed_stub
 
     families = {"add", "sub", "renorm", "threshold", "threshold_backward"}.__contains__
     assert borrowed_stub(StubCall("add_stub", 3, None, ("-alpha",)), "sub", families) == "add"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.host import (
+from mpsgen.sources.host.mm import (
     add_host_kernel,
     add_unary_ti_dispatch,
     brace_balance,
@@ -398,7 +398,7 @@ def test_ensure_include_skips_guarded_blocks_and_refuses_without_run():
 def test_a_function_running_metal_through_a_local_helper_is_metal() -> None:
     # PyTorch 2.7's BinaryKernel.mm: each kernel calls the file's own binary_mps_impl, which runs Metal;
     # a helper that only reaches MPSGraph still makes its callers MPSGraph, and Metal wins over it.
-    from mpsgen.sources.host import definitions
+    from mpsgen.sources.host.mm import definitions
 
     text = """namespace at::native {
 static void binary_mps_impl(TensorIteratorBase& iter, const std::string func_name) {

@@ -17,8 +17,8 @@ from cli_support import tracked_bytes
 
 from mpsgen.errors import MpsgenError
 from mpsgen.generate.api_extension import extend
-from mpsgen.sources import host_api_extend as hx
-from mpsgen.sources import metal_api_extend as mx
+from mpsgen.sources.host import api_extend as hx
+from mpsgen.sources.metal import api_extend as mx
 
 from scalar_ops_tree import LIBRARY_H, NATIVE
 from scalar_ops_tree import migrate as _migrate, read as _read

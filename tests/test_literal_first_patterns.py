@@ -12,7 +12,11 @@ from hypothesis import strategies as st
 
 from mpsgen.lint.file_facts import functor_uses
 from mpsgen.scan.brackets import match_close
-from mpsgen.sources import host_api, host_register, metal_names, shared_impl, stubs
+from mpsgen.sources.host import api as host_api
+from mpsgen.sources.host import register as host_register
+from mpsgen.sources.metal import names as metal_names
+from mpsgen.sources.native import shared_impl
+from mpsgen.sources.native import stubs
 from mpsgen.sources.index import SourceIndex, identifier_counts, identifiers_containing
 
 # (the pattern as it was, the pattern now)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mpsgen.generate.catalog import known_ops, load_catalog, spec_for
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.metal import (
+from mpsgen.sources.metal.edit import (
     check_kernel_name,
     index_metal,
     metal_file_for,

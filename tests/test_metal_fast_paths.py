@@ -1,4 +1,4 @@
-"""The str.find fast paths of sources/metal_names.py and sources/metal_index.py answer exactly what the
+"""The str.find fast paths of sources/metal/names.py and sources/metal/index.py answer exactly what the
 code they replaced answered (tests/metal_reference.py, a frozen copy, is the oracle): the readers
 whole, on the .metal files of the tests and on hypothesis texts written like .metal files, and
 each fast path on texts built from the pieces it reads."""
@@ -19,9 +19,9 @@ from mpsgen.scan.anchored import finditer_at, occurrences
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.masked_lines import MaskedLines
 from mpsgen.scan.lines import split_lines
-from mpsgen.sources import metal_index as mi
-from mpsgen.sources import metal_names as mn
-from mpsgen.sources.metal_macros import paste
+from mpsgen.sources.metal import index as mi
+from mpsgen.sources.metal import names as mn
+from mpsgen.sources.metal.macros import paste
 
 ROOT = Path(__file__).resolve().parent.parent
 METAL_FILES = sorted(p for d in ("tests", "fixtures") for p in (ROOT / d).rglob("*.metal"))
@@ -141,7 +141,7 @@ def test_macro_calls_tried_at_their_words_are_the_calls_the_scan_acts_on(text, m
     assert _spans(filter(acted_on, found)) == _spans(filter(acted_on, mn._MACRO_CALL.finditer(text)))
 
 
-# -- sources/metal_names.py and sources/metal_macros.py ------------------------------------------
+# -- sources/metal/names.py and sources/metal/macros.py ------------------------------------------
 
 
 @settings(max_examples=500, deadline=None)
@@ -193,7 +193,7 @@ def test_template_is_searched_as_in_the_slice(text):
         assert mn._is_template(text, k) == ref._is_template(text, k)
 
 
-# -- sources/metal_index.py --------------------------------------------------------------------
+# -- sources/metal/index.py --------------------------------------------------------------------
 
 
 @settings(max_examples=500, deadline=None)

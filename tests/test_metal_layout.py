@@ -12,8 +12,8 @@ from mpsgen.errors import MpsgenError
 from mpsgen.generate.catalog import spec_for
 from mpsgen.generate.render import render_functor, render_registrations
 from mpsgen.scan.statements import first_broken_statement
-from mpsgen.sources.metal import index_metal, metal_style, plan_metal_addition
-from mpsgen.sources.metal_layout import MetalLayout, layout_of, macros_defined
+from mpsgen.sources.metal.edit import index_metal, metal_style, plan_metal_addition
+from mpsgen.sources.metal.layout import MetalLayout, layout_of, macros_defined
 
 DATA = Path(__file__).parent / "data" / "metal"
 C10_INDEXING = Path(__file__).parent.parent / "fixtures" / "sample" / "c10" / "metal" / "indexing.h"

@@ -1,4 +1,4 @@
-"""sources/metal_names.py: kernel names registered by .metal files in every layout, with file:line.
+"""sources/metal/names.py: kernel names registered by .metal files in every layout, with file:line.
 
 Fixtures are small hand-written files in the shapes of the real ones: the early-2025 template kernels
 with `template [[host_name(...)]]` instantiations inside INSTANTIATE_*/REGISTER_* macros (a PyTorch
@@ -8,7 +8,7 @@ with c10/metal REGISTER_*_OP macros, and plain kernels.
 
 from __future__ import annotations
 
-from mpsgen.sources.metal_names import index_names, names_in
+from mpsgen.sources.metal.names import index_names, names_in
 
 # Early-2025 UnaryKernel.metal: template kernels instantiated through a local macro (OUT, IN order).
 TEMPLATE_UNARY = """\

@@ -15,7 +15,7 @@ import pytest
 from cli_support import tracked_bytes
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.host_api import cast_input_counts
+from mpsgen.sources.host.api import cast_input_counts
 from scalar_ops_tree import NATIVE
 from scalar_ops_tree import migrate as _migrate, read as _read
 

@@ -1,5 +1,5 @@
 """Families whose shared kernels call several stubs (plan/multistub.py): the branch around each call
-(sources/stub_guard.py), what it says of the inputs reaching the stub, one kernel per stub planned
+(sources/native/stub_guard.py), what it says of the inputs reaching the stub, one kernel per stub planned
 together on the sample checkout, and each stub's kernel checked through the op with the arguments
 that select it (div's rounding_mode)."""
 
@@ -13,7 +13,7 @@ from try_support import include_root
 
 from mpsgen.plan.binding import Binding, fixing, schema_args
 from mpsgen.plan.multistub import meaning, stub_kernel_name
-from mpsgen.sources.stub_guard import Guard, guard_of_call
+from mpsgen.sources.native.stub_guard import Guard, guard_of_call
 
 # Written for these tests in the shapes of native/*.cpp's shared kernels (not copied from them).
 MODES = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.nativefunctions import (
+from mpsgen.sources.native_yaml.names import (
     add_mps_to_family,
     family_key,
     index_text,

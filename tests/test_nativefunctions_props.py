@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.nativefunctions import add_mps_to_family, index_text, migrate_family
+from mpsgen.sources.native_yaml.names import add_mps_to_family, index_text, migrate_family
 
 FAMILIES = ["foo", "foo_bar"]
 OVERLOADS = ["", "out", "Tensor", "Scalar_out"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen.sources.nativefunctions import index_text, migrate_family
+from mpsgen.sources.native_yaml.names import index_text, migrate_family
 
 # family -> (removed lines, added lines) expected from the migration edit
 EXPECTED = {
@@ -103,7 +103,7 @@ def test_real_add_refuses(real_text: str) -> None:
 
 
 def test_real_new_op_heaviside(real_text: str) -> None:
-    from mpsgen.sources.nativefunctions import add_mps_to_family
+    from mpsgen.sources.native_yaml.names import add_mps_to_family
 
     edit = add_mps_to_family(real_text, "heaviside")
     removed, added = diff_lines(real_text, edit.text)

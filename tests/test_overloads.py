@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources.native_yaml import names as nf
 
 TEXT = """\
 - func: pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)

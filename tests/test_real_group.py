@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import SAMPLE
 from mpsgen.model import KernelOptions
 from mpsgen.plan.group import plan_group
-from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources import testlists
 
 FLOAT_DTYPES = ("float32", "float16", "bfloat16")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.metal import MetalStyle
-from mpsgen.sources.metal_index import metal_style
+from mpsgen.sources.metal.edit import MetalStyle
+from mpsgen.sources.metal.index import metal_style
 from mpsgen.generate.render import (
     KernelSpec,
     exec_call_args,

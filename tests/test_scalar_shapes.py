@@ -19,10 +19,10 @@ from cli_support import mpsgen, tracked_bytes
 
 from mpsgen.plan.binding import Binding, SchemaArg, bind, schema_args
 from mpsgen.plan.shape import choose_shape
-from mpsgen.sources.host_api import read_host_api
-from mpsgen.sources.iterator_operands import operands_in, parameter_names
-from mpsgen.sources.params_header import add_struct
-from mpsgen.sources.stubs import StubDecl
+from mpsgen.sources.host.api import read_host_api
+from mpsgen.sources.native.iterator_operands import operands_in, parameter_names
+from mpsgen.sources.metal.params_header import add_struct
+from mpsgen.sources.native.stubs import StubDecl
 from mpsgen.errors import MpsgenError
 
 from scalar_ops_tree import LIBRARY_H, NATIVE  # the tree: conftest.py's scalar_tree
@@ -217,7 +217,7 @@ API_UNARY_PARAMS = API_213._replace(functions={k: v for k, v in API_213.function
 
 
 def test_shape_choice():
-    from mpsgen.sources.shared_impl import StubCall
+    from mpsgen.sources.native.shared_impl import StubCall
 
     two = _decl(("TensorIteratorBase&", "const c10::Scalar&", "const c10::Scalar&"))
     shape = choose_shape(stub=two, call=StubCall("x_stub", 1, None, ("threshold", "0")), operands=("self", "grad"),

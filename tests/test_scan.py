@@ -13,7 +13,7 @@ from mpsgen.scan.lines import LineTable, split_lines
 from mpsgen.scan.mask import code_only, directives, mask, mask_code
 from mpsgen.scan.statements import first_broken_statement, statements
 from mpsgen.scan.validate import scan_problem
-from mpsgen.sources.host import host_kernel_calls
+from mpsgen.sources.host.mm import host_kernel_calls
 
 
 def test_lines_break_at_newline_only_and_keep_crlf():

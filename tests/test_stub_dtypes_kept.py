@@ -14,7 +14,7 @@ from pathlib import Path
 
 from scalar_ops_tree import NATIVE, migrate as _migrate, read as _read
 
-from mpsgen.sources.shared_impl import find_shared_impl
+from mpsgen.sources.native.shared_impl import find_shared_impl
 from test_cli_unary_stub import MACRO
 
 NO_OP_MACRO = """

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.stubs import (
+from mpsgen.sources.native.stubs import (
     find_shared_impl,
     host_params,
     index_stub_declarations,

@@ -1,7 +1,7 @@
 """Unary kernels with scalars on PyTorch 2.7 (issue 31): that checkout's exec_unary_kernel(iter, name, extra) passes
 one int64_t only (round_decimals' ndigits), and its UnaryKernel.metal is in the TEMPLATE_HOST_NAME layout.  The
 change adds `unary_alpha_mps_impl<T>` to UnaryKernel.mm, derived from exec_unary_kernel's definition
-(sources/host_unary_alpha), and writes the op's template kernel as 2.7's round_decimals_kernel is written: the
+(sources/host/unary_alpha), and writes the op's template kernel as 2.7's round_decimals_kernel is written: the
 scalar (or the op's params struct) a `constant` argument at buffer(2), instantiated by a macro of the op's own.
 
 The tree: the scalar-ops tree with tests/data/tree27's UnaryKernel.metal/.mm, tests/data/binary27 (2.7's binary
@@ -19,7 +19,7 @@ import pytest
 from cli_support import mpsgen, only_insertions, tracked_bytes
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources import host_unary_alpha
+from mpsgen.sources.host import unary_alpha as host_unary_alpha
 
 DATA = Path(__file__).parent / "data"
 MPS = "aten/src/ATen/native/mps"

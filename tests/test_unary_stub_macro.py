@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.unary_stub_macro import definition_span, remove_if_unused, uses
+from mpsgen.sources.host.unary_stub_macro import definition_span, remove_if_unused, uses
 
 TEXT = (Path(__file__).parent / "data" / "host" / "UnaryOps_2026.mm").read_text(encoding="utf-8")
 CALLS = ("REGISTER_MPS_UNARY_STUB(ceil, ceil);\n", "REGISTER_MPS_UNARY_STUB(floor, floor);\n",

@@ -8,7 +8,7 @@ import pytest
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.native_yaml.roundtrip import check_entry
-from mpsgen.sources.nativefunctions import index_text
+from mpsgen.sources.native_yaml.names import index_text
 
 ENTRY = """\
 - func: atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)

@@ -175,7 +175,7 @@ def driver_source(spec: KernelSpec, functor: str, include_root: Path) -> str:
     elif spec.instantiation == "binary_indexing" and spec.scalars:
         # 2.7 with scalars: the alpha kernels and macro the change adds to BinaryKernel.metal, as written,
         # instantiated by the op's own registration lines.
-        from mpsgen.sources.metal_binary_indexing import registrations as indexing_registrations
+        from mpsgen.sources.metal.binary_indexing import registrations as indexing_registrations
 
         lines += [f'#line 1 "{REGISTRATIONS_FILE}"', binary_alpha_block(include_root), *indexing_registrations(spec)]
     elif spec.instantiation == "binary_indexing":
@@ -197,7 +197,7 @@ BINARY_METAL = "aten/src/ATen/native/mps/kernels/BinaryKernel.metal"
 def binary_alpha_block(include_root: Path) -> str:
     """2.7: the alpha kernels and REGISTER_BINARY_ALPHA_INDEXING_OP of BinaryKernel.metal, as the
     checkout has them or as the change adds them (derived from the same file's siblings)."""
-    from mpsgen.sources.metal_binary_alpha import block_in
+    from mpsgen.sources.metal.binary_alpha import block_in
 
     path = include_root / BINARY_METAL
     return block_in(path.read_text(encoding="utf-8"), BINARY_METAL) if path.is_file() else ""

@@ -1,6 +1,6 @@
 """A host API form the checkout lacks, added by the change itself (the shape table's "extend" action,
-plan/shape.py): which files it touches, the edits sources/host_api_extend and
-sources/metal_api_extend derive from the siblings in those files, laid out by the checkout's own
+plan/shape.py): which files it touches, the edits sources/host/api_extend and
+sources/metal/api_extend derive from the siblings in those files, laid out by the checkout's own
 clang-format, and the section the plan, the summary and the PR text show.
 
 Pure over texts: *read* gives a file's planned text (None when absent); the result is the new texts by
@@ -13,8 +13,12 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources import host_api_extend, host_binary_alpha, host_unary_alpha, metal_api_extend, metal_binary_alpha
-from mpsgen.sources.host_api import LIBRARY_HEADER_REL
+from mpsgen.sources.host import api_extend as host_api_extend
+from mpsgen.sources.host import binary_alpha as host_binary_alpha
+from mpsgen.sources.host import unary_alpha as host_unary_alpha
+from mpsgen.sources.metal import api_extend as metal_api_extend
+from mpsgen.sources.metal import binary_alpha as metal_binary_alpha
+from mpsgen.sources.host.api import LIBRARY_HEADER_REL
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
 
 INDEXING_REL = "c10/metal/indexing.h"

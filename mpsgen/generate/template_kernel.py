@@ -8,7 +8,7 @@ so the numeric check runs the very code the kernel calls.  A kernel with scalars
 2.7's round_decimals_kernel takes its ndigits, a ``constant`` argument after the input (one scalar
 under its own name, several in the op's params struct), instantiated through a macro of its own.
 
-Pure text in, text out; sources/metal_host_name.py places it.
+Pure text in, text out; sources/metal/host_name.py places it.
 """
 
 from __future__ import annotations

@@ -8,13 +8,13 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.scan.definitions import is_word_char
-from mpsgen.sources import host
-from mpsgen.sources.host import Definition
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.host.mm import Definition
 from mpsgen.sources.index import identifiers_containing, index_of
 
 if TYPE_CHECKING:
-    from mpsgen.sources.metal_index import MetalIndex
-    from mpsgen.sources.metal_names import MetalName
+    from mpsgen.sources.metal.index import MetalIndex
+    from mpsgen.sources.metal.names import MetalName
 
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
 # `\b[A-Z][A-Z0-9_]+\(...`, with the word-start test after the first letter: a pattern that opens with a
@@ -60,7 +60,7 @@ def uses_bundled_library(text: str) -> bool:
 
 # -- kernels/*.metal ---------------------------------------------------------------------------
 def metal_index(rel: str, text: str) -> MetalIndex:
-    from mpsgen.sources.metal_index import index_metal
+    from mpsgen.sources.metal.index import index_metal
 
     return index_metal(text, rel)
 
@@ -68,7 +68,7 @@ def metal_index(rel: str, text: str) -> MetalIndex:
 def metal_names(rel: str, text: str) -> tuple[list[MetalName], dict[str, frozenset[str]]]:
     """The kernel names the file registers, and {name: the input dtypes its REGISTER_* lines
     register} (the second macro argument), from one scan."""
-    from mpsgen.sources.metal_names import names_and_registrations
+    from mpsgen.sources.metal.names import names_and_registrations
 
     names, registrations = names_and_registrations(text, rel)
     dtypes: dict[str, set[str]] = {}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.sources.native_yaml.facts import Entry
-from mpsgen.sources.shared_impl import borrowed_stub, not_elementwise_reason
+from mpsgen.sources.native.shared_impl import borrowed_stub, not_elementwise_reason
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory

@@ -17,8 +17,8 @@ import re
 from typing import Iterator
 
 from mpsgen.scan.brackets import calls_outside_directives, split_bounds
-from mpsgen.sources import host
-from mpsgen.sources.host import KernelCall
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.host.mm import KernelCall
 from mpsgen.sources.index import SourceIndex, index_of
 
 # The callee and the index of its kernel-name argument.

@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, TypeVar
 from mpsgen.lint import file_facts
 from mpsgen.lint.shared_kernels import SharedKernels
 from mpsgen.lint.yaml_facts import YamlFacts, yaml_facts
-from mpsgen.sources import host
-from mpsgen.sources.host import Definition
-from mpsgen.sources.host_register import registers_for_mps
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.host.mm import Definition
+from mpsgen.sources.host.register import registers_for_mps
 from mpsgen.tree.checkout import Checkout
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
-from mpsgen.sources.shared_impl import SharedImpl
+from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.tree.factcache import FactCache
 
 if TYPE_CHECKING:
-    from mpsgen.sources.metal_names import MetalName
+    from mpsgen.sources.metal.names import MetalName
     from mpsgen.sources.native_yaml.index import NativeIndex
-    from mpsgen.sources.stubs import StubDecl
+    from mpsgen.sources.native.stubs import StubDecl
 
 # Dashboard states of one op family (stable strings: they appear in --format json).
 NATIVE = "native Metal"
@@ -207,14 +207,14 @@ class Inventory:
     @cached_property
     def metal_kernels(self) -> dict[str, list[tuple[str, int, str]]]:
         """Kernel name -> [(metal path, line, macro)] (names are global across the metallib)."""
-        from mpsgen.sources.metal_index import registered_kernel_names
+        from mpsgen.sources.metal.index import registered_kernel_names
 
         return registered_kernel_names(self.metal_indexes)
 
     @cached_property
     def metal_names(self):  # -> metal_names.MetalNames
         """Kernel names the .metal files register, in every layout (template host_name kernels too)."""
-        from mpsgen.sources.metal_names import MetalNames
+        from mpsgen.sources.metal.names import MetalNames
 
         return MetalNames(n for names, _ in self._metal_facts.values() for n in names)
 
@@ -255,7 +255,7 @@ class Inventory:
     @cached_property
     def stub_declarations(self) -> dict[str, "StubDecl"]:
         """{stub: its DECLARE_DISPATCH} over native/*.h (the frontier reads each stub's function type)."""
-        from mpsgen.sources.stubs import index_stub_declarations
+        from mpsgen.sources.native.stubs import index_stub_declarations
 
         headers = {self.checkout.rel(p): p for p in self.checkout.native_headers()}
         return self.facts.over_files("stub-declarations", headers, self.checkout.read_text, index_stub_declarations)

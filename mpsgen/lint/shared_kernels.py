@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.lint.source_words import definition_sites
 from mpsgen.sources.index import index_of
-from mpsgen.sources.shared_impl import SharedImpl, find_shared_impl
+from mpsgen.sources.native.shared_impl import SharedImpl, find_shared_impl
 from mpsgen.tree.factcache import FactCache, Stamp, is_racy, stamp_of
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from mpsgen.errors import MpsgenError, Refusal
 from mpsgen.model import Command, KernelOptions, KernelSpec, Location
 from mpsgen.plan.kernel_choice import KernelChoice
-from mpsgen.sources.dtype_checks import cpu_promotes, cpu_returns_bool, impl_body, mpsgraph_refusals
+from mpsgen.sources.native.dtype_checks import cpu_promotes, cpu_returns_bool, impl_body, mpsgraph_refusals
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists.commonmps import ListedDtypes
 from mpsgen.sources.testlists.opinfo_dtypes import OpDtypes
@@ -284,7 +284,7 @@ def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts
     refuses: dict[str, str] = {}
     at, served_by = "", "MPSGraph"
     if choice.legacy_kernels:
-        from mpsgen.sources import host
+        from mpsgen.sources.host import mm as host
 
         mm = original_texts(cs, folder_files(cs, "mm_files"))
         for name in choice.legacy_kernels:

@@ -16,9 +16,9 @@ from mpsgen.errors import MpsgenError
 from mpsgen.generate import c10_shims
 from mpsgen.model import KernelSpec
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal_binary_indexing import uses_binary_indexing
-from mpsgen.sources.metal_index import MetalIndex
-from mpsgen.sources.metal_layout import MetalLayout, layout_of
+from mpsgen.sources.metal.binary_indexing import uses_binary_indexing
+from mpsgen.sources.metal.index import MetalIndex
+from mpsgen.sources.metal.layout import MetalLayout, layout_of
 from mpsgen.plan.texts import c10_metal_texts
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout

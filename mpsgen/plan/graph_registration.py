@@ -9,7 +9,7 @@ from typing import NamedTuple
 from mpsgen.model import Location
 from mpsgen.plan.texts import Draft
 from mpsgen.scan.lines import split_lines
-from mpsgen.sources import host
+from mpsgen.sources.host import mm as host
 
 
 class GraphRemoval(NamedTuple):
@@ -27,7 +27,7 @@ def remove_graph_registration(draft: Draft, reg: host.Registration) -> GraphRemo
         return GraphRemoval((), ())
     reg = now[0]
     if reg.macro == "REGISTER_MPS_UNARY_STUB":
-        from mpsgen.sources import unary_stub_macro
+        from mpsgen.sources.host import unary_stub_macro
 
         removed = [_remove_lines(draft, reg.path, reg.line, reg.end_line,
                                  f"{reg.macro}({reg.stub.removesuffix('_stub')}, …)")]
@@ -36,7 +36,7 @@ def remove_graph_registration(draft: Draft, reg: host.Registration) -> GraphRemo
             draft.set_text(reg.path, text, f"removed #define {reg.macro}")
             removed.append(f"{Location(reg.path, line)}: #define {reg.macro} (no use left)")
         return GraphRemoval(tuple(removed), ())
-    from mpsgen.sources.deadcode import remove_unused_helpers
+    from mpsgen.sources.host.deadcode import remove_unused_helpers
 
     first = _remove_lines(draft, reg.path, reg.line, reg.end_line, f"{reg.macro}({reg.stub}, {reg.fn}) (MPSGraph)")
     text, dead, kept = remove_unused_helpers(draft.current(reg.path), reg.path, {reg.fn})

@@ -15,7 +15,7 @@ from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.kernelplan import Plan, plan_kernel_command, verify_structure
 from mpsgen.plan.stub_coverage import require_stubs_registered
 from mpsgen.plan.texts import yaml_index
-from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 

@@ -98,7 +98,7 @@ def _overload(cs: Changeset, routing) -> str:
 
 def _kernels_called(cs: Changeset, reg) -> frozenset[str]:
     """The Metal kernel names the registered host function passes to exec_*_kernel (empty: not read)."""
-    from mpsgen.sources.host_register import host_kernel_calls
+    from mpsgen.sources.host.register import host_kernel_calls
 
     if reg.macro == "REGISTER_UNARY_TI_DISPATCH":
         return frozenset({reg.stub.removesuffix("_stub")})
@@ -109,7 +109,7 @@ def _unregistered(cs: Changeset, checkout: Checkout, kernels: frozenset[str]) ->
     """The dtypes the tree's REGISTER_* lines leave out of *kernels* (torch names, as --drop-dtypes takes
     them), so the check covers what the kernel serves; None where nothing is read (2.7's host_name instances)."""
     from mpsgen.plan.dtypes import METAL_NAME
-    from mpsgen.sources.metal_names import registrations_of
+    from mpsgen.sources.metal.names import registrations_of
 
     texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
     have = {args[2] for k in kernels for path, text in mentioning(texts, k).items()
@@ -122,7 +122,7 @@ def _unregistered(cs: Changeset, checkout: Checkout, kernels: frozenset[str]) ->
 def _functor(cs: Changeset, checkout: Checkout, name: str) -> tuple[str, str] | None:
     """(path:line, text) of `struct <name>_functor` in the .metal files."""
     from mpsgen.model import Location
-    from mpsgen.sources.metal_index import index_metal
+    from mpsgen.sources.metal.index import index_metal
 
     for path, text in mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), name).items():
         found = index_metal(text, path).functor(name)

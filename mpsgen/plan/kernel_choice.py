@@ -12,8 +12,8 @@ from mpsgen.model import Arity, Command, Location
 from mpsgen.plan.binding import Binding
 from mpsgen.plan.shape import KernelShape, MixedInputs
 from mpsgen.plan.texts import TextEdit, c10_metal_macros, c10_metal_texts, folder_files, mentioning, planned_texts
-from mpsgen.sources import nativefunctions as nf
-from mpsgen.sources import stubs
+from mpsgen.sources.native_yaml import names as nf
+from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
@@ -60,7 +60,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
     kernel's name when the family has one per stub (plan/multistub.py)."""
     from mpsgen.generate import catalog
     from mpsgen.plan.shape import choose_shape
-    from mpsgen.sources.iterator_operands import iterator_operands
+    from mpsgen.sources.native.iterator_operands import iterator_operands
 
     native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
     # a macro-made kernel (ge_Scalar_out of CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(ge)) is found by its op
@@ -72,7 +72,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
     kernel = name or family
     if call is not None and call.extra_args and owner != family and not name:
         assert impl is not None  # the call was found in it
-        from mpsgen.sources.shared_impl import borrowed_stub
+        from mpsgen.sources.native.shared_impl import borrowed_stub
 
         # sub passes add_stub -alpha: the kernel behind the stub is add's, not sub's (renorm's own
         # renorm_scale_factor_stub, named after no family, is renorm's kernel)
@@ -111,7 +111,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
     binding = None
     if operands is not None and impl is not None:
         from mpsgen.plan.binding import bind
-        from mpsgen.sources.iterator_operands import impl_parameters
+        from mpsgen.sources.native.iterator_operands import impl_parameters
 
         binding = bind(entry.name, entry.func, operands.names, operands.params,
                        tuple(p.source for p in shape.scalars), impl_parameters(sources, impl))
@@ -130,7 +130,7 @@ def _mixed_input_dtypes(text: str, impl, inputs: tuple[str, ...]) -> MixedInputs
 
 
 def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
-    from mpsgen.sources.metal_index import index_metal, registered_kernel_names
+    from mpsgen.sources.metal.index import index_metal, registered_kernel_names
 
     texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), name)
     return name in registered_kernel_names(index_metal(t, p) for p, t in texts.items())
@@ -139,7 +139,7 @@ def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
 def _host_api(cs: Changeset):
     """The checkout's Metal host API (MetalShaderLibrary.h, c10/metal's macros, 2.7's binary_mps_impl),
     read through the changeset like every other text a plan depends on."""
-    from mpsgen.sources.host_api import LIBRARY_HEADER_REL, cast_input_counts, defines_binary_mps_impl, read_host_api
+    from mpsgen.sources.host.api import LIBRARY_HEADER_REL, cast_input_counts, defines_binary_mps_impl, read_host_api
     from mpsgen.tree.checkout import OPERATIONS_REL
 
     checkout = cs.checkout

@@ -15,9 +15,9 @@ from mpsgen.plan.graph_registration import remove_graph_registration
 from mpsgen.plan.kernel_choice import KernelChoice
 from mpsgen.plan.result import Rendered
 from mpsgen.plan.texts import Draft, TextEdit, c10_metal_macros, folder_files, mentioning, planned_texts
-from mpsgen.sources import host
-from mpsgen.sources import metal
-from mpsgen.sources import stubs
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.metal import edit as metal
+from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import OPERATIONS_REL, Checkout
 
@@ -140,13 +140,13 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
                                         result_args=_bool_kernel_args(cs, spec, arity, mm_text))
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
         if spec.instantiation == "binary_indexing" and scalars:  # 2.7: the helper the change adds
-            from mpsgen.sources.host_binary_alpha import HELPER
+            from mpsgen.sources.host.binary_alpha import HELPER
 
             body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], HELPER)
         elif spec.instantiation == "binary_indexing":
             body = host_code.binary_mps_impl_body(spec.name, spec.result)
         elif spec.instantiation == "host_name" and scalars:  # 2.7: the helper the change adds
-            from mpsgen.sources.host_unary_alpha import HELPER as UNARY_HELPER
+            from mpsgen.sources.host.unary_alpha import HELPER as UNARY_HELPER
 
             body = host_code.unary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], UNARY_HELPER)
         params = stubs.host_params(stub, names=[p.name for p in scalars])
@@ -193,7 +193,7 @@ def _registrations(spec, indexes, metal_rel: str, metal_text: str) -> list[str]:
 
         return [f'template [[host_name("{host_name(spec, i)}")]]' for i in instances(spec)]
     if spec.instantiation == "binary_indexing":
-        from mpsgen.sources.metal_binary_indexing import registrations
+        from mpsgen.sources.metal.binary_indexing import registrations
 
         return registrations(spec)
     lines = render.render_registrations(spec, metal.style_of(next(ix for ix in indexes if ix.path == metal_rel)))
@@ -206,11 +206,11 @@ def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations
     from mpsgen.generate import render
 
     if spec.instantiation == "host_name":
-        from mpsgen.sources.metal_host_name import add_template_kernel
+        from mpsgen.sources.metal.host_name import add_template_kernel
 
         return add_template_kernel(text, metal_rel, spec, functor)
     if spec.instantiation == "binary_indexing":
-        from mpsgen.sources.metal_binary_indexing import add_binary_kernel
+        from mpsgen.sources.metal.binary_indexing import add_binary_kernel
 
         struct = render.render_params_struct(spec) if spec.has_params else ""  # 2.7: no header both sides read
         return add_binary_kernel(text, metal_rel, spec, functor, before_functor=struct)
@@ -227,7 +227,7 @@ def _registered_elsewhere(table: tuple[Row, ...], indexes, metal_texts: dict[str
     Reused, the dtype table (returned with it) shows upstream's registrations."""
     from mpsgen.generate.render import input_types
     from mpsgen.plan.dtypes import METAL_NAME, NOT_DECLARED
-    from mpsgen.sources.metal_names import registered_input_types
+    from mpsgen.sources.metal.names import registered_input_types
 
     where = metal.registered_kernel_names(indexes).get(spec.name)
     if not where or any((f := ix.functor(spec.name)) is not None and metal.same_functor(f, functor) for ix in indexes):
@@ -235,7 +235,7 @@ def _registered_elsewhere(table: tuple[Row, ...], indexes, metal_texts: dict[str
     files = {path for path, _, _ in where}
     if spec.has_params:  # upstream's params kernel: its registrations must name mpsgen's struct aliases
         from mpsgen.generate.render import params_alias
-        from mpsgen.sources.metal_names import registrations_of
+        from mpsgen.sources.metal.names import registrations_of
 
         pairs = {(a[2], a[3]) for p, t in metal_texts.items() if p in files
                  for a in registrations_of(t, p, spec.name) if "_ALPHA_" in a[0] and len(a) > 3}
@@ -282,7 +282,7 @@ def _bool_kernel_args(cs: Changeset, spec, arity: str, mm_text: str) -> tuple[st
     if spec.result != "bool" or arity not in ("unary", "binary"):
         return ()
     from mpsgen.generate.neighbours import bool_kernel_args
-    from mpsgen.sources.host_api import LIBRARY_HEADER_REL
+    from mpsgen.sources.host.api import LIBRARY_HEADER_REL
 
     api = cs.current(LIBRARY_HEADER_REL) if cs.checkout.path(LIBRARY_HEADER_REL).is_file() else None
     return bool_kernel_args(mm_text, api, arity)
@@ -293,7 +293,7 @@ def _plan_params_struct(draft: Draft, checkout: Checkout, spec, metal_rel: str, 
     """The params struct in kernels/<Stem>.h (created when the tree has none), included by the .metal;
     what was added.  *reused*: upstream's kernel takes it, so its header must already hold this very struct."""
     from mpsgen.generate import render
-    from mpsgen.sources.params_header import add_struct
+    from mpsgen.sources.metal.params_header import add_struct
 
     rel = f"aten/src/{header}"
     struct = render.render_params_struct(spec, opts.templates_dir)

@@ -24,7 +24,7 @@ from mpsgen.plan.stub_kernels import StubKernel, plan_stub_kernel, stub_plan
 from mpsgen.plan.test_lists import DroppedXfails, TestListsPhase, dropped_xfails, plan_test_lists
 from mpsgen.plan.texts import TextEdit, apply_edits
 from mpsgen.plan.verify import verify_structure
-from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
-from mpsgen.sources import host
+from mpsgen.sources.host import mm as host
 from mpsgen.model import Location
 from mpsgen.scan.lines import split_lines
 from mpsgen.tree.changeset import Changeset
@@ -47,7 +47,7 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
     impls = host.find_implementations(mm_texts, name)
     if not impls:
         return LegacyRemoval(notes=(f"no implementation of {name} found in operations/*.mm (already removed?)",))
-    from mpsgen.sources.deadcode import drop_orphaned_comments, referenced_names, remove_unused_helpers
+    from mpsgen.sources.host.deadcode import drop_orphaned_comments, referenced_names, remove_unused_helpers
 
     texts: dict[str, str] = {}
     removed: list[str] = []

@@ -5,7 +5,7 @@ sgn_stub for complex inputs and sign_stub for the others; lerp.Scalar and lerp.T
 each.  MPS must run every one of them once the family's overloads route to the shared kernels, so
 each stub MPS does not already run gets its own kernel, named after the stub (div_trunc, sign), and
 the family's overloads move together.  What selects a stub is read from the branch around its call
-(sources/stub_guard.py): an argument held at a value (rounding_mode="trunc") is what the numeric
+(sources/native/stub_guard.py): an argument held at a value (rounding_mode="trunc") is what the numeric
 check passes torch for that kernel; a complex test decides whether the kernel serves complex inputs.
 """
 
@@ -16,9 +16,9 @@ from typing import Callable, Literal, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
-from mpsgen.sources import stubs
+from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
-from mpsgen.sources.stub_guard import Guard, guard_of_call
+from mpsgen.sources.native.stub_guard import Guard, guard_of_call
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
 

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from mpsgen.model import Arity, Command, KernelSpec
-from mpsgen.sources import nativefunctions as nf
-from mpsgen.sources import stubs
+from mpsgen.sources.native_yaml import names as nf
+from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ from mpsgen.errors import MpsgenError, Refusal, context
 from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.multistub import StubTarget, stub_targets
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
-from mpsgen.sources import host
-from mpsgen.sources import nativefunctions as nf
-from mpsgen.sources import stubs
-from mpsgen.sources.host_register import Registration
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.native_yaml import names as nf
+from mpsgen.sources.native import stubs
+from mpsgen.sources.host.register import Registration
 from mpsgen.sources.native_yaml.edits import MovedEntry
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
@@ -176,7 +176,7 @@ def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit) -> Non
     """Refuse an entry MPS would share that is not elementwise (argmax.out: a reduction whose stub
     also takes a TensorIterator): mpsgen writes elementwise Metal kernels only.  Same test as status's
     frontier: marked pointwise in the yaml, or its shared kernel builds an elementwise iterator."""
-    from mpsgen.sources.shared_impl import not_elementwise_reason
+    from mpsgen.sources.native.shared_impl import not_elementwise_reason
 
     moved = {m.entry: m.shared_kernel for m in edit.moved}
     for e in family.entries:

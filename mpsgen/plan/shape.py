@@ -3,7 +3,7 @@
 One decision for every op (the stage that chooses; generate/ renders the choice, sources/ read the
 facts it rests on):
 
-    tensor inputs   the iterator's inputs (sources/iterator_operands), else the schema's tensors
+    tensor inputs   the iterator's inputs (sources/native/iterator_operands), else the schema's tensors
     scalars         the stub's parameters after the iterator, named after what the shared kernel
                     passes (threshold_stub(device_type(), *this, threshold, value))
     delivery        none   -> REGISTER_{UNARY,BINARY,TERNARY}_OP,  exec_*_kernel(iter, name)
@@ -28,8 +28,8 @@ from mpsgen.model import Arity
 
 # How a kernel's scalars reach it: none, one alpha argument, or a params struct.
 Delivery = Literal["none", "alpha", "params"]
-from mpsgen.sources.host_api import HostApi
-from mpsgen.sources.shared_impl import StubCall
+from mpsgen.sources.host.api import HostApi
+from mpsgen.sources.native.shared_impl import StubCall
 
 _KIND = {1: "unary", 2: "binary", 3: "ternary"}
 
@@ -109,7 +109,7 @@ def _names(stub_params: tuple[tuple[str, str], ...], call: StubCall | None,
     out: list[str] = []
     for k, (_, decl_name) in enumerate(stub_params):
         arg = passed[k] if k < len(passed) else ""
-        # (sources/stubs names an unnamed Scalar parameter alpha, alpha2, ...: a name only for one)
+        # (sources/native/stubs names an unnamed Scalar parameter alpha, alpha2, ...: a name only for one)
         declared_name = "" if re.fullmatch(r"alpha\d*", decl_name) else decl_name
         name = arg if re.fullmatch(r"[A-Za-z_]\w*", arg) else declared_name
         name = name or ("alpha" if len(stub_params) == 1 else f"p{k}")
@@ -122,7 +122,7 @@ def _names(stub_params: tuple[tuple[str, str], ...], call: StubCall | None,
 def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | None, schema_tensors: int,
                  api: HostApi, declared_names: tuple[str, ...] | None = None,
                  mixed: MixedInputs | None = None) -> KernelShape:
-    """The shape of the kernel behind *stub* (a sources.stubs.StubDecl), or MpsgenError naming what
+    """The shape of the kernel behind *stub* (a sources.native.stubs.StubDecl), or MpsgenError naming what
     is missing.  *declared_names*: the catalog's names for the scalars, in the stub's order.  *mixed*:
     the iterator's inputs may differ in dtype; written only where the checkout's kernels of that many
     inputs read each input in its own dtype and hand the functor T (HostApi.cast_inputs)."""

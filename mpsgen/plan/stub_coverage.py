@@ -12,7 +12,8 @@ from __future__ import annotations
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.result import Plan
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
-from mpsgen.sources import host, stubs
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.native import stubs
 from mpsgen.tree.checkout import Checkout
 
 

@@ -13,7 +13,7 @@ from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_met
 from mpsgen.plan.multistub import StubTarget
 from mpsgen.plan.result import Plan, Rendered
 from mpsgen.plan.texts import apply_edits
-from mpsgen.sources import stubs
+from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout

@@ -8,7 +8,7 @@ import weakref
 from pathlib import Path
 from typing import NamedTuple
 
-from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
@@ -79,7 +79,7 @@ def c10_metal_texts(cs: Changeset) -> dict[str, str]:
 
 def c10_metal_macros(cs: Changeset) -> frozenset[str] | None:
     """Macros the checkout's c10/metal headers define (None when the tree has no such headers)."""
-    from mpsgen.sources.metal_layout import macros_defined
+    from mpsgen.sources.metal.layout import macros_defined
 
     texts = c10_metal_texts(cs)
     return macros_defined(texts.values()) if texts else None

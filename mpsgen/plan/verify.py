@@ -5,9 +5,9 @@ from __future__ import annotations
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.result import Plan
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
-from mpsgen.sources import host
-from mpsgen.sources import metal_index
-from mpsgen.sources import nativefunctions as nf
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.metal import index as metal_index
+from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources.native_yaml.roundtrip import check_entry
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout

@@ -8,7 +8,7 @@ from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
 
 if TYPE_CHECKING:
-    from mpsgen.sources.host import Impl
+    from mpsgen.sources.host.mm import Impl
     from mpsgen.lint.inventory import Inventory
 
 

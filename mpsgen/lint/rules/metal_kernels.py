@@ -11,7 +11,7 @@ from mpsgen.lint.rules import ERROR, WARNING, rule
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
-    from mpsgen.sources.metal_names import MetalName
+    from mpsgen.sources.metal.names import MetalName
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _VECTOR = re.compile(r"[a-z]+2")

@@ -13,11 +13,11 @@ from mpsgen.scan.lines import line_start as _line_start
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.index import index_of, require_scannable
-from mpsgen.sources.host_text import INCLUDE as _INCLUDE
-from mpsgen.sources.host_text import as_lines as _as_lines
-from mpsgen.sources.host_text import is_blank as _blank
-from mpsgen.sources.host_text import join_after as _join_after
-from mpsgen.sources.host_text import lines_of as _lines
+from mpsgen.sources.host.text import INCLUDE as _INCLUDE
+from mpsgen.sources.host.text import as_lines as _as_lines
+from mpsgen.sources.host.text import is_blank as _blank
+from mpsgen.sources.host.text import join_after as _join_after
+from mpsgen.sources.host.text import lines_of as _lines
 from mpsgen.model import Location
 
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources import host
+from mpsgen.sources.host import mm as host
 from mpsgen.sources.index import index_of
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")

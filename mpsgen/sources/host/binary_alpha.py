@@ -2,7 +2,7 @@
 `binary_mps_impl(iter, func_name, ...)` has no form passing a scalar, so the change adds
 `binary_alpha_mps_impl<T>(iter, func_name, alpha, ...)` after it, derived from its text (pure text ->
 text): the same body, with *alpha* bound through mtl_setBytes right after the last buffer each
-kernel reads (the dense kernel's output, the strided kernel's offsets), where sources/metal_binary_alpha's
+kernel reads (the dense kernel's output, the strided kernel's offsets), where sources/metal/binary_alpha's
 `constant T2& alpha` kernels expect it.  T is a scalar (huber_loss's delta) or a params struct
 (threshold's ThresholdParams<float>), anything mtl_setBytes copies.  Each step must find what it
 edits; a binary_mps_impl of another shape is refused, naming it.

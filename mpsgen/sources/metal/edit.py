@@ -15,7 +15,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec, MetalStyle  # noqa: F401  (MetalStyle: re-exported)
 from mpsgen.scan.lines import plain_lines, split_lines
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal_index import (  # noqa: F401  (style_of, metal_style, registered_kernel_names: re-exported)
+from mpsgen.sources.metal.index import (  # noqa: F401  (style_of, metal_style, registered_kernel_names: re-exported)
     KERNELS2,
     Functor,
     VEC2,
@@ -102,7 +102,7 @@ def plan_metal_addition(
     already present is not written again.
     """
     from mpsgen.sources.index import require_scannable
-    from mpsgen.sources.metal_layout import require_writable
+    from mpsgen.sources.metal.layout import require_writable
 
     path = str(path)
     require_scannable(path, text)

@@ -12,7 +12,7 @@ from enum import Enum
 from typing import Iterable, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.metal_index import BUILTIN_REGISTER_MACROS, KERNELS2, VEC2, MacroDef, MetalIndex
+from mpsgen.sources.metal.index import BUILTIN_REGISTER_MACROS, KERNELS2, VEC2, MacroDef, MetalIndex
 
 
 class MetalLayout(Enum):
@@ -27,7 +27,7 @@ class MetalLayout(Enum):
     @property
     def writable(self) -> bool:
         """False for a layout whose REGISTER_* kernels mpsgen cannot write (TEMPLATE_HOST_NAME takes plain
-        unary kernels through sources/metal_host_name.py).  UNKNOWN is left to the placement code, which
+        unary kernels through sources/metal/host_name.py).  UNKNOWN is left to the placement code, which
         refuses when it finds no functor or registration to place new ones next to."""
         return self is not MetalLayout.TEMPLATE_HOST_NAME
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.index import index_of
-from mpsgen.sources.shared_impl import SharedImpl
+from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.model import Location
 
 _BUILD = re.compile(r"\b(?:build_|TensorIterator::)\w*?(?:unary|binary|ternary|comparison)\w*?_op\s*\(")

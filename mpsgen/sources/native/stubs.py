@@ -13,7 +13,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import calls_outside_directives, match_close, split_top_level
 from mpsgen.scan.definitions import namespaces_at
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.shared_impl import SharedImpl, StubCall, find_shared_impl
+from mpsgen.sources.native.shared_impl import SharedImpl, StubCall, find_shared_impl
 from mpsgen.model import Location
 
 # The scanner lives in mpsgen.scan; these names are re-exported for readers of this module.

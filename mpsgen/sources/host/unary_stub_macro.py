@@ -34,7 +34,7 @@ def definition_span(text: str, path: str = "<text>") -> tuple[int, int] | None:
 
 def uses(text: str, path: str = "<text>") -> list[int]:
     """Lines that call the macro (outside preprocessor lines and comments)."""
-    from mpsgen.sources import host
+    from mpsgen.sources.host import mm as host
 
     return [r.line for r in host.registrations(text, path) if r.macro == MACRO]
 

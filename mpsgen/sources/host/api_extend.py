@@ -6,7 +6,7 @@ or MetalShaderLibrary.mm).
 The new definition is the sibling's own text with the alpha path exec_binary_kernel has in the same
 file: its alpha parameter, its `alpha_type` / `alpha_suffix` statements (the kernel name ends in the
 alpha's Metal type), and its `getMPSScalar(*alpha, alpha_type)` bound right after the tensors (the
-later arguments one slot up, as the ternary_alpha_* kernels of sources/metal_api_extend expect).
+later arguments one slot up, as the ternary_alpha_* kernels of sources/metal/api_extend expect).
 Each step must find what it edits; a checkout whose siblings differ is refused, naming them.
 """
 

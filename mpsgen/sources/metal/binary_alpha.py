@@ -8,7 +8,7 @@ The move from a kernel to its alpha form is the one upstream later made in c10/m
 (binary_dense -> binary_alpha_dense): a `T2` template parameter, `constant T2& alpha` bound after
 the kernel's last buffer, the functor called with alpha last.  The host names stay the sibling's
 (`NAME_DTYPE`, `NAME_dense_DTYPE`): each input type is registered with one alpha type, so the
-host helper (sources/host_binary_alpha) looks kernels up exactly as binary_mps_impl does.  DTYPEA is
+host helper (sources/host/binary_alpha) looks kernels up exactly as binary_mps_impl does.  DTYPEA is
 a scalar type (huber_loss's delta) or a params struct of the op's own (threshold's
 `ThresholdParams<float>`), defined before its functor.  A file without those siblings is refused.
 """
@@ -21,7 +21,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal_api_extend import functor_called_with_alpha, macro_lines
+from mpsgen.sources.metal.api_extend import functor_called_with_alpha, macro_lines
 
 ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"
 SIBLING_MACRO = "REGISTER_BINARY_INDEXING_OP"

@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple
 
 from mpsgen.scan.anchored import finditer_at, occurrences
 from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.sources.metal_macros import MacroBody
+from mpsgen.sources.metal.macros import MacroBody
 from mpsgen.model import Location
 
 # Registration macros of c10/metal/indexing.h (kept in step with metal.BUILTIN_REGISTER_MACROS);

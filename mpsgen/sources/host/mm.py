@@ -20,10 +20,10 @@ from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.scan.lines import line_start as _line_start
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.index import index_of, require_scannable
-from mpsgen.sources.host_text import INCLUDE as _INCLUDE
-from mpsgen.sources.host_text import is_blank as _blank
-from mpsgen.sources.host_text import lines_of as _lines
-from mpsgen.sources.host_register import (  # noqa: F401  (re-exported: callers use host.NAME)
+from mpsgen.sources.host.text import INCLUDE as _INCLUDE
+from mpsgen.sources.host.text import is_blank as _blank
+from mpsgen.sources.host.text import lines_of as _lines
+from mpsgen.sources.host.register import (  # noqa: F401  (re-exported: callers use host.NAME)
     Registration,
     registrations,
     registered_stubs,

@@ -14,7 +14,7 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.host_api_extend import find_callables
+from mpsgen.sources.host.api_extend import find_callables
 
 SIBLING = "exec_unary_kernel"
 HELPER = "unary_alpha_mps_impl"

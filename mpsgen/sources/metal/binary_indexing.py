@@ -14,11 +14,11 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
 from mpsgen.scan.lines import split_lines
-from mpsgen.sources.metal import add_includes, existing_functor, insert_lines, newline_of
-from mpsgen.sources.metal_index import MetalIndex, index_metal
+from mpsgen.sources.metal.edit import add_includes, existing_functor, insert_lines, newline_of
+from mpsgen.sources.metal.index import MetalIndex, index_metal
 
 MACRO = "REGISTER_BINARY_INDEXING_OP"
-ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"  # added by the change (sources/metal_binary_alpha)
+ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"  # added by the change (sources/metal/binary_alpha)
 _MACROS = (MACRO, ALPHA_MACRO)
 
 
@@ -30,7 +30,7 @@ def uses_binary_indexing(index: MetalIndex) -> bool:
 
 def registrations(spec: KernelSpec) -> list[str]:
     """One line per input type, in the file's order (float types, then integers), bfloat last; a kernel
-    with scalars names the type they reach it in (sources/metal_binary_alpha's macro)."""
+    with scalars names the type they reach it in (sources/metal/binary_alpha's macro)."""
     from mpsgen.generate.render import input_types
 
     types = input_types(spec)

@@ -1,0 +1,1 @@
+"""operations/*.mm and MetalShaderLibrary.h: read, edited."""

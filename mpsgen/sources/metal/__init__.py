@@ -1,0 +1,1 @@
+"""kernels/*.metal and c10/metal headers: read, edited."""

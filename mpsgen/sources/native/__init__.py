@@ -1,0 +1,1 @@
+"""ATen/native .cpp/.h: DispatchStubs, shared kernels, their iterators and dtype checks."""
