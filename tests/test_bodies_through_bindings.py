@@ -21,3 +21,15 @@ def test_leaky_relu_backward_agrees_with_torch_with_the_flag_the_kernel_never_se
     assert result.reference == "torch.ops.aten.leaky_relu_backward"
     assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16"}
     assert result.ok, [r for r in result.rows if not r.ok]
+
+
+def test_lerp_with_a_scalar_weight_agrees_with_torch_through_its_binding() -> None:
+    """lerp_kernel_scalar_weight's kernel: the weight drawn from edge values on both sides of 0.5."""
+    binding = Binding("lerp", schema_args("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor"), (0, 1),
+                      ("arg:2",))
+    spec = catalog.spec_for("lerp", "binary_alpha", scalars=("weight",))
+    result = check_kernel(spec, render.render_functor(spec), op=binding.op, include_root=include_root("sample"),
+                          binding=binding)
+    assert result.reference == "torch.ops.aten.lerp"
+    assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16"}
+    assert result.ok, [r for r in result.rows if not r.ok]
