@@ -89,7 +89,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
                 continue
             removal = remove_legacy(cs, checkout, legacy, routing.family)
             for path, text in removal.texts.items():
-                cs.set_text(path, text, f"removed MPSGraph {legacy}")
+                cs.set_text(path, text, f"removed the legacy {legacy}")  # MPSGraph or bespoke Metal
             removals.append(removal)
             legacy_notes.extend(removal.notes)
         if code is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
