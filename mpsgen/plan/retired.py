@@ -17,7 +17,7 @@ from typing import NamedTuple
 from mpsgen.model import Location
 from mpsgen.plan.legacy import callers_first, remove_legacy
 from mpsgen.plan.texts import TextEdit, folder_files, planned_texts
-from mpsgen.sources.metal.index import index_metal
+from mpsgen.sources.metal.index import index_metal, registered_kernel_names
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
@@ -48,9 +48,10 @@ def _runs(literal: str, kernel: str) -> bool:
     return literal in (kernel, kernel + "_")
 
 
-def _spells(literal: str, kernel: str) -> bool:
-    """Whether a literal could name *kernel*, a host name built from it included ("digamma_float_float")."""
-    return literal == kernel or literal.startswith(kernel + "_")
+def _spells(literal: str, kernel: str, known: set[str]) -> bool:
+    """Whether a literal could name *kernel*, a host name built from it included ("digamma_float_float"),
+    but not another kernel of the metallib (the "digamma_ti" a first migration gave digamma)."""
+    return literal == kernel or (literal.startswith(kernel + "_") and literal not in known)
 
 
 def retire_bespoke_kernels(cs: Changeset, checkout: Checkout, legacy_kernels: tuple[str, ...],
@@ -63,8 +64,9 @@ def retire_bespoke_kernels(cs: Changeset, checkout: Checkout, legacy_kernels: tu
     if not going:
         return Retired()
     metal = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
-    bespoke = {name: path for path, text in metal.items() if "host_name" in text
-               for name, _ in index_metal(text, path).host_name_kernels}
+    indexes = [index_metal(text, path) for path, text in metal.items()]
+    bespoke = {name: ix.path for ix in indexes for name, _ in ix.host_name_kernels}
+    known = set(registered_kernel_names(indexes))
     if not bespoke:
         return Retired()
     before = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
@@ -86,13 +88,13 @@ def retire_bespoke_kernels(cs: Changeset, checkout: Checkout, legacy_kernels: tu
     for name, path in sorted(bespoke.items()):
         if not any(_runs(lit, name) for lit in ran):
             continue  # not the legacy code's kernel
-        spelled = [str(where) for lit, where in still if _spells(lit, name)]
+        spelled = [str(where) for lit, where in still if _spells(lit, name, known)]
         if spelled:
             kept.append((name, spelled[0]))
             continue
         text, gone = retire_kernel(texts.get(path, metal[path]), path, name)
         texts[path] = text
-        removed.extend(f"{Location(path, line)}: {what} (run only by the legacy code removed)" for line, what in gone)
+        removed.extend(f"{Location(path, line)}: {what}" for line, what in gone)
     edits.extend(TextEdit(path, text, ("retired the bespoke kernels the legacy code ran",))
                  for path, text in texts.items() if text != metal[path])
     return Retired(tuple(edits), tuple(removed), tuple(kept))

@@ -32,7 +32,8 @@ class StubKernel:
 
 
 def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
-                     checkout: Checkout, cs: Changeset, opts: KernelOptions, retired: Retired = Retired()) -> StubKernel:
+                     checkout: Checkout, cs: Changeset, opts: KernelOptions,
+                     retired: Retired = Retired()) -> StubKernel:
     """*stub*'s kernel, its texts applied to *cs*; *routing*: plan/routing.Routing (family, index,
     shared kernels, moved entries); *target*: the stub's StubTarget when the family calls several;
     *retired*: the bespoke kernels the legacy code ran, and those a kept host file still runs."""

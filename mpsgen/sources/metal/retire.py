@@ -146,19 +146,20 @@ def retire_kernel(text: str, path: str, name: str) -> tuple[str, list[tuple[int,
         if not others:  # nothing else in the macro: it goes with every call of it
             drop.append((first, last))
             drop.extend(_macro_calls(masked, macro))
-            removed.append((first + 1, f"#define {macro} (instances of {name} only) and its calls"))
+            removed.append((first + 1, f"#define {macro} and its calls (instances of {name} only, which no host "
+                                       "runs any more)"))
             continue
         drop.extend(inside)
         if inside[-1][1] == last:  # the macro's new last line ends it
             ends.append(max(k for k in others))
-        removed.append((inside[0][0] + 1, f"{name}'s instances in {macro}"))
+        removed.append((inside[0][0] + 1, f"{name}'s instances in {macro} (no host runs {name} any more)"))
     top = [s for s in instances if not any(a < s[0] <= b for _, a, b in _define_spans(lines))]
     drop.extend(top)
-    removed.extend((a + 1, f"template [[host_name(\"{name}_...\")]] instance") for a, _ in top)
+    removed.extend((a + 1, f"an instance of {name} (no host runs it any more)") for a, _ in top)
     definition = _kernel_definition(masked, name)
     if definition is not None:
         drop.append((_above_comments(lines, definition[0]), definition[1]))
-        removed.append((definition[0] + 1, f"template kernel {name}"))
+        removed.append((definition[0] + 1, f"template kernel {name} (no host runs it any more)"))
     for k in ends:
         _end_macro(lines, k)
     before = identifier_counts(mask_code(text))
