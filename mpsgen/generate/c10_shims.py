@@ -1,5 +1,6 @@
 """Stand-ins for c10/metal helpers an older checkout lacks (PyTorch 2.7 has no hypot, fmod, remainder,
-xlogy, logaddexp, complex mul and conj, or expm1f; the sample has no zeta) or has less exactly than the CPU (2.7's log1p), written as
+xlogy, logaddexp, complex mul and conj, or expm1f; the sample has no zeta) or has less exactly than the
+CPU (2.7's log1p), written as
 member functions of the functor that needs them.
 
 A catalog body that calls ``c10::metal::hypot(a, b)`` then calls ``hypot_(a, b)``, and the functor
@@ -155,6 +156,9 @@ inline float2 logaddexp_(float2 a, float2 b) {
   return u - 1.0f == -1.0f ? -1.0f : (u - 1.0f) * (x / precise::log(u));
 }""",
 }
+
+# Stand-ins for what 2.7's c10/metal does define (the sample's lacks it): not "stand-ins on 2.7".
+ON_2_7 = frozenset({"zeta"})
 
 # c10::metal helpers some checkouts define less exactly than the CPU computes them, each with the shape of
 # that definition (in the headers' code, comments blanked): the functor carries its stand-in instead.
