@@ -68,12 +68,14 @@ def _cpu_refuses(kernel: str) -> tuple[str, ...]:
     return tuple((catalog.load_catalog().get(kernel) or {}).get("cpu_refuses", ()))
 
 
-def stub_plan(command: Command, op: str, family: str, cs: Changeset, moved: tuple, sk: StubKernel) -> Plan:
+def stub_plan(command: Command, op: str, family: str, cs: Changeset, moved: tuple, sk: StubKernel,
+              overloads: tuple[str, ...] = ()) -> Plan:
     """The Plan of one of the family's other stubs: its kernel as the numeric check, the summary and
-    --print read it (the yaml, legacy code and test lists are the family plan's)."""
+    --print read it (the yaml, legacy code and test lists are the family plan's; *overloads* the family
+    plan's selection, so an overload it kept, pow.Scalar_out, is kept for this stub too)."""
     choice, code = sk.choice, sk.code
     return Plan(
-        command, op, family, cs, moved=moved, stub=sk.stub,
+        command, op, family, cs, moved=moved, stub=sk.stub, overloads=overloads,
         spec=code.spec if code else None, kernel=code.spec.name if code else "",
         arity=choice.arity if choice else "", shape=choice.shape if choice else None,
         reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
