@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mpsgen.emulate.check import check_kernel
-from mpsgen.generate import catalog, render
+from mpsgen.generate import c10_shims, catalog, render
 from mpsgen.plan.binding import Binding, schema_args
 from try_support import include_root
 
@@ -50,4 +50,41 @@ def test_polygamma_agrees_with_torch_for_every_order_and_registered_dtype(header
     assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
                                               "uint8", "bool"}
     assert all(r.values > 1000 for r in result.rows)
+    assert result.ok, [r for r in result.rows if not r.ok]
+
+
+@pytest.mark.parametrize("stand_in", [False, True], ids=["c10-expm1f", "2.7-stand-in"])
+def test_elu_agrees_with_torch_where_exp_minus_one_would_cancel(stand_in: bool) -> None:
+    """torch's CPU elu computes expm1 exactly: with alpha * scale = 400 an exp(x) - 1 body is 2e-5 off near
+    x = 0. The body agrees through c10/metal's expm1f and through the stand-in a 2.7 checkout gets."""
+    func = "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"
+    spec = catalog.spec_for("elu", "unary_params", scalars=("alpha", "scale", "input_scale"))
+    if stand_in:
+        spec = spec._replace(expr=c10_shims.redirect(spec.expr, {"expm1f"}), shims=("expm1f",))
+    binding = Binding("elu", schema_args(func), (0,), ("arg:1", "arg:2", "arg:3"))
+    result = check_kernel(spec, render.render_functor(spec), op="elu", include_root=include_root("sample"),
+                          binding=binding)
+    assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16"}
+    assert all(r.values > 1000 for r in result.rows)
+    assert result.ok, [r for r in result.rows if not r.ok]
+
+
+def test_pow_tensor_scalar_agrees_with_torch_at_the_cpu_kernels_special_exponents(monkeypatch, tmp_path) -> None:
+    """pow_tensor_scalar_kernel switches at 0.5, -0.5, -1 (sqrt, rsqrt, reciprocal: -0 gives -0 and -inf where
+    pow gives +0 and +inf), 2, 3 and -2 (products in T: bfloat16 rounds each), for float32 and bfloat16 but
+    not half; integers take powi.  Every exponent is drawn, besides the usual ones."""
+    from mpsgen.emulate import bound
+
+    special = {"float": (0.5, -0.5, -1.0, 2.0, 3.0, -2.0, 0.1), "int": (2.0, 3.0, 7.0), "uchar": (3.0, 5.0)}
+    monkeypatch.setattr(bound, "ALPHA_VALUES", {k: v + special.get(k, ()) for k, v in bound.ALPHA_VALUES.items()})
+    monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path))  # results are cached per kernel, not per input set
+    func = "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor"
+    spec = catalog.spec_for("pow_tensor_scalar", "unary_alpha", dtypes=("float", "integer"), scalars=("exp",))
+    binding = Binding("pow", schema_args(func), (0,), ("arg:1",))
+    result = check_kernel(spec, render.render_functor(spec), op="pow", include_root=include_root("sample"),
+                          binding=binding)
+    assert result.reference == "torch.ops.aten.pow"
+    assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+                                              "uint8", "bool"}
+    assert any("refused by torch" in r.note for r in result.rows if r.dtype == "int64")  # a negative exponent
     assert result.ok, [r for r in result.rows if not r.ok]

@@ -83,17 +83,25 @@ def _add_ceil(root: Path) -> Path:
 
 
 def test_upstreams_float_kernel_serves_an_op_whose_shared_kernel_copies_integers(scalar_tree: Path):
+    """Reused without bool, which the CPU kernel refuses too; refused without a dtype the CPU serves."""
     metal = _add_ceil(scalar_tree)
-    # The 2.13 OpInfo declares bool for MPS, and bool does reach ceil_stub: refused, naming it.
-    refused = _migrate(scalar_tree, "ceil")
+    before = metal.read_text()
+    # Upstream's kernel without a dtype the CPU serves (half): refused, naming it.
+    metal.write_text(before.replace("REGISTER_ROUNDING_OPS(half);\n", ""))
+    refused = _migrate(scalar_tree, "ceil", "--allow-dirty")
     assert refused.returncode == 2
     assert "UnaryKernel.metal:" in refused.stderr
-    assert "kernel name 'ceil' is already registered by REGISTER_ROUNDING_OPS without bool" in refused.stderr
-    assert "--drop-dtypes bool" in refused.stderr
-    before = metal.read_text()
-    result = _migrate(scalar_tree, "ceil", "--drop-dtypes", "bool")
+    assert "kernel name 'ceil' is already registered by REGISTER_ROUNDING_OPS without half" in refused.stderr
+    assert "--drop-dtypes float16" in refused.stderr
+    metal.write_text(before)
+    # The 2.13 OpInfo declares bool for MPS, and bool does reach ceil_stub (ceil_out copies only the other
+    # integers), but torch's CPU ceil has no bool case either: upstream's kernel is reused, bool dropped.
+    result = _migrate(scalar_tree, "ceil")
     assert result.returncode == 0, result.stderr
     out = result.stdout
+    assert "dtype     bool       served by MPSGraph            ->  not registered" in out
+    assert ("the CPU kernel has no bool case (torch raises) and aten/src/ATen/native/mps/kernels/UnaryKernel.metal's "
+            "ceil kernel registers none: bool dropped, as --drop-dtypes bool would") in out
     assert "dtype     float16    served by MPSGraph" in out and "->  registered upstream" in out
     for dtype in ("int64", "int32", "int16", "int8", "uint8"):
         line = next(ln for ln in out.splitlines() if f"dtype     {dtype} " in ln)

@@ -283,6 +283,30 @@ def test_migrating_the_whole_pow_family_moves_the_overloads_with_a_stub_and_name
     assert "vs torch.pow (CPU)" in tried.stdout and "all dtypes agree" in tried.stdout
 
 
+def test_both_pow_stubs_get_kernels_while_the_stubless_overload_is_kept(tree: Path) -> None:
+    """As on the 2.7 checkout: Tensor_Tensor_out and Tensor_Scalar_out both on MPSGraph, so each stub gets a
+    kernel of its own; the second stub's plan keeps the family's selection (pow.Scalar_out stays)."""
+    add_pow_family(tree)
+    yaml = (tree / YAML).read_text().replace("    CPU, CUDA, MPS: pow_Tensor_Scalar_out\n",
+                                             "    CPU, CUDA: pow_Tensor_Scalar_out\n    MPS: pow_tensor_scalar_out_mps\n")
+    (tree / YAML).write_text(yaml)
+    kernel = (tree / BINARY_KERNEL_MM).read_text()
+    (tree / BINARY_KERNEL_MM).write_text(kernel.replace("REGISTER_DISPATCH(pow_tensor_scalar_stub, &pow_tensor_scalar_mps_kernel);\n", ""))
+    ops = (tree / BINARY_OPS).read_text()
+    graph = ("TORCH_IMPL_FUNC(pow_tensor_scalar_out_mps)(const Tensor& base, const Scalar& exp, const Tensor& output) {\n"
+             "  mps::binaryOpScalar(base, exp, output, \"power\", nil);\n}\n\n")
+    (tree / BINARY_OPS).write_text(ops.replace("TORCH_IMPL_FUNC(pow_Scalar_out_mps)", graph + "TORCH_IMPL_FUNC(pow_Scalar_out_mps)"))
+    git(tree, "commit", "-qam", "pow.Tensor_Scalar_out on MPSGraph")
+    result = mpsgen("-C", str(tree), "migrate", "pow", "--no-build", "--no-test", "--no-try")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "kept pow.Scalar_out on pow_Scalar_out_mps" in result.stdout
+    yaml = (tree / YAML).read_text()
+    assert "    CPU, CUDA, MPS: pow_Tensor_Scalar_out\n" in yaml and "    MPS: pow_Scalar_out_mps\n" in yaml
+    host = (tree / BINARY_KERNEL_MM).read_text() + (tree / "aten/src/ATen/native/mps/operations/UnaryKernel.mm").read_text()
+    assert "REGISTER_DISPATCH(pow_tensor_tensor_stub, &pow_mps_kernel)" in host
+    assert "REGISTER_DISPATCH(pow_tensor_scalar_stub, &pow_tensor_scalar_mps_kernel);" in host and "pow_tensor_scalar_out_mps" not in (tree / BINARY_OPS).read_text()
+
+
 def test_a_commit_after_runs_without_one_takes_their_edits_and_names_them(tree: Path) -> None:
     assert mpsgen("-C", str(tree), "migrate", "atan2", "--no-build", "--no-test").returncode == 0
     result = mpsgen("-C", str(tree), "migrate", "frac", "--no-build", "--no-test", "--commit")

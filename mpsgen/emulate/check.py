@@ -127,8 +127,8 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
         args = [columns[j] for j in spread] if spread else columns
         alphas = data.alphas or (None,)
         refused = ""
-        if use and spec.scalars:
-            alphas, refused = bound.accepted(fn, args, alphas)
+        if use and spec.scalars:  # asked as the kernel gets them (pow: -2.0 is -2 for int64, which torch refuses)
+            alphas, refused = bound.accepted(fn, args, _in_alpha_type(alphas, reg))
         try:
             expected, note = _expected(fn, _as_bool(spec, args), alphas, reg)
         except RuntimeError as err:
@@ -187,9 +187,7 @@ def _expected(fn: Any, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registr
     from . import reference as ref
 
     torch = ref.import_torch()
-    # A params struct's values go to torch as given (the CPU kernel converts them itself).
-    rounded = [ref.tensor((a,), str(reg.alpha_type)).item() if a is not None and not isinstance(a, tuple) else a
-               for a in alphas]
+    rounded = _in_alpha_type(alphas, reg)
     try:
         return [ref.expected(fn, args, a, reg.out_type) for a in rounded], ""
     except RuntimeError as err:
@@ -209,6 +207,15 @@ def _expected(fn: Any, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registr
         note = (f"{fn.name} refuses bool" if refused_bool else f"{fn.name} has no {ref.TORCH_DTYPES[reg.in_type]} CPU kernel"
                 ) + f": reference on the values as {wide}"
         return [ref.expected(fn, widened, a, reg.out_type) for a in rounded], note
+
+
+def _in_alpha_type(alphas: tuple[Any, ...], reg: cc.Registration) -> tuple[Any, ...]:
+    """Each alpha scalar rounded to its registered dtype, as the kernel receives it.  A params struct's
+    values go to torch as given (the CPU kernel converts them itself)."""
+    from . import reference as ref
+
+    return tuple(ref.tensor((a,), str(reg.alpha_type)).item() if a is not None and not isinstance(a, tuple) else a
+                 for a in alphas)
 
 
 def _bool_columns(spec: KernelSpec, columns: list[Any], spread: list[int] | None) -> list[Any]:

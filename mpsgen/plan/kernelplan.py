@@ -119,7 +119,8 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
     nothing_to_do = routing.nothing_to_do
     if not files and not nothing_to_do:
         nothing_to_do = f"{routing.family} is already on a native Metal kernel"
-    subs = tuple(stub_plan(command, op, routing.family, cs, routing.moved, sk) for sk in phases.others)
+    subs = tuple(stub_plan(command, op, routing.family, cs, routing.moved, sk, routing.overloads)
+                 for sk in phases.others)
     notes = (*routing.kept, *((phases.kept_kernel,) if phases.kept_kernel else ()),
              *phases.first_notes, *(code.notes if code else ()),
              *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,

@@ -65,6 +65,12 @@ def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Ent
             opts = opts._replace(drop_dtypes=",".join(filter(None, (opts.drop_dtypes, *refused))))
             notes.append(f"the CPU kernel has no {', '.join(refused)} case (torch raises): {choice.kernel} "
                          "registers none")
+    else:
+        lost, where = _refused_and_unregistered(choice.kernel, cs, checkout)
+        if lost:  # upstream's ceil (REGISTER_ROUNDING_OPS: float, half, bfloat) and bool, which reaches ceil_stub
+            opts = opts._replace(drop_dtypes=",".join(filter(None, (opts.drop_dtypes, *lost))))
+            notes.append(f"the CPU kernel has no {', '.join(lost)} case (torch raises) and {where} registers none: "
+                         f"{', '.join(lost)} dropped, as --drop-dtypes {','.join(lost)} would")
     apply_edits(cs, choice.edits)
     code = plan_kernel_code(choice, cs, checkout, opts)
     apply_edits(cs, code.edits)
@@ -77,12 +83,14 @@ def _cpu_refuses(kernel: str) -> tuple[str, ...]:
     return tuple((catalog.load_catalog().get(kernel) or {}).get("cpu_refuses", ()))
 
 
-def stub_plan(command: Command, op: str, family: str, cs: Changeset, moved: tuple, sk: StubKernel) -> Plan:
+def stub_plan(command: Command, op: str, family: str, cs: Changeset, moved: tuple, sk: StubKernel,
+              overloads: tuple[str, ...] = ()) -> Plan:
     """The Plan of one of the family's other stubs: its kernel as the numeric check, the summary and
-    --print read it (the yaml, legacy code and test lists are the family plan's)."""
+    --print read it (the yaml, legacy code and test lists are the family plan's; *overloads* the family
+    plan's selection, so an overload it kept, pow.Scalar_out, is kept for this stub too)."""
     choice, code = sk.choice, sk.code
     return Plan(
-        command, op, family, cs, moved=moved, stub=sk.stub,
+        command, op, family, cs, moved=moved, stub=sk.stub, overloads=overloads,
         spec=code.spec if code else None, kernel=code.spec.name if code else "",
         arity=choice.arity if choice else "", shape=choice.shape if choice else None,
         reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
@@ -93,3 +101,23 @@ def stub_plan(command: Command, op: str, family: str, cs: Changeset, moved: tupl
         notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes, *(code.notes if code else ())),
         dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (), other_stub=True,
     )
+
+
+def _refused_and_unregistered(kernel: str, cs: Changeset, checkout: Checkout) -> tuple[tuple[str, ...], str]:
+    """The dtypes the CPU kernel has no case for (the catalog's cpu_refuses) that a kernel of this name the
+    tree already registers lacks, and where that kernel is: reusing it loses only what torch's CPU refuses
+    too.  ((), "") when no kernel has the name: mpsgen's own then registers what it can (2.7's ceil: bool)."""
+    refused = _cpu_refuses(kernel)
+    if not refused:
+        return (), ""
+    from mpsgen.plan.dtypes import METAL_NAME
+    from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+    from mpsgen.sources.metal.names import registered_input_types
+
+    texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), kernel)
+    have = {p: registered_input_types(t, p, kernel, alpha=False) for p, t in texts.items()}
+    found = [p for p, types in have.items() if types]
+    if not found:
+        return (), ""
+    registered = set().union(*have.values())
+    return tuple(d for d in refused if METAL_NAME.get(d) not in registered), f"{found[0]}'s {kernel} kernel"
