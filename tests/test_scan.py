@@ -138,3 +138,5 @@ def test_statements_and_structure_check():
     moved = "REGISTER_DISPATCH(a_stub, &a_k)\nREGISTER_DISPATCH(p_stub, &p_k)\n"
     assert first_broken_statement(mm, moved) is None
     assert first_broken_statement(mm, mm.replace("f(x);", "f(x, y);")) == 4
+    # ... but a statement overwritten by another, outside any whole definition deleted, is
+    assert first_broken_statement(mm, mm.replace("  f(x);", "  REGISTER_DISPATCH(p_stub, &p_k)")) == 4
