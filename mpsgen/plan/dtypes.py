@@ -352,9 +352,7 @@ def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: K
     if choice.command == "new-op" and opts.dtypes is None and facts.declared is not None:
         skip |= set(FLOATS + INTS) - set(facts.declared)  # nothing served them before: only what the OpInfo declares
     kept_from_stub = _diverted_dtypes(choice.diverted)
-    skip |= kept_from_stub
-    if result == "complex":
-        skip.add("bfloat16")  # its complex output: torch has no complex bfloat16
+    skip |= kept_from_stub | ({"bfloat16"} if result == "complex" else set())  # torch has no complex bfloat16
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
     scalars = choice.shape.scalar_names
     # another stub's kernel (div_trunc) has a body of its own, never the family's first stub's
