@@ -95,32 +95,19 @@ def test_catalog_bool_inputs_are_input_positions(tmp_path: Path):
 
 
 
-# complex_out's shape (hand-written): the iterator allows different dtypes for the complex output only,
-# a helper of the same file having checked that the inputs share one.
-COMPLEX_OUT = """static void check_dtype(const Tensor& result, const Tensor& a, const Tensor& b) {
-  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "Expected ", a.scalar_type());
-}
-
-Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& result) {
-  check_dtype(result, real, imag);
-  auto iter = TensorIteratorConfig()
-                  .add_output(result)
-                  .add_const_input(real)
-                  .add_const_input(imag)
-                  .check_all_same_dtype(false)
-                  .build();
-  complex_stub(iter.device_type(), iter);
-  return result;
-}
-"""
-
 
 def test_inputs_a_helper_checks_equal_are_not_mixed():
+    # complex_out (tests/data/complex27): check_all_same_dtype(false) for its complex output only, a helper
+    # of the same file having checked that the inputs share one dtype
     from mpsgen.sources.native.same_dtype import inputs_checked_same
 
-    assert inputs_checked_same("F.cpp", COMPLEX_OUT, 5, 15, ("real", "imag"))
-    unchecked = COMPLEX_OUT.replace("  check_dtype(result, real, imag);\n", "  (void)result;\n")
-    assert not inputs_checked_same("F.cpp", unchecked, 5, 15, ("real", "imag"))
+    text = (DATA.parent / "complex27" / "TensorFactories.cpp").read_text()
+    lines = text.split("\n")
+    first = lines.index("Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& result) {") + 1
+    last = lines.index("}", first) + 1
+    assert inputs_checked_same("F.cpp", text, first, last, ("real", "imag"))
+    unchecked = text.replace("  same_floating_dtype(result, real, imag);\n", "  (void)result;\n")
+    assert not inputs_checked_same("F.cpp", unchecked, first, last, ("real", "imag"))
     # checked against the output only: the inputs may still differ
-    other = COMPLEX_OUT.replace("check_dtype(result, real, imag)", "check_dtype(imag, result, real)")
-    assert not inputs_checked_same("F.cpp", other, 5, 15, ("real", "imag"))
+    other = text.replace("same_floating_dtype(result, real, imag)", "same_floating_dtype(imag, result, real)")
+    assert not inputs_checked_same("F.cpp", other, first, last, ("real", "imag"))
