@@ -20,7 +20,7 @@ Argv = tuple[str, ...]
 Arity = Literal["unary", "binary", "unary_alpha", "binary_alpha", "ternary", "ternary_alpha", "unary_params",
                 "binary_params", "ternary_params"]
 DtypeToken = Literal["float", "int2float", "integer", "complex"]
-ResultKind = Literal["same", "float", "bool"]
+ResultKind = Literal["same", "float", "bool", "complex"]  # complex: T -> vec2type_t<T> (polar)
 # How a .metal file instantiates kernels: c10/metal's REGISTER_*_OP macros; early 2025's template kernel
 # per op with `template [[host_name(...)]]` instances; 2.7 BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP.
 Instantiation = Literal["register", "host_name", "binary_indexing"]

@@ -136,6 +136,53 @@ def test_the_numeric_check_compiles_the_written_kernels(scalar_tree: Path) -> No
     assert tracked_bytes(root) == before
 
 
+def test_complex_and_polar_move_to_the_stub_with_a_complex_result(scalar_tree: Path) -> None:
+    # complex_out/polar_out build their iterator with check_all_same_dtype(false) for the complex output only:
+    # a helper checked their inputs share one dtype, so 2.7's binary_mps_impl serves them (issue 31).
+    root = _lay_2_7(scalar_tree)
+    data = Path(__file__).parent / "data" / "complex27"
+    native = "aten/src/ATen/native"
+    for name in ("TensorFactories.h", "TensorFactories.cpp"):
+        shutil.copy(data / name, root / native / name)
+    mm = (root / MM).read_text()
+    (root / MM).write_text(mm[: mm.rindex("}")] + (data / "BinaryKernel_complex.mm").read_text().lstrip("\n")
+                           + mm[mm.rindex("}"):])
+    metal = (root / METAL).read_text()  # polar's kernel is there already: reused, not written again
+    metal = metal.replace("// Future", (data / "polar_functor.metal").read_text() + "\n// Future", 1)
+    (root / METAL).write_text(metal.replace("\n#if __METAL_VERSION__ >= 310\n",
+                                            "REGISTER_BINARY_INDEXING_OP(polar, float);\n"
+                                            "REGISTER_BINARY_INDEXING_OP(polar, half);\n\n#if __METAL_VERSION__ >= 310\n", 1))
+    yaml = root / native / "native_functions.yaml"
+    text = yaml.read_text()
+    for op in ("complex", "polar"):
+        text = text.replace(f"    CPU, CUDA, MPS: {op}_out\n", f"    CPU, CUDA: {op}_out\n    MPS: {op}_out_mps\n", 1)
+    yaml.write_text(text)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, capture_output=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "complex"], cwd=root,
+                   check=True, capture_output=True)
+    errors_before, metal_before = _errors(root), (root / METAL).read_text()
+
+    r = mpsgen("migrate", "complex", "polar", "--no-build", "--no-test", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "2 dtype(s) agree with torch.complex" in r.stdout and "2 dtype(s) agree with torch.polar" in r.stdout
+    assert re.search(r"float16 +\S.* ->  registered T->complex", r.stdout), r.stdout
+    assert "kernel 'polar' is already registered" in r.stdout
+    metal, mm = (root / METAL).read_text(), (root / MM).read_text()
+    assert "struct complex_functor {\n" in metal and "inline c10::metal::vec2type_t<T> operator()(const T a, const T b) {\n" \
+        "    return c10::metal::vec2type_t<T>(a, b);" in metal
+    assert "REGISTER_BINARY_INDEXING_OP(complex, float);" in metal and "REGISTER_BINARY_INDEXING_OP(complex, half);" in metal
+    assert "(complex, bfloat)" not in metal and metal.count("struct polar_functor") == 1  # no complex bfloat16
+    assert only_insertions(metal_before, metal)
+    for op in ("complex", "polar"):  # no same-dtype fallback: a float temporary cannot take the complex result
+        assert f'static void {op}_mps_kernel(TensorIterator& iter) {{\n  //' in mm
+        assert f'  mps::binary_mps_impl(iter, "{op}");\n}}' in mm and f"REGISTER_DISPATCH({op}_stub, &{op}_mps_kernel)" in mm
+        assert f"{op}_out_mps" not in mm
+    assert not set(_errors(root)) - set(errors_before)  # check knows what was written (nothing new)
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "complex", "polar", "--no-build", "--no-test", cwd=root)
+    assert again.returncode == 0 and "nothing to do" in again.stdout and tracked_bytes(root) == before
+
+
 # -- the editors, on the hand-written files ----------------------------------------------------------------
 
 

@@ -93,3 +93,21 @@ def test_catalog_bool_inputs_are_input_positions(tmp_path: Path):
     catalog._validate_entry("where", {**entry, "bool_inputs": [0]}, tmp_path / "catalog.yaml")
     assert catalog.load_catalog()["where"]["bool_inputs"] == [0]
 
+
+
+
+def test_inputs_a_helper_checks_equal_are_not_mixed():
+    # complex_out (tests/data/complex27): check_all_same_dtype(false) for its complex output only, a helper
+    # of the same file having checked that the inputs share one dtype
+    from mpsgen.sources.native.same_dtype import inputs_checked_same
+
+    text = (DATA.parent / "complex27" / "TensorFactories.cpp").read_text()
+    lines = text.split("\n")
+    first = lines.index("Tensor& complex_out(const Tensor& real, const Tensor& imag, Tensor& result) {") + 1
+    last = lines.index("}", first) + 1
+    assert inputs_checked_same("F.cpp", text, first, last, ("real", "imag"))
+    unchecked = text.replace("  same_floating_dtype(result, real, imag);\n", "  (void)result;\n")
+    assert not inputs_checked_same("F.cpp", unchecked, first, last, ("real", "imag"))
+    # checked against the output only: the inputs may still differ
+    other = text.replace("same_floating_dtype(result, real, imag)", "same_floating_dtype(imag, result, real)")
+    assert not inputs_checked_same("F.cpp", other, first, last, ("real", "imag"))

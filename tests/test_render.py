@@ -149,6 +149,21 @@ def test_complex_binary_lines():
         "REGISTER_BINARY_OP(logaddexp, float2, float2);", "REGISTER_BINARY_OP(logaddexp, half2, half2);"]
 
 
+def test_complex_result_builds_its_vector_and_registers_the_complex_output():
+    # complex(real, imag), polar(abs, angle): T inputs, T's complex type out (2.13 registers polar so)
+    spec = KernelSpec("complex", "binary", "c10::metal::vec2type_t<T>(a, b)", dtypes=("float",), result="complex",
+                      skip=("bfloat",))
+    assert "  inline c10::metal::vec2type_t<T> operator()(const T a, const T b) {\n" \
+           "    return c10::metal::vec2type_t<T>(a, b);\n" in render_functor(spec)
+    assert render_registrations(spec, BINARY_STYLE) == [
+        "REGISTER_BINARY_OP(complex, float, float2);", "REGISTER_BINARY_OP(complex, half, half2);"]
+    from mpsgen.generate.host_code import binary_mps_impl_body
+
+    # no same-dtype fallback: the shared kernel checked the inputs, and a float temporary cannot take float2
+    assert binary_mps_impl_body("complex", "complex").endswith('\n  mps::binary_mps_impl(iter, "complex");')
+    assert "result_type" not in binary_mps_impl_body("complex", "complex")
+
+
 def test_two_argument_register_binary_op_is_refused_with_location():
     style = MetalStyle("kernels/BinaryKernel.metal", frozenset({"REGISTER_BINARY_OP"}), 2, 14, False, False, True)
     with pytest.raises(MpsgenError) as err:

@@ -133,3 +133,10 @@ def test_statements_and_structure_check():
     assert first_broken_statement(old, inserted) is None
     inside = old.replace("  int b;", "  int b\n  int y;")
     assert first_broken_statement(old, inside) == 3
+    # a legacy function deleted right where a registration line goes: whole statements, nothing broken
+    mm = "REGISTER_DISPATCH(a_stub, &a_k)\n\nTensor& p_out(const Tensor& x) {\n  f(x);\n  return x;\n}\n"
+    moved = "REGISTER_DISPATCH(a_stub, &a_k)\nREGISTER_DISPATCH(p_stub, &p_k)\n"
+    assert first_broken_statement(mm, moved) is None
+    assert first_broken_statement(mm, mm.replace("f(x);", "f(x, y);")) == 4
+    # ... but a statement overwritten by another, outside any whole definition deleted, is
+    assert first_broken_statement(mm, mm.replace("  f(x);", "  REGISTER_DISPATCH(p_stub, &p_k)")) == 4

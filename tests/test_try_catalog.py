@@ -52,6 +52,8 @@ def test_catalog_body_agrees_with_torch_for_every_registered_dtype(headers: str,
                   "int2float": {"int64", "int32", "int16", "int8", "uint8", "bool"},
                   "complex": {"complex64", "complex32"}}
     wanted = set().union(*(registered[d] for d in entry.get("dtypes", ["float"])))
+    if entry.get("result") == "complex":  # complex(real, imag): torch has no complex bfloat16
+        wanted -= {"bfloat16"}
     assert {r.dtype for r in result.rows} == wanted
     assert all(r.values > 100 for r in result.rows)
     assert result.ok, table(result)

@@ -103,15 +103,19 @@ def expected(ref: Reference, args: list[Any], alpha: Any, out_metal: str) -> Any
 
     complex32 has almost no CPU kernels, so half2 runs in complex64 on the complex32-rounded
     inputs and the result is rounded back to complex32."""
+    import warnings
+
     torch = import_torch()
     call = [a.to(torch.complex64) if a.dtype == torch.complex32 else a for a in args]
-    if alpha is None:
-        result = ref.fn(*call)
-    else:
-        try:
-            result = ref.fn(*call, alpha)  # logit(x, eps), ...
-        except TypeError:
-            result = ref.fn(*call, alpha=alpha)  # add(a, b, *, alpha), sub(...)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "ComplexHalf support is experimental")  # complex(half, half)
+        if alpha is None:
+            result = ref.fn(*call)
+        else:
+            try:
+                result = ref.fn(*call, alpha)  # logit(x, eps), ...
+            except TypeError:
+                result = ref.fn(*call, alpha=alpha)  # add(a, b, *, alpha), sub(...)
     if not isinstance(result, torch.Tensor):
         raise MpsgenError(f"{ref.name} returned {type(result).__name__}, not a tensor", hint="pick an elementwise op")
     out_dtype = getattr(torch, TORCH_DTYPES[out_metal])

@@ -167,7 +167,12 @@ def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_
     """The body of a host kernel for PyTorch 2.7's BinaryKernel.mm.  Its binary_mps_impl reads both
     inputs in input(0)'s dtype, from the GPU, and writes the kernel's result type: a CPU scalar
     (`x.fmod(2)`) or a second dtype is cast to the iterator's common dtype first, and an output of
-    another dtype (`half.atan2_(float)`) gets the result through a temporary."""
+    another dtype (`half.atan2_(float)`) gets the result through a temporary.  A complex result
+    (polar) needs none of it: its shared kernel checked both inputs share one dtype and the output is
+    its complex type, and its iterator allows no CPU scalar, as 2.7's own polar_out_mps relied on."""
+    if result == "complex":
+        return (f"  // the shared kernel checked both inputs share one dtype; the output is its complex type\n"
+                f"  mps::{helper}(iter, \"{kernel}\"{extra});")
     return (f"  // {helper} reads both inputs as input(0)'s dtype on the GPU and writes the kernel's result type\n"
             f"  const auto result_type = []{_RESULT_TYPE[result]};\n"
             f"  const auto& output = iter.output(0);\n"

@@ -70,7 +70,9 @@ def functor_overloads(spec: KernelSpec) -> list[Overload]:
         i_trait += " && !is_same_v<T, bool>"
     to_bool = spec.result == "bool"
     out: list[Overload] = []
-    if "float" in spec.dtypes:
+    if "float" in spec.dtypes and spec.result == "complex":  # complex(real, imag): the body builds the vector
+        out.append(Overload(f_trait, "c10::metal::vec2type_t<T>", spec.expr))
+    elif "float" in spec.dtypes:
         body = spec.expr if to_bool or is_statement_block(spec.expr) else f"static_cast<T>({spec.expr})"
         out.append(Overload(f_trait, "bool" if to_bool else "T", body))
     int_expr = spec.int_expr or spec.expr
@@ -193,6 +195,8 @@ def render_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
 def output_type(spec: KernelSpec, in_type: str, family: str) -> str:
     if spec.result == "bool":
         return "bool"
+    if spec.result == "complex":
+        return f"{in_type}2"
     if family == "int2float":
         return "float"
     return in_type

@@ -173,10 +173,12 @@ def check_branches(facts: Facts, op: str, *, int_expr: str | None, complex_expr:
 
 
 def registered_kind(dtype: str, groups: Iterable[str], result: str, skip: Iterable[str] = ()) -> str:
-    """"T->T", "T->float", "T->bool" or "" for a dtype under the chosen groups."""
+    """"T->T", "T->float", "T->bool", "T->complex" or "" for a dtype under the chosen groups."""
     groups = set(groups)
     if dtype in skip:
         return ""
+    if dtype in FLOATS and "float" in groups and result == "complex":  # polar(abs, angle)
+        return "T->complex"
     if dtype in FLOATS and "float" in groups or dtype == "complex64" and "complex" in groups:
         return "T->bool" if result == "bool" else "T->T"
     if dtype in INTS:
@@ -350,7 +352,7 @@ def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: K
     if choice.command == "new-op" and opts.dtypes is None and facts.declared is not None:
         skip |= set(FLOATS + INTS) - set(facts.declared)  # nothing served them before: only what the OpInfo declares
     kept_from_stub = _diverted_dtypes(choice.diverted)
-    skip |= kept_from_stub
+    skip |= kept_from_stub | ({"bfloat16"} if result == "complex" else set())  # torch has no complex bfloat16
     # The catalog's result kind stands for its own body; a user body on a bool op returns bool.
     scalars = choice.shape.scalar_names
     # another stub's kernel (div_trunc) has a body of its own, never the family's first stub's

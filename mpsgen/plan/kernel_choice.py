@@ -122,9 +122,14 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
 def _mixed_input_dtypes(text: str, impl, inputs: tuple[str, ...]) -> MixedInputs | None:
     """Where the iterator is built with check_all_same_dtype(false) over several inputs (where: a bool
     condition and two T values), for plan/shape.py to decide; None when its inputs share one dtype."""
+    from mpsgen.sources.native.same_dtype import inputs_checked_same
+
     lines = text.split("\n")[impl.line - 1 : impl.end_line]
     for k, line in enumerate(lines):
         if re.search(r"\.check_all_same_dtype\(\s*false\s*\)", line):
+            # complex_out checks real and imag share one dtype: only its complex output differs
+            if inputs_checked_same(impl.path, text, impl.line, impl.end_line, inputs):
+                return None
             return MixedInputs(impl.kernel, inputs, impl.path, impl.line + k)
     return None
 

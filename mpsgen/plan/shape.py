@@ -132,13 +132,6 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
     if inputs not in _KIND:
         raise MpsgenError(f"{stub.name}'s kernel reads {inputs} tensors; mpsgen writes kernels of 1 to 3 inputs",
                           hint="write the host kernel by hand", **where)
-    if mixed is not None and inputs not in api.cast_inputs:
-        raise MpsgenError(
-            f"{mixed.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
-            f"({', '.join(mixed.inputs)}) may differ in dtype, and this checkout's c10/metal has no "
-            f"{_KIND[inputs]}_strided_cast kernel reading each input in its own dtype",
-            path=mixed.path, line=mixed.line,
-            hint="write the kernel by hand (a functor taking each input in its own type), or update c10/metal")
     bad = [t for t, _ in extra if not _SCALAR_TYPES.fullmatch(t.replace(" ", ""))
            and not _SCALAR_TYPES.fullmatch(t)]
     if bad:
@@ -151,7 +144,15 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
                     for k, ((t, _), n) in enumerate(zip(extra, _names(extra, call, declared_names))))
     delivery: Delivery = "none" if not scalars else ("alpha" if len(scalars) == 1 else "params")
     shape = KernelShape(inputs, scalars, delivery, tuple(operands or ()))
-    return shape._replace(extend=_require_api(shape, stub, api))
+    shape = shape._replace(extend=_require_api(shape, stub, api))  # 2.7's where: no three-input kernel, first
+    if mixed is not None and inputs not in api.cast_inputs:
+        raise MpsgenError(
+            f"{mixed.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
+            f"({', '.join(mixed.inputs)}) may differ in dtype, and this checkout's c10/metal has no "
+            f"{_KIND[inputs]}_strided_cast kernel reading each input in its own dtype",
+            path=mixed.path, line=mixed.line,
+            hint="write the kernel by hand (a functor taking each input in its own type), or update c10/metal")
+    return shape
 
 
 def _require_api(shape: KernelShape, stub, api: HostApi) -> str:

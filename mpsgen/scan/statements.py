@@ -94,7 +94,31 @@ def first_broken_statement(old: str, new: str) -> int | None:
     a_mid, b_mid = a[head:len(a) - tail], b[head:len(b) - tail]
     matcher = difflib.SequenceMatcher(None, [s.text for s in a_mid], [s.text for s in b_mid], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "replace":
+        if tag == "replace" and not _definitions_replaced(a_mid[i1:i2], b_mid[j1:j2]):
             pos = b_mid[j1].pos if j1 < len(b_mid) else len(new)
             return LineTable(new).line(pos)
     return None
+
+
+def _balanced(run: list[Statement]) -> int | None:
+    """The number of braced blocks *run* opens and closes itself, or None when it is no whole unit."""
+    depth = blocks = 0
+    for s in run:
+        if s.text.endswith("{"):
+            depth, blocks = depth + 1, blocks + 1
+        elif s.text == "}":
+            depth -= 1
+            if depth < 0:
+                return None
+    return blocks if depth == 0 else None
+
+
+def _definitions_replaced(old: list[Statement], new: list[Statement]) -> bool:
+    """Whole definitions deleted right where whole statements are inserted (a legacy function removed
+    where a REGISTER_DISPATCH line goes), as opposed to text written into a statement: the old run is
+    complete braced blocks, the new one whole statements, and none of them still resembles an old one
+    (`f(a, b);` -> `f(a, x, b);`)."""
+    if not _balanced(old) or _balanced(new) is None:
+        return False
+    return not any(difflib.SequenceMatcher(None, o.text, n.text, autojunk=False).ratio() >= 0.6
+                   for o in old for n in new)
