@@ -339,12 +339,12 @@ class Inventory:
         graph_too: list[host.Registration] = []
         for e in shared:
             use = self.stub_use(e.mps_kernel or "")
-            backends = [(r, self.registration_backend(r)) for r in use.registrations]
-            if len({kind == "mpsgraph" for _, kind in backends}) == 2:
+            runs = [(r, self.registration_backend(r)) for r in use.registrations]
+            if len({kind == "mpsgraph" for _, kind in runs}) == 2:
                 # Registered by Metal and by MPSGraph code: the duplicate is `check`'s (MPS006); the op has moved.
-                graph_too += [r for r, kind in backends if kind == "mpsgraph"]
+                graph_too += [r for r, kind in runs if kind == "mpsgraph"]
             else:
-                kinds.update(kind for _, kind in backends)
+                kinds.update(kind for _, kind in runs)
         if "mpsgraph" in kinds:
             return FamilyState(name, MPSGRAPH, entries, "shared kernel, but its stub is registered by MPSGraph code")
         if graph_too:
