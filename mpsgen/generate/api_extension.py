@@ -99,6 +99,7 @@ def _ternary_mps_impl(alpha: bool) -> Callable[[Callable[[str], str | None]], li
     kernels = "ternary_alpha_indexing/ternary_alpha_dense" if alpha else "ternary_indexing/ternary_dense"
     scalar = "alpha, " if alpha else ""
     return lambda read: [
+        (INDEXING_REL, metal_ternary.require_offset_helpers, ""),  # a check: the kernels' offsets come from it
         (BINARY_MM_REL, host_ternary.add_alpha_helper if alpha else host_ternary.add_helper,
          f"{helper}(iter, func_name, {scalar}...) after {host_ternary.SIBLING}, with a third input and the "
          "iterator's sizes and strides where it binds offsets"),

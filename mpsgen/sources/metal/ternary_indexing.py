@@ -229,6 +229,21 @@ def block_in(text: str, path: str, *, alpha: bool) -> str:
     return f"#include <{INDEXING_H}>\n{binary_alpha.written_block(found)}"
 
 
+_OFFSET_HELPERS = ("max_ndim", "pos_from_thread_index", "offset_from_coord")
+
+
+def require_offset_helpers(text: str, path: str) -> str:
+    """*text* (c10/metal/indexing.h) unchanged when it defines what the ternary strided kernels compute their
+    offsets with; else the refusal naming what is missing."""
+    masked = mask_code(text)
+    missing = [n for n in _OFFSET_HELPERS if not re.search(rf"\b{n}\b", masked)]
+    if missing:
+        raise MpsgenError(f"{path} defines no {', '.join(missing)}: nothing to compute a ternary kernel's offsets "
+                          f"with ({BINARY.kernels[0]}'s come from generateKernelDataOffsets, for two inputs)",
+                          path=path, line=1, hint="write the ternary kernel by hand")
+    return text
+
+
 def add_ternary(text: str, path: str, *, alpha: bool) -> str:
     """BinaryKernel.metal with the ternary kernels and macro (or their alpha forms) after the macro
     definitions that precede its first REGISTER_BINARY_INDEXING_OP line, and c10/metal/indexing.h
