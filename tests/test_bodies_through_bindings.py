@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mpsgen.emulate.check import check_kernel
 from mpsgen.generate import catalog, render
 from mpsgen.plan.binding import Binding, schema_args
@@ -31,3 +33,21 @@ def test_lerp_with_a_scalar_weight_agrees_with_torch_through_its_binding() -> No
     """lerp_kernel_scalar_weight's kernel: the weight drawn from edge values on both sides of 0.5."""
     func = "lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor"
     _agrees_for_every_float("lerp", Binding("lerp", schema_args(func), (0, 1), ("arg:2",)), "weight")
+
+
+@pytest.mark.parametrize("headers", ["sample", "wheel"])
+def test_polygamma_agrees_with_torch_for_every_order_and_registered_dtype(headers: str) -> None:
+    """polygamma's int64_t n drawn as 0 (digamma), 1 (trigamma), 3 and 20 (calc_polygamma; torch refuses
+    n < 0): every registered dtype agrees.  The sample's c10/metal has no zeta: the functor's stand-in."""
+    from mpsgen.generate import c10_shims
+
+    spec = catalog.spec_for("polygamma", "unary_alpha", scalars=("n",))
+    if headers == "sample":
+        spec = spec._replace(shims=("zeta",), expr=c10_shims.redirect(spec.expr, {"zeta"}))
+    func = "polygamma(int n, Tensor self) -> Tensor"
+    result = check_kernel(spec, render.render_functor(spec), op="polygamma", include_root=include_root(headers),
+                          binding=Binding("polygamma", schema_args(func), (1,), ("arg:0",)))
+    assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+                                              "uint8", "bool"}
+    assert all(r.values > 1000 for r in result.rows)
+    assert result.ok, [r for r in result.rows if not r.ok]

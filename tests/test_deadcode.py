@@ -254,3 +254,36 @@ def test_metal_code_is_still_refused_unless_the_caller_replaces_it() -> None:
     impl = find_implementations({PATH: BESPOKE_METAL}, "bitwise_not_out_mps")[0]
     with pytest.raises(MpsgenError, match="bitwise_not_out_mps already runs Metal"):
         remove_implementation(BESPOKE_METAL, impl)
+
+
+RETIRE = Path(__file__).parent / "data" / "retire"
+
+
+def test_a_retired_bespoke_kernel_leaves_its_macro_closed_and_its_helper_goes() -> None:
+    """2.7's Gamma.metal shape: half_of's instances are the macro's last, so twice's become its end
+    (no dangling backslash); halve, named only by half_of, goes; twice and every call stay."""
+    from mpsgen.sources.metal.retire import retire_kernel
+
+    text = (RETIRE / "Special.metal").read_text()
+    new, removed = retire_kernel(text, "kernels/Special.metal", "half_of")
+    assert "half_of" not in new and "halve" not in new and "// half of the input" not in new
+    assert '  template [[host_name("twice_" #DTYPE0 "_" #DTYPE1)]] kernel void twice(     \\\n' in new
+    assert "      uint id [[thread_position_in_grid]]);\n\n#if __METAL_VERSION__ >= 310\n" in new
+    assert "kernel void twice(" in new and new.count("INSTANTIATE_SPECIAL_KERNELS(") == 4
+    assert [what for _, what in removed] == [
+        "half_of's instances in INSTANTIATE_SPECIAL_KERNELS (no host runs half_of any more)",
+        "template kernel half_of (no host runs it any more)", "halve (used only by the retired kernels)"]
+    assert retire_kernel(new, "kernels/Special.metal", "half_of") == (new, [])  # idempotent
+    assert new == text.replace(text[text.index("float halve"):text.index("template <typename T0")], "").replace(
+        text[text.index("// half of"):text.index("#define")], "").replace(
+        text[text.index("      uint id [[thread_position_in_grid]]);                                   \\\n  template "
+                        '[[host_name("half_of'):text.index("\n\n#if")], "      uint id [[thread_position_in_grid]]);")
+
+
+def test_a_macro_left_without_instances_goes_with_its_calls_and_their_empty_if() -> None:
+    from mpsgen.sources.metal.retire import retire_kernel
+
+    new, removed = retire_kernel((RETIRE / "RenormKernel.metal").read_text(), "kernels/RenormKernel.metal", "renorm")
+    assert new == "#include <metal_stdlib>\nusing namespace metal;\n"
+    assert removed[0] == (14, "#define REGISTER_RENORM_OP and its calls (instances of renorm only, which no host "
+                              "runs any more)")

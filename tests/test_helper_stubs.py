@@ -18,6 +18,8 @@ from scalar_ops_tree import migrate as _migrate, read as _read
 
 DATA = Path(__file__).resolve().parent / "data" / "renorm"
 MM_REL = f"{NATIVE}/mps/operations/RenormKernel.mm"
+METAL_REL = f"{NATIVE}/mps/kernels/RenormKernel.metal"
+UNARY_METAL_REL = f"{NATIVE}/mps/kernels/UnaryKernel.metal"
 
 
 @pytest.fixture()
@@ -53,7 +55,9 @@ def test_a_kernel_running_bespoke_metal_is_a_candidate_and_migrate_replaces_it(r
     start, end = text.index("  @autoreleasepool {"), text.index("} // namespace\n")
     metal = '  auto factorPSO = lib.getPipelineStateForFunc("renorm_" + scalarToMetalTypeString(self));\n}\n\n'
     mm.write_text(text[:start] + metal + text[end:])
-    subprocess.run(["git", "commit", "-qam", "renorm on Metal"], cwd=renorm_tree, check=True)
+    shutil.copyfile(DATA.parent / "retire" / "RenormKernel.metal", renorm_tree / METAL_REL)  # the kernel it runs
+    subprocess.run(["git", "add", "-A"], cwd=renorm_tree, check=True)
+    subprocess.run(["git", "commit", "-qm", "renorm on Metal"], cwd=renorm_tree, check=True)
     shown = mpsgen("status", "--op", "renorm", cwd=renorm_tree).stdout
     assert "renorm: Metal via _mps name" in shown  # the wrapper runs what its same-named helper runs
     assert "frontier: candidate" in shown and "not a candidate" not in shown
@@ -63,6 +67,26 @@ def test_a_kernel_running_bespoke_metal_is_a_candidate_and_migrate_replaces_it(r
     assert f"{MM_REL}:18: TORCH_IMPL_FUNC renorm_out_mps (bespoke Metal, not through the stub)" in r.stdout
     assert "float32    served by bespoke Metal" in r.stdout
     assert "renorm_out_mps" not in _read(renorm_tree, MM_REL)
+    # its bespoke kernel, run by nothing else, goes: the new kernel takes the name
+    assert (f"{METAL_REL}:14: #define REGISTER_RENORM_OP and its calls (instances of renorm only, which no host "
+            "runs any more)") in r.stdout
+    assert _read(renorm_tree, METAL_REL) == "#include <metal_stdlib>\nusing namespace metal;\n"
+    assert "REGISTER_UNARY_ALPHA_OP(renorm, float, float, float);" in _read(renorm_tree, UNARY_METAL_REL)
+
+
+def test_a_bespoke_kernel_another_host_still_runs_stays_and_the_new_kernel_takes_its_own_name(renorm_tree: Path):
+    """polygamma_out_mps runs 2.7's Gamma.metal digamma after digamma_out_mps goes: never a duplicate host name."""
+    shutil.copyfile(DATA.parent / "retire" / "RenormKernel.metal", renorm_tree / METAL_REL)
+    other = renorm_tree / f"{NATIVE}/mps/operations/Other.mm"
+    other.write_text('static void other() {\n  lib.getPipelineStateForFunc("renorm_" + std::string("float"));\n}\n')
+    subprocess.run(["git", "add", "-A"], cwd=renorm_tree, check=True)
+    subprocess.run(["git", "commit", "-qm", "another host runs renorm_"], cwd=renorm_tree, check=True)
+    r = _migrate(renorm_tree, "renorm")
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert (f"the bespoke kernel 'renorm' stays: {NATIVE}/mps/operations/Other.mm:2 still runs it, and kernel names "
+            "are global; the new kernel is 'renorm_ti'") in r.stdout
+    assert _read(renorm_tree, METAL_REL) == (DATA.parent / "retire" / "RenormKernel.metal").read_text()
+    assert "REGISTER_UNARY_ALPHA_OP(renorm_ti, float, float, float);" in _read(renorm_tree, UNARY_METAL_REL)
 
 
 def test_a_wrapper_has_the_backend_of_its_same_named_helper():

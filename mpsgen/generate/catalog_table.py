@@ -15,7 +15,7 @@ def coverage_table() -> str:
     for op, entry in sorted(catalog.load_catalog().items()):
         bodies = (entry.get("expr"), entry.get("int_expr"), entry.get("complex_expr"), entry.get("bool_expr"))
         calls = {n for body in bodies if body for n in c10_shims.called(str(body))}
-        shims = ", ".join(sorted(calls & set(c10_shims.SHIMS))) or "-"
+        shims = ", ".join(sorted(calls & (set(c10_shims.SHIMS) - c10_shims.ON_2_7))) or "-"
         follows = str(entry.get("follows", "")).replace("|", "\\|")
         rows.append(f"| {op} | {follows} | {', '.join(entry.get('dtypes', ['float']))} | {shims} |")
     return "\n".join(rows)

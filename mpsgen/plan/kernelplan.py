@@ -18,6 +18,7 @@ from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.kernel_choice import KernelChoice, choose_kernel
 from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.legacy import LegacyRemoval, callers_first, remove_legacy
+from mpsgen.plan.retired import retire_bespoke_kernels
 from mpsgen.plan.result import Plan, Rendered  # callers (commands/migrate.py, plan/group.py) import Plan from here
 from mpsgen.plan.routing import Routing, route
 from mpsgen.plan.stub_kernels import StubKernel, plan_stub_kernel, stub_plan
@@ -74,12 +75,16 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             cs.set_text(YAML_REL, routing.yaml_text, f"MPS dispatch of {routing.family}")
         assert routing.stub is not None and routing.schema_entry is not None  # set whenever something moves
         targets = routing.targets
+        # The bespoke kernels only the legacy code runs go with it, before the new kernel takes their names.
+        retired = retire_bespoke_kernels(cs, checkout, routing.legacy_kernels, routing.family)
+        apply_edits(cs, retired.edits)
         first = plan_stub_kernel(command, routing, routing.stub, routing.schema_entry,
-                                 targets[0] if targets else None, checkout, cs, opts)
+                                 targets[0] if targets else None, checkout, cs, opts, retired)
         choice, code, kept_kernel = first.choice, first.code, first.kept_kernel
-        others = tuple(plan_stub_kernel(command, routing, t.stub, t.entry, t, checkout, cs, opts) for t in targets[1:])
+        others = tuple(plan_stub_kernel(command, routing, t.stub, t.entry, t, checkout, cs, opts, retired)
+                       for t in targets[1:])
         legacy_notes: list[str] = []
-        removals: list[LegacyRemoval] = []
+        removals: list[LegacyRemoval] = [LegacyRemoval(removed=retired.removed)] if retired.removed else []
         for legacy in callers_first(cs, checkout, routing.legacy_kernels):
             yaml_now = cs.current(YAML_REL)
             # A plain substring test first: the line-anchored search of the whole yaml costs ~5 ms.

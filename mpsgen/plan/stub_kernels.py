@@ -12,6 +12,7 @@ from mpsgen.plan.kernel_choice import KernelChoice, choose_kernel
 from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.multistub import StubTarget
 from mpsgen.plan.result import Plan, Rendered
+from mpsgen.plan.retired import Retired
 from mpsgen.plan.texts import apply_edits
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
@@ -31,9 +32,11 @@ class StubKernel:
 
 
 def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
-                     checkout: Checkout, cs: Changeset, opts: KernelOptions) -> StubKernel:
+                     checkout: Checkout, cs: Changeset, opts: KernelOptions,
+                     retired: Retired = Retired()) -> StubKernel:
     """*stub*'s kernel, its texts applied to *cs*; *routing*: plan/routing.Routing (family, index,
-    shared kernels, moved entries); *target*: the stub's StubTarget when the family calls several."""
+    shared kernels, moved entries); *target*: the stub's StubTarget when the family calls several;
+    *retired*: the bespoke kernels the legacy code ran, and those a kept host file still runs."""
     kept = registered_metal_kernel(stub, cs, checkout)
     if kept:
         return StubKernel(stub, kept_kernel=kept)
@@ -41,6 +44,12 @@ def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Ent
     choice = choose_kernel(command, routing.family, stub, checkout, cs, routing.index, entry, routing.shared,
                            legacy, name=target.kernel if target is not None else "")
     notes: list[str] = []
+    runs_it = retired.kept_at(choice.kernel)
+    if runs_it:  # a bespoke kernel of that name stays (2.7's Gamma.metal digamma, run by polygamma_out_mps)
+        own = f"{choice.kernel}_ti"
+        notes.append(f"the bespoke kernel '{choice.kernel}' stays: {runs_it} still runs it, and kernel names are "
+                     f"global; the new kernel is '{own}' (the shared iterator's)")
+        choice = replace(choice, kernel=own)
     if target is not None:
         from mpsgen.plan.binding import fixing
 
