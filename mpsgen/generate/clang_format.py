@@ -6,9 +6,10 @@ downloads (`tools/linter/adapters/s3_init_config.json`), so the layout does not 
 machine has installed.  The style is the checkout's own `.clang-format`; a checkout without one gets
 PyTorch's settings (`pytorch_style.clang-format`, bundled).
 
-Only the lines a plan added or changed are formatted (`--lines`; with the lines around a deletion and
-the rest of a `#define` it wrote into, which clang-format lays out with them), and the result is kept only when every
-other line is still there, unchanged; else the text stays as rendered and a note says why.
+Only the lines a plan added or changed are formatted (`--lines`, with the rest of a `#define` it wrote
+into, which clang-format lays out with them; then the lines around each deletion), and the result is kept
+only when every other line is still there, unchanged; else the text stays as rendered and a note says why
+(a deletion's neighbours are simply left).
 """
 
 from __future__ import annotations
@@ -35,16 +36,21 @@ def style_option(root: Path) -> str:
 
 def changed_ranges(before: str, after: str) -> list[tuple[int, int]]:
     """1-based inclusive line ranges of *after* that are not lines of *before* (inserted or replaced),
-    and the two lines around each deletion: what they enclose may now be empty (`namespace mps {` and
-    its closing line once the last function inside went), which clang-format joins as lintrunner would."""
+    each grown to the whole `#define` it is part of."""
     old, new = split_lines(before), split_lines(after)
-    ranges = []
-    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag != "equal" and j2 > j1:
-            ranges.append((j1 + 1, j2))
-        elif tag == "delete" and new:
-            ranges.append(_around(new, j1))
-    return [_whole_macro(new, a, b) for a, b in ranges]
+    return [_whole_macro(new, j1 + 1, j2) for tag, _, _, j1, j2 in _opcodes(old, new) if tag != "equal" and j2 > j1]
+
+
+def gap_ranges(before: str, after: str) -> list[tuple[int, int]]:
+    """The lines of *after* around each run *before* lost: what they enclose may now be empty
+    (`namespace mps {` and its closing line once the last function inside went), which clang-format
+    joins as lintrunner would."""
+    old, new = split_lines(before), split_lines(after)
+    return [_around(new, j1) for tag, _, _, j1, _ in _opcodes(old, new) if tag == "delete" and new]
+
+
+def _opcodes(old: list[str], new: list[str]):
+    return difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
 
 
 def _whole_macro(lines: list[str], first: int, last: int) -> tuple[int, int]:
@@ -92,14 +98,14 @@ def format_lines(before: str, after: str, path: Path, root: Path) -> tuple[str, 
     shown = path.relative_to(root) if path.is_relative_to(root) else path
     ranges = changed_ranges(before, after)
     if not ranges:
-        return after, ""
+        return _close_gaps(before, after, path, root), ""
     exe = clang_format_executable()
     if exe is None:
         return after, (f"the clang-format wheel is not installed: the lines added to {shown} are not laid out "
                        "(pip install mpsgen's dependencies)")
     text, note = _run(exe, root, path, after, ranges)
     if note != _OTHERS:
-        return (after, note.format(shown)) if note else (text, "")
+        return (after, note.format(shown)) if note else (_close_gaps(before, text, path, root), "")
     # Together the ranges touch a line that was there (an include block clang-format would sort): each
     # range alone, the last first so the earlier ones keep their line numbers; those that touch others stay.
     left = 0
@@ -109,7 +115,19 @@ def format_lines(before: str, after: str, path: Path, root: Path) -> tuple[str, 
             left += 1
         else:
             after = alone
-    return after, (_OTHERS.format(shown) + f" ({left} of {len(ranges)} added runs)" if left else "")
+    return (_close_gaps(before, after, path, root),
+            _OTHERS.format(shown) + f" ({left} of {len(ranges)} added runs)" if left else "")
+
+
+def _close_gaps(before: str, after: str, path: Path, root: Path) -> str:
+    """*after* with the lines around each deletion laid out, one gap at a time, the last first; a gap
+    whose layout would move lines beyond it (a macro that was never clang-format clean) stays as it is."""
+    exe = clang_format_executable()
+    if exe is None:
+        return after
+    for a, b in reversed(gap_ranges(before, after)):
+        after = _run(exe, root, path, after, [(a, b)])[0]
+    return after
 
 
 _OTHERS = "clang-format would change other lines of {}: the added lines are left as rendered"
