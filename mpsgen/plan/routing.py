@@ -83,9 +83,9 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
         schema_entry = max((_entry_for_kernel(family, edit, k) for k in shared), key=_tensor_count)
         returns = schema_entry.func.rsplit("->", 1)[-1].strip()
         if returns.startswith("("):  # _prelu_kernel_backward -> (Tensor, Tensor)
-            raise MpsgenError(f"{schema_entry.name} returns {returns}: mpsgen writes kernels with one output",
-                              path=YAML_REL, line=schema_entry.line,
-                              hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
+            from mpsgen.plan.outputs import refuse_outputs
+
+            raise refuse_outputs(family.name, schema_entry, returns, shared, cs, checkout)
         _require_elementwise(checkout, cs, family, edit)
         targets = () if opts.stub_override else _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel
