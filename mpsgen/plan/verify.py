@@ -46,10 +46,11 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
         if plan.two_outputs is not None:  # upstream's <kernel>_dense_<T>/<kernel>_strided_<T>, read again
             from mpsgen.sources.metal.two_outputs import find_two_output_kernels
 
-            names = {plan.kernel} if find_two_output_kernels(metal_texts, plan.kernel) else set()
+            registered = find_two_output_kernels(metal_texts, plan.kernel) is not None
         else:
-            names = metal_index.registered_kernel_names(metal_index.index_metal(t, p) for p, t in metal_texts.items())
-        if plan.kernel not in names:
+            registered = plan.kernel in metal_index.registered_kernel_names(
+                metal_index.index_metal(t, p) for p, t in metal_texts.items())
+        if not registered:
             problems.append(f"kernel '{plan.kernel}' is not registered in any .metal file")
     _verify_statements(cs)
     if problems:
