@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mpsgen.emulate.compare import DtypeResult, TryResult
+from mpsgen.scan.lines import plain_lines
 from mpsgen.emulate.compile import (BASE_HEADERS, EMULATION_INCLUDE, FLAGS, CompileError, cache_dir,
                                     find_compiler)
 
@@ -54,7 +55,7 @@ def _build(source: str, root: Path) -> Path:
     src.write_text(source, encoding="utf-8")
     done = subprocess.run([*argv, "-x", "c++", str(src), "-o", str(lib)], capture_output=True, text=True)
     if done.returncode != 0:
-        first = next((ln for ln in done.stderr.splitlines() if "error:" in ln), done.stderr.strip()[-200:])
+        first = next((ln for ln in plain_lines(done.stderr) if "error:" in ln), done.stderr.strip()[-200:])
         raise CompileError(f"upstream's lifted {call_name(source)} does not compile under the emulation: {first}")
     return lib
 
