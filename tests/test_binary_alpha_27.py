@@ -237,6 +237,94 @@ def test_the_2_7_shape_rows() -> None:
     plain = choose_shape(stub=_decl(("TensorIteratorBase&",)), call=None, operands=("a", "b"), schema_tensors=2,
                          api=API_27)
     assert (plain.arity, plain.extend) == ("binary", "")
-    # nothing in 2.7 runs three inputs: no sibling to model a ternary kernel on
-    with pytest.raises(MpsgenError, match="no kernel of three inputs to model one on"):
-        choose_shape(stub=one, call=None, operands=("a", "b", "c"), schema_tensors=3, api=API_27)
+    # nothing in 2.7 runs three inputs: the change adds a ternary form of binary_mps_impl, with scalars its alpha form
+    rows = {(d.params, t): choose_shape(stub=d, call=None, operands=("a", "b", "c"), schema_tensors=3, api=API_27)
+            for d in (one, two, _decl(("TensorIteratorBase&",))) for t in [3]}
+    assert sorted((s.arity, s.extend) for s in rows.values()) == [
+        ("ternary", "ternary_mps_impl"), ("ternary_alpha", "ternary_alpha_mps_impl"),
+        ("ternary_params", "ternary_alpha_mps_impl")]
+
+
+# -- three inputs: ternary_mps_impl and its kernels, derived from the binary ones ---------------------------
+
+
+def _lay_ternary_2_7(root: Path) -> Path:
+    """The 2.7 files and a c10/metal/indexing.h of 2.7's shape (offset helpers, no kernels)."""
+    _lay_2_7(root)
+    shutil.copy(DATA / "indexing.h", root / "c10/metal/indexing.h")
+    subprocess.run(["git", "commit", "-qam", "2.7 indexing.h"], cwd=root, check=True, capture_output=True)
+    return root
+
+
+TERNARY = "REGISTER_TERNARY_ALPHA_INDEXING_OP"
+
+
+def test_addcmul_adds_the_ternary_helper_and_kernels_and_addcdiv_reuses_them(scalar_tree: Path) -> None:
+    root = _lay_ternary_2_7(scalar_tree)
+    metal_before, mm_before, errors_before = (root / METAL).read_text(), (root / MM).read_text(), _errors(root)
+    r = mpsgen("migrate", "addcmul", "addcdiv", "--no-build", "--no-test", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for op in ("addcmul", "addcdiv"):
+        assert re.search(rf"\d+ dtype\(s\) agree with torch\.ops\.aten\.{op} ", r.stdout), r.stdout
+    addcmul, addcdiv = r.stdout.split("mpsgen migrate addcdiv:")
+    api = [ln for ln in addcmul.splitlines() if ln.startswith("  api ")]
+    assert len(api) == 2 and "ternary_alpha_mps_impl<T>" in api[0] and TERNARY in api[1], addcmul
+    assert "  api " not in addcdiv  # reused
+    metal, mm = (root / METAL).read_text(), (root / MM).read_text()
+
+    # Metal: the binary kernels with a third input; the strided one computes its offsets from sizes and strides
+    assert metal.count(f"#define {TERNARY}(NAME, DTYPE, DTYPEA)") == 1
+    assert metal.count("kernel void ternary_alpha_indexing(") == 1 and "#include <c10/metal/indexing.h>" in metal
+    assert "    constant void* other2_ [[buffer(2)]],\n    device void* out_ [[buffer(3)]]," in metal
+    assert "constant uint& ndim [[buffer(9)]],\n    constant T2& alpha [[buffer(10)]]," in metal
+    assert "c10::metal::pos_from_thread_index(long(tid), pos, sizes, ndim);" in metal
+    assert "*out = f(*input, *other, *other2, alpha);" in metal
+    assert "out[tid] = f(input[tid], other[tid], other2[tid], alpha);" in metal
+    assert f"{TERNARY}(addcmul, half, float);" in metal and f"{TERNARY}(addcdiv, float, float);" in metal
+    assert only_insertions(metal_before, metal)
+
+    # Host: one helper after binary_mps_impl, a third input bound after the second, the sizes and strides
+    # where binary_mps_impl binds its offsets, alpha last; both ops call it
+    assert mm.count("static void ternary_alpha_mps_impl(") == 1 and "generateKernelDataOffsets" in mm_before
+    start = mm.index("static void ternary_alpha_mps_impl(")
+    helper = mm[start:mm.index("\n}\n", start)]
+    assert "mtl_setArgs(encoder, input, other, other2, out, alpha);" in helper
+    assert "iter.shape(),\n" in helper and "iter.strides(3),\n" in helper and "generateKernelDataOffsets" not in helper
+    assert 'mps::ternary_alpha_mps_impl(iter, "addcmul", value_value);' in mm
+    assert 'mps::ternary_alpha_mps_impl(iter, "addcdiv", value_value);' in mm
+    assert only_insertions(mm_before, mm)
+    assert _errors(root) == errors_before  # check knows the kernels' names ...
+    (root / MM).write_text(mm.replace('ternary_alpha_mps_impl(iter, "addcdiv",', 'ternary_alpha_mps_impl(iter, "addcdivv",'))
+    typo = [e for e in _errors(root) if e not in errors_before]  # ... run through the helper
+    assert len(typo) == 1 and "MPS007 kernel 'addcdivv' is run here" in typo[0], typo
+    (root / MM).write_text(mm)
+
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "addcmul", "addcdiv", "--no-build", "--no-test", cwd=root)
+    assert again.returncode == 0 and tracked_bytes(root) == before, again.stdout + again.stderr
+
+
+def test_a_checkout_with_the_ternary_api_reuses_it(scalar_tree: Path) -> None:
+    from mpsgen.sources.host import ternary_mps_impl
+    from mpsgen.sources.metal import ternary_indexing
+
+    root = _lay_ternary_2_7(scalar_tree)
+    (root / MM).write_text(ternary_mps_impl.add_alpha_helper((root / MM).read_text(), MM))
+    (root / METAL).write_text(ternary_indexing.add_ternary((root / METAL).read_text(), METAL, alpha=True))
+    subprocess.run(["git", "commit", "-qam", "ternary api"], cwd=root, check=True, capture_output=True)
+    r = mpsgen("migrate", "addcdiv", "--no-build", "--no-test", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "  api " not in r.stdout and "agree with torch.ops.aten.addcdiv" in r.stdout, r.stdout
+    metal, mm = (root / METAL).read_text(), (root / MM).read_text()
+    assert metal.count(f"#define {TERNARY}(") == 1 and mm.count("static void ternary_alpha_mps_impl(") == 1
+    assert f"{TERNARY}(addcdiv, float, float);" in metal
+
+
+def test_no_offset_helpers_no_ternary_kernel() -> None:
+    from mpsgen.sources.metal.ternary_indexing import require_offset_helpers
+
+    text = (DATA / "indexing.h").read_text()
+    assert require_offset_helpers(text, "c10/metal/indexing.h") == text
+    with pytest.raises(MpsgenError, match="defines no pos_from_thread_index: nothing to compute") as err:
+        require_offset_helpers(text.replace("pos_from_thread_index", "position_of"), "c10/metal/indexing.h")
+    assert "\n" not in err.value.render()

@@ -50,6 +50,16 @@ def test_shared_key_but_stub_registered_by_mpsgraph(sample_tree: Path):
     assert states(sample_tree)["expm1"] == inv_mod.MPSGRAPH
 
 
+def test_a_stub_registered_by_metal_and_by_mpsgraph_code_has_moved(sample_tree: Path):
+    # A duplicate registration (check's MPS006) beside the Metal one: status and migrate agree nothing is left.
+    edit(sample_tree, f"{OPS}/UnaryOps.mm", "\n} // namespace at::native", "\nREGISTER_MPS_UNARY_STUB(expm1, exponentMinusOne);\n} // namespace at::native")
+    row = next(f for f in Inventory(Checkout(sample_tree)).family_states() if f.name == "expm1")
+    assert row.state == inv_mod.NATIVE
+    assert f"also registered by MPSGraph code at {OPS}/UnaryOps.mm:" in row.why
+    frontier = {f["family"]: f["frontier"] for f in json.loads(run(sample_tree, "--format", "json").output)["families"]}
+    assert frontier.get("expm1", "") != "candidate"
+
+
 def test_totals_count_every_listed_family(sample_tree: Path):
     board = dashboard(Inventory(Checkout(sample_tree)))
     totals = board.totals()

@@ -359,3 +359,21 @@ def test_stub_override_must_be_declared(real_native_headers):
     assert "atan_2_stub" in err.value.message and "atan2_stub" in (err.value.hint or "")
     decl = infer_stub(real_native_headers, SOURCES, "does_not_matter", stub_override="lerp_kernel_scalar_weight")
     assert decl.header == "ATen/native/Lerp.h"
+
+
+def test_a_stub_declared_twice_is_the_one_its_defining_file_includes():
+    # 2.7 declares clamp_stub in UnaryOps.h (iter, min, max: stale) and TensorCompare.h (iter), which
+    # TensorCompare.cpp, defining and calling it, includes.
+    from mpsgen.sources.native.stubs import infer_stub
+
+    headers = {
+        "aten/src/ATen/native/TensorCompare.h": "namespace at::native {\nusing clamp_tensor_fn = void (*)(TensorIteratorBase&);\n"
+                                                "DECLARE_DISPATCH(clamp_tensor_fn, clamp_stub)\n}\n",
+        "aten/src/ATen/native/UnaryOps.h": "namespace at::native {\nDECLARE_DISPATCH(void(*)(TensorIteratorBase&, "
+                                           "const Scalar& a, const Scalar& b), clamp_stub)\n}\n"}
+    cpp = ("#include <ATen/native/TensorCompare.h>\nnamespace at::native {\nDEFINE_DISPATCH(clamp_stub);\n"
+           "TORCH_IMPL_FUNC(clamp_Tensor_out)(const Tensor& self, const Tensor& result) {\n"
+           "  clamp_stub(device_type(), *this);\n}\n}\n")
+    for override in (None, "clamp_stub"):
+        decl = infer_stub(headers, {"aten/src/ATen/native/TensorCompare.cpp": cpp}, "clamp_Tensor_out", override)
+        assert (decl.header, decl.fn_type) == ("ATen/native/TensorCompare.h", "void(*)(TensorIteratorBase&)")

@@ -31,6 +31,7 @@ THROUGH_PLAN = {op for op, e in catalog.load_catalog().items()
     # the kernels of one stub each of a family calling several (div_out_mode): torch has no op of their
     # name; test_multistub.py checks them through torch.div with the rounding mode that selects each
     "div_true", "div_trunc", "div_floor",
+    "lerp_tensor_weight",  # lerp.Tensor's stub: checked through torch.lerp by `migrate lerp` (2.7 tree)
 }
 
 

@@ -172,12 +172,12 @@ def driver_source(spec: KernelSpec, functor: str, include_root: Path) -> str:
         from mpsgen.generate.template_kernel import explicit_instantiations, kernels
 
         lines += [f'#line 1 "{REGISTRATIONS_FILE}"', *kernels(spec), *explicit_instantiations(spec)]
-    elif spec.instantiation == "binary_indexing" and spec.scalars:
-        # 2.7 with scalars: the alpha kernels and macro the change adds to BinaryKernel.metal, as written,
-        # instantiated by the op's own registration lines.
+    elif spec.instantiation == "binary_indexing" and (spec.scalars or spec.arity.startswith("ternary")):
+        # 2.7 with scalars or three inputs: the kernels and macro the change adds to BinaryKernel.metal, as
+        # written, instantiated by the op's own registration lines.
         from mpsgen.sources.metal.binary_indexing import registrations as indexing_registrations
 
-        lines += [f'#line 1 "{REGISTRATIONS_FILE}"', binary_alpha_block(include_root), *indexing_registrations(spec)]
+        lines += [f'#line 1 "{REGISTRATIONS_FILE}"', indexing_block(include_root, spec), *indexing_registrations(spec)]
     elif spec.instantiation == "binary_indexing":
         pass  # 2.7's own macro instantiates binary_dense<T, F>, whose result is the functor's (the loop's assert)
     elif (include_root / "c10/metal/indexing.h").is_file():
@@ -194,13 +194,20 @@ def driver_source(spec: KernelSpec, functor: str, include_root: Path) -> str:
 BINARY_METAL = "aten/src/ATen/native/mps/kernels/BinaryKernel.metal"
 
 
-def binary_alpha_block(include_root: Path) -> str:
-    """2.7: the alpha kernels and REGISTER_BINARY_ALPHA_INDEXING_OP of BinaryKernel.metal, as the
-    checkout has them or as the change adds them (derived from the same file's siblings)."""
-    from mpsgen.sources.metal.binary_alpha import block_in
+def indexing_block(include_root: Path, spec: KernelSpec) -> str:
+    """2.7: the alpha kernels and REGISTER_BINARY_ALPHA_INDEXING_OP of BinaryKernel.metal (or the ternary
+    kernels and REGISTER_TERNARY_(ALPHA_)INDEXING_OP for a ternary *spec*), as the checkout has them or as
+    the change adds them (derived from the same file's siblings); "" for a 2.7 binary kernel without
+    scalars, which the file's own macro instantiates."""
+    from mpsgen.sources.metal import binary_alpha, ternary_indexing
 
     path = include_root / BINARY_METAL
-    return block_in(path.read_text(encoding="utf-8"), BINARY_METAL) if path.is_file() else ""
+    if spec.instantiation != "binary_indexing" or not path.is_file():
+        return ""
+    text = path.read_text(encoding="utf-8")
+    if spec.arity.startswith("ternary"):
+        return ternary_indexing.block_in(text, BINARY_METAL, alpha=bool(spec.scalars))
+    return binary_alpha.block_in(text, BINARY_METAL) if spec.scalars else ""
 
 
 def _header_digest(include_root: Path) -> str:
@@ -246,7 +253,7 @@ def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
     cxx = find_compiler()
     # Content, not paths: the same headers in another checkout reuse the build.  The spec and the
     # functor determine the driver source (rendered only on a miss: it needs the .metal style code).
-    written = binary_alpha_block(root) if spec.instantiation == "binary_indexing" and spec.scalars else ""
+    written = indexing_block(root, spec)
     key = hashlib.sha256("\0".join([DRIVER_VERSION, repr(sorted(spec._asdict().items())), functor, " ".join(FLAGS),
                                     _header_digest(root), _compiler_id(cxx), written]).encode()).hexdigest()[:32]
     folder = cache_dir()

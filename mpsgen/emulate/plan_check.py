@@ -134,9 +134,12 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
                     f"{plan.family} calls upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
                     "whose functor is no struct to lift out")))
                 continue
+        # Another family's stub called in one branch (clamp.Tensor's minimum_stub, when only max is given):
+        # checked against that family's op (torch.minimum), plan/kernel_choice says which.
+        op = plan.check_op or plan.family
         try:
             result = check(Subject(spec, functor, "upstream" if plan.reused_kernel else "plan", plan.binding, headers),
-                           op=plan.family, include_root=checkout.root, emulate=False,
+                           op=op, include_root=checkout.root, emulate=False,
                            flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
                                                complex_expr=kernel.complex_expr))
         except (ToolMissing, NoReference) as why:

@@ -15,9 +15,11 @@ from typing import Callable, NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.host import api_extend as host_api_extend
 from mpsgen.sources.host import binary_alpha as host_binary_alpha
+from mpsgen.sources.host import ternary_mps_impl as host_ternary
 from mpsgen.sources.host import unary_alpha as host_unary_alpha
 from mpsgen.sources.metal import api_extend as metal_api_extend
 from mpsgen.sources.metal import binary_alpha as metal_binary_alpha
+from mpsgen.sources.metal import ternary_indexing as metal_ternary
 from mpsgen.sources.host.api import LIBRARY_HEADER_REL
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
 
@@ -88,6 +90,25 @@ def _binary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
     ]
 
 
+def _ternary_mps_impl(alpha: bool) -> Callable[[Callable[[str], str | None]], list[Edit]]:
+    """PyTorch 2.7 runs no kernel of three inputs: BinaryKernel.mm gets ternary_mps_impl (or its alpha form)
+    derived from binary_mps_impl, BinaryKernel.metal ternary kernels and their macro derived from the
+    binary ones, the offsets computed from sizes and strides with 2.7's c10/metal/indexing.h."""
+    helper = host_ternary.ALPHA_HELPER + "<T>" if alpha else host_ternary.HELPER
+    macro = metal_ternary.TERNARY.alpha_macro if alpha else metal_ternary.TERNARY.macro
+    kernels = "ternary_alpha_indexing/ternary_alpha_dense" if alpha else "ternary_indexing/ternary_dense"
+    scalar = "alpha, " if alpha else ""
+    return lambda read: [
+        (INDEXING_REL, metal_ternary.require_offset_helpers, ""),  # a check: the kernels' offsets come from it
+        (BINARY_MM_REL, host_ternary.add_alpha_helper if alpha else host_ternary.add_helper,
+         f"{helper}(iter, func_name, {scalar}...) after {host_ternary.SIBLING}, with a third input and the "
+         "iterator's sizes and strides where it binds offsets"),
+        (BINARY_METAL_REL, lambda text, rel: metal_ternary.add_ternary(text, rel, alpha=alpha),
+         f"{kernels} kernels and {macro}(NAME, DTYPE{', DTYPEA' if alpha else ''}) modeled on "
+         "binary_indexing/binary_dense and REGISTER_BINARY_INDEXING_OP, offsets from c10/metal/indexing.h"),
+    ]
+
+
 def _unary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
     """PyTorch 2.7: MetalShaderLibrary::exec_unary_kernel passes one int64_t: UnaryKernel.mm gets a form
     passing a scalar or params struct, derived from that definition (the kernels are the op's own
@@ -104,11 +125,15 @@ UNARY_MM_REL = f"{OPERATIONS_REL}/UnaryKernel.mm"
 BINARY_MM_REL = f"{OPERATIONS_REL}/BinaryKernel.mm"
 BINARY_METAL_REL = f"{KERNELS_REL}/BinaryKernel.metal"
 BINARY_ALPHA_27, UNARY_ALPHA_27 = "binary_alpha_mps_impl", "unary_alpha_mps_impl"  # plan/shape.py's 2.7 names
+TERNARY_27, TERNARY_ALPHA_27 = host_ternary.HELPER, host_ternary.ALPHA_HELPER
 _EXTENSIONS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params,
-               BINARY_ALPHA_27: _binary_alpha_mps_impl, UNARY_ALPHA_27: _unary_alpha_mps_impl}
+               BINARY_ALPHA_27: _binary_alpha_mps_impl, UNARY_ALPHA_27: _unary_alpha_mps_impl,
+               TERNARY_27: _ternary_mps_impl(False), TERNARY_ALPHA_27: _ternary_mps_impl(True)}
 # The files an extension models its pieces on; each must exist
 _NEEDS = {"ternary_alpha": (LIBRARY_HEADER_REL, INDEXING_REL), "ternary_params": (LIBRARY_HEADER_REL, INDEXING_REL),
-          BINARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL), UNARY_ALPHA_27: (UNARY_MM_REL,)}
+          BINARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL), UNARY_ALPHA_27: (UNARY_MM_REL,),
+          TERNARY_27: (BINARY_MM_REL, BINARY_METAL_REL, INDEXING_REL),
+          TERNARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL, INDEXING_REL)}
 
 
 def extend(name: str, read: Callable[[str], str | None]) -> Extension:

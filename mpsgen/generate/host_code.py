@@ -85,6 +85,11 @@ def _filled(cpp_type: str, name: str, default: str) -> str:
 def _dispatch_macro(spec: KernelSpec) -> str:
     floats, ints = "float" in spec.dtypes, "integer" in spec.dtypes
     with_bool = ints and "bool" not in spec.skip
+    if "complex" in spec.dtypes and floats:  # addcmul's complex value, passed as the kernel's float2
+        if ints:
+            return ("AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(kBool, kHalf, kBFloat16" if with_bool
+                    else "AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16")
+        return "AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16"
     if floats and ints:
         return "AT_DISPATCH_ALL_TYPES_AND3(kBool, kHalf, kBFloat16" if with_bool else "AT_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16"
     if ints:
@@ -163,27 +168,37 @@ _RESULT_TYPE = {"same": "(ScalarType t) { return t; }",
                 "bool": "(ScalarType) { return kBool; }"}
 
 
-def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_impl", extra: str = "") -> str:
+def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_impl", extra: str = "",
+                         inputs: int = 2) -> str:
     """The body of a host kernel for PyTorch 2.7's BinaryKernel.mm.  Its binary_mps_impl reads both
     inputs in input(0)'s dtype, from the GPU, and writes the kernel's result type: a CPU scalar
     (`x.fmod(2)`) or a second dtype is cast to the iterator's common dtype first, and an output of
-    another dtype (`half.atan2_(float)`) gets the result through a temporary.  A complex result
-    (polar) needs none of it: its shared kernel checked both inputs share one dtype and the output is
-    its complex type, and its iterator allows no CPU scalar, as 2.7's own polar_out_mps relied on."""
+    another dtype (`half.atan2_(float)`) gets the result through a temporary.  *inputs* 3: the same for
+    the ternary_mps_impl the change adds beside it.  A complex result (polar) needs none of it: its shared
+    kernel checked both inputs share one dtype and the output is its complex type, and its iterator allows
+    no CPU scalar, as 2.7's own polar_out_mps relied on."""
     if result == "complex":
         return (f"  // the shared kernel checked both inputs share one dtype; the output is its complex type\n"
                 f"  mps::{helper}(iter, \"{kernel}\"{extra});")
-    return (f"  // {helper} reads both inputs as input(0)'s dtype on the GPU and writes the kernel's result type\n"
+    cpu = " || ".join(f"iter.is_cpu_scalar({k})" for k in range(1, inputs + 1))
+    mixed = " || ".join(f"iter.input_dtype(0) != iter.input_dtype({k})" for k in range(1, inputs))
+    cast = [f"iter.input({k}).to(device, dtype)" for k in range(inputs)]
+    if inputs == 2:
+        same = f"TensorIterator::binary_op(out, {', '.join(cast)})"
+    else:
+        same = "TensorIteratorConfig().add_output(out)" + "".join(f".add_input({c})" for c in cast) + ".build()"
+    which = "both inputs" if inputs == 2 else "its inputs"
+    return (f"  // {helper} reads {which} as input(0)'s dtype on the GPU and writes the kernel's result type\n"
             f"  const auto result_type = []{_RESULT_TYPE[result]};\n"
             f"  const auto& output = iter.output(0);\n"
-            f"  if (iter.is_cpu_scalar(1) || iter.is_cpu_scalar(2) || iter.input_dtype(0) != iter.input_dtype(1) ||\n"
+            f"  if ({cpu} || {mixed} ||\n"
             f"      output.scalar_type() != result_type(iter.input_dtype(0))) {{\n"
             f"    const auto dtype = iter.common_dtype();\n"
             f"    const auto device = output.device();\n"
             f"    Tensor out = output.scalar_type() == result_type(dtype)\n"
             f"        ? output\n"
             f"        : output.new_empty(output.sizes(), output.options().dtype(result_type(dtype)));\n"
-            f"    auto same = TensorIterator::binary_op(out, iter.input(0).to(device, dtype), iter.input(1).to(device, dtype));\n"
+            f"    auto same = {same};\n"
             f"    mps::{helper}(same, \"{kernel}\"{extra});\n"
             f"    if (!out.is_same(output)) {{\n"
             f"      const_cast<Tensor&>(output).copy_(out);\n"
@@ -235,7 +250,8 @@ def binary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], he
     binary_alpha_mps_impl) with the scalar, or the op's params struct, in the type its kernel was
     registered with (sources/metal_binary_indexing.alpha_type)."""
     lines, local = _alpha_values(spec, scalar_types)
-    body = binary_mps_impl_body(spec.name, spec.result, helper=helper, extra=f", {local}")
+    inputs = 3 if spec.arity.startswith("ternary") else 2
+    body = binary_mps_impl_body(spec.name, spec.result, helper=helper, extra=f", {local}", inputs=inputs)
     lines += [f"  {line}" if line else line for line in body.split("\n")]
     lines.append("  });")
     return "\n".join(lines)

@@ -138,7 +138,7 @@ class FrontierIndex:
             if e.mps_route == "shared" and e.mps_kernel:
                 use = inv.stub_use(e.mps_kernel)
                 graph = [r for r in use.registrations if inv.registration_backend(r) == "mpsgraph"]
-                if graph:
+                if graph and len(graph) == len(use.registrations):  # one on Metal too: a duplicate, not work
                     return Frontier(name, (), f"shared kernel {use.kernel} calls {use.stub}, registered by MPSGraph "
                                               f"code at {graph[0].path}:{graph[0].line}", True)
         return Frontier(name, (), "no MPS-only overload and no MPSGraph registration found")

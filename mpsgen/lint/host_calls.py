@@ -3,8 +3,9 @@
 host.host_kernel_calls reads `lib.exec_*_kernel(iter, "name")` and REGISTER_UNARY_TI_DISPATCH(name);
 this adds what the kernel-name rules need of the other eras:
 
-* 2.6-2.7 BinaryKernel.mm's static helper `binary_mps_impl(iter, "fmax")`, and the alpha forms mpsgen adds
-  there and to UnaryKernel.mm (`binary_alpha_mps_impl(iter, "threshold", params)`, `unary_alpha_mps_impl(...)`);
+* 2.6-2.7 BinaryKernel.mm's static helper `binary_mps_impl(iter, "fmax")`, and the alpha and ternary forms
+  mpsgen adds there and to UnaryKernel.mm (`binary_alpha_mps_impl(iter, "threshold", params)`,
+  `unary_alpha_mps_impl(...)`, `ternary_mps_impl(iter, "lerp_tensor_weight")`, `ternary_alpha_mps_impl(...)`);
 * `lib.getPipelineStateForFunc("name")`, `("name_" + type)` (the host appends dtype words) and
   `(cond ? "a" : "b")`; a name built any other way (fmt::format, a variable) is not checked;
 * a file's own macro whose body runs `#PARAM` (`exec_unary_kernel(iter, #NAME)` in 2026's
@@ -23,8 +24,9 @@ from mpsgen.sources.index import SourceIndex, index_of
 
 # The callee and the index of its kernel-name argument.
 _NAME_ARGUMENT = {"binary_mps_impl": 1, "binary_alpha_mps_impl": 1, "unary_alpha_mps_impl": 1,
-                  "getPipelineStateForFunc": 0}
-_CALLEE = re.compile(r"(?<!\w)((?:binary|binary_alpha|unary_alpha)_mps_impl|getPipelineStateForFunc)\s*\(")
+                  "ternary_mps_impl": 1, "ternary_alpha_mps_impl": 1, "getPipelineStateForFunc": 0}
+_CALLEE = re.compile(r"(?<!\w)((?:binary|binary_alpha|unary_alpha|ternary|ternary_alpha)_mps_impl"
+                     r"|getPipelineStateForFunc)\s*\(")
 _LITERAL = r'"((?:[^"\\\n]|\\.)*)"'
 _WHOLE = re.compile(_LITERAL)
 _PREFIX = re.compile(_LITERAL + r"\s*\+")  # "cross_" + scalarToMetalTypeString(out)

@@ -336,11 +336,21 @@ class Inventory:
                 return FamilyState(name, UNKNOWN, entries, "MPS-only kernel not found in operations/*.mm")
             return FamilyState(name, UNKNOWN, entries, "cannot tell whether the MPS-only kernels run MPSGraph or Metal")
         kinds: set[str] = set()
+        graph_too: list[host.Registration] = []
         for e in shared:
             use = self.stub_use(e.mps_kernel or "")
-            kinds.update(self.registration_backend(r) for r in use.registrations)
+            runs = [(r, self.registration_backend(r)) for r in use.registrations]
+            if len({kind == "mpsgraph" for _, kind in runs}) == 2:
+                # Registered by Metal and by MPSGraph code: the duplicate is `check`'s (MPS006); the op has moved.
+                graph_too += [r for r, kind in runs if kind == "mpsgraph"]
+            else:
+                kinds.update(kind for _, kind in runs)
         if "mpsgraph" in kinds:
             return FamilyState(name, MPSGRAPH, entries, "shared kernel, but its stub is registered by MPSGraph code")
+        if graph_too:
+            return FamilyState(name, NATIVE, entries, "every MPS entry shares the CPU/CUDA kernel; its stub is also "
+                                                      f"registered by MPSGraph code at {graph_too[0].path}:"
+                                                      f"{graph_too[0].line}, a duplicate")
         return FamilyState(name, NATIVE, entries, "every MPS entry shares the CPU/CUDA kernel")
 
     def family_states(self) -> list[FamilyState]:

@@ -33,8 +33,9 @@ def fit_to_checkout(spec: KernelSpec, cs: Changeset, target: MetalIndex) -> Kern
     headers = {Path(rel).name: mask_code(text) for rel, text in c10_metal_texts(cs).items()}
     if "utils.h" in headers and not re.search(r"\bis_complex_v\s*=", headers["utils.h"]):
         spec = spec._replace(c10_traits=False)  # a definition (code only), not a comment that names it
-    if spec.arity in ("binary", "binary_alpha", "binary_params") and uses_binary_indexing(target):
-        # 2.7's binary_dense<T, F> calls the functor on T itself (float2 for complex64): no opmath
+    if spec.arity.startswith(("binary", "ternary")) and uses_binary_indexing(target):
+        # 2.7's binary_dense<T, F> calls the functor on T itself (float2 for complex64): no opmath; the
+        # ternary kernels the change adds there are modeled on them (sources/metal/ternary_indexing)
         spec = spec._replace(instantiation="binary_indexing", opmath=False)
     found = layout_of(target)
     if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity in ("unary", "unary_alpha", "unary_params"):

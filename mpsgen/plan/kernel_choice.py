@@ -38,6 +38,9 @@ class KernelChoice:
     # The kernel of one of a family's other stubs (div_trunc for div; plan/multistub.py): the family's
     # OpInfo and catalog entry describe its first stub's kernel, not this one.
     other_stub: bool = False
+    # the op the numeric check compares with, when not the family's (a stub of another family that reads
+    # fewer inputs than the family's iterator: clamp.Tensor's minimum_stub, checked against minimum)
+    check_op: str = ""
 
     @property
     def arity(self) -> Arity:
@@ -97,9 +100,17 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
         mixed = _mixed_input_dtypes(sources[impl.path], impl, operands.names)
     body = catalog.load_catalog().get(kernel) or catalog.load_catalog().get(family) or {}
     declared = tuple(body["params"]) if body.get("params") else None
+    tensors = schema_tensors(entry.func)
+    check_op = ""
+    reads = {"unary": 1, "binary": 2, "ternary": 3}.get(str(body.get("arity", "")).split("_")[0])
+    if name and reads and re.search(r"\bTensor\?", entry.func) and reads < (len(operands.names) if operands
+                                                                            else tensors):
+        # the meta function builds one iterator per branch (clamp.Tensor: self, min and max; or self and one
+        # of them, for maximum_stub/minimum_stub): the catalogued kernel of this stub says how many it reads
+        operands, tensors = None, reads
+        check_op = owner if index is not None and owner != family and index.has_family(owner) else ""
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
-                         schema_tensors=schema_tensors(entry.func), api=_host_api(cs), declared_names=declared,
-                         mixed=mixed)
+                         schema_tensors=tensors, api=_host_api(cs), declared_names=declared, mixed=mixed)
     api_added: tuple[str, ...] = ()
     edits: tuple[TextEdit, ...] = ()
     if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
@@ -116,7 +127,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
         binding = bind(entry.name, entry.func, operands.names, operands.params,
                        tuple(p.source for p in shape.scalars), impl_parameters(sources, impl))
     return KernelChoice(command, family, stub, legacy_kernels, kernel, shape, binding,
-                        f"{operands.location}" if operands else "", diverted, api_added, edits)
+                        f"{operands.location}" if operands else "", diverted, api_added, edits, check_op=check_op)
 
 
 def _mixed_input_dtypes(text: str, impl, inputs: tuple[str, ...]) -> MixedInputs | None:

@@ -141,12 +141,18 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
         call = host_code.exec_call_args(arity, spec.name, arg, opmath=spec.param_type == "opmath",
                                         result_args=_bool_kernel_args(cs, spec, arity, mm_text))
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
+        ternary = arity.startswith("ternary")
         if spec.instantiation == "binary_indexing" and scalars:  # 2.7: the helper the change adds
             from mpsgen.sources.host.binary_alpha import HELPER
+            from mpsgen.sources.host.ternary_mps_impl import ALPHA_HELPER
 
-            body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], HELPER)
+            body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars],
+                                                        ALPHA_HELPER if ternary else HELPER)
         elif spec.instantiation == "binary_indexing":
-            body = host_code.binary_mps_impl_body(spec.name, spec.result)
+            from mpsgen.sources.host.ternary_mps_impl import HELPER as TERNARY_HELPER
+
+            body = (host_code.binary_mps_impl_body(spec.name, spec.result, helper=TERNARY_HELPER, inputs=3) if ternary
+                    else host_code.binary_mps_impl_body(spec.name, spec.result))
         elif spec.instantiation == "host_name" and scalars:  # 2.7: the helper the change adds
             from mpsgen.sources.host.unary_alpha import HELPER as UNARY_HELPER
 
@@ -172,7 +178,8 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
 
 
 # 2.7's host API extensions (generate/api_extension) and the .metal layout their kernels need
-_EXTENSION_LAYOUT = {"binary_alpha_mps_impl": "binary_indexing", "unary_alpha_mps_impl": "host_name"}
+_EXTENSION_LAYOUT = {"binary_alpha_mps_impl": "binary_indexing", "unary_alpha_mps_impl": "host_name",
+                     "ternary_mps_impl": "binary_indexing", "ternary_alpha_mps_impl": "binary_indexing"}
 
 
 def _require_2_7_layout(choice: KernelChoice, spec: KernelSpec, metal_rel: str) -> None:

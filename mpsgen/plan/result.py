@@ -77,6 +77,7 @@ class Plan:
     # same changeset; this plan holds the first stub's.  other_stub: this plan is one of those.
     stub_plans: tuple[Plan, ...] = ()
     other_stub: bool = False
+    check_op: str = ""  # the op the numeric check compares with, when not the family's (KernelChoice.check_op)
 
     @property
     def kernel_plans(self) -> tuple[Plan, ...]:

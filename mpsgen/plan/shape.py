@@ -191,13 +191,17 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
 # PyTorch 2.7 has no exec_binary_kernel: two-input kernels run through BinaryKernel.mm's file-local
 # binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP, and exec_unary_kernel passes one
 # int64_t only.  With scalars the change adds their alpha forms (generate/api_extension's
-# "binary_alpha_mps_impl", "unary_alpha_mps_impl"); nothing there runs three inputs.
+# "binary_alpha_mps_impl", "unary_alpha_mps_impl"); nothing there runs three inputs, so the change adds a
+# ternary form of binary_mps_impl and its kernels ("ternary_mps_impl"), with scalars their alpha form.
 SHAPES_27: dict[tuple[int, str], str] = {
     (1, "alpha"): "unary_alpha_mps_impl",
     (1, "params"): "unary_alpha_mps_impl",
     (2, "none"): "",
     (2, "alpha"): "binary_alpha_mps_impl",
     (2, "params"): "binary_alpha_mps_impl",
+    (3, "none"): "ternary_mps_impl",
+    (3, "alpha"): "ternary_alpha_mps_impl",
+    (3, "params"): "ternary_alpha_mps_impl",
 }
 
 
@@ -205,10 +209,5 @@ def _shape_27(shape: KernelShape, stub, what: str, where: dict[str, Any]) -> str
     key = (shape.inputs, shape.delivery)
     if key in SHAPES_27:
         return SHAPES_27[key]
-    if shape.inputs == 3:
-        raise MpsgenError(
-            f"{stub.name} needs {what}, and this checkout has no kernel of three inputs to model one on "
-            "(no exec_ternary_kernel; BinaryKernel.mm's binary_mps_impl and generateKernelDataOffsets index "
-            "an output and two inputs)", hint="write the kernel by hand, or migrate on a newer checkout", **where)
     raise MpsgenError(f"{stub.name} needs {what}; mpsgen writes no such kernel on this checkout",
                       hint="write the kernel by hand", **where)

@@ -105,6 +105,7 @@ def stub_plan(command: Command, op: str, family: str, cs: Changeset, moved: tupl
         api_added=choice.api_added if choice else (), removed=code.removed if code else (),
         notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes, *(code.notes if code else ())),
         dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (), other_stub=True,
+        check_op=choice.check_op if choice else "",
     )
 
 

@@ -11,6 +11,7 @@ edits; a binary_mps_impl of another shape is refused, naming it.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_top_level
@@ -21,9 +22,9 @@ HELPER = "binary_alpha_mps_impl"
 _DEFINITION = r"^([ \t]*)static\s+void\s+{name}\s*\("
 
 
-def _refuse(path: str, what: str) -> MpsgenError:
-    return MpsgenError(f"{path}: {what}, the sibling {HELPER} would be modeled on", path=path, line=1,
-                       hint=f"add {HELPER} by hand")
+def _refuse(path: str, what: str, helper: str = HELPER) -> MpsgenError:
+    return MpsgenError(f"{path}: {what}, the sibling {helper} would be modeled on", path=path, line=1,
+                       hint=f"add {helper} by hand")
 
 
 def _span(text: str, name: str) -> tuple[int, int, int, int] | None:
@@ -40,25 +41,33 @@ def _span(text: str, name: str) -> tuple[int, int, int, int] | None:
     return m.start(), m.end() - 1, close, end + 1
 
 
-def defines_helper(mm_text: str) -> bool:
-    return _span(mm_text, HELPER) is not None
+def defines_helper(mm_text: str, helper: str = HELPER) -> bool:
+    return _span(mm_text, helper) is not None
 
 
-def helper_definition(sibling: str, path: str) -> str:
-    """binary_mps_impl's definition -> binary_alpha_mps_impl's."""
-    span = _span(sibling, SIBLING)
+def definition(text: str, name: str) -> str | None:
+    """The text of `static void <name>(...) {...}` in *text*, None when it defines none."""
+    span = _span(text, name)
+    return text[span[0] : span[3]] if span is not None else None
+
+
+def helper_definition(sibling: str, path: str, sibling_name: str = SIBLING, helper: str = HELPER) -> str:
+    """binary_mps_impl's definition -> binary_alpha_mps_impl's (and ternary_mps_impl's ->
+    ternary_alpha_mps_impl's: *sibling_name*, *helper*)."""
+    span = _span(sibling, sibling_name)
     assert span is not None
     _, open_pos, close, _ = span
     params = [p.strip() for p in split_top_level(sibling[open_pos + 1 : close]) if p.strip()]
     if len(params) < 2 or not re.search(r"\bTensorIteratorBase\s*&", params[0]):
-        raise _refuse(path, f"{SIBLING} does not take (TensorIteratorBase& iter, name, ...)")
+        raise _refuse(path, f"{sibling_name} does not take (TensorIteratorBase& iter, name, ...)", helper)
     new_params = [*params[:2], "const T alpha", *params[2:]]
     text = f"{sibling[: open_pos + 1]}{', '.join(new_params)}{sibling[close:]}"
-    text = re.sub(rf"\bstatic\s+void\s+{SIBLING}\b", f"static void {HELPER}", text, count=1)
+    text = re.sub(rf"\bstatic\s+void\s+{sibling_name}\b", f"static void {helper}", text, count=1)
     masked = mask_code(text)
     binds = list(re.finditer(r"^([ \t]*)mtl_setArgs\((\w+)\s*,([^;]*)\);[ \t]*$", masked, re.M))
     if len(binds) != 2:
-        raise _refuse(path, f"{SIBLING} does not bind its tensors with one mtl_setArgs per kernel (dense, strided)")
+        raise _refuse(path, f"{sibling_name} does not bind its tensors with one mtl_setArgs per kernel (dense, "
+                            "strided)", helper)
     for bind in reversed(binds):
         indent, encoder = bind.group(1), bind.group(2)
         after = re.match(rf"\s*\[{encoder}\s+setBuffer:[^\]]*atIndex:(\d+)\];[ \t]*", masked[bind.end() :])
@@ -71,15 +80,17 @@ def helper_definition(sibling: str, path: str) -> str:
     return f"template <typename T>\n{text}"
 
 
-def add_helper(mm_text: str, path: str) -> str:
-    """BinaryKernel.mm with binary_alpha_mps_impl after binary_mps_impl; unchanged when it has one (reused)."""
-    if defines_helper(mm_text):
+def add_helper(mm_text: str, path: str, helper: str = HELPER,
+               derive: Callable[[str, str], str] = helper_definition) -> str:
+    """BinaryKernel.mm with binary_alpha_mps_impl (or *helper*, *derive* making its definition from
+    binary_mps_impl's) after binary_mps_impl; unchanged when it has one (reused)."""
+    if defines_helper(mm_text, helper):
         return mm_text
     span = _span(mm_text, SIBLING)
     if span is None:
-        raise _refuse(path, f"no definition of static void {SIBLING}(TensorIteratorBase& iter, ...)")
+        raise _refuse(path, f"no definition of static void {SIBLING}(TensorIteratorBase& iter, ...)", helper)
     start, _, _, end = span
-    new = helper_definition(mm_text[start:end], path)
+    new = derive(mm_text[start:end], path)
     nl_at = mm_text.find("\n", end)
     at = len(mm_text) if nl_at < 0 else nl_at + 1
     nl = "\r\n" if mm_text[at - 2 : at] == "\r\n" else "\n"

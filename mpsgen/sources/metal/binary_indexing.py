@@ -19,7 +19,9 @@ from mpsgen.sources.metal.index import MetalIndex, index_metal
 
 MACRO = "REGISTER_BINARY_INDEXING_OP"
 ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"  # added by the change (sources/metal/binary_alpha)
-_MACROS = (MACRO, ALPHA_MACRO)
+# three inputs, added by the change (sources/metal/ternary_indexing)
+TERNARY_MACRO, TERNARY_ALPHA_MACRO = "REGISTER_TERNARY_INDEXING_OP", "REGISTER_TERNARY_ALPHA_INDEXING_OP"
+_MACROS = (MACRO, ALPHA_MACRO, TERNARY_MACRO, TERNARY_ALPHA_MACRO)
 
 
 def uses_binary_indexing(index: MetalIndex) -> bool:
@@ -34,11 +36,12 @@ def registrations(spec: KernelSpec) -> list[str]:
     from mpsgen.generate.render import input_types
 
     types = input_types(spec)
+    ternary = spec.arity.startswith("ternary")
     if spec.scalars:
         args = {t: f"{t}, {alpha_type(spec, t)}" for t in types}
-        lines = [f"{ALPHA_MACRO}({spec.name}, {args[t]});" for t in types]
+        lines = [f"{TERNARY_ALPHA_MACRO if ternary else ALPHA_MACRO}({spec.name}, {args[t]});" for t in types]
     else:
-        lines = [f"{MACRO}({spec.name}, {t});" for t in types]
+        lines = [f"{TERNARY_MACRO if ternary else MACRO}({spec.name}, {t});" for t in types]
     return [ln for ln, t in zip(lines, types) if t != "bfloat"] + [ln for ln, t in zip(lines, types) if t == "bfloat"]
 
 

@@ -269,6 +269,7 @@ def infer_stub(
                 f"--stub {stub_override}: no DECLARE_DISPATCH(..., {stub_override}) in aten/src/ATen/native/*.h",
                 hint=_suggest(stub_override, decls),
             )
+        decl = _declared_where_defined(headers, sources, decl)
         _require_resolved(decl)
         return decl
 
@@ -304,8 +305,24 @@ def infer_stub(
             line=impl.stubs[0].line,
             hint="is the header outside aten/src/ATen/native? name the stub with --stub NAME",
         )
+    decl = _declared_where_defined(headers, sources, decl)
     _require_resolved(decl)
     return decl
+
+
+def _declared_where_defined(headers: dict[str, str], sources: dict[str, str], decl: StubDecl) -> StubDecl:
+    """*decl*, or the other declaration of its name that the .cpp defining the stub includes: 2.7 declares
+    clamp_stub twice, a stale (iter, min, max) in UnaryOps.h and the (iter) TensorCompare.cpp defines."""
+    others = [d for p, t in headers.items() if p != decl.path and decl.name in t
+              for d in [index_stub_declarations({p: t}).get(decl.name)] if d is not None]
+    if not others:
+        return decl
+    define = re.compile(rf"\bDEFINE_DISPATCH\(\s*{re.escape(decl.name)}\s*\)")
+    definer = next((t for t in sources.values() if define.search(mask_code(t))), None)
+    if definer is None:
+        return decl
+    included = [d for d in (decl, *others) if re.search(rf'#\s*include\s*[<"]{re.escape(d.header)}[>"]', definer)]
+    return included[0] if len(included) == 1 else decl
 
 
 _DECLARE_SHAPE_HINT = "declare it as void(*)(...) or through a `using` alias of that shape"
