@@ -126,3 +126,28 @@ def test_a_run_that_would_move_existing_lines_is_left_and_the_others_are_still_f
     text, note = format_lines(before, after, tmp_path / "k.metal", tmp_path)
     assert text == "#include <c.h>\n#include <b.h>\n#include <d.h>\n\nint   keep;\nint added;\n"
     assert "would change other lines" in note and "1 of 2" in note
+
+
+def test_a_namespace_a_deletion_empties_is_joined_as_lintrunner_would(tmp_path: Path):
+    """Removing the last legacy function of a .mm (2.7's PointwiseOps.mm after addcmul and addcdiv) leaves
+    `namespace mps {`, blank lines and its closing line: the lines around the gap are laid out too."""
+    before = "namespace mps {\n\nvoid legacy();\n\n} // namespace mps\n\nint  keep ;\n"
+    after = "namespace mps {\n\n\n} // namespace mps\n\nint  keep ;\n"
+    text, note = format_lines(before, after, tmp_path / "k.mm", tmp_path)
+    assert note == ""
+    assert text == "namespace mps {} // namespace mps\n\nint  keep ;\n"
+
+
+def test_an_entry_added_to_a_macro_lays_out_the_whole_macro(tmp_path: Path):
+    """clang-format reads a #define as one line: an entry too long for the macro's backslash column
+    re-wraps its unchanged last line too, which counts as written (2.7's INSTANTIATE_UNARY_KERNELS_VEC2)."""
+    entry = ('  template [[host_name("{0}_complex_" #D0 "_" #D1)]] kernel void {0}_complex_kernel<D0>(device float2* o, '
+             'constant float2* i);{1}\n')
+    head = "#define INSTANTIATE_VEC2(D0, D1) \\\n"
+    before = head + entry.format("exp", " \\") + entry.format("tanh", "")
+    after = head + entry.format("exp", " \\") + entry.format("tanh", " \\") + entry.format("reciprocal", "")
+    text, note = format_lines(before, after, tmp_path / "k.metal", tmp_path)
+    assert note == ""
+    whole = subprocess.run([executable(), f"--style=file:{BUNDLED_STYLE}", "--assume-filename=k.metal"], input=after,
+                           capture_output=True, text=True, check=True).stdout
+    assert text == whole and "reciprocal_complex_kernel" in text

@@ -6,7 +6,8 @@ downloads (`tools/linter/adapters/s3_init_config.json`), so the layout does not 
 machine has installed.  The style is the checkout's own `.clang-format`; a checkout without one gets
 PyTorch's settings (`pytorch_style.clang-format`, bundled).
 
-Only the lines a plan added or changed are formatted (`--lines`), and the result is kept only when every
+Only the lines a plan added or changed are formatted (`--lines`; with the lines around a deletion and
+the rest of a `#define` it wrote into, which clang-format lays out with them), and the result is kept only when every
 other line is still there, unchanged; else the text stays as rendered and a note says why.
 """
 
@@ -33,10 +34,38 @@ def style_option(root: Path) -> str:
 
 
 def changed_ranges(before: str, after: str) -> list[tuple[int, int]]:
-    """1-based inclusive line ranges of *after* that are not lines of *before* (inserted or replaced)."""
+    """1-based inclusive line ranges of *after* that are not lines of *before* (inserted or replaced),
+    and the two lines around each deletion: what they enclose may now be empty (`namespace mps {` and
+    its closing line once the last function inside went), which clang-format joins as lintrunner would."""
     old, new = split_lines(before), split_lines(after)
-    return [(j1 + 1, j2) for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
-            if tag != "equal" and j2 > j1]
+    ranges = []
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag != "equal" and j2 > j1:
+            ranges.append((j1 + 1, j2))
+        elif tag == "delete" and new:
+            ranges.append(_around(new, j1))
+    return [_whole_macro(new, a, b) for a, b in ranges]
+
+
+def _whole_macro(lines: list[str], first: int, last: int) -> tuple[int, int]:
+    """*first*..*last* (1-based) grown to the whole `#define` their lines continue: clang-format lays a
+    macro out as one line, so an entry added to it can move its last, unchanged line too."""
+    while first > 1 and lines[first - 2].rstrip().endswith("\\"):
+        first -= 1
+    while last < len(lines) and lines[last - 1].rstrip().endswith("\\"):
+        last += 1
+    return first, last
+
+
+def _around(lines: list[str], gap: int) -> tuple[int, int]:
+    """The 1-based lines next to the gap before 0-based line *gap*, reaching over blank lines to the
+    nearest text on each side (`namespace mps {`, blank, gap, blank, `} // namespace mps`)."""
+    first, last = max(gap, 1), min(gap + 1, len(lines))
+    while first > 1 and not lines[first - 1].strip():
+        first -= 1
+    while last < len(lines) and not lines[last - 1].strip():
+        last += 1
+    return first, last
 
 
 def format_written(cs: "Changeset", snapshot: dict[str, str | None]) -> list[str]:
