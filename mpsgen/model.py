@@ -74,6 +74,12 @@ class RunOptions(NamedTuple):
     no_try: bool = False  # skip the numeric check (mpsgen try) before writing
 
 
+# A KernelSpec's note saying its kernel is upstream's of two outputs (frexp on the 2026 tree): its expr
+# names the function the kernels apply, lifted out as the "functor"; the numeric check compares both
+# outputs (emulate/two_outputs.py).  In the spec, so `try`'s cached subjects carry it.
+TWO_OUTPUTS_NOTE = "two outputs: upstream's kernels, each output compared"
+
+
 class KernelSpec(NamedTuple):
     """What to generate for one Metal kernel (the functor prefix is ``name``)."""
 

@@ -405,3 +405,52 @@ def test_two_outputs_are_refused_in_one_line(scalar_tree: Path):
     r = _migrate(scalar_tree, "_prelu_kernel_backward")
     assert r.returncode == 2
     assert "_prelu_kernel_backward returns (Tensor, Tensor): mpsgen writes kernels with one output" in r.stderr
+
+
+# -- two outputs: upstream's frexp kernels (the 2026 tree) get their host ----------------------------
+
+TWO_OUTPUTS = Path(__file__).resolve().parent / "data" / "two_outputs"
+
+
+def _lay_frexp(root: Path, helper: str = "") -> None:
+    """frexp_out (a TensorIterator of two outputs), its stub, upstream-shaped two-output kernels and the
+    OperationUtils.h names their host uses; *helper* replaces the kernels' frexp_of body."""
+    metal = root / NATIVE / "mps/kernels/UnaryKernel.metal"
+    kernels = (TWO_OUTPUTS / "frexp_kernels.metal").read_text()
+    if helper:
+        kernels = kernels.replace("  return T(frexp(float(x), e));\n", helper)
+    metal.write_text(metal.read_text() + kernels)
+    shutil.copyfile(TWO_OUTPUTS / "OperationUtils.h", root / NATIVE / "mps/OperationUtils.h")
+    header = root / NATIVE / "UnaryOps.h"
+    header.write_text(header.read_text().replace("DECLARE_DISPATCH(unary_fn, abs_stub)\n",
+                                                 "DECLARE_DISPATCH(unary_fn, abs_stub)\nDECLARE_DISPATCH(unary_fn, frexp_stub)\n"))
+    ops = root / NATIVE / "UnaryOps.cpp"
+    ops.write_text(ops.read_text().replace("\n} // namespace at::native", (TWO_OUTPUTS / "frexp_out.cpp").read_text()
+                                           + "DEFINE_DISPATCH(frexp_stub);\n\n} // namespace at::native"))
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "frexp's two-output kernels"], cwd=root, check=True)
+
+
+def test_frexp_reuses_upstreams_two_output_kernels(scalar_tree: Path):
+    _lay_frexp(scalar_tree)
+    metal = _read(scalar_tree, f"{NATIVE}/mps/kernels/UnaryKernel.metal")
+    r = mpsgen("new-op", "frexp", "--no-build", "--no-test", cwd=scalar_tree)
+    assert r.returncode == 0, r.stderr
+    # the kernels' frexp_of, lifted out, against torch.frexp: mantissa and exponent each
+    assert "numeric check: 2 dtype(s) agree with torch.frexp (emulated Metal (g++), both outputs bit for bit)" in r.stdout
+    assert "bfloat16   xfailed (UNIMPLEMENTED_XFAILLIST)  ->  not registered" in r.stdout  # no bfloat kernel
+    assert _read(scalar_tree, f"{NATIVE}/mps/kernels/UnaryKernel.metal") == metal  # no Metal written
+    mm = _read(scalar_tree, f"{NATIVE}/mps/operations/UnaryKernel.mm")
+    assert 'static void frexp_mps_kernel(TensorIteratorBase& iter) {\n  exec_two_outputs_kernel(iter, "frexp");\n}' in mm
+    assert "REGISTER_DISPATCH(frexp_stub, " in mm and mm.count("static void exec_two_outputs_kernel(") == 1
+    assert "bind_iter_tensors(computeEncoder, iter);" in mm and "mtl_setArgs<3>(computeEncoder," in mm
+    assert "    CPU, CUDA, MPS: frexp_out\n" in _read(scalar_tree, f"{NATIVE}/native_functions.yaml")
+    again = mpsgen("new-op", "frexp", "--no-build", "--no-test", cwd=scalar_tree)
+    assert again.returncode == 0 and "nothing to do" in again.stdout
+
+
+def test_frexp_check_compares_each_output(scalar_tree: Path):
+    _lay_frexp(scalar_tree, helper="  const T m = T(frexp(float(x), e));\n  e += 1;\n  return m;\n")
+    r = mpsgen("try", "frexp", cwd=scalar_tree)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "frexp(0.0): expected (0.0, 0), got (0.0, 1)" in r.stdout  # the mantissa agrees, the exponent does not

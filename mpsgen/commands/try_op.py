@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from mpsgen.emulate.plan_check import Subject, catalog_flags, check, check_plans
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError, Refusal
+from mpsgen.model import TWO_OUTPUTS_NOTE
 
 if TYPE_CHECKING:
     from mpsgen.tree.checkout import Checkout
@@ -137,6 +138,8 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
             raise
         # The refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's business: check the rest.
         plan = _plan_either(checkout, opts._replace(drop_complex=True))
+    if plan.two_outputs is not None:  # upstream's frexp kernels: the function they apply, both outputs
+        return [Subject(plan.spec, plan.two_outputs.helpers, "upstream", plan.binding)]
     if plan.reused_kernel:
         functor = plan.reused_functor
         if not functor:
@@ -159,8 +162,8 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
         except Unplannable as why:
             found, source = None, f"{CATALOG_INSTEAD} ({why.message})"
         if found is not None:
-            return [Subject(found.spec, found.functor, f"{IN_TREE}, {found.spec.name}_functor at {found.at}",
-                            found.binding)]
+            what = found.at if found.spec.note == TWO_OUTPUTS_NOTE else f"{found.spec.name}_functor at {found.at}"
+            return [Subject(found.spec, found.functor, f"{IN_TREE}, {what}", found.binding)]
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
     return [Subject(spec, render.render_functor(spec, templates_dir), source)]

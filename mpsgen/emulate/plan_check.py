@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.model import TWO_OUTPUTS_NOTE
 from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:
@@ -92,6 +93,12 @@ def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
     from mpsgen.emulate.overlay import include_root as with_planned
 
     include_root = with_planned(include_root, subject.headers, cache_dir())  # a macro the change adds compiles
+    if subject.spec.note == TWO_OUTPUTS_NOTE:  # upstream's frexp: the lifted function, both outputs
+        from mpsgen.emulate.two_outputs import check_two_outputs
+
+        spec = subject.spec
+        types = tuple(t for t in ("float", "half", "bfloat") if t not in spec.skip)
+        return check_two_outputs(op, spec.expr.split("(", 1)[0], subject.functor, types, include_root)
     # The GPU runner drives unary/binary/alpha kernels; scalars in a struct, ternary alphas and
     # bound arguments are checked emulated.
     simple = subject.spec.arity in ("unary", "binary", "unary_alpha", "binary_alpha", "ternary")
@@ -118,7 +125,9 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
         if spec is None:  # a stub MPS already runs: no new kernel to check
             continue
         functor = plan.rendered.functor
-        if plan.reused_kernel:  # upstream's functor is what MPS will run: check that one
+        if plan.two_outputs is not None:  # upstream's frexp kernels: the function they apply, lifted
+            functor = plan.two_outputs.helpers
+        elif plan.reused_kernel:  # upstream's functor is what MPS will run: check that one
             functor = plan.reused_functor
             if not functor:
                 done.append(OpCheck(plan.family, "skipped", reason=(
@@ -151,3 +160,4 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
         if not result.ok:
             break
     return NumericCheck(tuple(done))
+

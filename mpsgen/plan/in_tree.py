@@ -69,6 +69,9 @@ def kernel_in_tree(checkout: Checkout, opts: KernelOptions) -> InTree | None:
         raise MpsgenError(f"{reg.fn or reg.macro} runs kernel '{'/'.join(sorted(called))}', not '{spec.name}', "
                           f"the kernel mpsgen would check", path=reg.path, line=reg.line,
                           hint=f"check it on a Mac with test_mps.py -k {plan.family}")
+    if plan.two_outputs is not None:  # upstream's two-output kernels: the function they apply
+        kernels = plan.two_outputs
+        return InTree(spec, kernels.helpers, None, f"{kernels.call}, which the kernels {kernels.shown()} registers apply")
     found = _functor(cs, checkout, spec.name)
     if found is None:
         raise MpsgenError(f"kernel '{spec.name}' has no `struct {spec.name}_functor` in the .metal files to lift out "

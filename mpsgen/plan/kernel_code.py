@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions, KernelSpec, Location
@@ -36,6 +37,7 @@ class KernelCode:
     notes: tuple[str, ...] = ()
     reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
     reused_functor: str = ""  # that kernel's `struct <name>_functor {...}` ("" when a macro makes it)
+    two_outputs: Any = None  # sources.metal.two_outputs.TwoOutputKernels: upstream's kernels of two outputs
 
 
 def registered_metal_kernel(stub: stubs.StubDecl, cs: Changeset, checkout: Checkout) -> str:

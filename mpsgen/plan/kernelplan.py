@@ -132,6 +132,7 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
         spec=code.spec if code else None, kernel=code.spec.name if code else (choice.kernel if choice else ""),
         arity=choice.arity if choice else "", shape=choice.shape if choice else None,
         reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
+        two_outputs=code.two_outputs if code else None,
         binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
         diverted=choice.diverted if choice else None, dtypes=code.spec.dtypes if code else (),
         rendered=code.rendered if code else Rendered(),

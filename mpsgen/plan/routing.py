@@ -5,6 +5,7 @@ changeset here; the planner applies `yaml_text`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mpsgen.errors import MpsgenError, Refusal, context
 from mpsgen.model import Command, KernelOptions
@@ -18,6 +19,9 @@ from mpsgen.sources.native_yaml.edits import MovedEntry
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
+
+if TYPE_CHECKING:
+    from mpsgen.sources.metal.two_outputs import TwoOutputKernels
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,8 @@ class Routing:
     native: host.Registration | None = None  # with nothing_to_do: the stub's registration that is not MPSGraph
     # Every stub when the shared kernels call several (plan/multistub.py), the first being `stub`'s.
     targets: tuple[StubTarget, ...] = ()
+    # upstream's kernels writing the op's two outputs (frexp on the 2026 tree): the host is all to write
+    two_outputs: TwoOutputKernels | None = None
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -81,11 +87,14 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
         # The overload with the most tensors (ge.Tensor_out, not ge.Scalar_out, whose scalar is wrapped
         # into a tensor): its arguments are what the kernel reads, so the numeric check can call it.
         schema_entry = max((_entry_for_kernel(family, edit, k) for k in shared), key=_tensor_count)
+        two_outputs = None
         returns = schema_entry.func.rsplit("->", 1)[-1].strip()
         if returns.startswith("("):  # _prelu_kernel_backward -> (Tensor, Tensor)
-            raise MpsgenError(f"{schema_entry.name} returns {returns}: mpsgen writes kernels with one output",
-                              path=YAML_REL, line=schema_entry.line,
-                              hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
+            from mpsgen.plan.two_outputs import refuse_outputs, upstream_two_outputs
+
+            two_outputs = upstream_two_outputs(family.name, schema_entry, shared, cs, checkout)
+            if two_outputs is None:
+                raise refuse_outputs(family.name, schema_entry, returns, shared, cs, checkout)
         _require_elementwise(checkout, cs, family, edit)
         targets = () if opts.stub_override else _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel
@@ -94,7 +103,8 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
             stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
-                   legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets)
+                   legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets,
+                   two_outputs=two_outputs)
 
 
 def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:

@@ -72,7 +72,12 @@ def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Ent
             notes.append(f"the CPU kernel has no {', '.join(lost)} case (torch raises) and {where} registers none: "
                          f"{', '.join(lost)} dropped, as --drop-dtypes {','.join(lost)} would")
     apply_edits(cs, choice.edits)
-    code = plan_kernel_code(choice, cs, checkout, opts)
+    if routing.two_outputs is not None:  # upstream's kernels write both outputs: only their host
+        from mpsgen.plan.two_outputs import plan_two_output_code
+
+        code = plan_two_output_code(choice, routing.two_outputs, cs, checkout, opts)
+    else:
+        code = plan_kernel_code(choice, cs, checkout, opts)
     apply_edits(cs, code.edits)
     return StubKernel(stub, choice, code, notes=tuple(notes))
 

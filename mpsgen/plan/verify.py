@@ -43,8 +43,14 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
     # kernel, which planning did not touch.)
     if plan.spec is not None:
         metal_texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), plan.kernel)
-        names = metal_index.registered_kernel_names(metal_index.index_metal(t, p) for p, t in metal_texts.items())
-        if plan.kernel not in names:
+        if plan.two_outputs is not None:  # upstream's <kernel>_dense_<T>/<kernel>_strided_<T>, read again
+            from mpsgen.sources.metal.two_outputs import find_two_output_kernels
+
+            registered = find_two_output_kernels(metal_texts, plan.kernel) is not None
+        else:
+            registered = plan.kernel in metal_index.registered_kernel_names(
+                metal_index.index_metal(t, p) for p, t in metal_texts.items())
+        if not registered:
             problems.append(f"kernel '{plan.kernel}' is not registered in any .metal file")
     _verify_statements(cs)
     if problems:

@@ -1,0 +1,179 @@
+"""Ops returning two tensors (frexp, _prelu_kernel_backward).  Where the checkout already registers
+upstream's kernels writing both outputs (2026's frexp_dense_<T> / frexp_strided_<T>), the change is
+their host: a file-local helper binding the iterator's outputs and input (written once, from the names
+the checkout's OperationUtils.h and MetalShaderLibrary.h declare), the op's host kernel and its
+REGISTER_DISPATCH.  Otherwise the op is refused in one line that says where its iterator's outputs
+are built: mpsgen's functors and registration macros carry one output."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mpsgen.errors import MpsgenError
+from mpsgen.model import TWO_OUTPUTS_NOTE, KernelSpec, Location
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.sources.native import stubs
+from mpsgen.sources.native_yaml.facts import Entry
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import NATIVE_REL, OPERATIONS_REL, YAML_REL, Checkout
+
+if TYPE_CHECKING:
+    from mpsgen.plan.kernel_code import KernelCode
+    from mpsgen.sources.metal.two_outputs import TwoOutputKernels
+
+_ADD_OUTPUT = re.compile(r"\.\s*add_output\s*\(")
+# upstream's two-output kernels are registered once per layout: <family>_dense_<T>, <family>_strided_<T>
+_LAYOUTS = ("dense", "strided")
+
+
+def refuse_outputs(family: str, entry: Entry, returns: str, shared: tuple[str, ...],
+                   cs: Changeset, checkout: Checkout) -> MpsgenError:
+    """The one-line refusal for *entry* returning *returns* (a tuple): where its iterator's outputs are
+    built, and upstream's kernels of the family's name that already write them, if any."""
+    from mpsgen.sources.metal.names import names_in
+
+    what = f"{entry.name} returns {returns}: mpsgen writes kernels with one output"
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    built = _iterator_outputs(native, shared, family)
+    if built:
+        what += f" (its iterator has {built[0]} outputs, {built[1]})"
+    metal = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
+    found: dict[str, set[str]] = {layout: set() for layout in _LAYOUTS}
+    first: Location | None = None
+    for path, text in mentioning(metal, family).items():
+        for name in names_in(text, path):
+            for layout in _LAYOUTS:
+                prefix = f"{family}_{layout}_"
+                if name.name.startswith(prefix) and "_" not in name.name[len(prefix):]:
+                    found[layout].add(name.name[len(prefix):])
+                    first = first or name.location
+    types = found["dense"] & found["strided"]
+    if first is not None and types:
+        listed = ", ".join(sorted(types))
+        return MpsgenError(
+            f"{what}; {first} registers upstream's kernels {family}_dense_<T>/{family}_strided_<T> ({listed}) "
+            "writing both, but this checkout's MetalShaderLibrary.h has no exec_*_kernel binding two outputs",
+            path=YAML_REL, line=entry.line,
+            hint=f"write {family}_mps_kernel by hand: bind output(0), output(1) and input(0) as those kernels' "
+                 "parameters declare, then REGISTER_DISPATCH its stub")
+    return MpsgenError(what, path=YAML_REL, line=entry.line,
+                       hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
+
+
+def _iterator_outputs(native: dict[str, str], shared: tuple[str, ...], family: str) -> tuple[int, Location] | None:
+    """How many `add_output` calls the shared kernel's TensorIteratorConfig makes, and where the first is."""
+    from mpsgen.scan.lines import LineTable
+
+    for kernel in shared:
+        sources = mentioning(native, kernel) or mentioning(native, family)
+        impl = stubs.find_shared_impl(sources, kernel)
+        if impl is None or impl.path not in sources:
+            continue
+        text = sources[impl.path]
+        table = LineTable(text)
+        ends = [*table.starts, len(text)]
+        calls = list(_ADD_OUTPUT.finditer(text, ends[impl.line - 1], ends[min(impl.end_line, len(ends) - 1)]))
+        if len(calls) > 1:
+            return len(calls), Location(impl.path, table.line(calls[0].start()))
+    return None
+
+
+# The names the helper's text uses, and the headers of the checkout that must declare them.
+_HELPER_NAMES = {"mps/OperationUtils.h": ("bind_iter_tensors", "mtl_setArgs", "mtl_dispatch1DJob",
+                                          "scalarToMetalTypeString", "dispatch_sync_with_rethrow"),
+                 "mps/MetalShaderLibrary.h": ("getPipelineStateForFunc",)}
+HELPER = "exec_two_outputs_kernel"
+
+
+def upstream_two_outputs(family: str, entry: Entry, shared: tuple[str, ...], cs: Changeset,
+                         checkout: Checkout) -> TwoOutputKernels | None:
+    """upstream's kernels writing the op's two outputs, when the shared kernel's iterator holds two
+    outputs and one input and the checkout's headers declare every name the host helper uses; None
+    otherwise (the op is then refused by refuse_outputs)."""
+    from mpsgen.sources.metal.two_outputs import find_two_output_kernels
+
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    built = _iterator_outputs(native, shared, family)
+    if built is None or built[0] != 2:
+        return None
+    metal = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
+    kernels = find_two_output_kernels(mentioning(metal, family), family)
+    if kernels is None or not kernels.call or not _strided_takes_shape_strides_ndim(metal[kernels.path], family):
+        return None
+    for header, names in _HELPER_NAMES.items():
+        rel = f"{NATIVE_REL}/{header}"
+        text = cs.current(rel) if checkout.path(rel).is_file() else ""
+        if any(not re.search(rf"\b{n}\b", text) for n in names):
+            return None
+    return kernels
+
+
+def _strided_takes_shape_strides_ndim(text: str, family: str) -> bool:
+    """`<family>_strided(out0, out1, in, sizes, 3 strides, uint ndim, index)`: what the helper binds."""
+    m = re.search(rf"\bkernel\s+void\s+{family}_strided\s*\(([^{{]*)\)\s*{{", text)
+    if m is None:
+        return False
+    params = [p.strip() for p in m.group(1).split(",")]
+    return (len(params) == 9 and all(p.startswith("device") for p in params[:2])
+            and all(p.startswith("constant long*") for p in params[3:7]) and params[7].startswith("constant uint&"))
+
+
+def plan_two_output_code(choice, kernels: TwoOutputKernels, cs: Changeset, checkout: Checkout, opts) -> KernelCode:
+    """The host side of upstream's two-output kernels: a file-local helper binding the iterator's three
+    tensors as exec_ternary_kernel binds its four (written once, reused), the op's host kernel calling it
+    and REGISTER_DISPATCH; no Metal.  The dtype table is upstream's registrations."""
+    from mpsgen.generate import host_code
+    from mpsgen.plan import dtypes as dtype_plan
+    from mpsgen.plan.kernel_code import KernelCode
+    from mpsgen.plan.result import Rendered
+    from mpsgen.plan.texts import Draft
+    from mpsgen.sources.host import mm as host
+
+    stub, family = choice.stub, choice.family
+    if stub.iterator_type != "TensorIteratorBase" or choice.shape.scalars or choice.shape.inputs != 1:
+        raise MpsgenError(f"{family}'s two-output kernels take one input and no scalar, but {stub.name} passes "
+                          f"{choice.shape.inputs} input(s) and {len(choice.shape.scalars)} scalar(s)",
+                          path=kernels.path, line=kernels.line, hint="write the host kernel by hand")
+    facts = dtype_plan.read_facts(choice, cs, checkout)
+    skip = {d for d in dtype_plan.FLOATS if dtype_plan.METAL_NAME[d] not in kernels.types}
+    if choice.command == "new-op" and facts.declared is not None:
+        skip |= set(dtype_plan.FLOATS) - set(facts.declared)
+    spec = KernelSpec(family, "unary", expr=f"{kernels.call}(x, e)", dtypes=("float",), note=TWO_OUTPUTS_NOTE,
+                      skip=tuple(dtype_plan.METAL_NAME[d] for d in dtype_plan.FLOATS if d in skip))
+    table = [r._replace(after="registered upstream", registered=True) if r.after.startswith("registered") else r
+             for r in dtype_plan.rows(facts, spec.dtypes, spec.result, skip)]
+    dtype_plan.guard(table, family, frozenset(), facts)
+    mm_rel = f"{OPERATIONS_REL}/{Path(kernels.path).stem}.mm"
+    if not checkout.path(mm_rel).is_file():
+        raise MpsgenError(f"{Path(mm_rel).name} not found", path=mm_rel,
+                          hint=f"the host of {Path(kernels.path).name}'s kernels lives in the .mm of its stem")
+    draft = Draft(cs)
+    mm_text = draft.current(mm_rel)
+    fn = f"{family}_mps_kernel"
+    host_text = host_code.render_host_kernel(fn, ["TensorIteratorBase& iter"], (HELPER, ["iter", f'"{family}"']),
+                                             opts.templates_dir)
+    semicolon, ampersand = host.register_dispatch_style(mm_text)
+    register_line = host_code.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
+    new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
+    added = [f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)"]
+    if not re.search(rf"\bstatic\s+void\s+{HELPER}\s*\(", new_mm):
+        at = new_mm.index(f"static void {fn}(")
+        nl = "\r\n" if "\r\n" in mm_text else "\n"
+        new_mm = new_mm[:at] + _helper_text(opts.templates_dir).replace("\n", nl) + nl + nl + new_mm[at:]
+        added.insert(0, f"{mm_rel}: {HELPER} (binds two outputs and an input, as exec_ternary_kernel binds its tensors)")
+    new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
+    new_mm = host.ensure_include(new_mm, "fmt/format.h", path=mm_rel)
+    draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+    notes = (f"kernels '{family}_dense_<T>'/'{family}_strided_<T>' are registered upstream ({kernels.shown()}) "
+             f"for {', '.join(kernels.types)}, writing both outputs: reused, no Metal written",)
+    rendered = Rendered("", (), host_text, register_line, kernels.path, mm_rel)
+    return KernelCode(spec, rendered, tuple(table), (), draft.edits, tuple(added), (), notes,
+                      reused_kernel=kernels.shown(), two_outputs=kernels)
+
+
+def _helper_text(templates_dir) -> str:
+    from mpsgen.generate.templating import render_template
+
+    return render_template("two_outputs_helper.mm.j2", templates_dir, helper=HELPER)
