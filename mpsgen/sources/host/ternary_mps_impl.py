@@ -111,8 +111,8 @@ def cond_helper_definition(sibling: str, path: str) -> str:
     text, checks = re.subn(r"\b(\w+)\.common_dtype\(\)", r"\1.input_dtype(1)", text)
     dense = re.compile(rf"(fmt::format\(\s*\"\{{\}}_dense_\{{\}})(\"\s*,\s*\w+\s*,\s*{_TYPE_OF.format(first)})\)")
     text, n_dense = dense.subn(rf'\1_{{}}\2, scalarToMetalTypeString({second}))', text)
-    strided = re.compile(rf"(\w+\s*\+\s*\"_\"\s*\+\s*{_TYPE_OF.format(first)})(\s*;)")
-    text, n_strided = strided.subn(rf'\1 + "_" + scalarToMetalTypeString({second})\2', text)
+    strided = re.compile(rf"(\w+\s*\+\s*\"_\"\s*\+\s*{_TYPE_OF.format(first)})(?!\s*\+)")
+    text, n_strided = strided.subn(rf'\1 + "_" + scalarToMetalTypeString({second})', text)
     if n_dense != 1 or n_strided != 1 or checks > 1:
         raise MpsgenError(f"{path}: {SIBLING} does not name its kernels fmt::format(\"{{}}_dense_{{}}\", func_name, "
                           f"scalarToMetalTypeString({first})) and func_name + \"_\" + scalarToMetalTypeString({first}), "

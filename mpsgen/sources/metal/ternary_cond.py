@@ -107,8 +107,8 @@ def block_in(text: str, path: str) -> str:
         return f"#include <{ternary_indexing.INDEXING_H}>\n{text[alias.start():stop]}"
     lines = derived_block(text, path)
     has_alias = re.search(rf"\busing\s+{alias_name}\b", masked) is not None
-    alias = [ternary_indexing.ternary_siblings(text, path).alias] if has_alias else []
-    return "\n".join([f"#include <{ternary_indexing.INDEXING_H}>", *alias, *lines])
+    kept = [ternary_indexing.ternary_siblings(text, path).alias] if has_alias else []
+    return "\n".join([f"#include <{ternary_indexing.INDEXING_H}>", *kept, *lines])
 
 
 def add_cond(text: str, path: str) -> str:
