@@ -359,7 +359,15 @@ def test_where_reads_its_condition_in_its_own_type(scalar_tree: Path) -> None:
     kernel = kernel[:kernel.index("\n}\n")]
     assert ".add_input(iter.input(0).to(device))\n" in kernel and "iter.input(0).to(device, dtype)" not in kernel
     assert 'mps::ternary_cond_mps_impl(iter, "where");' in kernel and "common_dtype" not in kernel
-    assert _errors(root) == errors_before  # check finds where_bool_float & co. registered
+    from mpsgen.sources.metal.ternary_indexing import add_ternary
+
+    # a plain ternary op after where reuses where's result alias (one definition)
+    assert add_ternary(metal, METAL, alpha=False).count("using ternary_result_of") == 1
+    assert _errors(root) == errors_before  # check finds where_bool_float & co. registered ...
+    (root / MM).write_text(mm.replace('ternary_cond_mps_impl(iter, "where")', 'ternary_cond_mps_impl(iter, "wher")'))
+    typo = [e for e in _errors(root) if e not in errors_before]  # ... run through the helper
+    assert len(typo) == 1 and "MPS007 kernel 'wher' is run here" in typo[0], typo
+    (root / MM).write_text(mm)
     before = tracked_bytes(root)
     again = mpsgen("migrate", "where", "--no-build", "--no-test", cwd=root)
     assert again.returncode == 0 and "already on a native Metal kernel" in again.stdout and tracked_bytes(root) == before
