@@ -328,3 +328,46 @@ def test_no_offset_helpers_no_ternary_kernel() -> None:
     with pytest.raises(MpsgenError, match="defines no pos_from_thread_index: nothing to compute") as err:
         require_offset_helpers(text.replace("pos_from_thread_index", "position_of"), "c10/metal/indexing.h")
     assert "\n" not in err.value.render()
+
+
+def test_where_reads_its_condition_in_its_own_type(scalar_tree: Path) -> None:
+    """where's iterator holds a bool condition and two inputs of the result's dtype: the change adds
+    ternary_cond_mps_impl, naming kernels after both types, and kernels reading the condition as its own."""
+    root = _lay_ternary_2_7(scalar_tree)
+    for name, rel in (("TensorCompare.h", "TensorCompare.h"), ("TensorCompare.cpp", "TensorCompare.cpp"),
+                      ("TensorCompare.mm", "mps/operations/TensorCompare.mm")):
+        shutil.copyfile(DATA.parent / "mixed_dtypes" / name, root / "aten/src/ATen/native" / rel)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-qm", "where"], cwd=root, check=True, capture_output=True)
+    metal_before, mm_before, errors_before = (root / METAL).read_text(), (root / MM).read_text(), _errors(root)
+    r = mpsgen("migrate", "where", "--no-build", "--no-test", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"\d+ dtype\(s\) agree with torch\.where", r.stdout), r.stdout
+    metal, mm = (root / METAL).read_text(), (root / MM).read_text()
+    assert metal.count("#define REGISTER_TERNARY_COND_INDEXING_OP(NAME, CTYPE, DTYPE)") == 1
+    assert '[[host_name(#NAME "_dense_" #CTYPE "_" #DTYPE)]]' in metal and "constant C* input [[buffer(0)]]" in metal
+    assert "out[tid] = f(static_cast<T>(input[tid]), other[tid], other2[tid]);" in metal
+    assert "REGISTER_TERNARY_COND_INDEXING_OP(where, bool, float);" in metal
+    assert "REGISTER_TERNARY_INDEXING_OP" not in metal.replace("#define REGISTER_TERNARY_INDEXING_OP", "")
+    assert only_insertions(metal_before, metal) and only_insertions(mm_before, mm)
+    start = mm.index("static void ternary_cond_mps_impl(")
+    helper = " ".join(mm[start:mm.index("\n}\n", start)].split())  # clang-format's line breaks aside
+    assert "scalarToMetalTypeString(input), scalarToMetalTypeString(other)" in helper  # where_dense_bool_float
+    assert '"_" + scalarToMetalTypeString(input) + "_" + scalarToMetalTypeString(other)' in helper  # where_bool_float
+    assert "common_dtype" not in helper
+    kernel = mm[mm.index("static void where_mps_kernel("):]
+    kernel = kernel[:kernel.index("\n}\n")]
+    assert ".add_input(iter.input(0).to(device))\n" in kernel and "iter.input(0).to(device, dtype)" not in kernel
+    assert 'mps::ternary_cond_mps_impl(iter, "where");' in kernel and "common_dtype" not in kernel
+    from mpsgen.sources.metal.ternary_indexing import add_ternary
+
+    # a plain ternary op after where reuses where's result alias (one definition)
+    assert add_ternary(metal, METAL, alpha=False).count("using ternary_result_of") == 1
+    assert _errors(root) == errors_before  # check finds where_bool_float & co. registered ...
+    (root / MM).write_text(mm.replace('ternary_cond_mps_impl(iter, "where")', 'ternary_cond_mps_impl(iter, "wher")'))
+    typo = [e for e in _errors(root) if e not in errors_before]  # ... run through the helper
+    assert len(typo) == 1 and "MPS007 kernel 'wher' is run here" in typo[0], typo
+    (root / MM).write_text(mm)
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "where", "--no-build", "--no-test", cwd=root)
+    assert again.returncode == 0 and "already on a native Metal kernel" in again.stdout and tracked_bytes(root) == before

@@ -205,6 +205,10 @@ def indexing_block(include_root: Path, spec: KernelSpec) -> str:
     if spec.instantiation != "binary_indexing" or not path.is_file():
         return ""
     text = path.read_text(encoding="utf-8")
+    if spec.arity == "ternary" and spec.bool_inputs:  # where's (sources/metal/ternary_cond)
+        from mpsgen.sources.metal import ternary_cond
+
+        return ternary_cond.block_in(text, BINARY_METAL)
     if spec.arity.startswith("ternary"):
         return ternary_indexing.block_in(text, BINARY_METAL, alpha=bool(spec.scalars))
     return binary_alpha.block_in(text, BINARY_METAL) if spec.scalars else ""

@@ -19,6 +19,7 @@ from mpsgen.sources.host import ternary_mps_impl as host_ternary
 from mpsgen.sources.host import unary_alpha as host_unary_alpha
 from mpsgen.sources.metal import api_extend as metal_api_extend
 from mpsgen.sources.metal import binary_alpha as metal_binary_alpha
+from mpsgen.sources.metal import ternary_cond as metal_ternary_cond
 from mpsgen.sources.metal import ternary_indexing as metal_ternary
 from mpsgen.sources.host.api import LIBRARY_HEADER_REL
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
@@ -109,6 +110,20 @@ def _ternary_mps_impl(alpha: bool) -> Callable[[Callable[[str], str | None]], li
     ]
 
 
+def _ternary_cond_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
+    """PyTorch 2.7's where: ternary_mps_impl's form naming its kernels after the condition's type and the
+    inputs' (ternary_cond_mps_impl), and the ternary kernels' form reading the condition in its own type."""
+    return [
+        (INDEXING_REL, metal_ternary.require_offset_helpers, ""),
+        (BINARY_MM_REL, host_ternary.add_cond_helper,
+         f"{host_ternary.COND_HELPER}(iter, func_name, ...) after {host_ternary.SIBLING}: {host_ternary.HELPER} "
+         "with its kernels named after the condition's type and the inputs' (NAME_bool_float)"),
+        (BINARY_METAL_REL, metal_ternary_cond.add_cond,
+         f"ternary_cond_indexing/ternary_cond_dense kernels and {metal_ternary_cond.MACRO}(NAME, CTYPE, DTYPE): "
+         "the ternary kernels with the condition read as its own type and handed to the functor as T"),
+    ]
+
+
 def _unary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
     """PyTorch 2.7: MetalShaderLibrary::exec_unary_kernel passes one int64_t: UnaryKernel.mm gets a form
     passing a scalar or params struct, derived from that definition (the kernels are the op's own
@@ -126,14 +141,17 @@ BINARY_MM_REL = f"{OPERATIONS_REL}/BinaryKernel.mm"
 BINARY_METAL_REL = f"{KERNELS_REL}/BinaryKernel.metal"
 BINARY_ALPHA_27, UNARY_ALPHA_27 = "binary_alpha_mps_impl", "unary_alpha_mps_impl"  # plan/shape.py's 2.7 names
 TERNARY_27, TERNARY_ALPHA_27 = host_ternary.HELPER, host_ternary.ALPHA_HELPER
+TERNARY_COND_27 = host_ternary.COND_HELPER
 _EXTENSIONS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params,
                BINARY_ALPHA_27: _binary_alpha_mps_impl, UNARY_ALPHA_27: _unary_alpha_mps_impl,
-               TERNARY_27: _ternary_mps_impl(False), TERNARY_ALPHA_27: _ternary_mps_impl(True)}
+               TERNARY_27: _ternary_mps_impl(False), TERNARY_ALPHA_27: _ternary_mps_impl(True),
+               TERNARY_COND_27: _ternary_cond_mps_impl}
 # The files an extension models its pieces on; each must exist
 _NEEDS = {"ternary_alpha": (LIBRARY_HEADER_REL, INDEXING_REL), "ternary_params": (LIBRARY_HEADER_REL, INDEXING_REL),
           BINARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL), UNARY_ALPHA_27: (UNARY_MM_REL,),
           TERNARY_27: (BINARY_MM_REL, BINARY_METAL_REL, INDEXING_REL),
-          TERNARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL, INDEXING_REL)}
+          TERNARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL, INDEXING_REL),
+          TERNARY_COND_27: (BINARY_MM_REL, BINARY_METAL_REL, INDEXING_REL)}
 
 
 def extend(name: str, read: Callable[[str], str | None]) -> Extension:

@@ -208,6 +208,29 @@ def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_
             f"  mps::{helper}(iter, \"{kernel}\"{extra});")
 
 
+def ternary_cond_mps_impl_body(kernel: str, *, helper: str = "ternary_cond_mps_impl") -> str:
+    """The body of 2.7's where host kernel: *helper* reads the condition (input 0) in its own type and the
+    other two inputs in input(1)'s, writing that type.  A CPU scalar, inputs of two dtypes or an output of
+    another goes through an iterator of the output's dtype; the condition is never cast."""
+    inputs = "iter.input_dtype(1) != iter.input_dtype(2) || output.scalar_type() != iter.input_dtype(1)"
+    cpu = " || ".join(f"iter.is_cpu_scalar({k})" for k in range(1, 4))
+    cast = "".join(f".add_input(iter.input({k}).to(device, dtype))" for k in (1, 2))
+    return (f"  // {helper} reads the condition in its own dtype and the other inputs as input(1)'s on the GPU\n"
+            f"  const auto& output = iter.output(0);\n"
+            f"  if ({cpu} || {inputs}) {{\n"
+            f"    const auto dtype = output.scalar_type();\n"
+            f"    const auto device = output.device();\n"
+            f"    auto same = TensorIteratorConfig()\n"
+            f"                    .check_all_same_dtype(false)\n"
+            f"                    .add_output(output)\n"
+            f"                    .add_input(iter.input(0).to(device)){cast}\n"
+            f"                    .build();\n"
+            f"    mps::{helper}(same, \"{kernel}\");\n"
+            f"    return;\n"
+            f"  }}\n"
+            f"  mps::{helper}(iter, \"{kernel}\");")
+
+
 def _dispatch_opening(spec: KernelSpec, scalar_types: Sequence[str]) -> tuple[list[str], str, list[str]]:
     """AT_DISPATCH's opening line, `using opmath_t` when the scalars ride at opmath, each optional scalar
     filled; the scalars' type (opmath_t or scalar_t) and each one converted to it."""

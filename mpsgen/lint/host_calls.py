@@ -24,8 +24,9 @@ from mpsgen.sources.index import SourceIndex, index_of
 
 # The callee and the index of its kernel-name argument.
 _NAME_ARGUMENT = {"binary_mps_impl": 1, "binary_alpha_mps_impl": 1, "unary_alpha_mps_impl": 1,
-                  "ternary_mps_impl": 1, "ternary_alpha_mps_impl": 1, "getPipelineStateForFunc": 0}
-_CALLEE = re.compile(r"(?<!\w)((?:binary|binary_alpha|unary_alpha|ternary|ternary_alpha)_mps_impl"
+                  "ternary_mps_impl": 1, "ternary_alpha_mps_impl": 1, "ternary_cond_mps_impl": 1,
+                  "getPipelineStateForFunc": 0}
+_CALLEE = re.compile(r"(?<!\w)((?:binary|binary_alpha|unary_alpha|ternary|ternary_alpha|ternary_cond)_mps_impl"
                      r"|getPipelineStateForFunc)\s*\(")
 _LITERAL = r'"((?:[^"\\\n]|\\.)*)"'
 _WHOLE = re.compile(_LITERAL)

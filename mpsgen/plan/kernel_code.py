@@ -148,6 +148,8 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
 
             body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars],
                                                         ALPHA_HELPER if ternary else HELPER)
+        elif choice.shape.extend == "ternary_cond_mps_impl":  # 2.7's where: the condition keeps its dtype
+            body = host_code.ternary_cond_mps_impl_body(spec.name)
         elif spec.instantiation == "binary_indexing":
             from mpsgen.sources.host.ternary_mps_impl import HELPER as TERNARY_HELPER
 
@@ -179,7 +181,8 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
 
 # 2.7's host API extensions (generate/api_extension) and the .metal layout their kernels need
 _EXTENSION_LAYOUT = {"binary_alpha_mps_impl": "binary_indexing", "unary_alpha_mps_impl": "host_name",
-                     "ternary_mps_impl": "binary_indexing", "ternary_alpha_mps_impl": "binary_indexing"}
+                     "ternary_mps_impl": "binary_indexing", "ternary_alpha_mps_impl": "binary_indexing",
+                     "ternary_cond_mps_impl": "binary_indexing"}
 
 
 def _require_2_7_layout(choice: KernelChoice, spec: KernelSpec, metal_rel: str) -> None:
@@ -188,6 +191,12 @@ def _require_2_7_layout(choice: KernelChoice, spec: KernelSpec, metal_rel: str) 
     if wanted is not None and spec.instantiation != wanted:
         raise MpsgenError(f"this checkout's host runs {choice.arity} kernels through the {extension} the change "
                           f"adds, but {Path(metal_rel).name} is not in PyTorch 2.7's layout for them",
+                          path=metal_rel, line=1, hint="write the kernel by hand")
+    cond = extension == "ternary_cond_mps_impl"
+    if spec.instantiation == "binary_indexing" and (cond != (spec.bool_inputs == (0,) and spec.arity == "ternary")
+                                                    or (cond and spec.result != "same")):
+        raise MpsgenError(f"{spec.name}'s inputs may differ in dtype: mpsgen writes that kernel on this checkout only "
+                          "for a bool condition first and the other inputs of the result's dtype (where)",
                           path=metal_rel, line=1, hint="write the kernel by hand")
 
 

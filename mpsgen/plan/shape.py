@@ -145,6 +145,9 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
     delivery: Delivery = "none" if not scalars else ("alpha" if len(scalars) == 1 else "params")
     shape = KernelShape(inputs, scalars, delivery, tuple(operands or ()))
     shape = shape._replace(extend=_require_api(shape, stub, api))  # 2.7's where: no three-input kernel, first
+    if mixed is not None and shape.extend == SHAPES_27[(3, "none")] and inputs not in api.cast_inputs:
+        # 2.7's where: only the condition has its own dtype; the change adds the kernels reading it as such
+        return shape._replace(extend=TERNARY_COND_27)
     if mixed is not None and inputs not in api.cast_inputs:
         raise MpsgenError(
             f"{mixed.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
@@ -203,6 +206,8 @@ SHAPES_27: dict[tuple[int, str], str] = {
     (3, "alpha"): "ternary_alpha_mps_impl",
     (3, "params"): "ternary_alpha_mps_impl",
 }
+
+TERNARY_COND_27 = "ternary_cond_mps_impl"  # ternary_mps_impl's form with a condition of its own dtype first
 
 
 def _shape_27(shape: KernelShape, stub, what: str, where: dict[str, Any]) -> str:

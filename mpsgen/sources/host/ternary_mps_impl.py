@@ -92,3 +92,35 @@ def add_helper(mm_text: str, path: str) -> str:
 def add_alpha_helper(mm_text: str, path: str) -> str:
     """BinaryKernel.mm with ternary_alpha_mps_impl<T> after binary_mps_impl; unchanged when it has one."""
     return binary_alpha.add_helper(mm_text, path, ALPHA_HELPER, alpha_helper_definition)
+
+
+# where's iterator (check_all_same_dtype(false)): a bool condition first, the two inputs and the output in
+# one dtype T.  Its helper is ternary_mps_impl with the kernels named after the condition's type and the
+# inputs' (`where_bool_float`, as REGISTER_TERNARY_COND_INDEXING_OP registers them); float64 is refused on
+# input(1)'s dtype, since such an iterator has no common dtype to ask.
+COND_HELPER = "ternary_cond_mps_impl"
+_TYPE_OF = r"scalarToMetalTypeString\(\s*{0}\s*\)"
+
+
+def cond_helper_definition(sibling: str, path: str) -> str:
+    """binary_mps_impl's definition -> ternary_cond_mps_impl's."""
+    text = helper_definition(sibling, path)
+    text = re.sub(rf"\bstatic\s+void\s+{HELPER}\b", f"static void {COND_HELPER}", text, count=1)
+    inputs = {int(m.group(4)): m.group(2) for m in _INPUT.finditer(mask_code(text))}
+    first, second = inputs[0], inputs[1]
+    text, checks = re.subn(r"\b(\w+)\.common_dtype\(\)", r"\1.input_dtype(1)", text)
+    dense = re.compile(rf"(fmt::format\(\s*\"\{{\}}_dense_\{{\}})(\"\s*,\s*\w+\s*,\s*{_TYPE_OF.format(first)})\)")
+    text, n_dense = dense.subn(rf'\1_{{}}\2, scalarToMetalTypeString({second}))', text)
+    strided = re.compile(rf"(\w+\s*\+\s*\"_\"\s*\+\s*{_TYPE_OF.format(first)})(?!\s*\+)")
+    text, n_strided = strided.subn(rf'\1 + "_" + scalarToMetalTypeString({second})', text)
+    if n_dense != 1 or n_strided != 1 or checks > 1:
+        raise MpsgenError(f"{path}: {SIBLING} does not name its kernels fmt::format(\"{{}}_dense_{{}}\", func_name, "
+                          f"scalarToMetalTypeString({first})) and func_name + \"_\" + scalarToMetalTypeString({first}), "
+                          f"the sibling {COND_HELPER} would be modeled on", path=path, line=1,
+                          hint=f"add {COND_HELPER} by hand")
+    return text
+
+
+def add_cond_helper(mm_text: str, path: str) -> str:
+    """BinaryKernel.mm with ternary_cond_mps_impl after binary_mps_impl; unchanged when it has one."""
+    return binary_alpha.add_helper(mm_text, path, COND_HELPER, cond_helper_definition)

@@ -21,7 +21,8 @@ MACRO = "REGISTER_BINARY_INDEXING_OP"
 ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"  # added by the change (sources/metal/binary_alpha)
 # three inputs, added by the change (sources/metal/ternary_indexing)
 TERNARY_MACRO, TERNARY_ALPHA_MACRO = "REGISTER_TERNARY_INDEXING_OP", "REGISTER_TERNARY_ALPHA_INDEXING_OP"
-_MACROS = (MACRO, ALPHA_MACRO, TERNARY_MACRO, TERNARY_ALPHA_MACRO)
+TERNARY_COND_MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"  # where's (sources/metal/ternary_cond)
+_MACROS = (MACRO, ALPHA_MACRO, TERNARY_MACRO, TERNARY_ALPHA_MACRO, TERNARY_COND_MACRO)
 
 
 def uses_binary_indexing(index: MetalIndex) -> bool:
@@ -40,6 +41,8 @@ def registrations(spec: KernelSpec) -> list[str]:
     if spec.scalars:
         args = {t: f"{t}, {alpha_type(spec, t)}" for t in types}
         lines = [f"{TERNARY_ALPHA_MACRO if ternary else ALPHA_MACRO}({spec.name}, {args[t]});" for t in types]
+    elif ternary and spec.bool_inputs:  # where: the condition's type named first (sources/metal/ternary_cond)
+        lines = [f"{TERNARY_COND_MACRO}({spec.name}, bool, {t});" for t in types]
     else:
         lines = [f"{TERNARY_MACRO if ternary else MACRO}({spec.name}, {t});" for t in types]
     return [ln for ln, t in zip(lines, types) if t != "bfloat"] + [ln for ln, t in zip(lines, types) if t == "bfloat"]

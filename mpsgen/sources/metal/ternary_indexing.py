@@ -208,12 +208,14 @@ def ternary_siblings(text: str, path: str) -> Siblings:
     return Siblings(ternary_alias(found.alias, path), kernels, [f"{line}\n" for line in macro])
 
 
-def derived_block(text: str, path: str, *, alpha: bool) -> list[str]:
-    """The lines the extension adds: the ternary kernels and macro, or (*alpha*) their alpha forms."""
+def derived_block(text: str, path: str, *, alpha: bool, alias: bool = True) -> list[str]:
+    """The lines the extension adds: the ternary kernels and macro (and their result alias unless not
+    *alias*: where's kernels, sources/metal/ternary_cond, may have added it), or (*alpha*) their alpha forms."""
     siblings = ternary_siblings(text, path)
     if alpha:
         return binary_alpha.alpha_block(siblings, path, TERNARY)
-    parts = [f"{COMMENT}\n{siblings.alias}", *(k for _, k in siblings.kernels), "".join(siblings.macro).rstrip("\n")]
+    head = f"{COMMENT}\n{siblings.alias}" if alias else COMMENT
+    parts = [head, *(k for _, k in siblings.kernels), "".join(siblings.macro).rstrip("\n")]
     return "\n\n".join(parts).split("\n")
 
 
@@ -253,6 +255,7 @@ def add_ternary(text: str, path: str, *, alpha: bool) -> str:
     macro = TERNARY.alpha_macro if alpha else TERNARY.macro
     if defines_macro(text, macro):
         return text
-    block = derived_block(text, path, alpha=alpha)
+    has_alias = re.search(rf"\busing\s+{TERNARY.result_alias}\b", mask_code(text)) is not None
+    block = derived_block(text, path, alpha=alpha, alias=not has_alias)
     text = binary_alpha.insert_after_macros(text, block, path, BINARY.macro, macro)
     return add_include(text, path, INDEXING_H)

@@ -1,0 +1,122 @@
+"""where's kernels on PyTorch 2.7: the ternary kernels of sources/metal/ternary_indexing (derived from
+BinaryKernel.metal's binary ones) with their first input, the condition, read in its own type C and handed
+to the functor as T (`static_cast<T>(cond)`, 0 or 1, as the catalog's `a != T(0) ? b : c` expects), and
+`REGISTER_TERNARY_COND_INDEXING_OP(NAME, CTYPE, DTYPE)` registering `NAME_CTYPE_DTYPE` and
+`NAME_dense_CTYPE_DTYPE`, the names sources/host/ternary_mps_impl's ternary_cond_mps_impl looks up.
+Pure text -> text; the ternary kernels themselves are not added (only their result alias, when missing).
+"""
+
+from __future__ import annotations
+
+import re
+
+from mpsgen.errors import MpsgenError
+from mpsgen.scan.brackets import match_close, split_bounds
+from mpsgen.scan.mask import mask_code
+from mpsgen.sources.metal import binary_alpha, ternary_indexing
+from mpsgen.sources.metal.binary_alpha import BINARY, defines_macro
+
+MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"
+COMMENT = ("// Ternary kernels whose first input (a condition) has its own type C, handed to the functor as T: "
+           "where(cond, a, b)")
+_FIRST_POINTER = re.compile(r"\(\s*constant\s+T\s*\*\s*\)")
+
+
+def _refuse(path: str, what: str) -> MpsgenError:
+    return MpsgenError(f"{path} has no {what} to model {MACRO} on", path=path, line=1,
+                       hint="write the condition-typed ternary kernels by hand")
+
+
+def _cast_first_argument(kernel: str, path: str) -> str:
+    masked = mask_code(kernel)
+    m = re.search(r"(?<![\w.])f\(", masked)
+    close = match_close(masked, m.end() - 1) if m else None
+    if m is None or close is None:
+        raise _refuse(path, "ternary kernel calling its functor f(...)")
+    a, b = split_bounds(mask_code(kernel[m.end() : close]))[0]
+    start, end = m.end() + a, m.end() + b
+    return f"{kernel[:start]}static_cast<T>({kernel[start:end]}){kernel[end:]}"
+
+
+def cond_kernel(kernel: str, name: str, path: str) -> str:
+    """ternary_X's text -> ternary_cond_X's: `typename C` first, the first input read as C."""
+    text, n = re.subn(r"^template\s*<\s*typename\s+T\s*,\s*typename\s+F\s*>",
+                      "template <typename C, typename T, typename F>", kernel, count=1)
+    text, renamed = re.subn(rf"\bkernel\s+void\s+{name}\b", f"kernel void {name.replace('ternary_', 'ternary_cond_')}",
+                            text, count=1)
+    if not n or not renamed:
+        raise _refuse(path, f"{name} of the form template <typename T, typename F> kernel void {name}(...)")
+    first_param = re.search(r"\(\s*constant\s+(?:T|void)\s*\*\s*(\w+)", text)
+    if first_param is None:
+        raise _refuse(path, f"{name} reading its first input through `constant T*` or `constant void*`")
+    if "void" in first_param.group(0):  # strided: the pointer read at the first input's offset
+        read = re.search(rf"{_FIRST_POINTER.pattern}(\s*\(\s*\(constant\s+uint8_t\s*\*\)\s*{first_param.group(1)}\b)",
+                         text)
+        if read is None:
+            raise _refuse(path, f"{name} casting {first_param.group(1)} to `constant T*`")
+        text = f"{text[: read.start()]}(constant C*){read.group(1)}{text[read.end():]}"
+    else:
+        at = first_param.start()
+        text = text[:at] + re.sub(r"constant\s+T\s*\*", "constant C*", text[at:], count=1)
+    return _cast_first_argument(text, path)
+
+
+def cond_macro(ternary_macro: list[str], path: str) -> list[str]:
+    """REGISTER_TERNARY_INDEXING_OP(NAME, DTYPE)'s lines -> REGISTER_TERNARY_COND_INDEXING_OP(NAME, CTYPE,
+    DTYPE)'s (backslashes left for clang-format to align)."""
+    body = "\n".join(line.rstrip("\r\n").rstrip().removesuffix("\\").rstrip() for line in ternary_macro)
+    body, named = re.subn(rf"\b{ternary_indexing.TERNARY.macro}\(\s*NAME\s*,\s*DTYPE\s*\)",
+                          f"{MACRO}(NAME, CTYPE, DTYPE)", body)
+    body, hosts = re.subn(r'(#NAME\s+"_(?:dense_)?")\s*#DTYPE', r'\1 #CTYPE "_" #DTYPE', body)
+    parts = re.split(r"\bternary_(indexing|dense)\s*<\s*DTYPE\s*,", body)
+    if named != 1 or hosts != 2 or len(parts) != 5:
+        raise _refuse(path, f"{ternary_indexing.TERNARY.macro}(NAME, DTYPE) instantiating ternary_indexing/ternary_dense")
+    out = parts[0]
+    for kind, rest in zip(parts[1::2], parts[2::2]):
+        rest = re.sub(r"constant\s+(?:DTYPE|void)\s*\*", lambda m: m.group(0).replace("DTYPE", "CTYPE"), rest,
+                      count=1)
+        out += f"ternary_cond_{kind}<CTYPE, DTYPE," + rest
+    lines = out.split("\n")
+    return [f"{line} \\" for line in lines[:-1]] + [lines[-1]]
+
+
+def derived_block(text: str, path: str) -> list[str]:
+    """The lines the extension adds: the ternary result alias (unless the file has it), the cond kernels
+    and their macro."""
+    siblings = ternary_indexing.ternary_siblings(text, path)
+    has_alias = re.search(rf"\busing\s+{ternary_indexing.TERNARY.result_alias}\b", mask_code(text)) is not None
+    parts = [COMMENT] if has_alias else [f"{COMMENT}\n{siblings.alias}"]
+    parts += [cond_kernel(kernel, name, path) for name, kernel in siblings.kernels]
+    parts.append("\n".join(cond_macro([line.rstrip("\n") for line in siblings.macro], path)))
+    return "\n\n".join(parts).split("\n")
+
+
+def block_in(text: str, path: str) -> str:
+    """What REGISTER_TERNARY_COND_INDEXING_OP's kernels need, as the file has them or as the extension would
+    add them: the numeric check compiles this text."""
+    alias_name = ternary_indexing.TERNARY.result_alias
+    masked = mask_code(text)
+    if defines_macro(text, MACRO):  # written already: compile the file's own lines from alias to macro
+        alias = re.search(rf"template\s*<[^>]*>\s*using\s+{alias_name}\b", masked)
+        end = re.search(rf"#\s*define\s+{MACRO}\b", masked)
+        if alias is None or end is None:
+            raise _refuse(path, f"{alias_name} before {MACRO}")
+        stop = end.end()
+        while stop < len(text) and (text[stop] != "\n" or text[stop - 1] == "\\"):
+            stop += 1
+        return f"#include <{ternary_indexing.INDEXING_H}>\n{text[alias.start():stop]}"
+    lines = derived_block(text, path)
+    has_alias = re.search(rf"\busing\s+{alias_name}\b", masked) is not None
+    kept = [ternary_indexing.ternary_siblings(text, path).alias] if has_alias else []
+    return "\n".join([f"#include <{ternary_indexing.INDEXING_H}>", *kept, *lines])
+
+
+def add_cond(text: str, path: str) -> str:
+    """BinaryKernel.metal with the cond kernels and macro after the macro definitions that precede its first
+    REGISTER_BINARY_INDEXING_OP line, and c10/metal/indexing.h included; unchanged when it has them."""
+    from mpsgen.sources.metal.edit import add_include
+
+    if defines_macro(text, MACRO):
+        return text
+    text = binary_alpha.insert_after_macros(text, derived_block(text, path), path, BINARY.macro, MACRO)
+    return add_include(text, path, ternary_indexing.INDEXING_H)
