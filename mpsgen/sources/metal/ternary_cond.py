@@ -14,7 +14,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_bounds
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.metal import binary_alpha, ternary_indexing
-from mpsgen.sources.metal.binary_alpha import BINARY, defines_macro
+from mpsgen.sources.metal.binary_alpha import BINARY, Siblings, defines_macro
 
 MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"
 COMMENT = ("// Ternary kernels whose first input (a condition) has its own type C, handed to the functor as T: "
@@ -83,9 +83,12 @@ def cond_macro(ternary_macro: list[str], path: str) -> list[str]:
 def derived_block(text: str, path: str) -> list[str]:
     """The lines the extension adds: the ternary result alias (unless the file has it), the cond kernels
     and their macro."""
-    siblings = ternary_indexing.ternary_siblings(text, path)
     has_alias = re.search(rf"\busing\s+{ternary_indexing.TERNARY.result_alias}\b", mask_code(text)) is not None
-    parts = [COMMENT] if has_alias else [f"{COMMENT}\n{siblings.alias}"]
+    return _cond_lines(ternary_indexing.ternary_siblings(text, path), path, with_alias=not has_alias)
+
+
+def _cond_lines(siblings: Siblings, path: str, *, with_alias: bool) -> list[str]:
+    parts = [f"{COMMENT}\n{siblings.alias}"] if with_alias else [COMMENT]
     parts += [cond_kernel(kernel, name, path) for name, kernel in siblings.kernels]
     parts.append("\n".join(cond_macro([line.rstrip("\n") for line in siblings.macro], path)))
     return "\n\n".join(parts).split("\n")
@@ -95,8 +98,8 @@ def block_in(text: str, path: str) -> str:
     """What REGISTER_TERNARY_COND_INDEXING_OP's kernels need, as the file has them or as the extension would
     add them: the numeric check compiles this text."""
     alias_name = ternary_indexing.TERNARY.result_alias
-    masked = mask_code(text)
     if defines_macro(text, MACRO):  # written already: compile the file's own lines from alias to macro
+        masked = mask_code(text)
         alias = re.search(rf"template\s*<[^>]*>\s*using\s+{alias_name}\b", masked)
         end = re.search(rf"#\s*define\s+{MACRO}\b", masked)
         if alias is None or end is None:
@@ -105,10 +108,9 @@ def block_in(text: str, path: str) -> str:
         while stop < len(text) and (text[stop] != "\n" or text[stop - 1] == "\\"):
             stop += 1
         return f"#include <{ternary_indexing.INDEXING_H}>\n{text[alias.start():stop]}"
-    lines = derived_block(text, path)
-    has_alias = re.search(rf"\busing\s+{alias_name}\b", masked) is not None
-    kept = [ternary_indexing.ternary_siblings(text, path).alias] if has_alias else []
-    return "\n".join([f"#include <{ternary_indexing.INDEXING_H}>", *kept, *lines])
+    # not written yet: the alias always (the compiled text stands alone), derived once with the rest
+    lines = _cond_lines(ternary_indexing.ternary_siblings(text, path), path, with_alias=True)
+    return "\n".join([f"#include <{ternary_indexing.INDEXING_H}>", *lines])
 
 
 def add_cond(text: str, path: str) -> str:
