@@ -28,9 +28,9 @@ _BIND = re.compile(r"^([ \t]*)mtl_setArgs\((\w+)\s*,([^;]*)\);[ \t]*$", re.M)
 _OFFSETS = re.compile(r"^[ \t]*auto\s+(\w+)\s*=\s*generateKernelDataOffsets\(\s*\w+\s*,\s*\w+\s*\);[ \t]*\n", re.M)
 
 
-def _refuse(path: str, what: str) -> MpsgenError:
-    return MpsgenError(f"{path}: {what}, the sibling {HELPER} would be modeled on", path=path, line=1,
-                       hint=f"add {HELPER} by hand")
+def _refuse(path: str, what: str, helper: str = HELPER) -> MpsgenError:
+    return MpsgenError(f"{path}: {what}, the sibling {helper} would be modeled on", path=path, line=1,
+                       hint=f"add {helper} by hand")
 
 
 def _third(name: str) -> str:
@@ -114,10 +114,9 @@ def cond_helper_definition(sibling: str, path: str) -> str:
     strided = re.compile(rf"(\w+\s*\+\s*\"_\"\s*\+\s*{_TYPE_OF.format(first)})(?!\s*\+)")
     text, n_strided = strided.subn(rf'\1 + "_" + scalarToMetalTypeString({second})', text)
     if n_dense != 1 or n_strided != 1 or checks > 1:
-        raise MpsgenError(f"{path}: {SIBLING} does not name its kernels fmt::format(\"{{}}_dense_{{}}\", func_name, "
-                          f"scalarToMetalTypeString({first})) and func_name + \"_\" + scalarToMetalTypeString({first}), "
-                          f"the sibling {COND_HELPER} would be modeled on", path=path, line=1,
-                          hint=f"add {COND_HELPER} by hand")
+        raise _refuse(path, f"{SIBLING} does not name its kernels fmt::format(\"{{}}_dense_{{}}\", func_name, "
+                            f"scalarToMetalTypeString({first})) and func_name + \"_\" + scalarToMetalTypeString({first})",
+                      COND_HELPER)
     return text
 
 
