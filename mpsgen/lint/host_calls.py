@@ -26,8 +26,7 @@ from mpsgen.sources.index import SourceIndex, index_of
 _NAME_ARGUMENT = {"binary_mps_impl": 1, "binary_alpha_mps_impl": 1, "unary_alpha_mps_impl": 1,
                   "ternary_mps_impl": 1, "ternary_alpha_mps_impl": 1, "ternary_cond_mps_impl": 1,
                   "getPipelineStateForFunc": 0}
-_CALLEE = re.compile(r"(?<!\w)((?:binary|binary_alpha|unary_alpha|ternary|ternary_alpha|ternary_cond)_mps_impl"
-                     r"|getPipelineStateForFunc)\s*\(")
+_CALLEE = re.compile(r"(?<!\w)(" + "|".join(sorted(_NAME_ARGUMENT, key=len, reverse=True)) + r")\s*\(")
 _LITERAL = r'"((?:[^"\\\n]|\\.)*)"'
 _WHOLE = re.compile(_LITERAL)
 _PREFIX = re.compile(_LITERAL + r"\s*\+")  # "cross_" + scalarToMetalTypeString(out)
