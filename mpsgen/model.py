@@ -110,6 +110,8 @@ class KernelSpec(NamedTuple):
     # inputs the op takes as bool in a kernel whose inputs differ in dtype (where's condition): the
     # functor gets them as T (0 or 1), torch as bool (templates/catalog.yaml bool_inputs)
     bool_inputs: tuple[int, ...] = ()
+    # inputs the body does not read (catalog `unused`): their parameters go unnamed, for -Wunused-parameter
+    unused: tuple[str, ...] = ()
 
     @property
     def is_unary_family(self) -> bool:

@@ -52,7 +52,7 @@ def needed(spec: KernelSpec, binding: Any) -> bool:
                               "check cannot call torch with the values the kernel gets",
                               hint="check the kernel on a Mac with test_mps.py, or pass --no-try")
         return False
-    return bool(spec.scalars) or not identity or reduces or bool(binding.fixed)
+    return bool(spec.scalars) or not identity or reduces or bool(binding.fixed) or binding.output is not None
 
 
 def spread(binding: Any) -> list[int]:
@@ -163,9 +163,11 @@ def reference(binding: Any) -> Reference:
             elif a.name not in kwargs and a.default is None:
                 raise NoReference(f"torch.ops.aten.{binding.op} needs {a.name}, which the kernel does not see",
                                   hint="the numeric check calls the op with the kernel's inputs and scalars only")
-        return packet(**kwargs)
+        result = packet(**kwargs)
+        return result if binding.output is None else result[binding.output]  # one kernel per output
 
-    return Reference(f"torch.ops.aten.{binding.op}", call)
+    name = f"torch.ops.aten.{binding.op}" + ("" if binding.output is None else f"(...)[{binding.output}]")
+    return Reference(name, call)
 
 
 def accepted(fn: Reference, args: list[Any], cases: tuple[Any, ...]) -> tuple[tuple[Any, ...], str]:

@@ -34,6 +34,7 @@ class CatalogEntry(TypedDict, total=False):
     param_defaults: list[str]
     bool_inputs: list[int]
     cpu_refuses: list[str]  # torch dtypes the CPU kernel has no case for (torch raises): never registered
+    unused: list[str]  # inputs the value does not depend on (prelu's grad_weight: weight), left unnamed
 
 
 _KEYS = frozenset(CatalogEntry.__annotations__)
@@ -127,6 +128,10 @@ def _validate_entry(op: str, entry: Any, file: Path) -> None:
     if not (isinstance(bools, list) and all(type(k) is int and 0 <= k < arity_inputs for k in bools)):
         raise MpsgenError(f"catalog entry '{op}': bool_inputs must list input positions (0 to {arity_inputs - 1})",
                           path=file)
+    unused = entry.get("unused", [])
+    if not (isinstance(unused, list) and set(unused) <= set(VARIABLES[entry["arity"]])):
+        raise MpsgenError(f"catalog entry '{op}': unused must list inputs among "
+                          f"{', '.join(VARIABLES[entry['arity']])}", path=file)
     if entry.get("result", "same") not in RESULTS:
         raise MpsgenError(f"catalog entry '{op}': result must be one of {', '.join(RESULTS)}", path=file)
     parse_dtypes(entry.get("dtypes", ["float"]), where=f"catalog entry '{op}'")
@@ -156,8 +161,8 @@ def _uses(expr: str, var: str) -> bool:
     return re.search(rf"(?<![\w.]){var}\b", expr) is not None
 
 
-def _check_variables(op: str, arity: Arity, flag: str, expr: str) -> None:
-    missing = [v for v in VARIABLES[arity] if not _uses(expr, v)]
+def _check_variables(op: str, arity: Arity, flag: str, expr: str, unused: tuple[str, ...] = ()) -> None:
+    missing = [v for v in VARIABLES[arity] if v not in unused and not _uses(expr, v)]
     if missing:
         raise MpsgenError(
             f"{flag} for {arity} op '{op}' does not use {' and '.join(missing)}",
@@ -223,7 +228,8 @@ def spec_for(
             f"--dtypes has complex but '{op}' has no complex body",
             hint="pass --complex-expr with a float2/half2 expression, e.g. --complex-expr 'c10::metal::logaddexp(a, b)'",
         )
-    _check_variables(op, arity, "--expr", body)
+    unused = tuple(e.get("unused", ())) if expr is None else ()
+    _check_variables(op, arity, "--expr", body, unused)
     if int_expr is not None:
         _check_variables(op, arity, "--int-expr", int_expr)
     return KernelSpec(
@@ -242,5 +248,6 @@ def spec_for(
         param_type=str(e.get("param_type", "scalar")),
         param_defaults=tuple(e.get("param_defaults", ())),
         bool_inputs=tuple(int(k) for k in e.get("bool_inputs", ())),
+        unused=unused,
         skip=("bfloat",) if res == "complex" else (),  # the complex output: torch has no complex bfloat16
     )

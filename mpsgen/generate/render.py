@@ -95,7 +95,7 @@ def functor_overloads(spec: KernelSpec) -> list[Overload]:
 def _functor_params(spec: KernelSpec) -> tuple[str, str]:
     """(template parameters, operator() parameters): the tensors' values, then the alpha scalar under
     its own name, or the params struct."""
-    values = ", ".join(f"const T {v}" for v in VARIABLES[spec.arity])
+    values = ", ".join(f"const T /*{v}*/" if v in spec.unused else f"const T {v}" for v in VARIABLES[spec.arity])
     if spec.has_alpha:
         return "typename T, typename T2", f"{values}, const T2 {spec.scalars[0] if spec.scalars else 'alpha'}"
     if spec.has_params:

@@ -32,6 +32,8 @@ class Binding(NamedTuple):
     scalars: tuple[str, ...]
     # Arguments held at a value: what selects this kernel's stub (div's rounding_mode="trunc"; None: absent).
     fixed: tuple[tuple[str, str | None], ...] = ()
+    # The op returns a tuple and the kernel computes this element of it (one kernel per output).
+    output: int | None = None
 
     @property
     def traced(self) -> bool:

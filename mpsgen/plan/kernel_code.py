@@ -4,6 +4,7 @@ frozen `KernelCode` whose edits the planner applies."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from mpsgen.plan.era import fit_to_checkout
 from mpsgen.plan.graph_registration import remove_graph_registration
 from mpsgen.plan.kernel_choice import KernelChoice
 from mpsgen.plan.result import Rendered
+from mpsgen.plan.split_outputs import OutputKernel, stub_host_kernel
 from mpsgen.plan.texts import Draft, TextEdit, c10_metal_macros, folder_files, mentioning, planned_texts
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.metal import edit as metal
@@ -61,9 +63,12 @@ def _host_file(checkout: Checkout, arity: str) -> str:
     return rel
 
 
-def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: KernelOptions) -> KernelCode:
+def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: KernelOptions,
+                     output: OutputKernel | None = None) -> KernelCode:
     """The functor and registrations in the matching .metal, the host kernel and its registration in the
-    .mm (or upstream's kernel of the same name reused), planned on a Draft over the changeset."""
+    .mm (or upstream's kernel of the same name reused), planned on a Draft over the changeset.  *output*:
+    the kernel is one of an op's kernels per output (plan/split_outputs.py): its host function is placed
+    with the last one's, beside the stub's host kernel running them all."""
     from mpsgen.generate import host_code, render
 
     stub, arity = choice.stub, choice.arity
@@ -163,10 +168,23 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
         host_text = host_code.render_host_kernel(fn, params, call, opts.templates_dir, body=body)
         if spec.has_params and not shared_struct:  # the host's twin of the .metal's struct, as 2.7 keeps them
             host_text = f"{render.render_params_struct(spec, opts.templates_dir)}\n\n{host_text}"
-        semicolon, ampersand = host.register_dispatch_style(mm_text)
-        register_line = host_code.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
-        new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
-        added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
+        if output is not None and not output.last:  # placed with the last output's (split_outputs)
+            new_mm, register_line = mm_text, ""
+            added.append(f"{mm_rel}: {fn}")
+        else:
+            registered = fn
+            if output is not None:  # the stub's host kernel runs every output's host function
+                registered = f"{choice.family}_mps_kernel"
+                runner = stub_host_kernel(registered, params, choice.family, output.kernels, choice.shape.inputs)
+                host_text = "\n\n".join((*output.earlier_hosts, host_text, runner))
+            semicolon, ampersand = host.register_dispatch_style(mm_text)
+            register_line = host_code.render_register_dispatch(stub.name, registered, semicolon, ampersand,
+                                                               opts.templates_dir)
+            new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
+            if output is not None and not re.search(r"#include\s*<ATen/(?:native/)?TensorIterator\.h>", new_mm):
+                new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
+            added.append(f"{mm_rel}: {fn}" + (f", {registered}" if registered != fn else "")
+                         + f" + REGISTER_DISPATCH({stub.name}, …)")
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
     if spec.has_params or (spec.scalars and own_struct):  # AT_DISPATCH, opmath
         extra = ("ATen/OpMathType.h",) if spec.param_type == "opmath" else ()

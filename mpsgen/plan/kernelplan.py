@@ -19,6 +19,7 @@ from mpsgen.plan.kernel_choice import KernelChoice, choose_kernel
 from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.legacy import LegacyRemoval, callers_first, remove_legacy
 from mpsgen.plan.retired import retire_bespoke_kernels
+from mpsgen.plan.split_outputs import OutputKernel
 from mpsgen.plan.result import Plan, Rendered  # callers (commands/migrate.py, plan/group.py) import Plan from here
 from mpsgen.plan.routing import Routing, route
 from mpsgen.plan.stub_kernels import StubKernel, plan_stub_kernel, stub_plan
@@ -78,11 +79,20 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         # The bespoke kernels only the legacy code runs go with it, before the new kernel takes their names.
         retired = retire_bespoke_kernels(cs, checkout, routing.legacy_kernels, routing.family)
         apply_edits(cs, retired.edits)
-        first = plan_stub_kernel(command, routing, routing.stub, routing.schema_entry,
-                                 targets[0] if targets else None, checkout, cs, opts, retired)
+        if routing.outputs:  # one kernel per output (plan/split_outputs.py), the host placed with the last
+            kernels: list[StubKernel] = []
+            for k in range(len(routing.outputs)):
+                output = OutputKernel(k, routing.outputs, tuple(sk.code.rendered.host_code for sk in kernels
+                                                                  if sk.code is not None))
+                kernels.append(plan_stub_kernel(command, routing, routing.stub, routing.schema_entry, None,
+                                                checkout, cs, opts, retired, output))
+            first, others = kernels[0], tuple(kernels[1:])
+        else:
+            first = plan_stub_kernel(command, routing, routing.stub, routing.schema_entry,
+                                     targets[0] if targets else None, checkout, cs, opts, retired)
+            others = tuple(plan_stub_kernel(command, routing, t.stub, t.entry, t, checkout, cs, opts, retired)
+                           for t in targets[1:])
         choice, code, kept_kernel = first.choice, first.code, first.kept_kernel
-        others = tuple(plan_stub_kernel(command, routing, t.stub, t.entry, t, checkout, cs, opts, retired)
-                       for t in targets[1:])
         legacy_notes: list[str] = []
         removals: list[LegacyRemoval] = [LegacyRemoval(removed=retired.removed)] if retired.removed else []
         for legacy in callers_first(cs, checkout, routing.legacy_kernels):

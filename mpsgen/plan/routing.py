@@ -44,6 +44,8 @@ class Routing:
     targets: tuple[StubTarget, ...] = ()
     # upstream's kernels writing the op's two outputs (frexp on the 2026 tree): the host is all to write
     two_outputs: TwoOutputKernels | None = None
+    # otherwise one kernel per output of the shared kernel's iterator (plan/split_outputs.py), in its order
+    outputs: tuple[str, ...] = ()
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -88,15 +90,19 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
         # into a tensor): its arguments are what the kernel reads, so the numeric check can call it.
         schema_entry = max((_entry_for_kernel(family, edit, k) for k in shared), key=_tensor_count)
         two_outputs = None
+        outputs: tuple[str, ...] = ()
         returns = schema_entry.func.rsplit("->", 1)[-1].strip()
         if returns.startswith("("):  # _prelu_kernel_backward -> (Tensor, Tensor)
-            from mpsgen.plan.two_outputs import refuse_outputs, upstream_two_outputs
+            from mpsgen.generate.catalog import load_catalog
+            from mpsgen.plan.two_outputs import output_kernels, refuse_outputs, upstream_two_outputs
 
             two_outputs = upstream_two_outputs(family.name, schema_entry, shared, cs, checkout)
-            if two_outputs is None:
+            if two_outputs is None and opts.expr is None and not opts.stub_override:
+                outputs = output_kernels(family.name, shared, cs, checkout, load_catalog().__contains__)
+            if two_outputs is None and not outputs:
                 raise refuse_outputs(family.name, schema_entry, returns, shared, cs, checkout)
         _require_elementwise(checkout, cs, family, edit)
-        targets = () if opts.stub_override else _targets(checkout, cs, family, edit, shared)
+        targets = () if opts.stub_override or outputs else _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel
             stub, schema_entry = targets[0].stub, targets[0].entry
         else:
@@ -104,7 +110,7 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
                    legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets,
-                   two_outputs=two_outputs)
+                   two_outputs=two_outputs, outputs=outputs)
 
 
 def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:

@@ -13,6 +13,7 @@ from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_met
 from mpsgen.plan.multistub import StubTarget
 from mpsgen.plan.result import Plan, Rendered
 from mpsgen.plan.retired import Retired
+from mpsgen.plan.split_outputs import OutputKernel
 from mpsgen.plan.texts import apply_edits
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
@@ -33,16 +34,20 @@ class StubKernel:
 
 def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
                      checkout: Checkout, cs: Changeset, opts: KernelOptions,
-                     retired: Retired = Retired()) -> StubKernel:
+                     retired: Retired = Retired(), output: OutputKernel | None = None) -> StubKernel:
     """*stub*'s kernel, its texts applied to *cs*; *routing*: plan/routing.Routing (family, index,
     shared kernels, moved entries); *target*: the stub's StubTarget when the family calls several;
-    *retired*: the bespoke kernels the legacy code ran, and those a kept host file still runs."""
+    *retired*: the bespoke kernels the legacy code ran, and those a kept host file still runs;
+    *output*: the kernel computes one of the op's outputs (plan/split_outputs.py)."""
     kept = registered_metal_kernel(stub, cs, checkout)
     if kept:
         return StubKernel(stub, kept_kernel=kept)
     legacy = tuple(m.legacy_kernel for m in routing.moved if m.legacy_kernel)
+    name = target.kernel if target is not None else output.name if output is not None else ""
     choice = choose_kernel(command, routing.family, stub, checkout, cs, routing.index, entry, routing.shared,
-                           legacy, name=target.kernel if target is not None else "")
+                           legacy, name=name)
+    if output is not None and choice.binding is not None:  # torch's op returns the tuple: compare this element
+        choice = replace(choice, binding=choice.binding._replace(output=output.index))
     notes: list[str] = []
     runs_it = retired.kept_at(choice.kernel)
     if runs_it:  # a bespoke kernel of that name stays (2.7's Gamma.metal digamma, run by polygamma_out_mps)
@@ -77,7 +82,7 @@ def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Ent
 
         code = plan_two_output_code(choice, routing.two_outputs, cs, checkout, opts)
     else:
-        code = plan_kernel_code(choice, cs, checkout, opts)
+        code = plan_kernel_code(choice, cs, checkout, opts, output)
     apply_edits(cs, code.edits)
     return StubKernel(stub, choice, code, notes=tuple(notes))
 

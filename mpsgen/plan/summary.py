@@ -23,11 +23,15 @@ class PlanSummary:
     notes: tuple[str, ...]
     # A family calling several stubs: each other stub's line and its kernel's dtype rows (plan/multistub.py).
     other_stubs: tuple[tuple[str, str, tuple[Row, ...]], ...] = ()  # (stub line, kernel, rows)
+    kernel: str = ""  # the first stub's kernel
 
     def sections(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """(key, items) in the order the summary shows them; empty sections included."""
-        stubs = ((self.stub,) if self.stub else ()) + tuple(line for line, _, _ in self.other_stubs)
+        # one stub line each (an op of several outputs has one kernel per output behind one stub)
+        stubs = tuple(dict.fromkeys(((self.stub,) if self.stub else ()) + tuple(line for line, _, _ in self.other_stubs)))
         dtypes = tuple(format_rows(list(self.dtype_rows))) if self.dtype_rows else ()
+        if self.other_stubs and self.kernel:  # several kernels: each row says whose
+            dtypes = tuple(f"{self.kernel}: {line}" for line in dtypes)
         for _, kernel, rows in self.other_stubs:
             dtypes += tuple(f"{kernel}: {line}" for line in format_rows(list(rows)))
         return (("dispatch", self.dispatch), ("stub", stubs),
@@ -56,4 +60,5 @@ def summarize(plan: Plan) -> PlanSummary:
         tests=tuple(plan.test_lists),
         notes=tuple(plan.notes),
         other_stubs=tuple((_stub_line(p) or "", p.kernel or "(kept)", tuple(p.dtype_rows)) for p in plan.stub_plans),
+        kernel=plan.kernel,
     )

@@ -2,8 +2,10 @@
 upstream's kernels writing both outputs (2026's frexp_dense_<T> / frexp_strided_<T>), the change is
 their host: a file-local helper binding the iterator's outputs and input (written once, from the names
 the checkout's OperationUtils.h and MetalShaderLibrary.h declare), the op's host kernel and its
-REGISTER_DISPATCH.  Otherwise the op is refused in one line that says where its iterator's outputs
-are built: mpsgen's functors and registration macros carry one output."""
+REGISTER_DISPATCH.  Where none does, but the catalog has a body per output (`<family>_<output>`, the
+output named as the shared kernel's add_output names it: _prelu_kernel_backward_grad_self), each output
+gets its own one-output kernel (plan/split_outputs.py).  Otherwise the op is refused in one line that
+says where its iterator's outputs are built: mpsgen's functors and registration macros carry one output."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from mpsgen.plan.kernel_code import KernelCode
     from mpsgen.sources.metal.two_outputs import TwoOutputKernels
 
-_ADD_OUTPUT = re.compile(r"\.\s*add_output\s*\(")
+_ADD_OUTPUT = re.compile(r"\.\s*add_output\s*\(\s*(\w*)")
 # upstream's two-output kernels are registered once per layout: <family>_dense_<T>, <family>_strided_<T>
 _LAYOUTS = ("dense", "strided")
 
@@ -58,12 +60,19 @@ def refuse_outputs(family: str, entry: Entry, returns: str, shared: tuple[str, .
             path=YAML_REL, line=entry.line,
             hint=f"write {family}_mps_kernel by hand: bind output(0), output(1) and input(0) as those kernels' "
                  "parameters declare, then REGISTER_DISPATCH its stub")
+    if built:
+        bodies = " and ".join(f"{family}_{name or '<output>'}" for name in built[2])
+        return MpsgenError(what, path=YAML_REL, line=entry.line,
+                           hint=f"give each output a catalog body ({bodies}: one kernel per output), or write the "
+                                "kernel by hand")
     return MpsgenError(what, path=YAML_REL, line=entry.line,
                        hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
 
 
-def _iterator_outputs(native: dict[str, str], shared: tuple[str, ...], family: str) -> tuple[int, Location] | None:
-    """How many `add_output` calls the shared kernel's TensorIteratorConfig makes, and where the first is."""
+def _iterator_outputs(native: dict[str, str], shared: tuple[str, ...],
+                      family: str) -> tuple[int, Location, tuple[str, ...]] | None:
+    """How many `add_output` calls the shared kernel's TensorIteratorConfig makes, where the first is,
+    and the name each passes ("" for an expression)."""
     from mpsgen.scan.lines import LineTable
 
     for kernel in shared:
@@ -76,8 +85,21 @@ def _iterator_outputs(native: dict[str, str], shared: tuple[str, ...], family: s
         ends = [*table.starts, len(text)]
         calls = list(_ADD_OUTPUT.finditer(text, ends[impl.line - 1], ends[min(impl.end_line, len(ends) - 1)]))
         if len(calls) > 1:
-            return len(calls), Location(impl.path, table.line(calls[0].start()))
+            return len(calls), Location(impl.path, table.line(calls[0].start())), tuple(c.group(1) for c in calls)
     return None
+
+
+def output_kernels(family: str, shared: tuple[str, ...], cs: Changeset, checkout: Checkout,
+                   catalogued) -> tuple[str, ...]:
+    """The kernels of an op whose shared kernel's iterator has several outputs, one per output in
+    add_output order (`<family>_<output>`), when each output is named and *catalogued* (a name -> bool)
+    has a body for each; () otherwise."""
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    built = _iterator_outputs(native, shared, family)
+    if built is None or not all(built[2]):
+        return ()
+    names = tuple(f"{family}_{name}" for name in built[2])
+    return names if len(set(names)) == len(names) and all(catalogued(n) for n in names) else ()
 
 
 # The names the helper's text uses, and the headers of the checkout that must declare them.

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from mpsgen.sources.testlists.commonmps import COMPLEX_SET, ComplexAction, entries, plan_common_mps
 from mpsgen.sources.testlists.decorators import DEFAULT_TESTS, plan_opinfo_decorators
-from mpsgen.sources.testlists.opinfos import all_opinfos, name_candidates, opinfo_keys
+from mpsgen.sources.testlists.opinfos import all_opinfos, backward_opinfos, name_candidates, opinfo_keys
 from mpsgen.sources.testlists.records import Change, OpInfoRef, TableEntry
 
 __all__ = [
@@ -40,12 +40,14 @@ __all__ = [
 
 def gradient_opinfos(op: str, cmi_text: str, definitions: Mapping[str, str], *,
                      cmi_path: str = "common_methods_invocations.py") -> list[str]:
-    """The OpInfo names whose gradient tests (test_output_grad_match) run backward op *op*
+    """The OpInfo names whose gradient tests (test_output_grad_match) run backward op *op*: those naming it
+    their aten_backward_name (nn.functional.prelu: _prelu_kernel_backward), else its forward's
     (hardtanh_backward: nn.functional.hardtanh's); [] for an op that is no `<forward>_backward`."""
+    named = backward_opinfos(cmi_text, definitions, op, cmi_path=cmi_path)
     forward = op.removesuffix("_backward")
-    if forward == op:
-        return []
-    return list(dict.fromkeys(r.name for r in opinfo_keys(cmi_text, definitions, forward, cmi_path=cmi_path)))
+    if not named and forward != op:
+        named = opinfo_keys(cmi_text, definitions, forward, cmi_path=cmi_path)
+    return list(dict.fromkeys(r.name for r in named))
 
 
 def stale_keys(

@@ -50,6 +50,19 @@ def opinfo_keys(
     return list(found)
 
 
+def backward_opinfos(cmi_text: str, definitions: Mapping[str, str], op: str,
+                     cmi_path: str = "common_methods_invocations.py") -> list[OpInfoRef]:
+    """The OpInfos declaring `aten_backward_name='<op>'` (nn.functional.prelu: _prelu_kernel_backward),
+    in file order: their gradient tests run *op*."""
+    found: list[OpInfoRef] = []
+    for path, text in ((cmi_path, cmi_text), *definitions.items()):
+        for m in re.finditer(rf"\baten_backward_name\s*=\s*(['\"]){re.escape(op)}\1", text):
+            ref = _enclosing_opinfo(text, m.start(), path)
+            if ref is not None and not any(w in ref.kind for w in _OTHER_DBS):
+                found.append(ref)
+    return found
+
+
 @functools.lru_cache(maxsize=8)
 def _opinfo_keys(texts: tuple[tuple[str, str], ...], op: str) -> tuple[OpInfoRef, ...]:
     # Remembered per texts: a migrate asks for the same op's OpInfos for its dtypes and its test lists.
