@@ -1,0 +1,207 @@
+"""An op of two outputs with no upstream kernel writing both (_prelu_kernel_backward): one kernel per output
+(plan/split_outputs.py).  Each output's catalog body is named after the shared kernel's add_output
+(`_prelu_kernel_backward_grad_self`, `..._grad_weight`), checked against its element of torch's tuple, and
+run by the stub's host kernel on an iterator of that output and the inputs.
+
+The tree: the scalar-ops tree (conftest.py's scalar_tree, the 2026 wheel's MetalShaderLibrary.h, which has
+exec_ternary_kernel) with Activation.cpp's `_prelu_kernel_backward`, its stub and 2.7's MPSGraph
+`prelu_backward_mps`, cut from the real files' shapes; for 2.7, tests/data/binary27 laid over it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_support import mpsgen, only_insertions, tracked_bytes
+
+from mpsgen.emulate.check import check_kernel
+from mpsgen.generate import catalog, render
+from mpsgen.plan.binding import Binding, schema_args
+from try_support import include_root
+
+NATIVE = "aten/src/ATen/native"
+MPS = f"{NATIVE}/mps"
+METAL = f"{MPS}/kernels/BinaryKernel.metal"
+MM = f"{MPS}/operations/BinaryKernel.mm"
+DATA27 = Path(__file__).parent / "data" / "binary27"
+FUNC = "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)"
+KERNELS = ("_prelu_kernel_backward_grad_self", "_prelu_kernel_backward_grad_weight")
+
+SHARED = """
+std::tuple<Tensor, Tensor> _prelu_kernel_backward(const Tensor& grad_out, const Tensor& self, const Tensor& weight) {
+  Tensor grad_self = at::empty({0}, self.options());
+  Tensor grad_weight = at::empty({0}, weight.options());
+  auto iter = TensorIteratorConfig()
+    .add_output(grad_self)
+    .add_output(grad_weight)
+    .add_const_input(self)
+    .add_const_input(weight)
+    .add_const_input(grad_out)
+    .build();
+  prelu_backward_stub(iter.device_type(), iter);
+  return {grad_self, grad_weight};
+}
+"""
+LEGACY = """
+std::tuple<Tensor, Tensor> prelu_backward_mps(const Tensor& grad_output, const Tensor& self, const Tensor& weight_) {
+  using namespace mps;
+
+  Tensor grad_input = at::empty_like(self, self.suggest_memory_format());
+  Tensor weight_grad = at::empty_like(self, at::MemoryFormat::Contiguous);
+  if (grad_output.numel() == 0) {
+    return std::tuple<Tensor, Tensor>{grad_input, weight_grad};
+  }
+  MPSStream* stream = getCurrentMPSStream();
+  @autoreleasepool {
+    string key = "prelu_backward_mps:" + getTensorsStringKey({grad_output, self, weight_});
+    auto cachedGraph = LookUpOrCreateCachedGraph<MPSBinaryCachedGraph>(key, [&](auto mpsGraph, auto newCachedGraph) {
+      newCachedGraph->inputTensor_ = mpsGraphRankedPlaceHolder(mpsGraph, self);
+    });
+    runMPSGraph(stream, cachedGraph->graph(), nil, nil);
+  }
+  return std::tuple<Tensor, Tensor>{grad_input, weight_grad};
+}
+"""
+
+
+def _lay_prelu(root: Path, *, era27: bool = False) -> Path:
+    act_h, act_cpp, act_mm = (root / NATIVE / "Activation.h", root / NATIVE / "Activation.cpp",
+                              root / MPS / "operations" / "Activation.mm")
+    act_h.write_text(act_h.read_text().replace(
+        "DECLARE_DISPATCH(structured_activation_fn, mish_stub)",
+        "DECLARE_DISPATCH(structured_activation_fn, mish_stub)\nDECLARE_DISPATCH(activation_backward_fn, prelu_backward_stub)"))
+    cpp = act_cpp.read_text().replace("DEFINE_DISPATCH(mish_stub);", "DEFINE_DISPATCH(mish_stub);\nDEFINE_DISPATCH(prelu_backward_stub);")
+    act_cpp.write_text(cpp.replace("\n} // namespace at::native", SHARED + "\n} // namespace at::native"))
+    act_mm.write_text(act_mm.read_text().replace("\n} // namespace at::native", LEGACY + "\n} // namespace at::native"))
+    if era27:  # 2.7: no exec_ternary_kernel; the change adds ternary_mps_impl beside binary_mps_impl
+        shutil.copy(DATA27 / "BinaryKernel.metal", root / METAL)
+        shutil.copy(DATA27 / "BinaryKernel.mm", root / MM)
+        shutil.copy(DATA27 / "MetalShaderLibrary.h", root / MPS / "MetalShaderLibrary.h")
+        shutil.copy(DATA27 / "indexing.h", root / "c10/metal/indexing.h")
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "prelu backward"], cwd=root,
+                   check=True)
+    return root
+
+
+def _errors(root: Path) -> list[str]:
+    r = mpsgen("check", "--format", "json", cwd=root)
+    return sorted(f"{f['path']}: {f['code']} {f['message']}" for f in json.loads(r.stdout)["findings"]
+                  if f["severity"] == "error")
+
+
+RUNNER = """static void _prelu_kernel_backward_mps_kernel(TensorIterator& iter) {
+  if (iter.numel() == 0) {
+    return;
+  }
+  // one kernel per output, each on an iterator of that output and the inputs
+  auto grad_self = TensorIteratorConfig()
+                       .add_output(iter.output(0))
+                       .add_const_input(iter.input(0))
+                       .add_const_input(iter.input(1))
+                       .add_const_input(iter.input(2))
+                       .build();
+  _prelu_kernel_backward_grad_self_mps_kernel(grad_self);
+  auto grad_weight = TensorIteratorConfig()
+                         .add_output(iter.output(1))
+                         .add_const_input(iter.input(0))
+                         .add_const_input(iter.input(1))
+                         .add_const_input(iter.input(2))
+                         .build();
+  _prelu_kernel_backward_grad_weight_mps_kernel(grad_weight);
+}
+"""
+
+
+def test_each_output_gets_its_kernel_and_the_stub_runs_both(scalar_tree: Path) -> None:
+    root = _lay_prelu(scalar_tree)
+    metal_before, mm_before, errors_before = (root / METAL).read_text(), (root / MM).read_text(), _errors(root)
+    r = mpsgen("migrate", "_prelu_kernel_backward", "--no-build", "--no-test", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for k, kernel in enumerate(KERNELS):  # each against its own element of torch's tuple
+        assert (f"numeric check of {kernel}: 3 dtype(s) agree with torch.ops.aten._prelu_kernel_backward(...)[{k}]"
+                in r.stdout), r.stdout
+    assert r.stdout.count("  stub      prelu_backward_stub") == 1
+    assert "nn.functional.prelu names it aten_backward_name" in r.stdout  # its gradient test runs the op
+    metal, mm = (root / METAL).read_text(), (root / MM).read_text()
+
+    # Metal: a functor per output in the iterator's input order (self, weight, grad_output); the weight's
+    # gradient does not read the weight, whose parameter goes unnamed (-Wunused-parameter)
+    assert "inline T operator()(const T a, const T b, const T c) {\n    return static_cast<T>(\n        float(a) > 0.0f ? c" in metal
+    assert "inline T operator()(const T a, const T /*b*/, const T c) {" in metal
+    for kernel in KERNELS:
+        assert all(f"REGISTER_TERNARY_OP({kernel}, {t}, {t});" in metal for t in ("float", "half", "bfloat"))
+    assert only_insertions(metal_before, metal)
+
+    # Host: a function per output, unregistered, and the stub's kernel running both
+    assert 'static void _prelu_kernel_backward_grad_self_mps_kernel(TensorIterator& iter) {\n  lib.exec_ternary_kernel(iter, "_prelu_kernel_backward_grad_self");\n}' in mm
+    assert 'lib.exec_ternary_kernel(iter, "_prelu_kernel_backward_grad_weight");' in mm
+    assert RUNNER in mm
+    assert mm.count("REGISTER_DISPATCH(prelu_backward_stub") == 1
+    assert "REGISTER_DISPATCH(prelu_backward_stub, &_prelu_kernel_backward_mps_kernel)" in mm
+    assert "#include <ATen/native/Activation.h>" in mm
+    assert only_insertions(mm_before, mm)
+
+    # The MPSGraph function goes; the yaml routes MPS to the shared kernel
+    assert "prelu_backward_mps" not in (root / MPS / "operations" / "Activation.mm").read_text()
+    yaml = (root / NATIVE / "native_functions.yaml").read_text()
+    entry = yaml[yaml.index("- func: _prelu_kernel_backward("):]
+    assert entry.split("\n\n", 1)[0].splitlines()[2:] == ["    CPU, CUDA, MPS: _prelu_kernel_backward",
+                                                         "    MkldnnCPU: mkldnn_prelu_backward"]
+    assert _errors(root) == errors_before
+
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "_prelu_kernel_backward", "--no-build", "--no-test", cwd=root)
+    assert again.returncode == 0 and "nothing to do" in again.stdout and tracked_bytes(root) == before
+
+
+def test_on_2_7_each_output_runs_through_the_ternary_helper_the_change_adds(scalar_tree: Path) -> None:
+    root = _lay_prelu(scalar_tree, era27=True)
+    errors_before = _errors(root)
+    r = mpsgen("migrate", "_prelu_kernel_backward", "--no-build", "--no-test", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    api = [ln for ln in r.stdout.splitlines() if ln.startswith("  api ")]
+    assert len(api) == 2 and "ternary_mps_impl(iter, func_name, ...)" in api[0], r.stdout  # added once, for both
+    metal, mm = (root / METAL).read_text(), (root / MM).read_text()
+    assert metal.count("#define REGISTER_TERNARY_INDEXING_OP(NAME, DTYPE)") == 1
+    for kernel in KERNELS:
+        assert f"REGISTER_TERNARY_INDEXING_OP({kernel}, half);" in metal
+        assert f'  mps::ternary_mps_impl(iter, "{kernel}");\n}}' in mm
+    assert mm.count("static void ternary_mps_impl(") == 1 and RUNNER in mm
+    assert _errors(root) == errors_before
+
+
+@pytest.mark.parametrize("output", [0, 1])
+def test_each_body_agrees_with_its_element_of_the_tuple_and_not_the_other(output: int) -> None:
+    """The iterator's inputs are (self, weight, grad_output): schema arguments 1, 2 and 0."""
+    spec = catalog.spec_for(KERNELS[output], "ternary")
+    functor = render.render_functor(spec)
+    for element in (0, 1):
+        binding = Binding("_prelu_kernel_backward", schema_args(FUNC), (1, 2, 0), (), output=element)
+        result = check_kernel(spec, functor, op=binding.op, include_root=include_root("sample"), binding=binding)
+        assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16"}
+        assert result.reference == f"torch.ops.aten._prelu_kernel_backward(...)[{element}]"
+        assert result.ok == (element == output), result.rows
+
+
+def test_the_kernels_are_named_after_the_outputs_and_need_a_body_each(scalar_tree: Path) -> None:
+    from mpsgen.plan import two_outputs
+    from mpsgen.plan.texts import folder_files, planned_texts
+    from mpsgen.tree.changeset import Changeset
+    from mpsgen.tree.checkout import Checkout
+
+    root = _lay_prelu(scalar_tree)
+    checkout = Checkout.locate(root)
+    cs = Changeset(checkout)
+    shared = ("_prelu_kernel_backward",)
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    count, where, names = two_outputs._iterator_outputs(native, shared, "_prelu_kernel_backward")
+    line = (root / NATIVE / "Activation.cpp").read_text().splitlines().index("    .add_output(grad_self)") + 1
+    assert (count, str(where), names) == (2, f"{NATIVE}/Activation.cpp:{line}", ("grad_self", "grad_weight"))
+    assert two_outputs.output_kernels("_prelu_kernel_backward", shared, cs, checkout, lambda n: True) == KERNELS
+    # a body for one output only: no kernels (the op is then refused, the hint naming both bodies)
+    assert two_outputs.output_kernels("_prelu_kernel_backward", shared, cs, checkout, lambda n: "self" in n) == ()
