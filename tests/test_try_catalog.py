@@ -32,6 +32,8 @@ THROUGH_PLAN = {op for op, e in catalog.load_catalog().items()
     # name; test_multistub.py checks them through torch.div with the rounding mode that selects each
     "div_true", "div_trunc", "div_floor",
     "lerp_tensor_weight",  # lerp.Tensor's stub: checked through torch.lerp by `migrate lerp` (2.7 tree)
+    # one kernel per output of _prelu_kernel_backward: test_split_outputs.py checks each against its element
+    "_prelu_kernel_backward_grad_self", "_prelu_kernel_backward_grad_weight",
 }
 
 

@@ -89,8 +89,8 @@ def _no_opinfo_note(op: str, cmi_text: str, definitions) -> str:
 
     named = [r.name for r in testlists.backward_opinfos(cmi_text, definitions, op, cmi_path=CMI_REL)]
     if named:
-        return (f"no OpInfo named {op}: {', '.join(dict.fromkeys(named))} names it aten_backward_name and covers it "
-                "through its gradient (test_output_grad_match); test lists left alone")
+        return (f"no OpInfo named {op}: {', '.join(dict.fromkeys(named))}'s OpInfo covers it through its gradient "
+                "(test_output_grad_match; its aten_backward_name); test lists left alone")
     forward = op.removesuffix("_backward")
     if forward != op and testlists.opinfo_keys(cmi_text, definitions, forward, cmi_path=CMI_REL):
         return (f"no OpInfo named {op}: {forward}'s OpInfo covers it through its gradient (test_output_grad_match); "
