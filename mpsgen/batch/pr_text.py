@@ -27,7 +27,8 @@ def pr_message(group: GroupPlan, check: str) -> str:
                 body += [f"{_HEADINGS[key]}:", *(f"- {item}" for item in items), ""]
         rows = summary.dtype_rows
         if rows:
-            body += ["Dtypes, before -> after:", "", "| dtype | before | after |", "|---|---|---|"]
+            whose = f" of the {summary.kernel} kernel" if summary.other_stubs and summary.kernel else ""
+            body += [f"Dtypes{whose}, before -> after:", "", "| dtype | before | after |", "|---|---|---|"]
             body += [f"| {r.dtype} | {r.before} | {r.after} |" for r in rows] + [""]
         for _, kernel, other in summary.other_stubs:  # a family calling several stubs: each kernel's table
             if other:
