@@ -159,6 +159,14 @@ def test_each_output_gets_its_kernel_and_the_stub_runs_both(scalar_tree: Path) -
     again = mpsgen("migrate", "_prelu_kernel_backward", "--no-build", "--no-test", cwd=root)
     assert again.returncode == 0 and "nothing to do" in again.stdout and tracked_bytes(root) == before
 
+    # try, now that the op runs them: both kernels of the tree, each against its element; again from the cache
+    for run in range(2):
+        checked = mpsgen("try", "_prelu_kernel_backward", cwd=root)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        for k, kernel in enumerate(KERNELS):
+            assert f"checked: the kernel in the tree, {kernel}_functor at {METAL}:" in checked.stdout, checked.stdout
+            assert f"vs torch.ops.aten._prelu_kernel_backward(...)[{k}] (CPU)" in checked.stdout
+
 
 def test_on_2_7_each_output_runs_through_the_ternary_helper_the_change_adds(scalar_tree: Path) -> None:
     root = _lay_prelu(scalar_tree, era27=True)

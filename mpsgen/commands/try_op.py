@@ -106,7 +106,7 @@ def cached_subjects(checkout: Checkout, **options: str | None) -> list[Subject]:
 
 def _binding_data(binding: Any) -> list[Any]:
     return [binding.op, [list(a) for a in binding.args], list(binding.tensors), list(binding.scalars),
-            [list(f) for f in binding.fixed]]
+            [list(f) for f in binding.fixed], binding.output]
 
 
 def _subject_from(data: dict[str, Any]) -> Subject:
@@ -117,7 +117,7 @@ def _subject_from(data: dict[str, Any]) -> Subject:
     fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data["spec"].items()}
     b = data.get("binding")
     binding = None if b is None else Binding(b[0], tuple(SchemaArg(*a) for a in b[1]), tuple(b[2]), tuple(b[3]),
-                                             tuple((f[0], f[1]) for f in b[4]))
+                                             tuple((f[0], f[1]) for f in b[4]), b[5] if len(b) > 5 else None)
     return Subject(KernelSpec(**fields), data["functor"], data["source"], binding, data.get("headers") or {},
                    data.get("label", ""))
 
@@ -160,13 +160,20 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
         try:
             found = kernel_in_tree(checkout, opts)
         except Unplannable as why:
-            found, source = None, f"{CATALOG_INSTEAD} ({why.message})"
-        if found is not None:
-            what = found.at if found.spec.note == TWO_OUTPUTS_NOTE else f"{found.spec.name}_functor at {found.at}"
-            return [Subject(found.spec, found.functor, f"{IN_TREE}, {what}", found.binding)]
+            found, source = (), f"{CATALOG_INSTEAD} ({why.message})"
+        several = len(found) > 1  # one kernel per output: each labelled with its name
+        in_tree = [Subject(k.spec, k.functor, f"{IN_TREE}, {_where(k)}", k.binding, label=k.spec.name if several else "")
+                   for k in found]
+        if in_tree:
+            return in_tree
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
     return [Subject(spec, render.render_functor(spec, templates_dir), source)]
+
+
+def _where(kernel) -> str:  # plan.in_tree.InTree
+    """Where the tree's kernel is: upstream's two-output kernels by the function they apply, else the functor."""
+    return kernel.at if kernel.spec.note == TWO_OUTPUTS_NOTE else f"{kernel.spec.name}_functor at {kernel.at}"
 
 
 def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan

@@ -38,20 +38,21 @@ class Unplannable(MpsgenError):
     `try` then checks the catalog's body, and says so."""
 
 
-def kernel_in_tree(checkout: Checkout, opts: KernelOptions) -> InTree | None:
-    """The kernel behind an op already on native Metal (None when the op is not: plan it instead).
-    Raises MpsgenError, one line, when that kernel cannot be checked (a macro-made functor, a host
+def kernel_in_tree(checkout: Checkout, opts: KernelOptions) -> tuple[InTree, ...]:
+    """The kernels behind an op already on native Metal, one per output for an op of several
+    (plan/split_outputs.py); () when the op is not: plan it instead.
+    Raises MpsgenError, one line, when a kernel cannot be checked (a macro-made functor, a host
     that calls a kernel of another name, a kernel registered without every dtype the op declares)."""
     cs = Changeset(checkout)
     routing = route("migrate", checkout, cs, opts)
     if routing.native is None:
-        return None
+        return ()
     op = _overload(cs, routing)
     if op != opts.op:  # the registration of that overload's stub (pow's overloads run two)
         routing = route("migrate", checkout, cs, opts._replace(op=op))
     reg = routing.native
     if reg is None:
-        return None
+        return ()
     called = _kernels_called(cs, reg)
     lines = split_lines(cs.current(reg.path))
     del lines[reg.line - 1 : reg.end_line]
@@ -64,20 +65,26 @@ def kernel_in_tree(checkout: Checkout, opts: KernelOptions) -> InTree | None:
         raise Unplannable(f"{err.where()}{err.message}") from None  # its context and hint are a planner's
     spec = plan.spec
     if spec is None:
-        return None
+        return ()
     if called and spec.name not in called:
         raise MpsgenError(f"{reg.fn or reg.macro} runs kernel '{'/'.join(sorted(called))}', not '{spec.name}', "
                           f"the kernel mpsgen would check", path=reg.path, line=reg.line,
                           hint=f"check it on a Mac with test_mps.py -k {plan.family}")
     if plan.two_outputs is not None:  # upstream's two-output kernels: the function they apply
         kernels = plan.two_outputs
-        return InTree(spec, kernels.helpers, None, f"{kernels.call}, which the kernels {kernels.shown()} registers apply")
-    found = _functor(cs, checkout, spec.name)
-    if found is None:
-        raise MpsgenError(f"kernel '{spec.name}' has no `struct {spec.name}_functor` in the .metal files to lift out "
-                          "(a macro makes it, or another layout)", path=reg.path, line=reg.line,
-                          hint=f"check it on a Mac with test_mps.py -k {plan.family}")
-    return InTree(spec, found[1], plan.binding, found[0])
+        return (InTree(spec, kernels.helpers, None,
+                       f"{kernels.call}, which the kernels {kernels.shown()} registers apply"),)
+    found: list[InTree] = []
+    for each in plan.kernel_plans:  # an op of several outputs: a kernel each
+        if each.spec is None:
+            continue
+        functor = _functor(cs, checkout, each.spec.name)
+        if functor is None:
+            raise MpsgenError(f"kernel '{each.spec.name}' has no `struct {each.spec.name}_functor` in the .metal "
+                              "files to lift out (a macro makes it, or another layout)", path=reg.path, line=reg.line,
+                              hint=f"check it on a Mac with test_mps.py -k {plan.family}")
+        found.append(InTree(each.spec, functor[1], each.binding, functor[0]))
+    return tuple(found)
 
 
 def _overload(cs: Changeset, routing) -> str:
