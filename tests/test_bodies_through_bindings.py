@@ -10,8 +10,8 @@ from mpsgen.plan.binding import Binding, schema_args
 from try_support import include_root
 
 
-def _agrees_for_every_float(kernel: str, binding: Binding, scalar: str) -> None:
-    spec = catalog.spec_for(kernel, "binary_alpha", scalars=(scalar,))
+def _agrees_for_every_float(kernel: str, binding: Binding, scalar: str, arity: str = "binary_alpha") -> None:
+    spec = catalog.spec_for(kernel, arity, scalars=(scalar,))
     result = check_kernel(spec, render.render_functor(spec), op=binding.op, include_root=include_root("sample"),
                           binding=binding)
     assert result.reference == f"torch.ops.aten.{binding.op}"
@@ -27,6 +27,18 @@ def test_leaky_relu_backward_agrees_with_torch_with_the_flag_the_kernel_never_se
     # the iterator is (self, grad_output): the kernel's a is self, b the gradient
     _agrees_for_every_float("leaky_relu_backward", Binding("leaky_relu_backward", schema_args(func), (1, 0),
                                                            ("arg:2",)), "negval")
+
+
+@pytest.mark.parametrize(("func", "order", "arity"), [
+    ("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor", (0,), "unary_alpha"),
+    # the meta function's iterator is (grad, self): the kernel's a is the gradient, b is self
+    ("hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor", (0, 1), "binary_alpha"),
+], ids=["hardshrink", "hardshrink_backward"])
+def test_hardshrink_bodies_agree_with_torch_for_every_lambd(func: str, order: tuple[int, ...], arity: str) -> None:
+    """lambd reaches the kernel rounded to the input type (lambd.to<scalar_t>() on the CPU); x == +-lambd
+    is inside the zeroed band for both, and a NaN self gives NaN forward and 0 backward."""
+    op = func.split("(")[0]
+    _agrees_for_every_float(op, Binding(op, schema_args(func), order, (f"arg:{len(order)}",)), "lambd", arity)
 
 
 def test_lerp_with_a_scalar_weight_agrees_with_torch_through_its_binding() -> None:
