@@ -72,6 +72,18 @@ BRANCH_POINTS = {
     "special_ndtri": (0.0, 1.0, 0.1353352832366127, 0.8646647167633873, 1.2664165549094176e-14, 0.5),
     # calc_log_ndtr: erfcx below -1, log1p above; erfc underflows near -9
     "special_log_ndtr": (-1.0, -9.0, -20.0, 5.0),
+    # calc_erfcx: the continued fraction above 50, ispi / x above 5e7; 2 exp(x^2) alone below -6.1, +inf
+    # below -26.7; erfcx_y100's intervals end at y100 = 400 / (4 + |x|) = 99, 50 (|x| ~ 0.04, 4)
+    "special_erfcx": (50.0, 5e7, -6.1, -26.7, 0.04040404, 4.0, -4.0, 1e-7),
+    "erfc": (50.0, -6.1, 10.0541, 9.194, -0.04040404, 4.0, 1e-7),
+    # the Chebyshev halves of calc_i0e / calc_i1e at |x| = 8; bessel_j*/y*: the rational form up to 5,
+    # 1 - x^2 / 4 below 1e-5 (j0); modified_bessel_k*: the small form up to 2, log(x / 2) near 0
+    "special_i0e": (8.0, -8.0), "special_i1e": (8.0, -8.0),
+    "special_bessel_j0": (5.0, -5.0, 1e-5, 2.404825), "special_bessel_j1": (5.0, -5.0, 3.831706),
+    "special_bessel_y0": (5.0, 0.8935770), "special_bessel_y1": (5.0, 2.197141),
+    "special_modified_bessel_i0": (8.0, 88.72), "special_modified_bessel_i1": (8.0, -8.0, 88.72),
+    "special_modified_bessel_k0": (2.0, 1e-38, 1e-44), "special_modified_bessel_k1": (2.0, 1e-38),
+    "special_scaled_modified_bessel_k0": (2.0, 1e-38), "special_scaled_modified_bessel_k1": (2.0, 1e-38),
 }
 
 
