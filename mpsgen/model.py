@@ -31,6 +31,10 @@ ARITIES: tuple[Arity, ...] = get_args(Arity)
 DTYPE_TOKENS: tuple[DtypeToken, ...] = get_args(DtypeToken)
 RESULTS: tuple[ResultKind, ...] = get_args(ResultKind)
 
+# Input variables each arity's expression is written in (its scalars are optional).
+_INPUTS = {"unary": ("x",), "binary": ("a", "b"), "ternary": ("a", "b", "c")}
+VARIABLES = {arity: _INPUTS[arity.split("_")[0]] for arity in ARITIES}
+
 
 class Location(NamedTuple):
     """A file (as shown to the user, relative to the checkout), a 1-based line and optionally a column."""

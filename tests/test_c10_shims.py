@@ -84,3 +84,21 @@ def test_the_complex_logaddexp_stand_in_divides_as_the_cpu() -> None:
     result = check_kernel(spec, render_functor(spec), op="logaddexp", include_root=SAMPLE_HEADERS)
     assert {"complex64", "complex32"} <= {r.dtype for r in result.rows}
     assert result.ok, table(result)
+
+
+def test_a_stand_in_carries_the_one_it_calls_once_and_says_why() -> None:
+    """erfc_ calls erfcx_ (the catalog's special_erfcx body): a functor needing only erfc_ carries erfcx_
+    first, marked as erfc_'s; needing both, each comes once, each saying what the checkout lacks."""
+    from mpsgen.generate import catalog
+
+    alone = c10_shims.member_functions(("erfc",))
+    assert [m.split("\n")[:2] for m in alone] == [["// erfc_ calls it", "inline float erfcx_(float x) {"],
+                                                  ["// this checkout's c10/metal has no erfc",
+                                                   "inline float erfc_(float x) {"]]
+    assert "erfcx_(a)" in alone[1]
+    body = str(catalog.load_catalog()["special_erfcx"]["expr"])
+    assert "\n".join("  " + ln if ln else ln for ln in body.rstrip("\n").split("\n")) in alone[0]
+    both = c10_shims.member_functions(("erfcx", "log1p", "erfc"))
+    assert [m.split("\n")[1].split("(")[0] for m in both] == ["inline float erfcx_", "inline float log1p_",
+                                                              "inline float erfc_"]
+    assert both[0].startswith("// this checkout's c10/metal has no erfcx\n")

@@ -113,3 +113,30 @@ def test_catalog_body_agrees_at_the_cpu_kernels_branch_points(op: str, monkeypat
     f32 = next(r for r in result.rows if r.dtype == "float32")
     assert f32.values == len(generic("float")) + len(points) + 4 * inputs.RANDOM_COUNT
     assert result.ok, table(result)
+
+
+def test_log_ndtr_agrees_with_torch_through_the_erfcx_and_erfc_stand_ins(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path) -> None:
+    """On 2.7 (no c10::metal::erfcx or erfc, a log1p less exact than the CPU's) special_log_ndtr's body calls
+    the functor's stand-ins (erfc_ through erfcx_, the catalog's special_erfcx body): every registered dtype
+    agrees at calc_log_ndtr's branch points; the body no longer calls the headers' (the sample's) helpers."""
+    from mpsgen.emulate import inputs
+    from mpsgen.emulate.check import check_kernel
+    from mpsgen.generate import c10_shims, render
+    from try_support import include_root
+
+    generic = inputs.edge_values
+    points = [v for p in BRANCH_POINTS["special_log_ndtr"] for v in _float_neighbours(p)]
+    monkeypatch.setattr(inputs, "edge_values", lambda metal: generic(metal) + (points if metal == "float" else []))
+    monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path))
+    spec = catalog.spec_for("special_log_ndtr", "unary")
+    shims = tuple(c10_shims.called(spec.expr))
+    assert set(shims) == {"erfcx", "erfc", "log1p"}
+    spec = spec._replace(expr=c10_shims.redirect(spec.expr, set(shims)), shims=shims)
+    functor = render.render_functor(spec)
+    assert "c10::metal::" not in functor and functor.count("constexpr float Y100[700]") == 1
+    result = check_kernel(spec, functor, op="special_log_ndtr", include_root=include_root("sample"))
+    assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+                                              "uint8", "bool"}
+    assert all(r.values > 100 for r in result.rows)
+    assert result.ok, table(result)

@@ -1,5 +1,5 @@
 """Stand-ins for c10/metal helpers an older checkout lacks (PyTorch 2.7 has no hypot, fmod, remainder,
-xlogy, logaddexp, complex mul and conj, or expm1f; the sample has no zeta) or has less exactly than the
+xlogy, logaddexp, complex mul and conj, expm1f, erfcx or erfc; the sample has no zeta) or has less exactly than the
 CPU (2.7's log1p), written as
 member functions of the functor that needs them.
 
@@ -12,10 +12,22 @@ included); a helper with no stand-in here is refused by plan/era.py.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 _WHY = "// this checkout's c10/metal has no {name}"
 
-SHIMS: dict[str, str] = {
+
+def _erfcx_from_catalog() -> str:
+    """erfcx_ is the catalog's special_erfcx body (native/Math.h calc_erfcx, its 700-number table Y100 with
+    it) as a member function: one copy of the table in the repository."""
+    from mpsgen.generate.catalog import load_catalog
+
+    body = str(load_catalog()["special_erfcx"]["expr"]).rstrip("\n").split("\n")
+    return "\n".join(["inline float erfcx_(float x) {", *("  " + ln if ln else ln for ln in body), "}"])
+
+
+# name -> the stand-in's text, or what derives it (read only when a functor carries it)
+SHIMS: dict[str, str | Callable[[], str]] = {
     "hypot": """inline float hypot_(float a, float b) {
   // |(a, b)| without overflow; an infinity wins over NaN, as in C's hypot
   a = ::metal::fabs(a);
@@ -155,7 +167,26 @@ inline float2 logaddexp_(float2 a, float2 b) {
   }
   return u - 1.0f == -1.0f ? -1.0f : (u - 1.0f) * (x / precise::log(u));
 }""",
+    "erfcx": _erfcx_from_catalog,
+    "erfc": """inline float erfc_(float x) {
+  // libm's erfc as the catalog's erfc body: exp(-x^2) erfcx(|x|) with x^2 split exactly (fma) so exp(-x^2)
+  // keeps float accuracy, 2 - erfc(-x) below 0, 0 (2 below 0) past 50
+  const float a = ::metal::fabs(x);
+  if (::metal::isnan(x)) {
+    return x;
+  }
+  float r = 0.0f;
+  if (a <= 50.0f) {
+    const float hi = a * a, lo = ::metal::fma(a, a, -hi);  // a^2 = hi + lo exactly
+    r = precise::exp(-hi) * (1.0f - lo) * erfcx_(a);
+  }
+  return x < 0.0f ? 2.0f - r : r;
+}""",
 }
+
+# Stand-ins that call another stand-in: the functor carries that one too, even where the checkout has it.
+NEEDS = {"erfc": ("erfcx",)}
+_WHY_NEEDED = "// {needer}_ calls it"
 
 # Stand-ins for what 2.7's c10/metal does define (the sample's lacks it): not "stand-ins on 2.7".
 ON_2_7 = frozenset({"zeta"})
@@ -201,5 +232,14 @@ def described(names: tuple[str, ...]) -> str:
 
 
 def member_functions(names: tuple[str, ...]) -> list[str]:
-    """The stand-ins' text, each after a comment saying why it is there."""
-    return [f"{(_WHY_INEXACT if n in SUPERSEDED else _WHY).format(name=n)}\n{SHIMS[n]}" for n in names]
+    """The stand-ins' text, each after a comment saying why it is there; a stand-in another one calls
+    (NEEDS) comes before it, once."""
+    out = []
+    for n in dict.fromkeys(m for name in names for m in (*NEEDS.get(name, ()), name)):
+        if n in names:
+            why = (_WHY_INEXACT if n in SUPERSEDED else _WHY).format(name=n)
+        else:
+            why = _WHY_NEEDED.format(needer=next(k for k in names if n in NEEDS.get(k, ())))
+        text = SHIMS[n]
+        out.append(f"{why}\n{text if isinstance(text, str) else text()}")
+    return out

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, Iterable, TypedDict, cast
 
 from mpsgen.errors import MpsgenError
-from mpsgen.model import Arity, DtypeToken
-from mpsgen.generate.render import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, KernelSpec, default_templates_dir
+from mpsgen.model import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, Arity, DtypeToken, KernelSpec
+from mpsgen.generate.templating import default_templates_dir  # not through render, whose c10_shims reads this catalog
 
 CATALOG_FILE = "catalog.yaml"
 PARAM_TYPES = ("scalar", "opmath")

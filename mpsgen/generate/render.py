@@ -25,11 +25,7 @@ from mpsgen.generate.host_code import (  # noqa: F401
     scalar_argument,
 )
 from mpsgen.generate.templating import default_templates_dir, render_template  # noqa: F401
-from mpsgen.model import ARITIES, DTYPE_TOKENS, RESULTS, KernelSpec, MetalStyle  # noqa: F401
-
-# Input variables each arity's expression is written in (its scalars are optional).
-_INPUTS = {"unary": ("x",), "binary": ("a", "b"), "ternary": ("a", "b", "c")}
-VARIABLES = {arity: _INPUTS[arity.split("_")[0]] for arity in ARITIES}
+from mpsgen.model import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, KernelSpec, MetalStyle  # noqa: F401
 
 FLOAT_TYPES = ("float", "half", "bfloat")
 INT_TYPES = ("long", "int", "short", "char", "uchar", "bool")
