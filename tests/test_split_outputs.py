@@ -201,7 +201,6 @@ def test_each_body_agrees_with_its_element_of_the_tuple_and_not_the_other(output
 
 def test_the_kernels_are_named_after_the_outputs_and_need_a_body_each(scalar_tree: Path) -> None:
     from mpsgen.plan import two_outputs
-    from mpsgen.plan.texts import folder_files, planned_texts
     from mpsgen.tree.changeset import Changeset
     from mpsgen.tree.checkout import Checkout
 
@@ -209,10 +208,11 @@ def test_the_kernels_are_named_after_the_outputs_and_need_a_body_each(scalar_tre
     checkout = Checkout.locate(root)
     cs = Changeset(checkout)
     shared = ("_prelu_kernel_backward",)
-    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
-    count, where, names = two_outputs._iterator_outputs(native, shared, "_prelu_kernel_backward")
+    built = two_outputs.iterator_outputs("_prelu_kernel_backward", shared, cs, checkout)
+    assert built is not None
+    count, where, names = built
     line = (root / NATIVE / "Activation.cpp").read_text().splitlines().index("    .add_output(grad_self)") + 1
     assert (count, str(where), names) == (2, f"{NATIVE}/Activation.cpp:{line}", ("grad_self", "grad_weight"))
-    assert two_outputs.output_kernels("_prelu_kernel_backward", shared, cs, checkout, lambda n: True) == KERNELS
+    assert two_outputs.output_kernels("_prelu_kernel_backward", built, lambda n: True) == KERNELS
     # a body for one output only: no kernels (the op is then refused, the hint naming both bodies)
-    assert two_outputs.output_kernels("_prelu_kernel_backward", shared, cs, checkout, lambda n: "self" in n) == ()
+    assert two_outputs.output_kernels("_prelu_kernel_backward", built, lambda n: "self" in n) == ()

@@ -110,6 +110,11 @@ def params_host_body(spec: KernelSpec, scalar_types: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def host_kernel_name(kernel: str) -> str:
+    """The host function that runs Metal kernel (or op) *kernel*: atan2 -> atan2_mps_kernel."""
+    return f"{kernel}_mps_kernel"
+
+
 def render_host_kernel(
     fn_name: str,
     params: str | Sequence[str],

@@ -140,7 +140,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
         host_text, register_line = f"REGISTER_UNARY_TI_DISPATCH({spec.name});", ""
         added.append(f"{mm_rel}: REGISTER_UNARY_TI_DISPATCH({spec.name})")
     else:
-        fn = f"{spec.name}_mps_kernel"
+        fn = host_code.host_kernel_name(spec.name)
         scalars = choice.shape.scalars
         arg = host_code.scalar_argument(scalars[0].cpp_type, scalars[0].name) if scalars else None
         call = host_code.exec_call_args(arity, spec.name, arg, opmath=spec.param_type == "opmath",
@@ -174,7 +174,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
         else:
             registered = fn
             if output is not None:  # the stub's host kernel runs every output's host function
-                registered = f"{choice.family}_mps_kernel"
+                registered = host_code.host_kernel_name(choice.family)
                 runner = stub_host_kernel(registered, params, choice.family, output.kernels, choice.shape.inputs)
                 host_text = "\n\n".join((*output.earlier_hosts, host_text, runner))
             semicolon, ampersand = host.register_dispatch_style(mm_text)

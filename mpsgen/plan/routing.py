@@ -94,13 +94,14 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
         returns = schema_entry.func.rsplit("->", 1)[-1].strip()
         if returns.startswith("("):  # _prelu_kernel_backward -> (Tensor, Tensor)
             from mpsgen.generate.catalog import load_catalog
-            from mpsgen.plan.two_outputs import output_kernels, refuse_outputs, upstream_two_outputs
+            from mpsgen.plan.two_outputs import iterator_outputs, output_kernels, refuse_outputs, upstream_two_outputs
 
-            two_outputs = upstream_two_outputs(family.name, schema_entry, shared, cs, checkout)
+            built = iterator_outputs(family.name, shared, cs, checkout)
+            two_outputs = upstream_two_outputs(family.name, built, cs, checkout)
             if two_outputs is None and opts.expr is None and not opts.stub_override:
-                outputs = output_kernels(family.name, shared, cs, checkout, load_catalog().__contains__)
+                outputs = output_kernels(family.name, built, load_catalog().__contains__)
             if two_outputs is None and not outputs:
-                raise refuse_outputs(family.name, schema_entry, returns, shared, cs, checkout)
+                raise refuse_outputs(family.name, schema_entry, returns, built, cs, checkout)
         _require_elementwise(checkout, cs, family, edit)
         targets = () if opts.stub_override or outputs else _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel

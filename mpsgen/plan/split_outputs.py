@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mpsgen.generate.host_code import host_kernel_name
 from mpsgen.scan.brackets import split_top_level
 
 
@@ -32,11 +33,6 @@ class OutputKernel:
         return self.index == len(self.kernels) - 1
 
 
-def host_function(kernel: str) -> str:
-    """The host function running *kernel* on a one-output iterator."""
-    return f"{kernel}_mps_kernel"
-
-
 def stub_host_kernel(fn: str, params: str, family: str, kernels: tuple[str, ...], inputs: int) -> str:
     """`static void fn(TensorIterator& iter)` (*params*) running each output's host function on an
     iterator of that output and *inputs* inputs of iter, in add_output order (clang-format lays the
@@ -51,6 +47,6 @@ def stub_host_kernel(fn: str, params: str, family: str, kernels: tuple[str, ...]
                  ".build();"]
         lines.append(f"  auto {var} = TensorIteratorConfig()")
         lines.extend(" " * (len(f"  auto {var} = ") + 4) + part for part in chain)
-        lines.append(f"  {host_function(kernel)}({', '.join((var, *scalars))});")
+        lines.append(f"  {host_kernel_name(kernel)}({', '.join((var, *scalars))});")
     lines.append("}")
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import TWO_OUTPUTS_NOTE, KernelSpec, Location
@@ -30,17 +30,44 @@ _ADD_OUTPUT = re.compile(r"\.\s*add_output\s*\(\s*(\w*)")
 _LAYOUTS = ("dense", "strided")
 
 
-def refuse_outputs(family: str, entry: Entry, returns: str, shared: tuple[str, ...],
+class IteratorOutputs(NamedTuple):
+    """The `add_output` calls of the shared kernel's TensorIteratorConfig."""
+
+    number: int
+    at: Location  # the first
+    names: tuple[str, ...]  # what each passes ("" for an expression)
+
+
+def iterator_outputs(family: str, shared: tuple[str, ...], cs: Changeset,
+                     checkout: Checkout) -> IteratorOutputs | None:
+    """The outputs the shared kernel's iterator is built with, when it has several; None otherwise."""
+    from mpsgen.scan.lines import LineTable
+
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    for kernel in shared:
+        sources = mentioning(native, kernel) or mentioning(native, family)
+        impl = stubs.find_shared_impl(sources, kernel)
+        if impl is None or impl.path not in sources:
+            continue
+        text = sources[impl.path]
+        table = LineTable(text)
+        ends = [*table.starts, len(text)]
+        calls = list(_ADD_OUTPUT.finditer(text, ends[impl.line - 1], ends[min(impl.end_line, len(ends) - 1)]))
+        if len(calls) > 1:
+            return IteratorOutputs(len(calls), Location(impl.path, table.line(calls[0].start())),
+                                   tuple(c.group(1) for c in calls))
+    return None
+
+
+def refuse_outputs(family: str, entry: Entry, returns: str, built: IteratorOutputs | None,
                    cs: Changeset, checkout: Checkout) -> MpsgenError:
     """The one-line refusal for *entry* returning *returns* (a tuple): where its iterator's outputs are
-    built, and upstream's kernels of the family's name that already write them, if any."""
+    built (*built*), and upstream's kernels of the family's name that already write them, if any."""
     from mpsgen.sources.metal.names import names_in
 
     what = f"{entry.name} returns {returns}: mpsgen writes kernels with one output"
-    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
-    built = _iterator_outputs(native, shared, family)
     if built:
-        what += f" (its iterator has {built[0]} outputs, {built[1]})"
+        what += f" (its iterator has {built.number} outputs, {built.at})"
     metal = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
     found: dict[str, set[str]] = {layout: set() for layout in _LAYOUTS}
     first: Location | None = None
@@ -61,7 +88,7 @@ def refuse_outputs(family: str, entry: Entry, returns: str, shared: tuple[str, .
             hint=f"write {family}_mps_kernel by hand: bind output(0), output(1) and input(0) as those kernels' "
                  "parameters declare, then REGISTER_DISPATCH its stub")
     if built:
-        bodies = " and ".join(f"{family}_{name or '<output>'}" for name in built[2])
+        bodies = " and ".join(f"{family}_{name or '<output>'}" for name in built.names)
         return MpsgenError(what, path=YAML_REL, line=entry.line,
                            hint=f"give each output a catalog body ({bodies}: one kernel per output), or write the "
                                 "kernel by hand")
@@ -69,36 +96,13 @@ def refuse_outputs(family: str, entry: Entry, returns: str, shared: tuple[str, .
                        hint="write the kernel by hand (c10/metal has no multiple-output registration macro)")
 
 
-def _iterator_outputs(native: dict[str, str], shared: tuple[str, ...],
-                      family: str) -> tuple[int, Location, tuple[str, ...]] | None:
-    """How many `add_output` calls the shared kernel's TensorIteratorConfig makes, where the first is,
-    and the name each passes ("" for an expression)."""
-    from mpsgen.scan.lines import LineTable
-
-    for kernel in shared:
-        sources = mentioning(native, kernel) or mentioning(native, family)
-        impl = stubs.find_shared_impl(sources, kernel)
-        if impl is None or impl.path not in sources:
-            continue
-        text = sources[impl.path]
-        table = LineTable(text)
-        ends = [*table.starts, len(text)]
-        calls = list(_ADD_OUTPUT.finditer(text, ends[impl.line - 1], ends[min(impl.end_line, len(ends) - 1)]))
-        if len(calls) > 1:
-            return len(calls), Location(impl.path, table.line(calls[0].start())), tuple(c.group(1) for c in calls)
-    return None
-
-
-def output_kernels(family: str, shared: tuple[str, ...], cs: Changeset, checkout: Checkout,
-                   catalogued) -> tuple[str, ...]:
-    """The kernels of an op whose shared kernel's iterator has several outputs, one per output in
-    add_output order (`<family>_<output>`), when each output is named and *catalogued* (a name -> bool)
-    has a body for each; () otherwise."""
-    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
-    built = _iterator_outputs(native, shared, family)
-    if built is None or not all(built[2]):
+def output_kernels(family: str, built: IteratorOutputs | None, catalogued: Callable[[str], bool]) -> tuple[str, ...]:
+    """The kernels of an op whose shared kernel's iterator has several outputs (*built*), one per output
+    in add_output order (`<family>_<output>`), when each output is named and *catalogued* has a body for
+    each; () otherwise."""
+    if built is None or not all(built.names):
         return ()
-    names = tuple(f"{family}_{name}" for name in built[2])
+    names = tuple(f"{family}_{name}" for name in built.names)
     return names if len(set(names)) == len(names) and all(catalogued(n) for n in names) else ()
 
 
@@ -109,16 +113,14 @@ _HELPER_NAMES = {"mps/OperationUtils.h": ("bind_iter_tensors", "mtl_setArgs", "m
 HELPER = "exec_two_outputs_kernel"
 
 
-def upstream_two_outputs(family: str, entry: Entry, shared: tuple[str, ...], cs: Changeset,
+def upstream_two_outputs(family: str, built: IteratorOutputs | None, cs: Changeset,
                          checkout: Checkout) -> TwoOutputKernels | None:
     """upstream's kernels writing the op's two outputs, when the shared kernel's iterator holds two
-    outputs and one input and the checkout's headers declare every name the host helper uses; None
-    otherwise (the op is then refused by refuse_outputs)."""
+    (*built*) and the checkout's headers declare every name the host helper uses; None otherwise
+    (the op is then refused by refuse_outputs)."""
     from mpsgen.sources.metal.two_outputs import find_two_output_kernels
 
-    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
-    built = _iterator_outputs(native, shared, family)
-    if built is None or built[0] != 2:
+    if built is None or built.number != 2:
         return None
     metal = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
     kernels = find_two_output_kernels(mentioning(metal, family), family)
@@ -173,7 +175,7 @@ def plan_two_output_code(choice, kernels: TwoOutputKernels, cs: Changeset, check
                           hint=f"the host of {Path(kernels.path).name}'s kernels lives in the .mm of its stem")
     draft = Draft(cs)
     mm_text = draft.current(mm_rel)
-    fn = f"{family}_mps_kernel"
+    fn = host_code.host_kernel_name(family)
     host_text = host_code.render_host_kernel(fn, ["TensorIteratorBase& iter"], (HELPER, ["iter", f'"{family}"']),
                                              opts.templates_dir)
     semicolon, ampersand = host.register_dispatch_style(mm_text)
