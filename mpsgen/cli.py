@@ -129,6 +129,8 @@ def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
                      show_default=True, help="markdown: the --all summary, to paste into a tracking issue."),
         click.option("--no-try", is_flag=True, help="Skip the numeric check (mpsgen try) that runs before writing."),
+        click.option("--no-compile", is_flag=True, help="Skip the compile check (every .mm/.metal the change writes, "
+                     "compiled without a Mac) that runs before writing."),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -172,7 +174,7 @@ def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any
     refuse_unsupported(ops, kernel, run)
     return run_migrate_all(obj.checkout(), BatchOptions(
         branch_per_op=batch["branch_per_op"], prefix=batch["branch_prefix"], jobs=batch["jobs"],
-        no_try=run.no_try, fmt=run.fmt, build=not run.no_build, test=not run.no_test,
+        no_try=run.no_try, no_compile=run.no_compile, fmt=run.fmt, build=not run.no_build, test=not run.no_test,
         build_cmds=tuple(run.build_cmds), grad=run.grad_tests, command=command))
 
 
@@ -258,10 +260,12 @@ def try_(obj: Context, op: str, **options: Any) -> None:
 @click.option("--ignore", multiple=True, metavar="CODES", help="Do not run these rules (codes or names, comma-separated).")
 @click.option("--baseline", metavar="FILE", help="Report only findings this baseline does not hold.")
 @click.option("--write-baseline", metavar="FILE", help="Write the findings to FILE as a baseline and exit 0.")
+@click.option("--compile", "compile_", is_flag=True, help="Also compile the .mm/.metal files among PATHS (none: every "
+              "file changed since HEAD) and those a changed yaml or header affects; report what HEAD's versions lack.")
 @click.pass_obj
 @reports_errors
 def check(obj: Context, paths: tuple[str, ...], fmt: str, no_cache: bool, select: tuple[str, ...],
-          ignore: tuple[str, ...], baseline: str | None, write_baseline: str | None) -> None:
+          ignore: tuple[str, ...], baseline: str | None, write_baseline: str | None, compile_: bool) -> None:
     """Report broken or half-done MPS wiring (for CI and pre-commit).
 
     With PATHS (as pre-commit passes them) the whole tree is analysed and the findings in those
@@ -273,7 +277,7 @@ def check(obj: Context, paths: tuple[str, ...], fmt: str, no_cache: bool, select
     from mpsgen.commands.check import run_check
 
     _exit(run_check(obj.checkout(), paths=paths, fmt=fmt, cache=not no_cache, select=select, ignore=ignore,
-                    baseline=baseline, write_baseline=write_baseline))
+                    baseline=baseline, write_baseline=write_baseline, compile_files=compile_))
 
 
 @main.command()

@@ -76,6 +76,7 @@ class RunOptions(NamedTuple):
     branch: str | None = None
     commit: bool = False
     no_try: bool = False  # skip the numeric check (mpsgen try) before writing
+    no_compile: bool = False  # skip the compile check (compiler/) before writing
 
 
 # A KernelSpec's note saying its kernel is upstream's of two outputs (frexp on the 2026 tree): its expr

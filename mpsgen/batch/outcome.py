@@ -23,6 +23,7 @@ class FamilyOutcome:
     files: dict[str, str] = field(default_factory=dict)  # path -> new text
     dtypes: list[str] = field(default_factory=list)  # torch dtypes the kernel serves after the change
     check: str = ""  # the numeric check's one-line result
+    compiled: str = ""  # the compile check's one-line result ("" when not run)
     message: str = ""  # the commit message
     branch: str = ""
     commit: str = ""

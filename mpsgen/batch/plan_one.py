@@ -14,17 +14,20 @@ from mpsgen.batch.outcome import FAILED, NOTHING, PLANNED, REFUSED, FamilyOutcom
 from mpsgen.errors import MpsgenError
 
 
-def plan_unit(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate") -> list[FamilyOutcome]:
+def plan_unit(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate",
+              no_compile: bool = False) -> list[FamilyOutcome]:
     """One outcome for the families together (one branch); refused together, each family alone.
     *command*: "migrate" (`migrate --all`) or "new-op" (`new-op --all`)."""
-    together = _plan(root, families, no_try, command)
+    together = _plan(root, families, no_try, command, no_compile)
     if together.ok or len(families) == 1:
         return [together]
-    return [_plan(root, (family,), no_try, command) for family in families]
+    return [_plan(root, (family,), no_try, command, no_compile) for family in families]
 
 
-def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate") -> FamilyOutcome:
+def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate",
+          no_compile: bool = False) -> FamilyOutcome:
     from mpsgen.batch.pr_text import pr_message
+    from mpsgen.compiler.change import compile_planned
     from mpsgen.emulate.plan_check import check_plans
     from mpsgen.model import KernelOptions
     from mpsgen.plan.group import plan_group
@@ -42,9 +45,15 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "mi
             return FamilyOutcome(state=REFUSED, reason="MISMATCH: " + numeric.summary(), **unit)
         check = "" if numeric is None else numeric.summary()
         cs = group.changeset
+        compiled = None if no_compile else compile_planned(cs)
+        if compiled is not None and not compiled.ok:
+            first = compiled.findings[0]
+            more = f" (+{len(compiled.findings) - 1} more)" if len(compiled.findings) > 1 else ""
+            return FamilyOutcome(state=REFUSED, reason=f"COMPILE: {first.render()}{more}", **unit)
         dtypes = dict.fromkeys(r.dtype for p in group.kernel_plans for r in p.dtype_rows if r.registered)
         return FamilyOutcome(state=PLANNED, files={p: cs.current(p) for p in cs.changed_paths}, dtypes=list(dtypes),
-                             check=check, message=pr_message(group, check), tests=group.test_names, grad_tests=group.grad_test_names, **unit)
+                             check=check, compiled="" if compiled is None else compiled.summary(),
+                             message=pr_message(group, check, "" if compiled is None else compiled.summary()), tests=group.test_names, grad_tests=group.grad_test_names, **unit)
     except MpsgenError as err:
         return FamilyOutcome(state=REFUSED, reason=err.render(), **unit)
     except Exception as err:  # an mpsgen bug in one family must not end the run; the summary names it

@@ -11,7 +11,7 @@ _HEADINGS = {"dispatch": "Dispatch (native_functions.yaml)", "stub": "Stub",
              "removed": "Deleted (MPSGraph)", "tests": "Test lists", "note": "Notes"}  # dtypes: a table
 
 
-def pr_message(group: GroupPlan, check: str) -> str:
+def pr_message(group: GroupPlan, check: str, compiled: str = "") -> str:
     from mpsgen.plan.summary import summarize
     from mpsgen.verify.mps_tests import grad_patterns, k_patterns
 
@@ -34,7 +34,8 @@ def pr_message(group: GroupPlan, check: str) -> str:
             if other:
                 body += [f"Dtypes of the {kernel} kernel, before -> after:", "", "| dtype | before | after |",
                          "|---|---|---|", *(f"| {r.dtype} | {r.before} | {r.after} |" for r in other), ""]
-    body += [f"Numeric check (mpsgen try, before writing): {check or 'not run (--no-try)'}", ""]
+    body += [f"Numeric check (mpsgen try, before writing): {check or 'not run (--no-try)'}", "",
+             f"Compile check (no Mac, before writing): {compiled or 'not run (--no-compile)'}", ""]
     # Only tests that exist: the op's OpInfos, or a backward op's forward OpInfo's gradient test.
     patterns = k_patterns(group.test_names) + grad_patterns(group.grad_test_names)
     if patterns:

@@ -106,6 +106,10 @@ def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOp
         code = check_before_writing(plan, checkout, kernel=kernel, fmt=fmt)
         if code != EXIT_OK:
             return outcome.emit(code, out) if fmt == "json" else code
+    if not run.dry_run and not run.no_compile:
+        code = compile_before_writing(plan, fmt)
+        if code != EXIT_OK:
+            return outcome.emit(code, out) if fmt == "json" else code
 
     config = None
     if not run.dry_run:
@@ -148,6 +152,22 @@ def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOp
         outcome.data["commit"] = sha
         _say(fmt, f"committed {sha[:12]}")
     return outcome.emit(code, out) if fmt == "json" else code
+
+
+def compile_before_writing(group: GroupPlan, fmt: str) -> int:
+    """0 to go on (nothing new, or no compiler: said), 1 when a file the change writes or affects has a
+    diagnostic its current version has not: nothing is written."""
+    from mpsgen.compiler.change import compile_planned
+
+    stream = sys.stderr if fmt == "json" else sys.stdout
+    result = compile_planned(group.changeset)
+    for d in result.findings:
+        stream.write(f"{d.render()}\n")
+    stream.write(f"compile check: {result.summary()}\n")
+    if not result.ok:
+        stream.write("nothing written: the change would not compile (skip the check with --no-compile)\n")
+        return EXIT_FINDINGS
+    return EXIT_OK
 
 
 def check_tools(checkout: Checkout, run: RunOptions):  # -> config.Config

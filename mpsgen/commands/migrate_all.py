@@ -32,6 +32,7 @@ class BatchOptions(NamedTuple):
     prefix: str = "mps-metal/"
     jobs: int = 0  # 0: the CPU count
     no_try: bool = False
+    no_compile: bool = False
     fmt: str = "text"
     build: bool = False  # build each family's change in the work tree, in turn (then undo it)
     test: bool = False  # ... and run its test_mps.py tests
@@ -168,13 +169,13 @@ def _plan_all(root: str, units: list[Unit], opts: BatchOptions,
                            item_show_func=lambda name: name) as bar:
         if jobs == 1 or len(units) <= 1:
             for unit in units:
-                for outcome in plan_unit(root, unit, opts.no_try, opts.command):
+                for outcome in plan_unit(root, unit, opts.no_try, opts.command, opts.no_compile):
                     finished(outcome)
                 bar.update(1, unit[0])
             return
         pool = ProcessPoolExecutor(max_workers=min(jobs, len(units)), initializer=exit_with_parent)
         try:
-            pending = {pool.submit(plan_unit, root, unit, opts.no_try, opts.command) for unit in units}
+            pending = {pool.submit(plan_unit, root, unit, opts.no_try, opts.command, opts.no_compile) for unit in units}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:

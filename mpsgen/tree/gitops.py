@@ -254,3 +254,30 @@ def _rel(root: Path, path: str | Path) -> str:
         except ValueError:
             raise MpsgenError("path is outside the repository", path=path) from None
     return p.as_posix()
+
+
+def head_texts(root: Path, paths: Iterable[str]) -> dict[str, str | None]:
+    """Each of *paths* (relative to *root*) as HEAD holds it (UTF-8, line endings kept); None where HEAD
+    has no such file.  One `git cat-file --batch` for all of them."""
+    root = Path(root)
+    ids = head_blob_ids(root, paths)
+    blobs = [b for b in ids.values() if b]
+    if not blobs:
+        return dict(ids)
+    done = subprocess.run(["git", "-C", str(root), "cat-file", "--batch"], input="\n".join(blobs).encode() + b"\n",
+                          capture_output=True)
+    out, pos, texts = done.stdout, 0, {}
+    for blob in blobs:
+        header_end = out.index(b"\n", pos)
+        size = int(out[pos:header_end].split()[2])
+        texts[blob] = out[header_end + 1:header_end + 1 + size].decode("utf-8", "surrogateescape")
+        pos = header_end + 1 + size + 1
+    return {rel: texts[b] if b else None for rel, b in ids.items()}
+
+
+def changed_since_head(root: Path) -> list[str]:
+    """The paths (relative to *root*) with uncommitted changes, untracked files included, deleted excluded."""
+    done = _git_cli(Path(root), "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", ".")
+    prefix = _prefix(Path(root)) or ""
+    return [entry[3:].removeprefix(prefix) for entry in done.stdout.split("\0")
+            if len(entry) > 3 and "D" not in entry[:2]]

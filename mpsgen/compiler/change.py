@@ -1,0 +1,130 @@
+"""The compile check of one change: which files to compile, each compiled before and after, what is new.
+
+A change is two maps of checkout-relative path -> text: *after* (every file it writes, its new text)
+and *before* (the same paths' texts before it, None for a file it creates). Compiled are the .mm and
+.metal files it writes, and the files it leaves alone whose meaning it changes: an operations/*.mm
+naming a kernel whose native_functions.yaml line it removes (its generated declaration goes), and a
+.mm or .metal including a header it edits. Each is compiled against the change's own headers and
+yaml, then against the old ones; a finding is a diagnostic only the new side has.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable, Mapping, NamedTuple
+
+from mpsgen.compiler.diagnostic import Diagnostic, new_diagnostics
+
+YAML_REL = "aten/src/ATen/native/native_functions.yaml"
+MPS_DIR = "aten/src/ATen/native/mps"
+COMPILED_SUFFIXES = (".mm", ".metal")
+_KERNEL = re.compile(r"^\s+[\w, ]*MPS[\w, ]*:\s*(\w+)\s*$", re.MULTILINE)
+
+
+class CompileCheck(NamedTuple):
+    """What the compile check of a change found."""
+
+    findings: tuple[Diagnostic, ...]  # diagnostics the change adds
+    compiled: tuple[str, ...]  # the files compiled (each before and after)
+    skipped: tuple[str, ...]  # one line per file or kind not compiled, and why
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def summary(self) -> str:
+        n = len(self.compiled)
+        files = f"{n} file{'' if n == 1 else 's'}"
+        said = f"compiled {files}: no new diagnostic" if self.ok else \
+            f"compiled {files}: {len(self.findings)} new diagnostic{'' if len(self.findings) == 1 else 's'}"
+        return said + "".join(f"; {s}" for s in self.skipped)
+
+
+def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, str | None], *,
+                   disk_text: Callable[[str], str | None], cache_dir: Path | None = None) -> CompileCheck:
+    """Compile every file the change (*after*, *before*) writes or affects, before and after it.
+    *disk_text(rel)*: a file's text where the change does not name it (None when there is none)."""
+    from mpsgen.compiler.objcxx import CompilerUnavailable
+    from mpsgen.emulate.compile import ToolMissing
+
+    targets = affected_files(root, after, before, disk_text)
+    findings: list[Diagnostic] = []
+    compiled: list[str] = []
+    skipped: list[str] = []
+    for rel in targets:
+        new = after[rel] if rel in after else disk_text(rel)
+        old = before[rel] if rel in before else disk_text(rel)
+        if new is None:
+            continue  # deleted by the change: nothing left to compile
+        try:
+            now = _compile(root, rel, new, _headers(after), after.get(YAML_REL), cache_dir)
+            then = [] if old is None else _compile(root, rel, old, _headers(before), before.get(YAML_REL), cache_dir)
+        except (ToolMissing, CompilerUnavailable) as err:  # no compiler: said, not a finding
+            skipped.append(f"{rel} not compiled: {err.render()}")
+            continue
+        compiled.append(rel)
+        findings += new_diagnostics(now, then)
+    # one macro line can fail the same way for several kernels: say each place and message once
+    return CompileCheck(tuple(dict.fromkeys(findings)), tuple(compiled), tuple(dict.fromkeys(skipped)))
+
+
+def affected_files(root: Path, after: Mapping[str, str], before: Mapping[str, str | None],
+                   disk_text: Callable[[str], str | None]) -> list[str]:
+    """The .mm/.metal files the change writes, then those it leaves alone that name a yaml kernel it
+    removes or include a header it edits, in path order."""
+    written = [rel for rel in after if rel.endswith(COMPILED_SUFFIXES)]
+    removed = removed_kernels(before.get(YAML_REL), after.get(YAML_REL))
+    headers = [Path(rel).name for rel in after if rel.endswith(".h")]
+    if not removed and not headers:
+        return sorted(written)
+    words = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, removed))) if removed else None
+    includes = re.compile(r'#\s*include\s*[<"][^>"]*\b(?:%s)[>"]' % "|".join(map(re.escape, headers))) \
+        if headers else None
+    more = []
+    for path in sorted((root / MPS_DIR).glob("operations/*.mm")) + sorted((root / MPS_DIR).glob("kernels/*.metal")):
+        rel = path.relative_to(root).as_posix()
+        if rel in after:
+            continue
+        text = disk_text(rel) or ""
+        if (words and rel.endswith(".mm") and words.search(text)) or (includes and includes.search(text)):
+            more.append(rel)
+    return sorted(written) + more
+
+
+def removed_kernels(old_yaml: str | None, new_yaml: str | None) -> list[str]:
+    """The kernel names an MPS dispatch line of *old_yaml* names and no MPS line of *new_yaml* does."""
+    if old_yaml is None or new_yaml is None:
+        return []
+    return sorted(set(_KERNEL.findall(old_yaml)) - set(_KERNEL.findall(new_yaml)))
+
+
+def _headers(texts: Mapping[str, str | None]) -> dict[str, str]:
+    return {rel: t for rel, t in texts.items() if rel.endswith(".h") and t is not None}
+
+
+def _compile(root: Path, rel: str, text: str, overlay: dict[str, str], yaml_text: str | None,
+             cache_dir: Path | None) -> list[Diagnostic]:
+    if rel.endswith(".metal"):
+        from mpsgen.compiler.metal import compile_metal
+
+        return compile_metal(root, rel, text, overlay=overlay, cache_dir=cache_dir)
+    from mpsgen.compiler.objcxx import compile_mm
+
+    return compile_mm(root, rel, text, overlay=overlay, yaml_text=yaml_text, cache_dir=cache_dir)
+
+
+def compile_planned(changeset) -> CompileCheck:  # changeset: tree.changeset.Changeset
+    """The compile check of a planned change before anything is written: its new texts against the
+    files as they are (the changeset reads every other file, so what it compiled is what it verifies)."""
+    from mpsgen.tree.factcache import cache_root
+
+    root = changeset.checkout.root
+    rels = changeset.changed_paths
+    after = {rel: changeset.current(rel) for rel in rels}
+    before = {rel: None if changeset.is_new(rel) else changeset.original(rel) for rel in rels}
+
+    def disk_text(rel: str) -> str | None:
+        return changeset.original(rel) if (root / rel).is_file() else None
+
+    return compile_change(root, after, before, disk_text=disk_text, cache_dir=cache_root() / "compile")
