@@ -69,6 +69,7 @@ def parse_diagnostics(stderr: str, *, source: str, rel: str, roots: tuple[str, .
     "required from here"); an error in a header leads its message with the header's place."""
     out: list[Diagnostic] = []
     anchor: tuple[int, int] | None = None  # the last place in the file the coming error's context passed
+    placing = False  # the notes right after an error are its macro expansions, innermost first
     for line in stderr.splitlines():
         context = _CONTEXT.match(line)
         m = _LINE.match(line)
@@ -80,13 +81,14 @@ def parse_diagnostics(stderr: str, *, source: str, rel: str, roots: tuple[str, .
             message = m["message"] if m["path"] == source else \
                 f"{_relative(m['path'], roots)}:{m['line']}: {m['message']}"
             out.append(Diagnostic(rel, *where, ERROR, message))
-            anchor = None
-        elif m and m["path"] == source:
-            place = (int(m["line"]), int(m["col"]))
-            if out and m["message"].startswith("in expansion of macro"):
-                out[-1] = out[-1]._replace(line=place[0], col=place[1])  # the outermost invocation wins
-            else:
-                anchor = place  # "required from here": the next error (in a header) comes from this line
+            anchor, placing = None, True
+        elif m and m["message"].startswith(("in expansion of macro", "in definition of macro")):
+            if placing and m["path"] == source and m["message"].startswith("in expansion"):
+                out[-1] = out[-1]._replace(line=int(m["line"]), col=int(m["col"]))  # the outermost invocation wins
+        elif m:
+            placing = False  # "previously defined here" and its own expansions say nothing of the error's place
+            if m["path"] == source:
+                anchor = (int(m["line"]), int(m["col"]))  # "required from here": a header's next error came from here
         elif _REQUIRED.match(line) and line.startswith(source + ":"):
             r = _REQUIRED.match(line)
             assert r is not None
