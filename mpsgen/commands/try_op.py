@@ -58,7 +58,24 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
             stream.write(f"checked: {subject.source}\n" if subject.source.startswith((IN_TREE, CATALOG_INSTEAD)) else "")
             stream.write(render_text(result))
         ok = ok and result.ok
+    if any(subject.source == "plan" for subject in subjects):
+        ok = _compile_plan(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr, dtypes=dtypes,
+                           templates_dir=templates_dir, stream=sys.stderr if fmt == "json" else stream) and ok
     return EXIT_OK if ok else EXIT_FINDINGS
+
+
+def _compile_plan(checkout: Checkout, *, stream: TextIO, **options: str | None) -> bool:
+    """The compile check of the change migrate/new-op would make (planned again: the subjects are
+    cached without it; the compiler's results are cached by content); whether it found nothing new."""
+    from mpsgen.compiler.change import compile_planned
+    from mpsgen.model import KernelOptions
+
+    plan = _plan_for_try(checkout, KernelOptions(**options))  # type: ignore[arg-type]
+    result = compile_planned(plan.changeset)
+    for d in result.findings:
+        stream.write(f"{d.render()}\n")
+    stream.write(f"compile check of the planned change: {result.summary()}\n")
+    return result.ok
 
 
 IN_TREE = "the kernel in the tree"
@@ -131,13 +148,7 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
 
     opts = KernelOptions(op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr, dtypes=dtypes,
                          templates_dir=templates_dir)
-    try:
-        plan = _plan_either(checkout, opts)
-    except MpsgenError as err:
-        if err.kind is not Refusal.LOSES_COMPLEX:
-            raise
-        # The refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's business: check the rest.
-        plan = _plan_either(checkout, opts._replace(drop_complex=True))
+    plan = _plan_for_try(checkout, opts)
     if plan.two_outputs is not None:  # upstream's frexp kernels: the function they apply, both outputs
         return [Subject(plan.spec, plan.two_outputs.helpers, "upstream", plan.binding)]
     if plan.reused_kernel:
@@ -174,6 +185,17 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
 def _where(kernel) -> str:  # plan.in_tree.InTree
     """Where the tree's kernel is: upstream's two-output kernels by the function they apply, else the functor."""
     return kernel.at if kernel.spec.note == TWO_OUTPUTS_NOTE else f"{kernel.spec.name}_functor at {kernel.at}"
+
+
+def _plan_for_try(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan
+    """migrate's or new-op's plan; the refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's
+    business, so `try` checks the rest."""
+    try:
+        return _plan_either(checkout, opts)
+    except MpsgenError as err:
+        if err.kind is not Refusal.LOSES_COMPLEX:
+            raise
+        return _plan_either(checkout, opts._replace(drop_complex=True))
 
 
 def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan

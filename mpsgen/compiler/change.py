@@ -51,7 +51,7 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
     targets = affected_files(root, after, before, disk_text)
     findings: list[Diagnostic] = []
     compiled: list[str] = []
-    skipped: list[str] = []
+    skipped: dict[str, list[str]] = {}  # why -> the files not compiled for it
     for rel in targets:
         new = after[rel] if rel in after else disk_text(rel)
         old = before[rel] if rel in before else disk_text(rel)
@@ -61,12 +61,13 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
             now = _compile(root, rel, new, _headers(after), after.get(YAML_REL), cache_dir)
             then = [] if old is None else _compile(root, rel, old, _headers(before), before.get(YAML_REL), cache_dir)
         except (ToolMissing, CompilerUnavailable) as err:  # no compiler: said, not a finding
-            skipped.append(f"{rel} not compiled: {err.render()}")
+            skipped.setdefault(err.render(), []).append(Path(rel).name)
             continue
         compiled.append(rel)
         findings += new_diagnostics(now, then)
     # one macro line can fail the same way for several kernels: say each place and message once
-    return CompileCheck(tuple(dict.fromkeys(findings)), tuple(compiled), tuple(dict.fromkeys(skipped)))
+    return CompileCheck(tuple(dict.fromkeys(findings)), tuple(compiled),
+                        tuple(f"{', '.join(files)} not compiled: {why}" for why, files in skipped.items()))
 
 
 def affected_files(root: Path, after: Mapping[str, str], before: Mapping[str, str | None],
