@@ -137,15 +137,29 @@ def kernel_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def batch_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of `--all`, shared by `migrate` and `new-op`."""
+    options = [
+        click.option("--branch-per-op", is_flag=True, help="With --all: each family as one commit on its own branch from HEAD."),
+        click.option("--branch-prefix", default="mps-metal/", show_default=True, metavar="PREFIX", help="With --branch-per-op: branch names are PREFIX<family>."),
+        click.option("--stack", is_flag=True, help="With --all: one branch (--branch, default mps-metal/stack) of a commit per family, each on the previous, so they land in order."),
+        click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, metavar="N", help="With --all: families planned at once (0: the CPU count)."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+BATCH_OPTIONS = ("all_families", "branch_per_op", "branch_prefix", "stack", "jobs")
+
+
 @main.command()
 @kernel_options
 @click.option("--shared-kernel", metavar="NAME", help="Shared CPU/CUDA kernel to route MPS to when it is ambiguous.")
 @click.option("--drop-complex", is_flag=True, help="Accept losing complex support of an op in SUPPORTED_COMPLEX_OPS.")
 @click.option("--drop-dtypes", metavar="DTYPES", help="Accept losing these dtypes MPSGraph served (e.g. int64,bool); they stay xfailed.")
 @click.option("--all", "all_families", is_flag=True, help="Every family `mpsgen status` calls a candidate; writes nothing without --branch-per-op.")
-@click.option("--branch-per-op", is_flag=True, help="With --all: each family as one commit on its own branch from HEAD.")
-@click.option("--branch-prefix", default="mps-metal/", show_default=True, metavar="PREFIX", help="With --branch-per-op: branch names are PREFIX<family>.")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, metavar="N", help="With --all: families planned at once (0: the CPU count).")
+@batch_options
 @click.pass_obj
 @reports_errors
 def migrate(obj: Context, **options: Any) -> None:
@@ -158,22 +172,24 @@ def migrate(obj: Context, **options: Any) -> None:
               mpsgen migrate atan2 frac --dry-run
               mpsgen migrate pow.Tensor_Tensor_out
     """
-    batch = {k: options.pop(k) for k in ("all_families", "branch_per_op", "branch_prefix", "jobs")}
+    batch = {k: options.pop(k) for k in BATCH_OPTIONS}
     if batch["all_families"]:
         sys.exit(_run_migrate_all(obj, options, batch))
-    if batch["branch_per_op"]:
-        raise MpsgenError("--branch-per-op goes with --all", hint="add --all, or use --branch NAME for one change")
+    if batch["branch_per_op"] or batch["stack"]:
+        raise MpsgenError("--branch-per-op and --stack go with --all", hint="add --all, or use --branch NAME for one change")
     sys.exit(_run_kernel_command("migrate", obj, options))
 
 
 def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any], command: str = "migrate") -> int:
+    from mpsgen.batch.stack import DEFAULT_BRANCH as STACK_BRANCH
     from mpsgen.commands.migrate_all import BatchOptions, refuse_unsupported, run_migrate_all
 
     ops = tuple(options.pop("ops"))
     kernel, run = _typed({**options, "op": "--all"})
-    refuse_unsupported(ops, kernel, run)
+    refuse_unsupported(ops, kernel, run, stack=batch["stack"], branch_per_op=batch["branch_per_op"])
+    stack = (run.branch or STACK_BRANCH) if batch["stack"] else None
     return run_migrate_all(obj.checkout(), BatchOptions(
-        branch_per_op=batch["branch_per_op"], prefix=batch["branch_prefix"], jobs=batch["jobs"],
+        branch_per_op=batch["branch_per_op"], prefix=batch["branch_prefix"], jobs=batch["jobs"], stack=stack,
         no_try=run.no_try, no_compile=run.no_compile, fmt=run.fmt, build=not run.no_build, test=not run.no_test,
         build_cmds=tuple(run.build_cmds), grad=run.grad_tests, command=command))
 
@@ -181,9 +197,7 @@ def _run_migrate_all(obj: Context, options: dict[str, Any], batch: dict[str, Any
 @main.command("new-op")
 @kernel_options
 @click.option("--all", "all_families", is_flag=True, help="Every family `mpsgen status` calls a new-op candidate; writes nothing without --branch-per-op.")
-@click.option("--branch-per-op", is_flag=True, help="With --all: each family as one commit on its own branch from HEAD.")
-@click.option("--branch-prefix", default="mps-metal/", show_default=True, metavar="PREFIX", help="With --branch-per-op: branch names are PREFIX<family>.")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, metavar="N", help="With --all: families planned at once (0: the CPU count).")
+@batch_options
 @click.pass_obj
 @reports_errors
 def new_op(obj: Context, **options: Any) -> None:
@@ -193,11 +207,11 @@ def new_op(obj: Context, **options: Any) -> None:
     Example:  mpsgen new-op heaviside --expr 'a == 0 ? b : T(a > 0)'
               mpsgen new-op --all
     """
-    batch = {k: options.pop(k) for k in ("all_families", "branch_per_op", "branch_prefix", "jobs")}
+    batch = {k: options.pop(k) for k in BATCH_OPTIONS}
     if batch["all_families"]:
         sys.exit(_run_migrate_all(obj, options, batch, "new-op"))
-    if batch["branch_per_op"]:
-        raise MpsgenError("--branch-per-op goes with --all", hint="add --all, or use --branch NAME for one change")
+    if batch["branch_per_op"] or batch["stack"]:
+        raise MpsgenError("--branch-per-op and --stack go with --all", hint="add --all, or use --branch NAME for one change")
     sys.exit(_run_kernel_command("new-op", obj, options))
 
 

@@ -82,6 +82,20 @@ def earlier_runs(units: Sequence[tuple[str, ...]], made: Mapping[str, str], base
     return done, todo
 
 
+def branch_tip(root: Path, name: str) -> str:
+    """The commit refs/heads/*name* points at; "" when there is no such branch."""
+    done = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", f"refs/heads/{name}^{{commit}}"],
+                          capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def commits_between(root: Path, base: str, tip: str) -> list[tuple[str, str]]:
+    """(commit, message) of each commit reachable from *tip* and not from *base*, newest first."""
+    out = _git(root, "log", "-z", "--format=%H%n%B", f"{base}..{tip}")
+    return [(entry.split("\n", 1)[0], entry.split("\n", 1)[1] if "\n" in entry else "")
+            for entry in out.split("\0") if entry.strip()]
+
+
 def branch_base(root: Path, name: str) -> str | None:
     """The commit branch *name* was made on (its parent); None when there is no such branch."""
     return existing_branches(root, name).get(name)
@@ -106,6 +120,19 @@ def _identity(root: Path) -> dict[str, str]:
 def commit_on_branch(root: Path, base: str, branch: str, files: Mapping[str, str], message: str) -> str:
     """Commit *files* (checkout-relative path -> text) on top of *base* as refs/heads/*branch*, which
     must not exist yet; returns the commit.  Only git objects and that one ref are written."""
+    commit = commit_files(root, base, files, message)
+    move_branch(root, branch, commit, "")  # "": it must not exist
+    return commit
+
+
+def move_branch(root: Path, branch: str, commit: str, old: str) -> None:
+    """Point refs/heads/*branch* at *commit*, if it still points at *old* ("": if it does not exist)."""
+    _git(root, "update-ref", "-m", "mpsgen migrate --all", f"refs/heads/{branch}", commit, old)
+
+
+def commit_files(root: Path, base: str, files: Mapping[str, str], message: str) -> str:
+    """A commit of *files* (checkout-relative path -> text) on top of *base*, through a private index;
+    only git objects are written."""
     prefix = work_tree_prefix(root) or ""
     paths = {prefix + rel: text for rel, text in files.items()}
     listed = _git(root, "ls-tree", "--full-tree", base, "--", *paths) if paths else ""
@@ -120,6 +147,4 @@ def commit_on_branch(root: Path, base: str, branch: str, files: Mapping[str, str
             entries.append(f"{modes.get(path, NEW_FILE_MODE)} {blob}\t{path}\n")
         _git(root, "update-index", "--index-info", env=index, stdin="".join(entries))
         tree = _git(root, "write-tree", env=index).strip()
-    commit = _git(root, "commit-tree", tree, "-p", base, "-F", "-", env=_identity(root), stdin=message).strip()
-    _git(root, "update-ref", "-m", "mpsgen migrate --all", f"refs/heads/{branch}", commit, "")  # "": it must not exist
-    return commit
+    return _git(root, "commit-tree", tree, "-p", base, "-F", "-", env=_identity(root), stdin=message).strip()

@@ -15,17 +15,18 @@ from mpsgen.errors import MpsgenError
 
 
 def plan_unit(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate",
-              no_compile: bool = False) -> list[FamilyOutcome]:
+              no_compile: bool = False, base_texts: dict[str, str] | None = None) -> list[FamilyOutcome]:
     """One outcome for the families together (one branch); refused together, each family alone.
-    *command*: "migrate" (`migrate --all`) or "new-op" (`new-op --all`)."""
-    together = _plan(root, families, no_try, command, no_compile)
+    *command*: "migrate" (`migrate --all`) or "new-op" (`new-op --all`); *base_texts*: the texts of
+    the commit the change builds on, where they differ from the checkout's (--stack)."""
+    together = _plan(root, families, no_try, command, no_compile, base_texts)
     if together.ok or len(families) == 1:
         return [together]
-    return [_plan(root, (family,), no_try, command, no_compile) for family in families]
+    return [_plan(root, (family,), no_try, command, no_compile, base_texts) for family in families]
 
 
 def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate",
-          no_compile: bool = False) -> FamilyOutcome:
+          no_compile: bool = False, base_texts: dict[str, str] | None = None) -> FamilyOutcome:
     from mpsgen.batch.pr_text import pr_message
     from mpsgen.compiler.change import compile_planned
     from mpsgen.emulate.plan_check import check_plans
@@ -37,7 +38,7 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "mi
     kernel = KernelOptions(op=families[0])
     unit: dict[str, Any] = dict(family=families[0], families=list(families))
     try:
-        group = plan_group(command, checkout, list(families), kernel)  # type: ignore[arg-type]
+        group = plan_group(command, checkout, list(families), kernel, base_texts)  # type: ignore[arg-type]
         if group.nothing_to_do:
             return FamilyOutcome(state=NOTHING, reason=group.nothing_to_do, **unit)
         numeric = None if no_try else check_plans(group, checkout, kernel=kernel)

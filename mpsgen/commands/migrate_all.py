@@ -29,6 +29,7 @@ EXIT_INTERRUPTED = 130
 
 class BatchOptions(NamedTuple):
     branch_per_op: bool = False
+    stack: str | None = None  # --stack: the branch of one commit per family, each on the previous
     prefix: str = "mps-metal/"
     jobs: int = 0  # 0: the CPU count
     no_try: bool = False
@@ -79,7 +80,11 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
     outcomes: dict[str, FamilyOutcome] = {}
     config = _verify_config(checkout, opts) if opts.build or opts.test else None
     units = candidate_units(checkout, opts.command)
-    if opts.build or opts.test or opts.branch_per_op:  # the branches and the builds start from HEAD
+    if not units:
+        sys.stdout.write(f"nothing to do: `mpsgen status` lists no {opts.command} candidate\n" if opts.fmt == "text"
+                         else render_summary([], opts.fmt))
+        return EXIT_OK
+    if opts.build or opts.test or opts.branch_per_op or opts.stack:  # the branches and the builds start from HEAD
         branches.require_clean(root)
     if opts.branch_per_op:
         base = branches.head_commit(root)
@@ -107,7 +112,13 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
     code = EXIT_OK
     verified_ok = True
     try:
-        _plan_all(str(root), todo, opts, finished)
+        if opts.stack:
+            from mpsgen.batch.stack import build_stack
+
+            build_stack(root, todo, branch=opts.stack, no_try=opts.no_try, no_compile=opts.no_compile,
+                        command=opts.command, finished=finished)
+        else:
+            _plan_all(str(root), todo, opts, finished)
         if config is not None:
             verified_ok = _verify_each(checkout, sorted(outcomes.values(), key=lambda o: o.family), config, opts)
     except KeyboardInterrupt:
@@ -115,7 +126,11 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
         click.echo("interrupted: the branches finished so far are kept, the work tree is as it was; run the same "
                    "command again to go on", err=True)
     shown = sorted(outcomes.values(), key=lambda o: o.family)
-    sys.stdout.write(render_summary(shown, "table" if opts.fmt == "text" else opts.fmt, written=opts.branch_per_op))
+    sys.stdout.write(render_summary(shown, "table" if opts.fmt == "text" else opts.fmt,
+                                    written=opts.branch_per_op or bool(opts.stack)))
+    if opts.branch_per_op and opts.fmt == "text" and sum(o.state == BRANCHED for o in shown) > 1:
+        sys.stdout.write("Each branch starts from HEAD, so branches that edit the same files conflict with each other "
+                         "once one is merged: review them apart, land them as one series with --stack.\n")
     if code == EXIT_OK and (any(o.state == FAILED for o in shown) or not verified_ok):
         code = EXIT_FINDINGS
     return code
@@ -194,7 +209,8 @@ PER_OP = ("expr", "int_expr", "complex_expr", "dtypes", "stub_override", "shared
           "drop_complex")
 
 
-def refuse_unsupported(ops: tuple[str, ...], kernel: "KernelOptions", run: "RunOptions") -> None:
+def refuse_unsupported(ops: tuple[str, ...], kernel: "KernelOptions", run: "RunOptions", *, stack: bool = False,
+                       branch_per_op: bool = False) -> None:
     """What --all cannot be combined with, refused before anything runs."""
     if ops:
         raise MpsgenError("--all migrates every candidate: name no OP with it",
@@ -205,5 +221,11 @@ def refuse_unsupported(ops: tuple[str, ...], kernel: "KernelOptions", run: "RunO
                           hint="run `mpsgen migrate OP` with them for that op, then --all for the rest")
     if run.print_only or run.dry_run:
         raise MpsgenError("--all has no --print or --dry-run", hint="without --branch-per-op, --all writes nothing")
-    if run.branch or run.commit:
-        raise MpsgenError("--all makes its own branches and commits", hint="use --branch-per-op [--branch-prefix P]")
+    if run.commit:
+        raise MpsgenError("--all makes its own branches and commits", hint="use --stack, or --branch-per-op")
+    if stack and branch_per_op:
+        raise MpsgenError("--stack and --branch-per-op make different branches", hint="choose one: --stack lands in "
+                          "order, --branch-per-op gives each family a branch of its own from HEAD")
+    if run.branch and not stack:
+        raise MpsgenError("--branch names the --stack branch with --all", hint="add --stack, or use --branch-per-op "
+                          "[--branch-prefix P]")

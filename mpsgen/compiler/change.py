@@ -42,13 +42,19 @@ class CompileCheck(NamedTuple):
 
 
 def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, str | None], *,
-                   disk_text: Callable[[str], str | None], cache_dir: Path | None = None) -> CompileCheck:
+                   disk_text: Callable[[str], str | None], base: Mapping[str, str] | None = None,
+                   cache_dir: Path | None = None) -> CompileCheck:
     """Compile every file the change (*after*, *before*) writes or affects, before and after it.
-    *disk_text(rel)*: a file's text where the change does not name it (None when there is none)."""
+    *disk_text(rel)*: a file's text where the change does not name it (None when there is none);
+    *base*: texts standing for the disk's on both sides (the commit a stacked change builds on)."""
+    shared = {rel: t for rel, t in (base or {}).items() if rel.endswith(".h") or rel == YAML_REL}
+    after = {**shared, **after}
+    before = {**shared, **before}
     from mpsgen.compiler.objcxx import CompilerUnavailable
     from mpsgen.emulate.compile import ToolMissing
 
-    targets = affected_files(root, after, before, disk_text)
+    targets = affected_files(root, {rel: t for rel, t in after.items() if before.get(rel, None) != t},
+                             before, disk_text)
     findings: list[Diagnostic] = []
     compiled: list[str] = []
     skipped: dict[str, list[str]] = {}  # why -> the files not compiled for it
@@ -124,8 +130,9 @@ def compile_planned(changeset) -> CompileCheck:  # changeset: tree.changeset.Cha
     rels = changeset.changed_paths
     after = {rel: changeset.current(rel) for rel in rels}
     before = {rel: None if changeset.is_new(rel) else changeset.original(rel) for rel in rels}
+    base = {rel: changeset.original(rel) for rel in changeset.base_paths if rel not in after}
 
     def disk_text(rel: str) -> str | None:
-        return changeset.original(rel) if (root / rel).is_file() else None
+        return changeset.original(rel) if rel in base or (root / rel).is_file() else None
 
-    return compile_change(root, after, before, disk_text=disk_text, cache_dir=cache_root() / "compile")
+    return compile_change(root, after, before, disk_text=disk_text, base=base, cache_dir=cache_root() / "compile")

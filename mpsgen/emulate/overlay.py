@@ -17,8 +17,10 @@ METAL_HEADERS = "c10/metal"
 
 
 def planned_headers(changeset) -> dict[str, str]:
-    """The c10/metal headers *changeset* (tree.changeset.Changeset) edits, by path, with their new texts."""
-    return {rel: changeset.current(rel) for rel in changeset.changed_paths if rel.startswith(f"{METAL_HEADERS}/")}
+    """The c10/metal headers *changeset* (tree.changeset.Changeset) edits, or holds from the commit it
+    builds on (its base), by path, with their texts."""
+    rels = dict.fromkeys([*changeset.base_paths, *changeset.changed_paths])
+    return {rel: changeset.current(rel) for rel in rels if rel.startswith(f"{METAL_HEADERS}/")}
 
 
 def include_root(root: str | Path, headers: dict[str, str], cache: Path) -> Path:

@@ -8,7 +8,7 @@ refuses the whole group (nothing is written), naming the op.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from mpsgen.errors import MpsgenError, context
 from mpsgen.model import Command, KernelOptions
@@ -91,11 +91,13 @@ class GroupPlan:
         }
 
 
-def plan_group(command: Command, checkout: Checkout, ops: list[str], base: KernelOptions) -> GroupPlan:
-    """Plan every op of `mpsgen migrate OP [OP…]` into one changeset (nothing written)."""
+def plan_group(command: Command, checkout: Checkout, ops: list[str], base: KernelOptions,
+               base_texts: Mapping[str, str] | None = None) -> GroupPlan:
+    """Plan every op of `mpsgen migrate OP [OP…]` into one changeset (nothing written); *base_texts*
+    stand for the files' own texts (Changeset's *base*)."""
     if not ops:
         raise MpsgenError(f"`mpsgen {command}` needs at least one OP")
-    cs = Changeset(checkout)
+    cs = Changeset(checkout, base_texts)
     group = GroupPlan(command, cs)
     if len(ops) == 1:
         group.plans.append(plan_kernel_command(command, checkout, base._replace(op=ops[0]), cs))

@@ -22,6 +22,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from mpsgen.errors import MpsgenError
 from mpsgen.tree import journal as jr
@@ -54,9 +55,13 @@ class _Entry:
 class Changeset:
     """Planned edits to files of one checkout."""
 
-    def __init__(self, checkout: Checkout) -> None:
+    def __init__(self, checkout: Checkout, base: Mapping[str, str] | None = None) -> None:
+        """*base*: texts that stand for the files' own (checkout-relative path -> text): the tree of a
+        commit the plan builds on (`migrate --all --stack`: the previous family's), never written over
+        the disk's; None reads every file from the disk."""
         self.checkout = checkout
-        self._entries: dict[str, _Entry] = {}
+        self._entries: dict[str, _Entry] = {rel: _Entry(rel, text) for rel, text in (base or {}).items()}
+        self.base_paths = tuple(sorted(base or {}))  # the files *base* stands for
         self._rels: dict[str, str] = {}
         self._root_prefix = os.path.join(checkout.root, "")
         self._verified: set[str] = set()  # files found unchanged on disk since they were read

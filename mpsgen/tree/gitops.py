@@ -223,6 +223,9 @@ def commit(root: Path, paths: Sequence[str | Path], message: str) -> str:
     return repo.head.commit.hexsha
 
 
+MPSGEN_TRAILER = "Generated with mpsgen."  # the last line of every commit message mpsgen writes
+
+
 def commit_message(op: str | Sequence[str], overloads: Sequence[str], *, action: str = "migrate",
                    earlier: Sequence[str] = ()) -> str:
     """`[MPS] Migrate atan2 to a native Metal kernel` + the overloads moved, one per line.
@@ -243,7 +246,7 @@ def commit_message(op: str | Sequence[str], overloads: Sequence[str], *, action:
     body = f"{moved}\n" + "".join(f"- {o}\n" for o in overloads) + "\n" if overloads else ""
     if earlier:
         body += "Also in this commit, the earlier uncommitted runs:\n" + "".join(f"- {e}\n" for e in earlier) + "\n"
-    return f"{title}\n\n{body}Generated with mpsgen.\n"
+    return f"{title}\n\n{body}{MPSGEN_TRAILER}\n"
 
 
 def _rel(root: Path, path: str | Path) -> str:

@@ -1,0 +1,92 @@
+"""Wall time of the no-Mac compile check (`mpsgen check --compile FILE`), on a real checkout.
+
+    python benchmarks/bench_compile.py --tree /tmp/pt27-clone [--repeat 5]
+
+The tree is a git clone you can write to (the named files get a line appended, then are restored
+with `git checkout`).  With a cache folder of the benchmark's own ($MPSGEN_CACHE_DIR), timed as whole
+processes of the entry point (median of --repeat):
+
+* once, with an empty cache: the first `check --compile` of a .mm, which generates the ATen headers
+  from the yaml (torchgen) and compiles the file and its HEAD version;
+* a .mm after an edit (the pre-commit case: the generated headers and the HEAD version's result
+  cached, the edited text compiled);
+* a .metal after an edit;
+* warm: nothing changed since the last run (every result cached);
+* beside each, plain `check FILE` (the lint alone), the floor a person already waits for.
+
+Not asserted anywhere; the figures go to benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+MM = "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
+METAL = "aten/src/ATen/native/mps/kernels/UnaryKernel.metal"
+
+
+def run(cmd: list[str], tree: Path, env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=False)
+    return time.perf_counter() - start, done
+
+
+def median_of(repeat: int, cmd: list[str], tree: Path, env: dict[str, str], before=None) -> float:
+    runs = []
+    for i in range(repeat):
+        if before is not None:
+            before(i)
+        runs.append(run(cmd, tree, env)[0])
+    return statistics.median(runs)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tree", required=True, type=Path)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--mpsgen", default=shutil.which("mpsgen") or "mpsgen")
+    args = ap.parse_args()
+    tree = args.tree.resolve()
+    cache = Path(tempfile.mkdtemp(prefix="mpsgen-bench-compile-"))
+    env = {**os.environ, "MPSGEN_CACHE_DIR": str(cache)}
+    mpsgen = args.mpsgen
+
+    def edit(rel: str):
+        def append(i: int) -> None:  # a new comment each run: the text, so the result, is new each time
+            subprocess.run(["git", "checkout", "-q", "--", rel], cwd=tree, check=True)
+            with open(tree / rel, "a", encoding="utf-8") as f:
+                f.write(f"\n// bench_compile edit {time.time_ns()} {i}\n")
+        return append
+
+    rows: list[tuple[str, float]] = []
+    try:
+        seconds, done = run([mpsgen, "check", "--compile", MM], tree, env)
+        rows.append(("first run, empty cache: headers generated, .mm compiled (HEAD version too)", seconds))
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"mpsgen check --compile failed: {done.stderr.strip()[-400:]}")
+        rows.append((".mm edited (pre-commit's case)",
+                     median_of(args.repeat, [mpsgen, "check", "--compile", MM], tree, env, edit(MM))))
+        rows.append((".mm edited, lint alone (check FILE)",
+                     median_of(args.repeat, [mpsgen, "check", MM], tree, env, edit(MM))))
+        subprocess.run(["git", "checkout", "-q", "--", MM], cwd=tree, check=True)
+        rows.append((".metal edited",
+                     median_of(args.repeat, [mpsgen, "check", "--compile", METAL], tree, env, edit(METAL))))
+        rows.append(("warm: nothing changed since the last run",
+                     median_of(args.repeat, [mpsgen, "check", "--compile", METAL], tree, env)))
+    finally:
+        subprocess.run(["git", "checkout", "-q", "--", MM, METAL], cwd=tree, check=False)
+        shutil.rmtree(cache, ignore_errors=True)
+    print(f"| {tree.name}: measurement | seconds |\n|---|---|")
+    for label, seconds in rows:
+        print(f"| {label} | {seconds:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""`mpsgen migrate --all --stack`: one branch, a commit per family on the previous one, each family
+planned on its parent's tree, so the series lands in order; reruns rebuild only what HEAD lacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from cli_support import mpsgen
+
+STACK = ("migrate", "--all", "--stack", "--no-build", "--no-test", "--no-try", "--no-compile")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+def chain(root: Path, branch: str = "mps-metal/stack") -> list[tuple[str, list[str], str]]:
+    """(commit, parents, subject) from the branch's tip down to HEAD, newest first."""
+    out = git(root, "log", "--format=%H %P%x09%s", f"HEAD..{branch}")
+    rows = []
+    for line in out.splitlines():
+        ids, subject = line.split("\t", 1)
+        commit, *parents = ids.split()
+        rows.append((commit, parents, subject))
+    return rows
+
+
+def test_every_family_is_one_commit_on_the_previous_and_the_tip_checks_clean(tree: Path) -> None:
+    head = git(tree, "rev-parse", "HEAD").strip()
+    status_before = git(tree, "status", "--porcelain")
+    done = mpsgen(*STACK, "--format", "json", cwd=tree)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    stacked = [f for f in report["families"] if f["state"] == "branch"]
+    rows = chain(tree)
+    assert len(rows) == len(stacked) >= 4
+    # one parent each, the previous commit; the oldest on HEAD
+    for (commit, parents, _), (older, _, _) in zip(rows, rows[1:]):
+        assert parents == [older]
+    assert rows[-1][1] == [head]
+    assert {f["commit"] for f in stacked} == {c for c, _, _ in rows}
+    # the user's checkout is untouched
+    assert git(tree, "rev-parse", "HEAD").strip() == head and git(tree, "status", "--porcelain") == status_before
+    # the stack's tip is a whole migration: check finds nothing left half-done
+    git(tree, "checkout", "-q", "mps-metal/stack")
+    tip = mpsgen("check", cwd=tree)
+    assert tip.returncode == 0, tip.stdout
+    # each commit touches only its family's files, so a shared file (UnaryKernel.metal) carries every family
+    metal = git(tree, "show", "mps-metal/stack:aten/src/ATen/native/mps/kernels/UnaryKernel.metal")
+    assert "asinh_functor" in metal and "frac_functor" in metal
+
+
+def test_after_landing_part_of_the_stack_a_rerun_rebuilds_only_the_rest(tree: Path) -> None:
+    assert mpsgen(*STACK, cwd=tree).returncode == 0
+    rows = chain(tree)
+    landed, rest = rows[-2:], rows[:-2]  # the two oldest land (fast-forward), the rest wait
+    git(tree, "merge", "-q", "--ff-only", landed[0][0])
+    again = mpsgen(*STACK, cwd=tree)
+    assert again.returncode == 0, again.stderr
+    rebuilt = chain(tree)
+    assert [s for _, _, s in rebuilt] == [s for _, _, s in rest]
+    assert rebuilt[-1][1] == [landed[0][0]]
+    # everything landed: nothing to do, exit 0, the branch is where HEAD is
+    git(tree, "merge", "-q", "--ff-only", "mps-metal/stack")
+    last = mpsgen(*STACK, cwd=tree)
+    assert last.returncode == 0 and "nothing to do" in last.stdout
+    assert chain(tree) == []
+
+
+def test_a_commit_mpsgen_did_not_make_on_the_stack_is_never_dropped(tree: Path) -> None:
+    assert mpsgen(*STACK, "--branch", "mine", cwd=tree).returncode == 0
+    git(tree, "checkout", "-q", "mine")
+    (tree / "NOTES.txt").write_text("review notes\n")
+    git(tree, "add", "NOTES.txt")
+    git(tree, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "my own work")
+    own = git(tree, "rev-parse", "HEAD").strip()
+    git(tree, "checkout", "-q", "-")
+    refused = mpsgen(*STACK, "--branch", "mine", cwd=tree)
+    assert refused.returncode == 2
+    assert "mpsgen did not make" in refused.stderr and own[:12] in refused.stderr
+    assert git(tree, "rev-parse", "mine").strip() == own
+
+
+def test_stack_and_branch_per_op_are_refused_together(tree: Path) -> None:
+    done = mpsgen("migrate", "--all", "--stack", "--branch-per-op", cwd=tree)
+    assert done.returncode == 2 and "--stack and --branch-per-op" in done.stderr
