@@ -216,9 +216,9 @@ def test_a_branch_another_run_made_meanwhile_on_the_same_head_is_done_earlier(sc
 
     real = plumbing.commit_on_branch
 
-    def raced(root, base, branch, files, message):  # another run commits first, then this one tries
-        real(root, base, branch, files, message)
-        return real(root, base, branch, files, message)
+    def raced(root, base, branch, files, message, replacing=""):  # another run commits first, then this one tries
+        real(root, base, branch, files, message, replacing)
+        return real(root, base, branch, files, message, replacing)
 
     monkeypatch.setattr(plumbing, "commit_on_branch", raced)
     code = run_migrate_all(Checkout(scalar_tree), BatchOptions(branch_per_op=True, jobs=1, no_try=True, fmt="json"))

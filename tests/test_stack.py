@@ -86,3 +86,27 @@ def test_a_commit_mpsgen_did_not_make_on_the_stack_is_never_dropped(tree: Path) 
 def test_stack_and_branch_per_op_are_refused_together(tree: Path) -> None:
     done = mpsgen("migrate", "--all", "--stack", "--branch-per-op", cwd=tree)
     assert done.returncode == 2 and "--stack and --branch-per-op" in done.stderr
+
+
+def test_per_family_branches_of_an_older_head_are_made_again_after_one_landed(tree: Path) -> None:
+    per_op = ("migrate", "--all", "--branch-per-op", "--no-build", "--no-test", "--no-try", "--no-compile")
+    first = mpsgen(*per_op, cwd=tree)
+    assert first.returncode == 0 and "conflict with each other" in first.stdout
+    git(tree, "merge", "-q", "--ff-only", "mps-metal/atan2")
+    head = git(tree, "rev-parse", "HEAD").strip()
+    again = mpsgen(*per_op, "--format", "json", cwd=tree)
+    assert again.returncode == 0, again.stderr
+    rows = {f["family"]: f["state"] for f in json.loads(again.stdout)["families"]}
+    assert "atan2" not in rows and set(rows.values()) == {"branch"}  # landed: no longer a candidate
+    for family in rows:  # every other branch now starts from the new HEAD
+        assert git(tree, "rev-parse", f"mps-metal/{family}^").strip() == head
+    # a branch someone built on is never replaced: it fails the run, naming the way out
+    git(tree, "checkout", "-q", "mps-metal/frac")
+    (tree / "NOTES.txt").write_text("review notes\n")
+    git(tree, "add", "NOTES.txt")
+    git(tree, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "my own work")
+    git(tree, "checkout", "-q", "-")
+    git(tree, "merge", "-q", "--ff-only", "mps-metal/asinh")
+    blocked = mpsgen(*per_op, cwd=tree)
+    assert blocked.returncode == 1
+    assert "mps-metal/frac exists and does not start from HEAD" in blocked.stdout

@@ -10,9 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from mpsgen.batch.outcome import DONE_EARLIER, REFUSED, FamilyOutcome
+from mpsgen.batch.outcome import DONE_EARLIER, FAILED, FamilyOutcome
 from mpsgen.errors import MpsgenError
-from mpsgen.tree.gitops import FALLBACK_EMAIL, FALLBACK_NAME, work_tree_prefix
+from mpsgen.tree.gitops import FALLBACK_EMAIL, FALLBACK_NAME, MPSGEN_TRAILER, work_tree_prefix
 from mpsgen.scan.lines import plain_lines
 
 NEW_FILE_MODE = "100644"
@@ -59,13 +59,15 @@ def existing_branches(root: Path, prefix: str) -> dict[str, str]:
 
 
 def earlier_runs(units: Sequence[tuple[str, ...]], made: Mapping[str, str], base: str,
-                 prefix: str) -> tuple[list[FamilyOutcome], list[tuple[str, ...]]]:
+                 prefix: str, rebuilt: Sequence[str] = ()) -> tuple[list[FamilyOutcome], list[tuple[str, ...]]]:
     """What earlier runs on this HEAD left: (an outcome per branch found, the units still to plan).
 
     A unit is done when its branch (named after its first family) exists; an earlier run that planned
     its families one by one (refused together) left a branch per family, so each family with a branch
     of its own is done and the rest of the unit is planned again.  A branch on another commit than
-    HEAD is refused: it was made from another tree."""
+    HEAD is planned again when it is one of *rebuilt* (it holds only mpsgen's commit: stale_branches),
+    else refused: it was made from another tree and holds someone's work."""
+    made = {name: parent for name, parent in made.items() if name not in rebuilt}
     done: list[FamilyOutcome] = []
     todo: list[tuple[str, ...]] = []
     for unit in units:
@@ -74,12 +76,27 @@ def earlier_runs(units: Sequence[tuple[str, ...]], made: Mapping[str, str], base
             name = prefix + family
             members = list(unit) if family == unit[0] else [family]
             done.append(FamilyOutcome(family, DONE_EARLIER, branch=name, families=members) if made[name] == base else
-                        FamilyOutcome(family, REFUSED, families=members, reason=f"branch {name} exists and does not "
-                                      "start from HEAD: delete it to migrate this family again"))
+                        FamilyOutcome(family, FAILED, families=members, reason=f"branch {name} exists and does not "
+                                      "start from HEAD and holds commits mpsgen did not make: land or delete it"))
         rest = () if unit[0] in own else tuple(f for f in unit if f not in own)
         if rest:
             todo.append(rest)
     return done, todo
+
+
+def stale_branches(root: Path, made: Mapping[str, str], head: str) -> dict[str, str]:
+    """branch -> its commit, for the branches of *made* (name -> the commit it was made on) that start
+    from another commit than *head* and hold nothing but one commit of mpsgen's: safe to make again
+    from HEAD (an earlier run's, before part of the work landed)."""
+    stale: dict[str, str] = {}
+    for name, parent in made.items():
+        if parent == head:
+            continue
+        tip = branch_tip(root, name)
+        own = commits_between(root, parent, tip)
+        if len(own) == 1 and own[0][1].rstrip().endswith(MPSGEN_TRAILER):
+            stale[name] = tip
+    return stale
 
 
 def branch_tip(root: Path, name: str) -> str:
@@ -117,11 +134,13 @@ def _identity(root: Path) -> dict[str, str]:
     return env
 
 
-def commit_on_branch(root: Path, base: str, branch: str, files: Mapping[str, str], message: str) -> str:
+def commit_on_branch(root: Path, base: str, branch: str, files: Mapping[str, str], message: str,
+                     replacing: str = "") -> str:
     """Commit *files* (checkout-relative path -> text) on top of *base* as refs/heads/*branch*, which
-    must not exist yet; returns the commit.  Only git objects and that one ref are written."""
+    must not exist yet (or point at *replacing*); returns the commit.  Only git objects and that one ref
+    are written."""
     commit = commit_files(root, base, files, message)
-    move_branch(root, branch, commit, "")  # "": it must not exist
+    move_branch(root, branch, commit, replacing)  # "": it must not exist
     return commit
 
 

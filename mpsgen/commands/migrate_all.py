@@ -77,6 +77,7 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
 
     root = checkout.root
     base = ""
+    stale: dict[str, str] = {}  # branch -> commit of an earlier run on an older HEAD, made again
     outcomes: dict[str, FamilyOutcome] = {}
     config = _verify_config(checkout, opts) if opts.build or opts.test else None
     units = candidate_units(checkout, opts.command)
@@ -91,8 +92,11 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
         branches.remove_stale_indexes(root)
         for family in (f for unit in units for f in unit):
             branches.check_branch_name(root, opts.prefix + family)
-        # Branches of earlier runs on this HEAD are kept: a rerun goes on with the rest.
-        done, units = branches.earlier_runs(units, branches.existing_branches(root, opts.prefix), base, opts.prefix)
+        # Branches of earlier runs on this HEAD are kept: a rerun goes on with the rest.  Those made on an
+        # older HEAD holding only mpsgen's commit are made again from this one.
+        made = branches.existing_branches(root, opts.prefix)
+        stale = branches.stale_branches(root, made, base)
+        done, units = branches.earlier_runs(units, made, base, opts.prefix, rebuilt=tuple(stale))
         outcomes.update((o.family, o) for o in done)
     todo = units
 
@@ -100,7 +104,7 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
         if opts.branch_per_op and o.state == PLANNED:
             name = opts.prefix + o.family
             try:
-                o.commit = branches.commit_on_branch(root, base, name, o.files, o.message)
+                o.commit = branches.commit_on_branch(root, base, name, o.files, o.message, stale.get(name, ""))
                 o.branch, o.state = name, BRANCHED
             except MpsgenError as err:
                 if branches.branch_base(root, name) == base:  # another run made it meanwhile, on this HEAD

@@ -27,7 +27,7 @@ from mpsgen.emulate.compile import EMULATION_INCLUDE, find_compiler
 
 FLAGS = ("-std=c++17", "-fsyntax-only", "-w", "-fsigned-char", "-fmax-errors=50", "-fdiagnostics-plain-output",
          "-x", "c++")
-VERSION = "1"  # bump when the flags or the diagnostic parsing change: it is part of the cache key
+VERSION = "2"  # bump when the flags or the diagnostic parsing change: it is part of the cache key
 # g++'s "file:line:col: error: message"; notes ("required from here") carry the chain back to the file.
 _LINE = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<kind>error|fatal error|note|warning): "
                    r"(?P<message>.*)$")
@@ -54,8 +54,11 @@ def compile_metal(root: Path, rel: str, text: str, *, overlay: Mapping[str, str]
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(body, encoding="utf-8", newline="")
         source = scratch / rel
-        argv = [*find_compiler(), *FLAGS, f"-I{EMULATION_INCLUDE}", "-include", "metal_stdlib", f"-I{scratch}",
-                f"-iquote{root / Path(rel).parent}", f"-I{root}", str(source)]
+        # The build's include roots (the checkout and aten/src: `#include <ATen/native/mps/kernels/X.h>`),
+        # the scratch folder's first so the change's headers win.
+        roots = [f"-I{top / sub}" for top in (scratch, root) for sub in ("", "aten/src")]
+        argv = [*find_compiler(), *FLAGS, f"-I{EMULATION_INCLUDE}", "-include", "metal_stdlib",
+                f"-iquote{root / Path(rel).parent}", *roots, str(source)]
         done = subprocess.run(argv, capture_output=True, text=True, errors="replace")
         found = parse_diagnostics(done.stderr, source=str(source), rel=rel, roots=(str(scratch), str(root)))
     _write_cache(cache_dir, key, found)
