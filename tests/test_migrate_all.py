@@ -93,10 +93,10 @@ def test_each_family_becomes_one_commit_on_its_own_branch_and_the_checkout_stays
     assert branches(scalar_tree) == made and state(scalar_tree) == before
 
 
-def test_an_interrupted_run_keeps_its_finished_branches_and_the_rerun_completes(scalar_tree: Path, monkeypatch):
+def test_an_interrupted_run_keeps_its_finished_branches_and_the_rerun_completes(scalar_tree: Path, monkeypatch, capsys):
     """Ctrl-C while the third branch is being made: two branches, an untouched checkout, exit 130."""
     from mpsgen.batch import branches as plumbing
-    from mpsgen.commands.migrate_all import BatchOptions, run_migrate_all
+    from mpsgen.commands.migrate_all import BatchOptions, candidate_units, run_migrate_all
     from mpsgen.tree.checkout import Checkout
 
     before = state(scalar_tree)
@@ -112,6 +112,9 @@ def test_an_interrupted_run_keeps_its_finished_branches_and_the_rerun_completes(
     monkeypatch.setattr(plumbing, "commit_on_branch", interrupted_third)
     code = run_migrate_all(Checkout(scalar_tree), BatchOptions(branch_per_op=True, jobs=1, no_try=True))
     assert code == 130 and len(branches(scalar_tree)) == 2 and state(scalar_tree) == before
+    # the summary counts against every candidate, not only the families finished before Ctrl-C
+    candidates = len([f for unit in candidate_units(Checkout(scalar_tree)) for f in unit])
+    assert capsys.readouterr().out.rstrip().endswith(f"2 of {candidates} families migrated") and candidates > 3
     monkeypatch.setattr(plumbing, "commit_on_branch", real)
     report = run_all(scalar_tree, "--branch-per-op")
     states = [f["state"] for f in report["families"]]

@@ -61,13 +61,15 @@ HEADER = ["family", "result", "branch", "files", "dtypes", "numeric check, or wh
 VERIFIED = ["build", "tests"]  # columns of a run that built and tested each family
 
 
-def render_summary(outcomes: Sequence[FamilyOutcome], fmt: str, *, written: bool = True) -> str:
-    """*written*: the families went onto branches (else nothing was written: they "would migrate")."""
+def render_summary(outcomes: Sequence[FamilyOutcome], fmt: str, *, written: bool = True, candidates: int = 0) -> str:
+    """*written*: the families went onto branches (else nothing was written: they "would migrate");
+    *candidates*: how many families the run set out to do (an interrupted run has fewer outcomes)."""
     done = sum(len(o.families) for o in outcomes if o.state in (BRANCHED, DONE_EARLIER, PLANNED))
-    total = f"{done} of {sum(len(o.families) for o in outcomes)} families {'migrated' if written else 'would migrate'}"
+    candidates = max(candidates, sum(len(o.families) for o in outcomes))
+    total = f"{done} of {candidates} families {'migrated' if written else 'would migrate'}"
     if fmt == "json":
         return json.dumps({"families": [o.to_json() for o in outcomes], "migrated": done,
-                           "candidates": sum(len(o.families) for o in outcomes)}, indent=2) + "\n"
+                           "candidates": candidates}, indent=2) + "\n"
     verified = any(o.build or o.tests_result for o in outcomes)
     header = HEADER[:-1] + (VERIFIED if verified else []) + HEADER[-1:]
     rows = [_cells(o, verified) for o in outcomes]

@@ -81,6 +81,7 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
     outcomes: dict[str, FamilyOutcome] = {}
     config = _verify_config(checkout, opts) if opts.build or opts.test else None
     units = candidate_units(checkout, opts.command)
+    candidates = sum(len(unit) for unit in units)
     if not units:
         sys.stdout.write(f"nothing to do: `mpsgen status` lists no {opts.command} candidate\n" if opts.fmt == "text"
                          else render_summary([], opts.fmt))
@@ -130,11 +131,11 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
         click.echo("interrupted: the branches finished so far are kept, the work tree is as it was; run the same "
                    "command again to go on", err=True)
     shown = sorted(outcomes.values(), key=lambda o: o.family)
-    sys.stdout.write(render_summary(shown, "table" if opts.fmt == "text" else opts.fmt,
-                                    written=opts.branch_per_op or bool(opts.stack)))
     if opts.branch_per_op and opts.fmt == "text" and sum(o.state == BRANCHED for o in shown) > 1:
         sys.stdout.write("Each branch starts from HEAD, so branches that edit the same files conflict with each other "
                          "once one is merged: review them apart, land them as one series with --stack.\n")
+    sys.stdout.write(render_summary(shown, "table" if opts.fmt == "text" else opts.fmt,
+                                    written=opts.branch_per_op or bool(opts.stack), candidates=candidates))
     if code == EXIT_OK and (any(o.state == FAILED for o in shown) or not verified_ok):
         code = EXIT_FINDINGS
     return code
@@ -202,10 +203,19 @@ def _plan_all(root: str, units: list[Unit], opts: BatchOptions,
                     for outcome in results:
                         finished(outcome)
                     bar.update(1, results[0].family)
-        except BaseException:  # Ctrl-C: drop what has not started; the workers only read the tree
-            pool.shutdown(wait=False, cancel_futures=True)
+        except BaseException:  # Ctrl-C: drop what has not started, end what has; the workers only read the tree
+            _stop_workers(pool)
             raise
         pool.shutdown(wait=True)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End the pool at once: a worker in the middle of a family's checks would otherwise hold the
+    prompt until its family is done (the interpreter joins the pool's processes at exit)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # no public kill; shutdown forgets them
+    for process in workers:
+        process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 # KernelOptions fields that describe one op's kernel: meaningless for every family at once.
