@@ -70,14 +70,15 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
             pending.wait()  # report a compile error first; then the missing torch
             raise
         runner.library = pending.wait().library
-        result = _run(spec, op, runner, binding)
+        result = _run(spec, op, runner, include_root, binding)
     tmp = key_file.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(result.to_json()), encoding="utf-8")
     os.replace(tmp, key_file)
     return result
 
 
-def _run(spec: KernelSpec, op: str, runner: KernelRunner, binding: Any = None) -> TryResult:
+def _run(spec: KernelSpec, op: str, runner: KernelRunner, include_root: str | Path,
+         binding: Any = None) -> TryResult:
     from . import reference as ref
     from .isolate import Call, KernelCrash
 
@@ -93,8 +94,14 @@ def _run(spec: KernelSpec, op: str, runner: KernelRunner, binding: Any = None) -
                 crash.element = runner.first_crash(call, args[0].element_size(), out_size)
             raise
 
-    return compare_all(spec, op, run, backend=f"emulated Metal ({Path(cc.find_compiler()[0]).name})",
-                       binding=binding)
+    return compare_all(spec, op, run, backend=emulated_backend(include_root), binding=binding)
+
+
+def emulated_backend(include_root: str | Path) -> str:
+    """What ran the kernel: the host compiler, and the math mode the checkout's Metal compiles with
+    (where read), which decides what an unqualified math function is."""
+    mode = cc.math_mode_of(include_root)
+    return f"emulated Metal ({Path(cc.find_compiler()[0]).name}, {mode.mode} math: {mode.where})"
 
 
 def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: str,

@@ -15,11 +15,15 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
-from typing import NamedTuple
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
 from mpsgen.scan.lines import plain_lines
+
+if TYPE_CHECKING:
+    from mpsgen.sources.metal.math_mode import MathMode
 
 EMULATION_INCLUDE = Path(__file__).resolve().parent / "include"
 # -O0: compile time dominates (a few thousand elements run in microseconds); IEEE semantics are the same.
@@ -31,6 +35,27 @@ DRIVER_VERSION = "4"  # bump when driver_source or mpsgen_try_io.h's loops chang
 REGISTRATIONS_FILE = "<registrations>"  # ... and of its REGISTER_* lines
 # Headers every kernels/*.metal file includes, in their order (anatomy notes, 2.1), when present.
 BASE_HEADERS = ("c10/metal/indexing.h", "c10/metal/special_math.h", "c10/metal/utils.h")
+
+
+@lru_cache(maxsize=None)
+def math_mode_of(include_root: str | Path) -> MathMode:
+    """The math the checkout's Metal library compiles with (sources/metal/math_mode.py), read once per run
+    from its cmake/Metal.cmake and OperationUtils.mm (an overlay root links them)."""
+    from mpsgen.sources.metal.math_mode import MATH_MODE_FILES, math_mode
+
+    texts = {}
+    for rel in MATH_MODE_FILES:
+        path = Path(include_root) / rel
+        texts[rel] = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+    return math_mode(texts)
+
+
+def emulation_argv(cxx: list[str], include_root: str | Path) -> list[str]:
+    """The compiler call for the emulation: its flags, the emulated stdlib force-included, the checkout's
+    headers, and MPSGEN_FAST_MATH where the checkout compiles its Metal with fast math (unqualified
+    functions are then the fast variants)."""
+    mode = ["-DMPSGEN_FAST_MATH=1"] if math_mode_of(include_root).mode == "fast" else []
+    return [*cxx, *FLAGS, *mode, "-I", str(EMULATION_INCLUDE), "-include", "metal_stdlib", "-I", str(include_root)]
 
 
 class ToolMissing(MpsgenError):
@@ -258,14 +283,16 @@ def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
     # Content, not paths: the same headers in another checkout reuse the build.  The spec and the
     # functor determine the driver source (rendered only on a miss: it needs the .metal style code).
     written = indexing_block(root, spec)
-    key = hashlib.sha256("\0".join([DRIVER_VERSION, repr(sorted(spec._asdict().items())), functor, " ".join(FLAGS),
+    argv = emulation_argv(cxx, root)
+    # the math mode (and where it was read, which the cached result's backend names) is part of the key
+    flags = " ".join(a for a in argv if a.startswith("-") and not a.startswith("-I")) + f" {math_mode_of(root)}"
+    key = hashlib.sha256("\0".join([DRIVER_VERSION, repr(sorted(spec._asdict().items())), functor, flags,
                                     _header_digest(root), _compiler_id(cxx), written]).encode()).hexdigest()[:32]
     folder = cache_dir()
     lib = folder / f"{key}.so"
     if lib.is_file():
         return PendingBuild(Build(lib, True, key))
     source = driver_source(spec, functor, root)
-    argv = [*cxx, *FLAGS, "-I", str(EMULATION_INCLUDE), "-include", "metal_stdlib", "-I", str(root)]
     folder.mkdir(parents=True, exist_ok=True)
     src = folder / f"{key}.{os.getpid()}.cpp"
     tmp = folder / f"{key}.{os.getpid()}.so"

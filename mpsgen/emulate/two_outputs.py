@@ -15,7 +15,7 @@ from typing import Any
 
 from mpsgen.emulate.compare import DtypeResult, TryResult
 from mpsgen.scan.lines import plain_lines
-from mpsgen.emulate.compile import (BASE_HEADERS, EMULATION_INCLUDE, FLAGS, CompileError, cache_dir,
+from mpsgen.emulate.compile import (BASE_HEADERS, EMULATION_INCLUDE, CompileError, cache_dir, emulation_argv,
                                     find_compiler)
 
 # Metal type -> (torch dtype name, the C type its bits travel in)
@@ -43,7 +43,7 @@ def _driver(call: str, helpers: str, types: tuple[str, ...], root: Path) -> str:
 
 def _build(source: str, root: Path) -> Path:
     cxx = find_compiler()
-    argv = [*cxx, *FLAGS, "-I", str(EMULATION_INCLUDE), "-include", "metal_stdlib", "-I", str(root)]
+    argv = emulation_argv(cxx, root)
     digest = hashlib.sha256("\0".join([source, " ".join(argv), (EMULATION_INCLUDE / "metal_stdlib").read_text()])
                             .encode()).hexdigest()[:32]
     folder = cache_dir()

@@ -174,11 +174,13 @@ _RESULT_TYPE = {"same": "(ScalarType t) { return t; }",
 
 
 def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_impl", extra: str = "",
-                         inputs: int = 2) -> str:
+                         inputs: int = 2, iterator: str = "binary_op") -> str:
     """The body of a host kernel for PyTorch 2.7's BinaryKernel.mm.  Its binary_mps_impl reads both
     inputs in input(0)'s dtype, from the GPU, and writes the kernel's result type: a CPU scalar
     (`x.fmod(2)`) or a second dtype is cast to the iterator's common dtype first, and an output of
-    another dtype (`half.atan2_(float)`) gets the result through a temporary.  *inputs* 3: the same for
+    another dtype (`half.atan2_(float)`) gets the result through a temporary of the result type (bool
+    for a comparison); the new iterator is TensorIterator::*iterator*, built as the shared kernel builds
+    its own (plan/host_iterator: comparison_op for a bool result).  *inputs* 3: the same for
     the ternary_mps_impl the change adds beside it.  A complex result (polar) needs none of it: its shared
     kernel checked both inputs share one dtype and the output is its complex type, and its iterator allows
     no CPU scalar, as 2.7's own polar_out_mps relied on."""
@@ -189,7 +191,7 @@ def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_
     mixed = " || ".join(f"iter.input_dtype(0) != iter.input_dtype({k})" for k in range(1, inputs))
     cast = [f"iter.input({k}).to(device, dtype)" for k in range(inputs)]
     if inputs == 2:
-        same = f"TensorIterator::binary_op(out, {', '.join(cast)})"
+        same = f"TensorIterator::{iterator}(out, {', '.join(cast)})"
     else:
         same = "TensorIteratorConfig().add_output(out)" + "".join(f".add_input({c})" for c in cast) + ".build()"
     which = "both inputs" if inputs == 2 else "its inputs"
@@ -273,13 +275,15 @@ def _alpha_values(spec: KernelSpec, scalar_types: Sequence[str]) -> tuple[list[s
     return lines, local
 
 
-def binary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], helper: str) -> str:
+def binary_alpha_mps_impl_body(spec: KernelSpec, scalar_types: Sequence[str], helper: str, *,
+                               iterator: str = "binary_op") -> str:
     """PyTorch 2.7: binary_mps_impl_body inside AT_DISPATCH, calling *helper* (the file's
     binary_alpha_mps_impl) with the scalar, or the op's params struct, in the type its kernel was
     registered with (sources/metal_binary_indexing.alpha_type)."""
     lines, local = _alpha_values(spec, scalar_types)
     inputs = 3 if spec.arity.startswith("ternary") else 2
-    body = binary_mps_impl_body(spec.name, spec.result, helper=helper, extra=f", {local}", inputs=inputs)
+    body = binary_mps_impl_body(spec.name, spec.result, helper=helper, extra=f", {local}", inputs=inputs,
+                                iterator=iterator)
     lines += [f"  {line}" if line else line for line in body.split("\n")]
     lines.append("  });")
     return "\n".join(lines)

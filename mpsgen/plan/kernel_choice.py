@@ -14,6 +14,7 @@ from mpsgen.plan.shape import KernelShape, MixedInputs
 from mpsgen.plan.texts import TextEdit, c10_metal_macros, c10_metal_texts, folder_files, mentioning, planned_texts
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources.native import stubs
+from mpsgen.sources.native.iterator_builder import IteratorBuilder, iterator_builder
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
@@ -41,6 +42,9 @@ class KernelChoice:
     # the op the numeric check compares with, when not the family's (a stub of another family that reads
     # fewer inputs than the family's iterator: clamp.Tensor's minimum_stub, checked against minimum)
     check_op: str = ""
+    # how the shared kernel builds its iterator (a 2.7 host kernel re-building it builds it the same way)
+    builder: IteratorBuilder | None = None
+    shared_at: Location | None = None  # the shared kernel calling the stub
 
     @property
     def arity(self) -> Arity:
@@ -94,6 +98,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
         assert impl is not None
         diverted = (call.diverts, f"{impl.kernel} at {Location(impl.path, call.line)}")
     operands = iterator_operands(sources, impl, entry.name) if impl else None
+    builder = iterator_builder(sources, impl, entry.name, call) if impl else None
     mixed = None
     if operands is not None and len(operands.names) > 1:
         assert impl is not None  # operands are read from it
@@ -127,7 +132,8 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
         binding = bind(entry.name, entry.func, operands.names, operands.params,
                        tuple(p.source for p in shape.scalars), impl_parameters(sources, impl))
     return KernelChoice(command, family, stub, legacy_kernels, kernel, shape, binding,
-                        f"{operands.location}" if operands else "", diverted, api_added, edits, check_op=check_op)
+                        f"{operands.location}" if operands else "", diverted, api_added, edits, check_op=check_op,
+                        builder=builder, shared_at=impl.location if impl else None)
 
 
 def _mixed_input_dtypes(text: str, impl, inputs: tuple[str, ...]) -> MixedInputs | None:

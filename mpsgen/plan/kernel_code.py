@@ -14,6 +14,7 @@ from mpsgen.model import KernelOptions, KernelSpec, Location
 from mpsgen.plan.dtypes import Row
 from mpsgen.plan.era import fit_to_checkout
 from mpsgen.plan.graph_registration import remove_graph_registration
+from mpsgen.plan.host_iterator import TENSOR_ITERATOR_REL, HostIterator, host_iterator, iterator_text, untested_path_note
 from mpsgen.plan.kernel_choice import KernelChoice
 from mpsgen.plan.result import Rendered
 from mpsgen.plan.split_outputs import OutputKernel, stub_host_kernel
@@ -147,19 +148,26 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
                                         result_args=_bool_kernel_args(cs, spec, arity, mm_text))
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
         ternary = arity.startswith("ternary")
+        factory = "binary_op"  # 2.7's binary host: the iterator its CPU-scalar / mixed-dtype path builds
+        if spec.instantiation == "binary_indexing" and spec.result != "complex":
+            built = "a TensorIteratorConfig of the inputs cast to one dtype"
+            if not ternary:
+                rebuilt = _rebuilt_iterator(choice, spec, cs, checkout)
+                factory, built = rebuilt.factory, iterator_text(rebuilt)
+            notes.append(untested_path_note(spec.name, fn, mm_rel, built))
         if spec.instantiation == "binary_indexing" and scalars:  # 2.7: the helper the change adds
             from mpsgen.sources.host.binary_alpha import HELPER
             from mpsgen.sources.host.ternary_mps_impl import ALPHA_HELPER
 
             body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars],
-                                                        ALPHA_HELPER if ternary else HELPER)
+                                                        ALPHA_HELPER if ternary else HELPER, iterator=factory)
         elif choice.shape.extend == "ternary_cond_mps_impl":  # 2.7's where: the condition keeps its dtype
             body = host_code.ternary_cond_mps_impl_body(spec.name)
         elif spec.instantiation == "binary_indexing":
             from mpsgen.sources.host.ternary_mps_impl import HELPER as TERNARY_HELPER
 
             body = (host_code.binary_mps_impl_body(spec.name, spec.result, helper=TERNARY_HELPER, inputs=3) if ternary
-                    else host_code.binary_mps_impl_body(spec.name, spec.result))
+                    else host_code.binary_mps_impl_body(spec.name, spec.result, iterator=factory))
         elif spec.instantiation == "host_name" and scalars:  # 2.7: the helper the change adds
             from mpsgen.sources.host.unary_alpha import HELPER as UNARY_HELPER
 
@@ -195,6 +203,16 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
     rendered = Rendered("" if registered_at else functor, registrations, host_text, register_line, metal_rel, mm_rel)
     return KernelCode(spec, rendered, dtype_rows, dtypes.dropped, draft.edits, tuple(added), tuple(removed),
                       tuple(notes), registered_at, reused_functor)
+
+
+def _rebuilt_iterator(choice: KernelChoice, spec: KernelSpec, cs: Changeset, checkout: Checkout) -> HostIterator:
+    """The TensorIterator factory 2.7's binary host kernel builds for a CPU scalar or a second dtype, as the
+    op's shared kernel builds its own; checked against the checkout's TensorIterator.h when it has one."""
+    from mpsgen.sources.native.iterator_builder import static_factories
+
+    header = TENSOR_ITERATOR_REL
+    declared = static_factories(cs.original(header)) if checkout.path(header).is_file() else None
+    return host_iterator(choice.builder, spec.result, declared, choice.shared_at)
 
 
 # 2.7's host API extensions (generate/api_extension) and the .metal layout their kernels need

@@ -116,30 +116,52 @@ def _in_macro(masked: str, k: int, entry_name: str) -> re.Match[str] | None:
     return None
 
 
+class MetaFunction(NamedTuple):
+    """A structured kernel's meta function: where it is, its body (masked) and its parameters' names."""
+
+    path: str
+    line: int
+    body: str
+    params: tuple[str, ...]
+
+
+def is_structured(impl: SharedImpl) -> bool:
+    """A TORCH_IMPL_FUNC, written out or made by a macro (CREATE_COMPARISON_SCALAR_TENSOR_IMPL_FUNC(ge)):
+    *this is the iterator its meta function built."""
+    return impl.form in ("TORCH_IMPL_FUNC", "macro")
+
+
+def meta_function(sources: dict[str, str], impl: SharedImpl, entry_name: str) -> MetaFunction | None:
+    """The meta function of yaml entry *entry_name* (usually in *impl*'s own file): TORCH_META_FUNC(2),
+    or the one a one-parameter macro defines for its op; None when not found or not balanced."""
+    ordered = [impl.path] + [p for p in sources if p != impl.path]
+    for path in ordered:
+        text = sources[path]
+        if "TORCH_META_FUNC" not in text:
+            continue
+        mix = index_of(path, text)
+        for k, pattern in enumerate(_meta_names(entry_name)):
+            m = re.search(pattern, mix.masked) or _in_macro(mix.masked, k, entry_name)
+            if not m:
+                continue
+            brace = mix.masked.find("{", m.end())
+            close = match_close(mix.masked, brace) if brace >= 0 else None
+            if close is None:
+                return None
+            return MetaFunction(path, mix.line(m.start()), mix.masked[brace : close + 1],
+                                parameter_names(mix.masked, brace))
+    return None
+
+
 def iterator_operands(sources: dict[str, str], impl: SharedImpl, entry_name: str) -> Operands | None:
     """The iterator inputs of *impl* (the shared kernel of yaml entry *entry_name*), or None when
     mpsgen cannot read them (the caller then counts the schema's tensors)."""
     ix = index_of(impl.path, sources[impl.path])
-    if impl.form == "TORCH_IMPL_FUNC" or impl.form.startswith("macro:"):  # a macro's TORCH_IMPL_FUNC too
+    if impl.form == "TORCH_IMPL_FUNC":
         # Structured: *this is the iterator the meta function built (usually in the same file).
-        ordered = [impl.path] + [p for p in sources if p != impl.path]
-        for path in ordered:
-            text = sources[path]
-            if "TORCH_META_FUNC" not in text:
-                continue
-            mix = index_of(path, text)
-            for k, pattern in enumerate(_meta_names(entry_name)):
-                m = re.search(pattern, mix.masked) or _in_macro(mix.masked, k, entry_name)
-                if not m:
-                    continue
-                brace = mix.masked.find("{", m.end())
-                close = match_close(mix.masked, brace) if brace >= 0 else None
-                if close is None:
-                    return None
-                names = operands_in(mix.masked[brace : close + 1])
-                params = parameter_names(mix.masked, brace)
-                return Operands(names, path, mix.line(m.start()), params) if names else _own_iterator(ix, impl)
-        return _own_iterator(ix, impl)
+        meta = meta_function(sources, impl, entry_name)
+        names = operands_in(meta.body) if meta is not None else None
+        return Operands(names, meta.path, meta.line, meta.params) if meta and names else _own_iterator(ix, impl)
     if impl.form != "function":
         return None
     f = ix.plain_function(impl.kernel)
