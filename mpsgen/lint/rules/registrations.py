@@ -39,21 +39,23 @@ def dtype_not_registered(inv: "Inventory") -> Iterator[Finding]:
       three: four of them (the others of the line equal) means one line was deleted.
 
     Reported only when an operations/*.mm runs one of the kernels the lines register
-    (exec_*_kernel, binary_mps_impl, ..., or a name it spells as a string and completes with
-    dtype words): PyTorch then fails with "Failed to create function state object" on tensors of
+    (exec_*_kernel, binary_mps_impl, ..., or a name it spells as a string, `"fused_sgd_" +
+    scalarToMetalTypeString(...)`): PyTorch then fails with "Failed to create function state object" on tensors of
     the missing dtype.  A dtype left out on purpose (bfloat of a
     complex kernel, integers of a float-only op) breaks no pattern and is not reported.
 
     Fix: restore the registration line shown in the message.
     """
     called: dict[str, tuple[str, KernelCall | None]] | None = None
-    for rel, sites in wiring(inv).registration_sites.items():
+    every = wiring(inv).registration_sites
+    leaves = {leaf for sites in every.values() for s in sites for leaf in s.leaves}
+    for rel, sites in every.items():
         kinds: dict[tuple[str, ...], list[RegistrationSite]] = {}
         for s in sites:
             if s.dtype_positions:
                 kinds.setdefault(s.kind, []).append(s)
         for group in kinds.values():
-            missing = _missing(group)
+            missing = {t: v for t, v in _missing(group).items() if not _instantiated(v[0], t, leaves)}
             if not missing:
                 continue
             called = called if called is not None else _host_calls(inv)
@@ -80,8 +82,8 @@ def _host_calls(inv: "Inventory") -> dict[str, tuple[str, "KernelCall | None"]]:
         for c in calls:
             called.setdefault(c.kernel, (mm, c))
     for mm, words in wiring(inv).host_words.items():
-        for w in words:
-            called.setdefault(w, (mm, None))
+        for w in words:  # "fused_sgd_" + scalarToMetalTypeString(...) runs fused_sgd_<dtype>
+            called.setdefault(w.rstrip("_") or w, (mm, None))
     return called
 
 
@@ -91,7 +93,7 @@ def _host(inv: "Inventory", called: dict[str, tuple[str, "KernelCall | None"]], 
     if call is not None:
         return mm, call.line, name
     text = inv.checkout.read_text(mm)
-    k = text.find(f'"{name}"')
+    k = text.find(f'"{name}')
     return mm, text.count("\n", 0, k) + 1 if k >= 0 else 1, name
 
 
@@ -102,6 +104,8 @@ def _missing(group: list[RegistrationSite]) -> dict[tuple[str, ...], tuple[Regis
     have |= {d for s in group if not set(s.dtypes) <= METAL_TYPES for d in _meant(s.dtypes)}
     out: dict[tuple[str, ...], tuple[RegistrationSite, str]] = {}
     for s in group:
+        if not set(s.dtypes) <= METAL_TYPES:
+            continue  # a misspelt line implies nothing (unknown-dtype reports it)
         for src, dst in _IMPLIED:
             if src in s.dtypes:
                 want = tuple(dst if d == src else d for d in s.dtypes)
@@ -116,6 +120,17 @@ def _missing(group: list[RegistrationSite]) -> dict[tuple[str, ...], tuple[Regis
                 present = ", ".join(i for i in _INTEGERS if i not in absent)
                 out.setdefault(rows[absent[0]], (s, f"it is registered for {present} but not for {absent[0]}"))
     return out
+
+
+def _instantiated(site: RegistrationSite, dtypes: tuple[str, ...], leaves: set[str]) -> bool:
+    """Whether another line already instantiates what *site* with *dtypes* would (a shorthand such as
+    REGISTER_FLOAT_BINARY_OP(x) beside an explicit REGISTER_BINARY_OP(x, half, half))."""
+    swap: dict[str, str] = {}
+    for old, new in zip(site.dtypes, dtypes):
+        if swap.setdefault(old, new) != new:
+            return False
+    word = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, swap)) + r")(?![A-Za-z0-9])")
+    return all(word.sub(lambda m: swap[m.group(1)], leaf) in leaves for leaf in site.leaves)
 
 
 def _meant(dtypes: tuple[str, ...]) -> list[tuple[str, ...]]:
