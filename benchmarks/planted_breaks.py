@@ -11,7 +11,8 @@ clone's root, and the file is restored with `git checkout`:
 1. a dtype's registration line deleted (the `half` line of a kernel whose float and bfloat stay);
 2. a registration line written twice;
 3. a dtype misspelt in a registration line (`flaot`);
-4. the #include of the header declaring a registered stub removed from operations/BinaryKernel.mm;
+4. the #include of the header declaring a registered stub removed from operations/BinaryKernel.mm,
+   and a c10/metal #include a .metal uses removed;
 5. a host kernel's parameter type changed (`TensorIteratorBase&` to `TensorIterator&`);
 6. a yaml `MPS` key removed from a shared `CPU, CUDA, MPS:` line, and the same entry left with an
    empty `dispatch:`.
@@ -97,6 +98,13 @@ def breaks_for(root: Path) -> list[Break]:
     include = "#include <ATen/native/BinaryOps.h>\n"
     out.append(Break("stub header include removed: `#include <ATen/native/BinaryOps.h>`", binary_mm if include in mm else "",
                      replacing(include, ""), "MPS015"))
+    # 4b: a c10/metal header a .metal uses (its REGISTER_* macros, c10::metal:: functions)
+    metal = first_line(root, [f"{KERNELS}/BinaryKernel.metal", f"{KERNELS}/UnaryKernel.metal"],
+                       [r"^#include <c10/metal/indexing\.h>$", r"^#include <c10/metal/special_math\.h>$"])
+    if metal:
+        out.append(Break(f"c10/metal include removed: `{metal[1]}`", metal[0], replacing(metal[1] + "\n", ""), "MPS016"))
+    else:
+        out.append(Break("c10/metal include removed", "", None, "MPS016"))
     # 5: the parameter of a registered host kernel
     kernel = next((m.group(1) for m in re.finditer(r"REGISTER_DISPATCH\(\w+, &?(\w+)\)", mm)
                    if f"static void {m.group(1)}(TensorIteratorBase& iter)" in mm), None)

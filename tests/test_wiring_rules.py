@@ -70,6 +70,16 @@ def test_a_dtype_left_out_on_purpose_is_silent(sample_tree: Path, deleted: str):
     assert new_findings(sample_tree) == []
 
 
+def test_vectors_move_with_their_scalar(sample_tree: Path):
+    # polar(half) -> half2 beside polar(float) -> float2 (2026's BinaryKernel): the pattern holds
+    edit(sample_tree, BINARY_METAL, "// Complex binary functions\n",
+         "// Complex binary functions\nREGISTER_BINARY_OP(hypot, float, float2);\nREGISTER_BINARY_OP(hypot, half, half2);\n")
+    assert new_findings(sample_tree) == []
+    edit(sample_tree, BINARY_METAL, "REGISTER_BINARY_OP(hypot, float, float2);\n", "")
+    f = only(new_findings(sample_tree))
+    assert f.code == "MPS012" and f.message.startswith("REGISTER_BINARY_OP(hypot, float, float2) is missing")
+
+
 def test_a_kernel_no_host_runs_is_not_judged(sample_tree: Path):
     text = (sample_tree / UNARY_METAL).read_text()
     (sample_tree / UNARY_METAL).write_text(text + "REGISTER_UNARY_OP(exp2, float, float);\nREGISTER_UNARY_OP(exp2, bfloat, bfloat);\n")
@@ -234,6 +244,7 @@ BREAKS = {
     "misspelt dtype": (BINARY_METAL, "(mul, half2, half2)", "(mul, hafl2, half2)", "MPS014"),
     "stub header": (BINARY_MM, "#include <ATen/native/BinaryOps.h>\n", "", "MPS015"),
     "metal header": (BINARY_METAL, "#include <c10/metal/indexing.h>\n", "", "MPS016"),
+    "metal header (2.7)": (METAL27, "#include <c10/metal/special_math.h>\n#include <c10/metal/utils.h>\n", "", "MPS016"),
     "host kernel type": (BINARY_MM, "hypot_mps_kernel(TensorIteratorBase& iter)", "hypot_mps_kernel(TensorIterator& iter)", "MPS017"),
     "MPS key removed": (YAML_REL, "    CPU, CUDA, MPS: hypot_out\n", "    CPU, CUDA: hypot_out\n", "MPS018"),
     "empty dispatch": (YAML_REL, "    CPU, CUDA, MPS: hypot_out\n", "", "MPS019"),
@@ -243,6 +254,8 @@ BREAKS = {
 @pytest.mark.parametrize("name", sorted(BREAKS))
 def test_check_changed_file_fails(sample_tree: Path, name: str):
     rel, old, new, code = BREAKS[name]
+    if rel == METAL27:
+        lay_tree27(sample_tree)
     runner = CliRunner()
     assert runner.invoke(main, ["-C", str(sample_tree), "check", str(sample_tree / rel)]).exit_code == 0
     edit(sample_tree, rel, old, new)

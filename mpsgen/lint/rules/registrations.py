@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from mpsgen.sources.host.mm import KernelCall
 
 # Where one dtype of a kernel is registered, so is the other: half wherever bfloat is (Metal has
-# had half longer), float wherever half is.
-_IMPLIED = (("bfloat", "half"), ("half", "float"), ("half2", "float2"))
+# had half longer), float wherever half is (their vectors alike: float2 wherever half2 is).
+_IMPLIED = (("bfloat", "half"), ("half", "float"))
 _INTEGERS = ("long", "int", "short", "char", "uchar")
 _LOWER_WORD = re.compile(r"[a-z_][a-z0-9_]*")
 _SCALARS = sorted(t for t in METAL_TYPES if not t[-1].isdigit() or t.endswith("2"))
@@ -101,14 +101,17 @@ def _missing(group: list[RegistrationSite]) -> dict[tuple[str, ...], tuple[Regis
     """{dtypes of a line the pattern implies and the group lacks: (the line implying it, why)}."""
     have = {s.dtypes for s in group}
     # A line whose dtype is misspelt (unknown-dtype's finding) stands for the one it meant.
-    have |= {d for s in group if not set(s.dtypes) <= METAL_TYPES for d in _meant(s.dtypes)}
+    have |= {d for s in group if any(map(_misspelt, s.dtypes)) for d in _meant(s.dtypes)}
     out: dict[tuple[str, ...], tuple[RegistrationSite, str]] = {}
     for s in group:
-        if not set(s.dtypes) <= METAL_TYPES:
+        if any(map(_misspelt, s.dtypes)):
             continue  # a misspelt line implies nothing (unknown-dtype reports it)
         for src, dst in _IMPLIED:
-            if src in s.dtypes:
-                want = tuple(dst if d == src else d for d in s.dtypes)
+            # Every spelling of the type moves together: its vectors (polar(half, half2) implies
+            # polar(float, float2)) and inside compound arguments (NanToNumParams_half).
+            word = re.compile(rf"(?<![A-Za-z0-9]){src}([234]?)(?![A-Za-z0-9])")
+            if any(word.search(d) for d in s.dtypes):
+                want = tuple(word.sub(rf"{dst}\1", d) for d in s.dtypes)
                 if want not in have:
                     out.setdefault(want, (s, f"it is registered for {src} ({s.text}) but not for {dst}"))
         for k, d in enumerate(s.dtypes):
@@ -131,6 +134,11 @@ def _instantiated(site: RegistrationSite, dtypes: tuple[str, ...], leaves: set[s
             return False
     word = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, swap)) + r")(?![A-Za-z0-9])")
     return all(word.sub(lambda m: swap[m.group(1)], leaf) in leaves for leaf in site.leaves)
+
+
+def _misspelt(dtype: str) -> bool:
+    """A lowercase word that is no Metal type (unknown-dtype judges it)."""
+    return _LOWER_WORD.fullmatch(dtype) is not None and dtype not in METAL_TYPES
 
 
 def _meant(dtypes: tuple[str, ...]) -> list[tuple[str, ...]]:
