@@ -111,9 +111,8 @@ def metal_symbols(rel: str, text: str) -> MetalSymbols:
     """What a .metal file or Metal header declares and uses of c10/metal (sources/metal/symbols)."""
     from mpsgen.sources.metal.symbols import metal_symbols as read_symbols
 
-    found = read_symbols(text)
     # Only a header's words are asked (what it provides to the files including it).
-    return found if rel.endswith(".h") else found._replace(words=frozenset())
+    return read_symbols(text, words=rel.endswith(".h"))
 
 
 def metal_index(rel: str, text: str) -> MetalIndex:

@@ -14,8 +14,10 @@ function into the library twice.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from bisect import bisect_right
+from typing import Callable, NamedTuple
 
+from mpsgen.scan.lines import LineTable
 from mpsgen.sources.metal.index import MetalIndex, index_metal
 from mpsgen.sources.metal.macros import MacroBody, paste
 from mpsgen.sources.metal.names import SUFFIX_WORDS
@@ -28,7 +30,7 @@ _COMMENT_OR_LITERAL = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"", r
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 # A parameter that takes a dtype: DTYPE, DTYPE0, DTYPE_IN, DTYPEI, TYPE, T, T0 (NAME, OP, ... take names).
 _DTYPE_PARAM = re.compile(r"\w*TYPE\w*|T\d?|DT\w*")
-_CONDITIONAL = re.compile(r"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
+_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b", re.M)
 
 # Metal's scalar types (the dtype words the host appends to kernel names), and their vectors.
 _SCALARS = ("bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "float", "bfloat")
@@ -85,13 +87,13 @@ def registration_sites(text: str, path: str) -> tuple[RegistrationSite, ...]:
             params = d.params or ()
             positions = tuple(k for k, a in enumerate(c.args)
                               if a in METAL_TYPES or (k < len(params) and _DTYPE_PARAM.fullmatch(params[k])))
-        sites.append(_site(c.macro, c.args, c.line, c.end_line, positions, leaves, names, branches[c.line - 1]))
+        sites.append(_site(c.macro, c.args, c.line, c.end_line, positions, leaves, names, branches(c.line)))
     for line in ix.host_name_lines:
         if any(d.line <= line <= d.end_line for d in ix.defines):
             continue  # a macro body: its instances are its call sites'
         name = _host_name(bodies.plain_line(line))
         if name:
-            sites.append(_site("host_name", (name,), line, line, (), [name], list(_prefixes(name)), branches[line - 1]))
+            sites.append(_site("host_name", (name,), line, line, (), [name], list(_prefixes(name)), branches(line)))
     return tuple(sorted(sites, key=lambda s: s.line))
 
 
@@ -198,21 +200,25 @@ def _prefixes(name: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _branches(text: str) -> list[tuple[tuple[int, int], ...]]:
-    """For each line, the (#if block, branch index) of each conditional around it, outermost first."""
-    out: list[tuple[tuple[int, int], ...]] = []
+def _branches(text: str) -> Callable[[int], tuple[tuple[int, int], ...]]:
+    """line -> the (#if block, branch index) of each conditional around it, outermost first (the
+    directives found with one pass over the text, the stack kept at each)."""
+    lines = LineTable(text)
+    at: list[int] = [0]
+    stacks: list[tuple[tuple[int, int], ...]] = [()]
     stack: list[tuple[int, int]] = []
     blocks = 0
-    for line in text.split("\n"):
-        m = _CONDITIONAL.match(line)
-        word = m.group(1) if m else ""
+    for m in _CONDITIONAL.finditer(text):
+        word = m.group(1)
         if word.startswith("if"):
             blocks += 1
             stack.append((blocks, 0))
-        elif word in ("elif", "elifdef", "elifndef", "else") and stack:
+        elif word == "endif":
+            if stack:
+                stack.pop()
+        elif stack:  # elif, elifdef, elifndef, else
             block, branch = stack.pop()
             stack.append((block, branch + 1))
-        elif word == "endif" and stack:
-            stack.pop()
-        out.append(tuple(stack))
-    return out
+        at.append(lines.line(m.start()))
+        stacks.append(tuple(stack))
+    return lambda line: stacks[bisect_right(at, line) - 1]

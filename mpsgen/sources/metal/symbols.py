@@ -11,13 +11,16 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import mask_code
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _TYPE_DECL = re.compile(r"\b(?:struct|class|union|enum(?:\s+class)?)\s+([A-Za-z_]\w*)|\busing\s+([A-Za-z_]\w*)\s*=")
 _TYPEDEF = re.compile(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;")
-_MACRO_CALL = re.compile(r"(?<![\w#])([A-Z_][A-Z0-9_]{2,})\s*\(")
+# The word-start test after the first character: a pattern opening with a character class lets the
+# engine skip to the next candidate in C.
+_MACRO_CALL = re.compile(r"([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]{2,})\s*\(")
 _QUALIFIED = re.compile(r"(?<![\w:])(?:::)?c10\s*::\s*metal\s*::\s*([A-Za-z_]\w*)")
 _USING_C10 = re.compile(r"\busing\s+namespace\s+(?:::)?c10\s*::\s*metal\s*;")
 
@@ -33,8 +36,10 @@ class MetalSymbols(NamedTuple):
     c10_namespace_line: int  # line of its `using namespace c10::metal;`, 0 when none
 
 
-def metal_symbols(text: str) -> MetalSymbols:
+def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:
+    """The symbols of one Metal text (its `words` only when *words*: a header's are asked, a .metal's not)."""
     masked = mask_code(text)
+    lines = LineTable(masked)
     defined = {m.group(1): bool(m.group(2)) for m in _DEFINE.finditer(masked)}
     types = {a or b for a, b in _TYPE_DECL.findall(masked)} | set(_TYPEDEF.findall(masked))
     types |= {name for name, function_like in defined.items() if not function_like}
@@ -42,17 +47,18 @@ def metal_symbols(text: str) -> MetalSymbols:
     uses: dict[str, int] = {}
     for m in _MACRO_CALL.finditer(masked):
         name = m.group(1)
-        if name not in defined and m.start(1) not in heads and name not in uses:
-            uses[name] = masked.count("\n", 0, m.start()) + 1
+        if name not in defined and name not in uses and m.start(1) not in heads:
+            uses[name] = lines.line(m.start())
     qualified: dict[str, int] = {}
     for m in _QUALIFIED.finditer(masked):
-        qualified.setdefault(m.group(1), masked.count("\n", 0, m.start()) + 1)
+        if m.group(1) not in qualified:
+            qualified[m.group(1)] = lines.line(m.start())
     using = _USING_C10.search(masked)
     return MetalSymbols(
         macros=frozenset(defined),
-        words=frozenset(_WORD.findall(masked)),
+        words=frozenset(_WORD.findall(masked)) if words else frozenset(),
         types=frozenset(types),
         macro_uses=tuple(uses.items()),
         qualified=tuple(qualified.items()),
-        c10_namespace_line=masked.count("\n", 0, using.start()) + 1 if using else 0,
+        c10_namespace_line=lines.line(using.start()) if using else 0,
     )
