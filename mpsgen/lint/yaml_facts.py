@@ -21,8 +21,6 @@ class YamlFacts(NamedTuple):
     composite_only: int  # families with no CPU, CUDA or MPS line (they run on MPS by decomposition)
     mps_entries: tuple[Entry, ...]  # every entry with a dispatch line keyed MPS (SparseMPS is another key), parsed
     yaml_kernels: frozenset[str]  # every kernel named by an MPS-ish (MPS, SparseMPS, ...), CPU or CUDA line
-    # kernel -> (entry name, line, keys) of every dispatch line naming it (any key)
-    kernel_lines: dict[str, tuple[tuple[str, int, tuple[str, ...]], ...]]
     empty_dispatch: tuple[tuple[str, int], ...]  # (entry name, line) of each `dispatch:` with no keyed line under it
 
 
@@ -61,34 +59,23 @@ def yaml_facts(index: NativeIndex) -> YamlFacts:
         composite_only=len(names - groups.keys()),
         mps_entries=tuple(index.parse(heads[i]) for i in mps),
         yaml_kernels=frozenset(k.rsplit("::", 1)[-1] for _, _, k in hits),
-        **_dispatch_blocks(index),
+        empty_dispatch=empty_dispatch(index),
     )
 
 
-# A block-style `dispatch:` (a flow `dispatch: {}` names no kernel and is deliberate) and the lines
-# under it: indented deeper than the entry's fields, or comments.
-_DISPATCH_BLOCK = re.compile(r"^  dispatch:[ \t]*(?:#[^\n]*)?\n((?:(?:   [^\n]*|[ \t]*#[^\n]*)\n)*)", re.M)
-_KEYED = re.compile(r"[ \t]+([A-Za-z][\w, \t]*?)[ \t]*:[ \t]+([A-Za-z_][\w:]*)")
+# A block-style `dispatch:` (a flow `dispatch: {}` is deliberate) followed, after any comment lines, by
+# a line that is not indented under it: the next field, the blank line between entries, the end.
+_EMPTY_DISPATCH = re.compile(r"^  dispatch:[ \t]*(?:#[^\n]*)?\n(?:[ \t]*#[^\n]*\n)*+(?!   [ \t]*[^\s#])", re.M)
 
 
-def _dispatch_blocks(index: NativeIndex) -> dict:
-    """kernel_lines and empty_dispatch, from one pass over the text's dispatch blocks."""
+def empty_dispatch(index: NativeIndex) -> tuple[tuple[str, int], ...]:
+    """(entry name, line) of each `dispatch:` with no `KEYS: kernel` line under it."""
     text = index.text
     starts = [h.start for h in index.heads]
-    kernel_lines: dict[str, list[tuple[str, int, tuple[str, ...]]]] = {}
-    empty = []
+    found = []
     line, seen = 1, 0  # the line at offset *seen*
-    for m in _DISPATCH_BLOCK.finditer(text):
+    for m in _EMPTY_DISPATCH.finditer(text):
         line += text.count("\n", seen, m.start())
         seen = m.start()
-        name = index.heads[bisect_right(starts, m.start()) - 1].name
-        keyed = 0
-        for k, row in enumerate(m.group(1).split("\n")[:-1], start=1):
-            hit = _KEYED.match(row)
-            if hit and not row.lstrip().startswith("#"):
-                keyed += 1
-                keys = tuple(x.strip() for x in hit.group(1).split(","))
-                kernel_lines.setdefault(hit.group(2).rsplit("::", 1)[-1], []).append((name, line + k, keys))
-        if not keyed:
-            empty.append((name, line))
-    return {"kernel_lines": {k: tuple(v) for k, v in kernel_lines.items()}, "empty_dispatch": tuple(empty)}
+        found.append((index.heads[bisect_right(starts, m.start()) - 1].name, line))
+    return tuple(found)

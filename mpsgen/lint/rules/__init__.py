@@ -6,7 +6,7 @@ detects: a link error, a runtime error, or a half-done migration mpsgen can fini
 it).  One function per code.  The modules are discovered on first use, so adding a rule is adding
 a decorated function; `mpsgen rules [CODE]` and the README's table are generated from here.
 
-The rules ask the Inventory only for: yaml_rel, yaml (kernel_lines, empty_dispatch), mps_entries,
+The rules ask the Inventory only for: yaml_rel, yaml (empty_dispatch), index, mps_entries,
 yaml_kernels, stub_use(), stub_declarations, legacy_definitions(), definitions, registrations,
 registration_backend(), macro_arguments, native_identifiers, shared_kernels (users(), spelling(),
 text()), mm_mps_identifier_counts, mm_files, mps_files, metal_files, host_calls, metal_stems(),

@@ -4,10 +4,12 @@ leaves a REGISTER_DISPATCH nothing reaches, and an entry left with an empty `dis
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import TYPE_CHECKING, Iterator
 
 from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, rule
+from mpsgen.lint.rules.shared import bare
 from mpsgen.model import Location
 
 if TYPE_CHECKING:
@@ -43,17 +45,17 @@ def unreachable_registration(inv: "Inventory") -> Iterator[Finding]:
         if e.mps_route == "shared" and e.mps_kernel:
             impl = inv.stub_use(e.mps_kernel).impl
             reached.update(impl.stub_names if impl else ())
-    lines = inv.yaml.kernel_lines
-    routed = {e.name for e in inv.mps_entries}
+    on_mps = {bare(d.kernel) for e in inv.mps_entries for d in e.mps_lines}
     for stub, regs in inv.registrations.items():
         if stub in reached:
             continue
         users = inv.shared_kernels.users(stub)
-        if not users:
-            continue  # unknown uses (None) or none in native/*.cpp: not judged
-        named = [lines.get(u.kernel, ()) for u in users]
+        if not users or any(u.kernel not in inv.yaml_kernels or u.kernel in on_mps for u in users):
+            continue  # unknown uses, a helper or C++ outside the yaml, or a kernel MPS runs
+        named = [_lines_naming(inv, u.kernel) for u in users]
         if not all(named) or any(covers_mps(keys) for n in named for _, _, keys in n):
             continue
+        routed = {e.name for e in inv.mps_entries}
         if any(name in routed for n in named for name, _, _ in n):
             continue  # the op still runs on MPS through another kernel (split-family's case)
         if not all(_confirmed(inv, u.kernel, stub) for u in users if u.by_macro):
@@ -74,6 +76,21 @@ def unreachable_registration(inv: "Inventory") -> Iterator[Finding]:
                 "and its host kernel",
                 rests_on=bases([Basis(inv.yaml_rel, line) for _, line in entries], [Basis(u.path, u.line) for u in users]),
             )
+
+
+def _lines_naming(inv: "Inventory", kernel: str) -> list[tuple[str, int, tuple[str, ...]]]:
+    """(entry name, line, keys) of each yaml dispatch line naming *kernel* (read from the text: asked
+    only of the few kernels a candidate finding rests on)."""
+    index = inv.index
+    text = index.text
+    starts = [h.start for h in index.heads]
+    found = []
+    for m in re.finditer(r"^[ \t]{3,}([A-Za-z][\w, \t]*?)[ \t]*:[ \t]+(?:\w+::)*" + re.escape(kernel)
+                         + r"[ \t]*(?:#[^\n]*)?$", text, re.M):
+        head = index.heads[bisect_right(starts, m.start()) - 1]
+        keys = tuple(k.strip() for k in m.group(1).split(","))
+        found.append((head.name, head.line + text.count("\n", head.start, m.start()), keys))
+    return found
 
 
 def _confirmed(inv: "Inventory", kernel: str, stub: str) -> bool:
