@@ -13,8 +13,12 @@ from mpsgen.sources.host.mm import Definition
 from mpsgen.sources.index import identifiers_containing, index_of
 
 if TYPE_CHECKING:
+    from mpsgen.scan.includes import Include
+    from mpsgen.sources.native.stubs import StubDecl
     from mpsgen.sources.metal.index import MetalIndex
     from mpsgen.sources.metal.names import MetalName
+    from mpsgen.sources.metal.registration_sites import RegistrationSite
+    from mpsgen.sources.metal.symbols import MetalSymbols
 
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
 # `\b[A-Z][A-Z0-9_]+\(...`, with the word-start test after the first letter: a pattern that opens with a
@@ -58,7 +62,59 @@ def uses_bundled_library(text: str) -> bool:
     return "getBundledLibrary" in text or _METALLIB.search(text) is not None
 
 
+class HostSignature(NamedTuple):
+    """A definition of a function some REGISTER_*DISPATCH of its file registers."""
+
+    fn: str
+    line: int
+    params: tuple[str, ...] | None  # comparable parameter types (sources/host/param_types); None: unread
+
+
+def host_signatures(rel: str, text: str) -> dict[str, tuple[HostSignature, ...]]:
+    """{registered function: its definitions in the file} (a macro-made function has none)."""
+    from mpsgen.sources.host.param_types import parameter_list, parameter_types
+
+    wanted = {r.fn.rsplit("::", 1)[-1] for r in host.registrations(text, rel) if r.fn}
+    if not wanted:
+        return {}
+    ix = index_of(rel, text)
+    found: dict[str, list[HostSignature]] = {}
+    for f in ix.functions:
+        if f.macro is None and f.name in wanted:
+            params = parameter_list(ix.masked, f.start + len(f.name))
+            types = parameter_types(params[0]) if params else None
+            found.setdefault(f.name, []).append(HostSignature(f.name, ix.line(f.start), types))
+    return {fn: tuple(defs) for fn, defs in found.items()}
+
+
+def c_header(rel: str, text: str) -> tuple[tuple[Include, ...], dict[str, StubDecl]]:
+    """(the #include lines, the DispatchStubs it declares with DECLARE_DISPATCH) of a C++/ObjC++
+    file; a stub whose type names an alias of another header is listed unresolved."""
+    from mpsgen.scan.includes import includes as read_includes
+
+    stubs: dict[str, StubDecl] = {}
+    if "DECLARE_DISPATCH" in text:
+        from mpsgen.sources.native.stubs import index_stub_declarations
+
+        stubs = index_stub_declarations({rel: text})
+    return read_includes(text), stubs
+
+
 # -- kernels/*.metal ---------------------------------------------------------------------------
+def registration_sites(rel: str, text: str) -> tuple[RegistrationSite, ...]:
+    from mpsgen.sources.metal.registration_sites import registration_sites as read_sites
+
+    return read_sites(text, rel)
+
+
+def metal_symbols(rel: str, text: str) -> MetalSymbols:
+    """What a .metal file or Metal header declares and uses of c10/metal (sources/metal/symbols)."""
+    from mpsgen.sources.metal.symbols import metal_symbols as read_symbols
+
+    # Only a header's words are asked (what it provides to the files including it).
+    return read_symbols(text, words=rel.endswith(".h"))
+
+
 def metal_index(rel: str, text: str) -> MetalIndex:
     from mpsgen.sources.metal.index import index_metal
 

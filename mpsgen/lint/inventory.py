@@ -63,10 +63,8 @@ def _bare(kernel: str) -> str:
 
 
 class Inventory:
-    """The facts of one checkout shared by `check` and `status` (computed on first use).
-
-    Per-file facts go through *facts* (kept between runs while the file is unchanged); call
-    `save_facts()` when done."""
+    """The facts of one checkout shared by `check` and `status` (computed on first use).  Per-file
+    facts go through *facts* (kept between runs while the file is unchanged); call `save_facts()`."""
 
     def __init__(self, checkout: Checkout, facts: FactCache | None = None) -> None:
         self.checkout = checkout
@@ -121,7 +119,7 @@ class Inventory:
 
     # -- yaml -------------------------------------------------------------------------------
     @cached_property
-    def _yaml(self) -> YamlFacts:
+    def yaml(self) -> YamlFacts:
         def compute(rel: str, text: str) -> YamlFacts:
             from mpsgen.lint.yaml_check import check_yaml_syntax
             from mpsgen.sources.native_yaml.index import index_text
@@ -136,22 +134,22 @@ class Inventory:
     @property
     def family_heads(self) -> dict[str, tuple[EntryHead, ...]]:
         """Entries grouped by family, keeping only those with a CPU, CUDA or MPS dispatch line."""
-        return self._yaml.family_heads
+        return self.yaml.family_heads
 
     @property
     def composite_only(self) -> int:
         """Families with no CPU, CUDA or MPS line at all (composite: they run on MPS by decomposition)."""
-        return self._yaml.composite_only
+        return self.yaml.composite_only
 
     @property
     def mps_entries(self) -> tuple[Entry, ...]:
         """Every entry with a dispatch line keyed MPS (SparseMPS is another key), parsed."""
-        return self._yaml.mps_entries
+        return self.yaml.mps_entries
 
     @property
     def yaml_kernels(self) -> frozenset[str]:
         """Every kernel named by an MPS-ish dispatch line (MPS, SparseMPS, ...) or a CPU/CUDA one."""
-        return self._yaml.yaml_kernels
+        return self.yaml.yaml_kernels
 
     @cached_property
     def _mps_by_family(self) -> dict[str, tuple[Entry, ...]]:

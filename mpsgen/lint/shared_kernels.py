@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 from mpsgen.lint.source_words import definition_sites
 from mpsgen.sources.index import index_of
 from mpsgen.sources.native.shared_impl import SharedImpl, find_shared_impl
+from mpsgen.sources.native.stub_callers import StubUser, stub_users
 from mpsgen.tree.factcache import FactCache, Stamp, is_racy, stamp_of
 
 if TYPE_CHECKING:
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
 
 _KEY = "shared-kernels"
 _WORTH_A_CHILD = 20  # fewer searches than this cost less than forking for them
+
+
+# A stub's users in native/*.cpp: (the files spelling it, the definitions using it or None when a
+# use cannot be placed).  Valid while those files are unchanged and no changed file spells the stub.
+_Users = tuple[frozenset[str], "tuple[StubUser, ...] | None"]
 
 
 class _Answer(NamedTuple):
@@ -77,10 +83,10 @@ class SharedKernels:
                 s = stamp_of(p)
                 self._stamps[rel] = None if s is None or is_racy(s) else s
         held = facts.named(_KEY)
-        if not (isinstance(held, tuple) and len(held) == 3):
-            held = ({}, {}, {})
-        self._answers, self._mentions = self._still_valid(*held)
-        self._changed = (held[0], held[1], held[2]) != (self._stamps, self._answers, self._mentions)
+        if not (isinstance(held, tuple) and len(held) == 4):
+            held = ({}, {}, {}, {})
+        self._answers, self._mentions, self._users = self._still_valid(*held)
+        self._changed = held != (self._stamps, self._answers, self._mentions, self._users)
         self._background: Background | None = None  # a forked search under way (prefetch)
 
     def text(self, rel: str) -> str:
@@ -139,14 +145,14 @@ class SharedKernels:
             k = find(run, starts[f + 1])  # the next file
         return found
 
-    def _still_valid(self, snapshot: dict, answers: dict[str, _Answer],
-                     mentions: dict[str, frozenset[str]]) -> tuple[dict[str, _Answer], dict[str, frozenset[str]]]:
-        if not answers and not mentions:
-            return {}, {}  # a first run, or --no-cache: nothing to re-validate (and no file to read for it)
+    def _still_valid(self, snapshot: dict, answers: dict[str, _Answer], mentions: dict[str, frozenset[str]],
+                     users: dict[str, _Users]) -> tuple[dict[str, _Answer], dict[str, frozenset[str]], dict[str, _Users]]:
+        if not answers and not mentions and not users:
+            return {}, {}, {}  # a first run, or --no-cache: nothing to re-validate (and no file to read for it)
         changed = {rel for rel in self._paths if snapshot.get(rel) is None or snapshot.get(rel) != self._stamps.get(rel)}
         gone = snapshot.keys() - self._paths.keys()
         if not changed and not gone:
-            return dict(answers), dict(mentions)
+            return dict(answers), dict(mentions), dict(users)
         sites = {rel: definition_sites({rel: self.text(rel)}) for rel in changed}
         kept_answers = {
             kernel: a for kernel, a in answers.items()
@@ -157,12 +163,16 @@ class SharedKernels:
             name: files for name, files in mentions.items()
             if not (files & (changed | gone)) and not any(name in self.text(rel) for rel in changed)
         }
-        return kept_answers, kept_mentions
+        kept_users = {
+            stub: u for stub, u in users.items()
+            if not (u[0] & (changed | gone)) and not any(stub in self.text(rel) for rel in changed)
+        }
+        return kept_answers, kept_mentions, kept_users
 
     def save(self) -> None:
         """Hand the answers to the fact store (written by its own save()) when they changed."""
         if self._changed:
-            self._facts.put_named(_KEY, (dict(self._stamps), dict(self._answers), dict(self._mentions)))
+            self._facts.put_named(_KEY, (dict(self._stamps), dict(self._answers), dict(self._mentions), dict(self._users)))
             self._changed = False
 
     # -- answers ------------------------------------------------------------------------------
@@ -256,3 +266,15 @@ class SharedKernels:
                 rel for rel in self.spelling(name) if name in index_of(rel, self.text(rel)).identifiers)
             self._changed = True
         return bool(files)
+
+    def users(self, stub: str) -> tuple[StubUser, ...] | None:
+        """The definitions of native/*.cpp that use *stub* (sources/native/stub_callers), with their
+        files; None when some use cannot be placed (then anything may reach the stub)."""
+        held = self._users.get(stub)
+        if held is None:
+            files = self.spelling(stub)
+            per_file = [stub_users(rel, self.text(rel), stub) for rel in sorted(files)]
+            found = None if None in per_file else tuple(u for users in per_file for u in users or ())
+            held = self._users[stub] = (files, found)
+            self._changed = True
+        return held[1]

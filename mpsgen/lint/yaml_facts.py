@@ -21,6 +21,7 @@ class YamlFacts(NamedTuple):
     composite_only: int  # families with no CPU, CUDA or MPS line (they run on MPS by decomposition)
     mps_entries: tuple[Entry, ...]  # every entry with a dispatch line keyed MPS (SparseMPS is another key), parsed
     yaml_kernels: frozenset[str]  # every kernel named by an MPS-ish (MPS, SparseMPS, ...), CPU or CUDA line
+    empty_dispatch: tuple[tuple[str, int], ...]  # (entry name, line) of each `dispatch:` with no keyed line under it
 
 
 def dispatch_hits(index: NativeIndex) -> list[tuple[int, tuple[str, ...], str]]:
@@ -58,4 +59,23 @@ def yaml_facts(index: NativeIndex) -> YamlFacts:
         composite_only=len(names - groups.keys()),
         mps_entries=tuple(index.parse(heads[i]) for i in mps),
         yaml_kernels=frozenset(k.rsplit("::", 1)[-1] for _, _, k in hits),
+        empty_dispatch=empty_dispatch(index),
     )
+
+
+# A block-style `dispatch:` (a flow `dispatch: {}` is deliberate) followed, after any comment lines, by
+# a line that is not indented under it: the next field, the blank line between entries, the end.
+_EMPTY_DISPATCH = re.compile(r"^  dispatch:[ \t]*(?:#[^\n]*)?\n(?:[ \t]*#[^\n]*\n)*+(?!   [ \t]*[^\s#])", re.M)
+
+
+def empty_dispatch(index: NativeIndex) -> tuple[tuple[str, int], ...]:
+    """(entry name, line) of each `dispatch:` with no `KEYS: kernel` line under it."""
+    text = index.text
+    starts = [h.start for h in index.heads]
+    found = []
+    line, seen = 1, 0  # the line at offset *seen*
+    for m in _EMPTY_DISPATCH.finditer(text):
+        line += text.count("\n", seen, m.start())
+        seen = m.start()
+        found.append((index.heads[bisect_right(starts, m.start()) - 1].name, line))
+    return tuple(found)

@@ -6,11 +6,12 @@ detects: a link error, a runtime error, or a half-done migration mpsgen can fini
 it).  One function per code.  The modules are discovered on first use, so adding a rule is adding
 a decorated function; `mpsgen rules [CODE]` and the README's table are generated from here.
 
-The rules ask the Inventory only for: yaml_rel, mps_entries, yaml_kernels, stub_use(),
-legacy_definitions(), definitions, registrations, registration_backend(), macro_arguments,
-native_identifiers, mm_mps_identifier_counts, mm_files, host_calls, metal_stems(), metal_names,
-functor_uses, metal_indexes, test_tables, opinfo_strings and checkout.read_text; an index that
-answers these can replace it.
+The rules ask the Inventory only for: yaml_rel, yaml (empty_dispatch), index, mps_entries,
+yaml_kernels, stub_use(), stub_declarations, legacy_definitions(), definitions, registrations,
+registration_backend(), macro_arguments, native_identifiers, shared_kernels (users(), spelling(),
+text()), mm_mps_identifier_counts, mm_files, mps_files, metal_files, host_calls, metal_stems(),
+metal_names, functor_uses, metal_indexes, test_tables, opinfo_strings and checkout.read_text, and
+lint/wiring.py's facts of the same Inventory; an index that answers these can replace it.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from mpsgen.lint.finding import Basis, Finding, bases
+from mpsgen.lint.wiring import wiring
 from mpsgen.lint.rules import ERROR, WARNING, rule
 
 if TYPE_CHECKING:
@@ -113,4 +114,44 @@ def stub_registered_twice(inv: "Inventory") -> Iterator[Finding]:
                 "static initialisation order",
                 hint=f"delete the registration at {r.location}",
                 rests_on=[Basis(o.path, o.line) for o in regs],
+            )
+
+
+@rule("MPS017", "host-kernel-signature", ERROR,
+      "a host kernel registered with REGISTER_DISPATCH takes parameters that differ from its stub's "
+      "DECLARE_DISPATCH type (a compile error)")
+def host_kernel_signature(inv: "Inventory") -> Iterator[Finding]:
+    """A compile error: `REGISTER_DISPATCH(stub, &fn)` converts `fn` to the stub's function-pointer
+    type, and C++ converts a function only to its exact type, so every parameter of `fn` must have
+    the type DECLARE_DISPATCH gives (after its `using` alias): `TensorIteratorBase&` is not
+    `TensorIterator&`, `int64_t` is not `long`, `const Scalar&` is not `Scalar`.
+
+    Compared as the compiler compares function types: parameter names, default arguments, a
+    top-level `const` on a parameter taken by value and namespace qualifiers do not count;
+    `const T&` is `T const&`.  Only functions defined in the registering file with a parameter
+    list mpsgen reads are judged; with several definitions (overloads) one matching is enough.
+
+    Fix: give the host kernel the stub's parameter list (the hint spells it).
+    """
+    from mpsgen.sources.host.param_types import comparable_type
+    from mpsgen.sources.native.stubs import host_params
+
+    signatures = wiring(inv).host_signatures
+    for stub, regs in inv.registrations.items():
+        for r in regs:
+            defs = signatures.get(r.path, {}).get(r.fn.rsplit("::", 1)[-1], ())
+            decl = wiring(inv).declared_stubs(r.path).get(stub) if defs else None
+            if decl is None or not decl.resolved:
+                continue  # no definition here, or no declaration it includes (stub-header-missing's case)
+            want = tuple(comparable_type(p) for p in decl.params)
+            if None in want or any(d.params is None or d.params == want for d in defs):
+                continue
+            d = defs[0]
+            assert d.params is not None
+            yield host_kernel_signature.finding(
+                r.path, d.line,
+                f"{d.fn}({', '.join(d.params)}) does not have the type of {stub}, {decl.fn_type} "
+                f"({decl.path}:{decl.line}): REGISTER_DISPATCH at line {r.line} does not compile",
+                hint=f"declare it as `static void {d.fn}({host_params(decl)})`",
+                rests_on=[Basis(decl.path, decl.line)],
             )

@@ -1,0 +1,38 @@
+"""The `#include` lines of a C, C++, Objective-C++ or Metal text, and the files they may name."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import NamedTuple
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*(?:include|import)[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+
+
+class Include(NamedTuple):
+    """One `#include <spelled>` (or "spelled"), with its line."""
+
+    spelled: str
+    quoted: bool  # "..." (searched beside the including file first) rather than <...>
+    line: int
+
+
+def includes(text: str) -> tuple[Include, ...]:
+    """Every #include (and #import) directive of *text*, in order.  A directive inside a block
+    comment is counted too: the reader errs towards a file being included (no false finding)."""
+    found = []
+    for m in _INCLUDE.finditer(text):
+        found.append(Include(m.group(2).strip(), m.group(1) == '"', text.count("\n", 0, m.start()) + 1))
+    return tuple(found)
+
+
+def candidates(include: Include, including: str, roots: tuple[str, ...]) -> tuple[str, ...]:
+    """The root-relative paths *include* may name, in search order: beside *including* for a
+    quoted one, then under each of *roots* ("" is the checkout's root)."""
+    beside = (posixpath.dirname(including),) if include.quoted else ()
+    out = []
+    for base in (*beside, *roots):
+        p = posixpath.normpath(posixpath.join(base, include.spelled))
+        if not p.startswith("../"):
+            out.append(p)
+    return tuple(dict.fromkeys(out))

@@ -1,0 +1,64 @@
+"""What a .metal file or a Metal header (c10/metal/*.h, kernels/*.h) declares and what it uses from
+the c10/metal headers: the facts the lint needs to tell that a file lost an #include it needs.
+
+Read from the text with comments and literals blanked: the macros it defines, the identifiers it
+spells, the type names it declares (a dtype argument may name one), the macros it calls, the
+`c10::metal::X` names it spells and its `using namespace c10::metal;`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from mpsgen.scan.lines import LineTable
+from mpsgen.scan.mask import mask_code
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.M)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_TYPE_DECL = re.compile(r"\b(?:struct|class|union|enum(?:\s+class)?)\s+([A-Za-z_]\w*)|\busing\s+([A-Za-z_]\w*)\s*=")
+_TYPEDEF = re.compile(r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;")
+# The word-start test after the first character: a pattern opening with a character class lets the
+# engine skip to the next candidate in C.
+_MACRO_CALL = re.compile(r"([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]{2,})\s*\(")
+_QUALIFIED = re.compile(r"(?<![\w:])(?:::)?c10\s*::\s*metal\s*::\s*([A-Za-z_]\w*)")
+_USING_C10 = re.compile(r"\busing\s+namespace\s+(?:::)?c10\s*::\s*metal\s*;")
+
+
+class MetalSymbols(NamedTuple):
+    """What one Metal text declares and uses (each use with the line of its first occurrence)."""
+
+    macros: frozenset[str]  # names it #defines
+    words: frozenset[str]  # identifiers it spells outside comments and literals
+    types: frozenset[str]  # type names it declares (struct/class/enum/union, using X =, typedef, object-like #define)
+    macro_uses: tuple[tuple[str, int], ...]  # UPPER_CASE macros it calls and does not define
+    qualified: tuple[tuple[str, int], ...]  # X of each `c10::metal::X` it spells
+    c10_namespace_line: int  # line of its `using namespace c10::metal;`, 0 when none
+
+
+def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:
+    """The symbols of one Metal text (its `words` only when *words*: a header's are asked, a .metal's not)."""
+    masked = mask_code(text)
+    lines = LineTable(masked)
+    defined = {m.group(1): bool(m.group(2)) for m in _DEFINE.finditer(masked)}
+    types = {a or b for a, b in _TYPE_DECL.findall(masked)} | set(_TYPEDEF.findall(masked))
+    types |= {name for name, function_like in defined.items() if not function_like}
+    heads = {m.start(1) for m in _DEFINE.finditer(masked)}
+    uses: dict[str, int] = {}
+    for m in _MACRO_CALL.finditer(masked):
+        name = m.group(1)
+        if name not in defined and name not in uses and m.start(1) not in heads:
+            uses[name] = lines.line(m.start())
+    qualified: dict[str, int] = {}
+    for m in _QUALIFIED.finditer(masked):
+        if m.group(1) not in qualified:
+            qualified[m.group(1)] = lines.line(m.start())
+    using = _USING_C10.search(masked)
+    return MetalSymbols(
+        macros=frozenset(defined),
+        words=frozenset(_WORD.findall(masked)) if words else frozenset(),
+        types=frozenset(types),
+        macro_uses=tuple(uses.items()),
+        qualified=tuple(qualified.items()),
+        c10_namespace_line=lines.line(using.start()) if using else 0,
+    )
