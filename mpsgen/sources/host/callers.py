@@ -18,7 +18,7 @@ from mpsgen.scan.definitions import is_word_char, looks_like_definition_name
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.index import index_of
 
-UseForm = Literal["call", "address", "other"]
+UseForm = Literal["call", "address", "other", "prototype"]
 _QUALIFIER = re.compile(r"(?:\b\w+\s*::\s*)+$|::\s*$")
 _PROTOTYPE_END = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?;")
 
@@ -42,8 +42,9 @@ class Use(NamedTuple):
         return Location(self.path, self.line)
 
 
-def uses_of(path: str, text: str, name: str) -> list[Use]:
-    """Every use of *name* in *text* outside its own definitions and prototypes, in file order."""
+def uses_of(path: str, text: str, name: str, *, prototypes: bool = False) -> list[Use]:
+    """Every use of *name* in *text* outside its own definitions and (unless *prototypes*) its
+    prototypes, in file order."""
     if name not in text:
         return []
     ix = index_of(path, text)
@@ -57,7 +58,7 @@ def uses_of(path: str, text: str, name: str) -> list[Use]:
         if (k == 0 or not is_word_char(masked[k - 1])) and (end == len(masked) or not is_word_char(masked[end])) \
                 and not any(a <= k < b for a, b in own):
             use = _use_at(ix, path, name, k, end)
-            if use is not None:
+            if use is not None and (prototypes or use.form != "prototype"):
                 found.append(use)
         k = masked.find(name, end)
     return found
@@ -75,8 +76,9 @@ def _use_at(ix, path: str, name: str, k: int, end: int) -> Use | None:
     in_directive = k in ix.directives
     if paren and not qualifier and not in_directive and looks_like_definition_name(masked, k):
         close = match_close(masked, end + paren.end() - 1)
-        if close is not None and _PROTOTYPE_END.match(masked, close + 1):
-            return None  # a prototype: declares, does not use
+        if close is not None and _PROTOTYPE_END.match(masked, close + 1):  # declares, does not use
+            return Use(path, ix.line(k), name, start, end, qualifier, "prototype", None, ix.enclosing_function(k),
+                       in_directive)
     args: tuple[str, ...] | None = None
     if paren:
         form: UseForm = "call"
