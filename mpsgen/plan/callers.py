@@ -21,7 +21,7 @@ from typing import Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.texts import TextEdit, folder_files, mentioning, planned_texts
-from mpsgen.sources.host.callers import Use, rewrite_call, uses_of
+from mpsgen.sources.host.callers import NATIVE_QUALIFIERS, Use, rewrite_call, uses_of
 from mpsgen.sources.native_yaml import cpp_api
 from mpsgen.sources.native_yaml.edits import DispatchEdit
 from mpsgen.sources.native_yaml.facts import Entry, Family
@@ -65,10 +65,15 @@ def _after_removal(cs: Changeset, checkout: Checkout, family: str, yaml_text: st
     return {rel: scratch.current(rel) for rel in scratch.changed_paths if rel != YAML_REL}
 
 
+def _native_uses(path: str, text: str, name: str) -> list[Use]:
+    """The uses of the at::native function *name* (`mps::name` would be another one)."""
+    return [u for u in uses_of(path, text, name) if u.qualifier in NATIVE_QUALIFIERS]
+
+
 def _surviving(path: str, uses: list[Use], after: dict[str, str], name: str) -> list[Use]:
     if path not in after:
         return uses
-    still = uses_of(path, after[path], name)
+    still = _native_uses(path, after[path], name)
     keys = {_key(still, u) for u in still}
     return [u for u in uses if _key(uses, u) in keys]
 
@@ -107,7 +112,7 @@ def plan_callers(cs: Changeset, checkout: Checkout, family: str, entries: tuple[
     *entries*: the family's entries as the original yaml has them (an entry's legacy line names the
     kernel); *yaml_text*: the yaml as the change leaves it."""
     texts = _texts(cs, checkout)
-    found = {name: {path: uses for path, text in mentioning(texts, name).items() if (uses := uses_of(path, text, name))}
+    found = {name: {path: uses for path, text in mentioning(texts, name).items() if (uses := _native_uses(path, text, name))}
              for name in going}
     found = {name: per_path for name, per_path in found.items() if per_path}
     if not found:
@@ -131,7 +136,7 @@ def plan_callers(cs: Changeset, checkout: Checkout, family: str, entries: tuple[
             try:
                 for path, uses in left.items():
                     text = drafts.get(path, cs.current(path))
-                    now = uses_of(path, text, name)
+                    now = _native_uses(path, text, name)
                     wanted = {_key(uses, u) for u in uses}
                     for u in sorted((u for u in now if _key(now, u) in wanted), key=lambda u: -u.start):
                         text = rewrite_call(text, u, callee)

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
 
 # `foo_out_mps`, `floor_divide_mps_`, `fmod_mps_out`: a name with `mps` as one of its `_` parts
 _KERNEL_NAME = re.compile(r"(?:^|_)mps(?:_|$)")
-_NATIVE_QUALIFIERS = ("", "native::", "at::native::", "::at::native::")
 
 
 class KernelCall(NamedTuple):
@@ -38,18 +37,18 @@ class CallFacts(NamedTuple):
 def call_facts(rel: str, text: str) -> CallFacts:
     """The fact kept per MPS source (and MPS header): a pure function of its text."""
     from mpsgen.sources.host import mm as host
-    from mpsgen.sources.host.callers import uses_of
+    from mpsgen.sources.host.callers import NATIVE_QUALIFIERS, uses_of
     from mpsgen.sources.index import identifiers_containing, index_of
 
     if "mps" not in text:
         return CallFacts((), frozenset(), frozenset())
     ix = index_of(rel, text)
-    names = [n for n in identifiers_containing(ix.masked, "mps") if _KERNEL_NAME.search(n)]
+    names = [n for n in identifiers_containing(ix.masked, "mps") if n != "mps" and _KERNEL_NAME.search(n)]
     calls: list[KernelCall] = []
     declared: set[str] = set()
     for name in names:
         for u in uses_of(rel, text, name, prototypes=True):
-            if u.form in ("call", "address") and u.qualifier in _NATIVE_QUALIFIERS and not u.in_directive:
+            if u.form in ("call", "address") and u.qualifier in NATIVE_QUALIFIERS and not u.in_directive:
                 calls.append(KernelCall(name, u.line, ix.col(u.end - len(name)), u.function))
             else:
                 declared.add(name)

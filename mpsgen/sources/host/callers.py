@@ -19,6 +19,8 @@ from mpsgen.sources.host import mm as host
 from mpsgen.sources.index import index_of
 
 UseForm = Literal["call", "address", "other", "prototype"]
+# How code spells a function of at::native (a use qualified otherwise names something else: `mps::x`)
+NATIVE_QUALIFIERS = ("", "native::", "at::native::", "::at::native::")
 _QUALIFIER = re.compile(r"(?:\b\w+\s*::\s*)+$|::\s*$")
 _PROTOTYPE_END = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?;")
 
