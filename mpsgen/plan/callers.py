@@ -78,27 +78,28 @@ def _surviving(path: str, uses: list[Use], after: dict[str, str], name: str) -> 
     return [u for u in uses if _key(uses, u) in keys]
 
 
-def _why_not_rewritten(uses: list[Use], entries: list[Entry], yaml_text: str) -> str:
-    """Why the calls cannot become calls of the op's `at::` function ("" when they can)."""
+def _why_not_rewritten(uses: list[Use], entries: list[Entry], yaml_text: str) -> tuple[str, Use]:
+    """Why the calls cannot become calls of the op's `at::` function ("" when they can), and the use
+    that says so."""
     for u in uses:
         if u.form == "address":
-            return "its address is taken"
+            return "its address is taken", u
         if u.form != "call":
-            return "it is named without being called"
+            return "it is named without being called", u
         if u.in_directive:
-            return "a #define calls it"
+            return "a #define calls it", u
     callees = {cpp_api.at_function(e, yaml_text) for e in entries}
     counts = {cpp_api.argument_count(e) for e in entries}
     if len(callees) != 1 or None in callees or len(counts) != 1:
         names = ", ".join(e.name for e in entries) or "no entry"
-        return f"{names} has no one `at::` function taking its arguments"
+        return f"{names} has no one `at::` function taking its arguments", uses[0]
     n = counts.pop()
     for u in uses:
         if u.args is None:
-            return "the call's arguments cannot be read"
+            return "the call's arguments cannot be read", u
         if len(u.args) != n:
-            return f"the call's arguments do not map one for one onto {entries[0].name}'s {n}"
-    return ""
+            return f"the call's arguments do not map one for one onto {entries[0].name}'s {n}", u
+    return "", uses[0]
 
 
 def _who(u: Use) -> str:
@@ -127,7 +128,7 @@ def plan_callers(cs: Changeset, checkout: Checkout, family: str, entries: tuple[
             continue
         users = [e for e in entries if name in {d.kernel for d in e.legacy_lines}]
         flat = [u for uses in left.values() for u in uses]
-        why = _why_not_rewritten(flat, users, original_yaml)
+        why, culprit = _why_not_rewritten(flat, users, original_yaml)
         callee = cpp_api.at_function(users[0], original_yaml) if users and not why else None
         new: dict[str, str] = {}
         if callee is not None:
@@ -143,8 +144,9 @@ def plan_callers(cs: Changeset, checkout: Checkout, family: str, entries: tuple[
                     new[path] = ensure_op_header(text, cpp_api.op_header(users[0]), path=path)
             except MpsgenError as err:
                 why = f"{callee} cannot be declared there: {err.where()}{err.message}"
+                culprit = next(u for u in flat if u.path == err.path) if err.path in left else flat[0]
         if why or callee is None:
-            kept.append((name, f"kept {name}: still called by {_who(flat[0])} ({why}); its `MPS: {name}` line "
+            kept.append((name, f"kept {name}: still called by {_who(culprit)} ({why}); its `MPS: {name}` line "
                                f"stays, and {', '.join(e.name for e in users) or 'no entry'} with it"))
             continue
         drafts.update(new)
