@@ -24,6 +24,7 @@ from typing import Mapping
 
 from mpsgen.compiler.diagnostic import ERROR, Diagnostic
 from mpsgen.emulate.compile import EMULATION_INCLUDE, find_compiler
+from mpsgen.scan.lines import plain_lines
 
 FLAGS = ("-std=c++17", "-fsyntax-only", "-w", "-fsigned-char", "-fmax-errors=50", "-fdiagnostics-plain-output",
          "-x", "c++")
@@ -73,7 +74,7 @@ def parse_diagnostics(stderr: str, *, source: str, rel: str, roots: tuple[str, .
     out: list[Diagnostic] = []
     anchor: tuple[int, int] | None = None  # the last place in the file the coming error's context passed
     placing = False  # the notes right after an error are its macro expansions, innermost first
-    for line in stderr.splitlines():
+    for line in plain_lines(stderr):
         context = _CONTEXT.match(line)
         m = _LINE.match(line)
         if context:

@@ -74,6 +74,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
     with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
         if routing.yaml_text is not None:
             cs.set_text(YAML_REL, routing.yaml_text, f"MPS dispatch of {routing.family}")
+        apply_edits(cs, routing.caller_edits)  # calls of kernels the legacy phase deletes, now to at:: ops
         assert routing.stub is not None and routing.schema_entry is not None  # set whenever something moves
         targets = routing.targets
         # The bespoke kernels only the legacy code runs go with it, before the new kernel takes their names.
@@ -131,7 +132,7 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
         nothing_to_do = f"{routing.family} is already on a native Metal kernel"
     subs = tuple(stub_plan(command, op, routing.family, cs, routing.moved, sk, routing.overloads)
                  for sk in phases.others)
-    notes = (*routing.kept, *((phases.kept_kernel,) if phases.kept_kernel else ()),
+    notes = (*routing.kept, *routing.notes, *((phases.kept_kernel,) if phases.kept_kernel else ()),
              *phases.first_notes, *(code.notes if code else ()),
              *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,
              *(tests.notes if tests else ()), *phases.xfails.notes, *formatted)

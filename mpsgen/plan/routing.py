@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from mpsgen.errors import MpsgenError, Refusal, context
 from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.multistub import StubTarget, stub_targets
-from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
+from mpsgen.plan.callers import Spared, spare_callers
+from mpsgen.plan.texts import TextEdit, folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources.native import stubs
@@ -46,6 +47,9 @@ class Routing:
     two_outputs: TwoOutputKernels | None = None
     # otherwise one kernel per output of the shared kernel's iterator (plan/split_outputs.py), in its order
     outputs: tuple[str, ...] = ()
+    # calls of kernels the change deletes, rewritten to the op's at:: function (plan/callers.py)
+    caller_edits: tuple[TextEdit, ...] = ()
+    notes: tuple[str, ...] = ()  # overloads moved with the family through their shared kernel, calls rewritten
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -53,9 +57,13 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
     index = yaml_index(yaml_text)
     family = nf.select_overloads(index, opts.op)
     only = tuple(e.name for e in family.entries) if family.partial else None
+    spared: Spared | None = None
     kept: list[str] = []
+    notes: list[str] = []
+    moved_notes: list[tuple[str, str]] = []  # (overload, why it moves with the family)
+    delegating: frozenset[str] = frozenset()  # shared kernels reaching the stub through another one
     if command == "migrate" and only is None:
-        only, kept = _movable_overloads(checkout, cs, family)
+        only, kept, moved_notes, delegating = _movable_overloads(checkout, cs, family)
     with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
         done, native = _already_native(checkout, cs, family, opts, only)
         if done:
@@ -69,6 +77,13 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
                 )
             edit = nf.migrate_family(yaml_text, family.name, path=YAML_REL,
                                      shared_kernel=opts.shared_kernel, index=index, only=only)
+            spared = spare_callers(checkout, cs, family, yaml_text, edit, only,
+                                   lambda chosen: nf.migrate_family(yaml_text, family.name, path=YAML_REL,
+                                                                    shared_kernel=opts.shared_kernel, index=index,
+                                                                    only=chosen), delegating)
+            edit, only = spared.edit, spared.only
+            kept += spared.kept
+            notes = [note for name, note in moved_notes if only is None or name in only] + list(spared.notes)
         else:
             if family.legacy_entries:
                 e = family.legacy_entries[0]
@@ -88,7 +103,8 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
                               line=first.line, hint="pass --shared-kernel NAME")
         # The overload with the most tensors (ge.Tensor_out, not ge.Scalar_out, whose scalar is wrapped
         # into a tensor): its arguments are what the kernel reads, so the numeric check can call it.
-        schema_entry = max((_entry_for_kernel(family, edit, k) for k in shared), key=_tensor_count)
+        own = tuple(k for k in shared if k not in delegating) or shared  # a delegating kernel's schema is its callee's
+        schema_entry = max((_entry_for_kernel(family, edit, k) for k in own), key=_tensor_count)
         two_outputs = None
         outputs: tuple[str, ...] = ()
         returns = schema_entry.func.rsplit("->", 1)[-1].strip()
@@ -102,7 +118,7 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
                 outputs = output_kernels(family.name, built, load_catalog().__contains__)
             if two_outputs is None and not outputs:
                 raise refuse_outputs(family.name, schema_entry, returns, built, cs, checkout)
-        _require_elementwise(checkout, cs, family, edit)
+        _require_elementwise(checkout, cs, family, edit, delegating)
         targets = () if opts.stub_override or outputs else _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel
             stub, schema_entry = targets[0].stub, targets[0].entry
@@ -111,7 +127,8 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
                    legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets,
-                   two_outputs=two_outputs, outputs=outputs)
+                   two_outputs=two_outputs, outputs=outputs, caller_edits=spared.edits if spared else (),
+                   notes=tuple(notes))
 
 
 def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:
@@ -127,26 +144,81 @@ def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str,
     return stub_targets(checkout, cs, family.name, shared, entry_for, lambda name: name in known)
 
 
-def _movable_overloads(checkout: Checkout, cs: Changeset, family) -> tuple[tuple[str, ...] | None, list[str]]:
+def _movable_overloads(checkout: Checkout, cs: Changeset, family
+                       ) -> tuple[tuple[str, ...] | None, list[str], list[tuple[str, str]], frozenset[str]]:
     """The overloads `migrate FAMILY` moves when some legacy ones cannot: an overload whose shared
     kernel calls no DispatchStub (pow.Scalar_out) keeps its MPS kernel, said in a note, while the
-    others move (or moved in an earlier run: then there is nothing to do).  (None, []) when every
-    overload moves, or none can (the usual refusal then says why)."""
-    stubless: dict[str, str] = {}
+    others move (or moved in an earlier run: then there is nothing to do).  An in-place or out
+    variant left on MPSGraph whose shared kernel hands its work, in one call, to a kernel of the
+    family that calls a stub (floor_divide_ -> floor_divide_out) moves with the family.
+
+    Returns (the overloads to move, None when every one moves or none can: the usual refusal then
+    says why; notes on those kept; (overload, note) of those moved through their kernel's callee; those
+    kernels)."""
+    stubless: dict[str, tuple[str, stubs.SharedImpl]] = {}
     legacy = family.legacy_entries
+    native_texts = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
     for e in legacy:
         for kernel in sorted(e.cpu_cuda_kernels):
-            sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
-            impl = stubs.find_shared_impl(sources, kernel)
+            impl = stubs.find_shared_impl(mentioning(native_texts, kernel), kernel)
             if impl is not None and not impl.stub_names:
-                stubless[e.name] = f"{kernel} ({impl.location}) calls no DispatchStub"
+                stubless[e.name] = (f"{kernel} ({impl.location}) calls no DispatchStub", impl)
+    moved_notes, delegating = _delegating(checkout, cs, family, stubless, native_texts) if stubless else ([], {})
+    stubless = {name: why for name, why in stubless.items() if name not in delegating}
     moved_before = any(e.mps_route == "shared" for e in family.entries)  # a second run: the rest moved then
     if not stubless or (len(stubless) == len(legacy) and not moved_before):
-        return None, []
+        return None, [], moved_notes, frozenset(delegating.values())
     left = [e.name for e in family.entries if e.name not in stubless and e.structured_delegate not in stubless]
     notes = [f"kept {name} on {e.mps_kernel}: {why}; move it by hand" for e in legacy
-             if (name := e.name) in stubless for why in [stubless[name]]]
-    return tuple(left), notes
+             if (name := e.name) in stubless for why in [stubless[name][0]]]
+    return tuple(left), notes, moved_notes, frozenset(delegating.values())
+
+
+def _delegating(checkout: Checkout, cs: Changeset, family, stubless: dict[str, tuple[str, stubs.SharedImpl]],
+                native_texts: dict[str, str]) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """((entry, note) pairs, {entry: its shared kernel}) of the stubless in-place and out variants on MPSGraph whose
+    kernel calls a family kernel that calls a stub (or that kernel's op through at::)."""
+    from mpsgen.sources.host.callers import uses_of
+    from mpsgen.sources.native.delegates import delegation
+    from mpsgen.sources.native_yaml.cpp_api import at_spellings, is_inplace_variant, is_out_variant
+
+    callees: dict[str, str] = {}  # kernel, or at:: spelling -> the stub it reaches
+    for e in family.entries:
+        if e.name in stubless:
+            continue
+        for kernel in sorted(e.cpu_cuda_kernels | ({e.mps_kernel} if e.mps_route == "shared" and e.mps_kernel else set())):
+            impl = stubs.find_shared_impl(mentioning(native_texts, kernel), kernel)
+            if impl is not None and impl.stub_names:
+                callees.setdefault(kernel, impl.stub_names[0])
+                for spelling in at_spellings(e):
+                    callees.setdefault(f"at::{spelling}", impl.stub_names[0])
+    if not callees:
+        return [], {}
+    native = {k for k in callees if "::" not in k}
+    dispatched = {k.removeprefix("at::") for k in callees if k.startswith("at::")}
+    going = {d.kernel for e in family.legacy_entries if e.name not in stubless for d in e.legacy_lines}
+    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
+    notes: list[tuple[str, str]] = []
+    moving: dict[str, str] = {}
+    for e in family.legacy_entries:
+        if e.name not in stubless or not (is_inplace_variant(e) or is_out_variant(e)) or not e.mps_kernel:
+            continue
+        impl = stubless[e.name][1]
+        via = delegation(native_texts, impl, native, dispatched)
+        if via is None:
+            continue
+        mps = e.mps_kernel
+        on_graph = any(i.backend == "mpsgraph" for i in host.find_implementations(mentioning(mm_texts, mps), mps))
+        calls_going = next((f"{k} ({u.location})" for k in sorted(going) for path, text in mentioning(mm_texts, k).items()
+                            for u in uses_of(path, text, k) if u.function == mps), "")
+        if not (on_graph or calls_going):
+            continue  # not MPSGraph code (pow_Scalar_out_mps redispatches): left as it is
+        stub = callees[f"at::{via.name}" if via.dispatched else via.name]
+        moving[e.name] = impl.kernel
+        left_on = f"calls {calls_going}, which goes" if calls_going else "runs MPSGraph"
+        notes.append((e.name, f"moved {e.name} with the family: {mps} {left_on}, and its shared kernel {impl.kernel} "
+                     f"({impl.location}) calls {via.callee} ({via.location}), which calls {stub}"))
+    return notes, moving
 
 
 def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions,
@@ -189,7 +261,7 @@ def _entry_for_kernel(family, edit, kernel: str):
     return family.entries[0]
 
 
-def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit) -> None:
+def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit, delegating: frozenset[str]) -> None:
     """Refuse an entry MPS would share that is not elementwise (argmax.out: a reduction whose stub
     also takes a TensorIterator): mpsgen writes elementwise Metal kernels only.  Same test as status's
     frontier: marked pointwise in the yaml, or its shared kernel builds an elementwise iterator."""
@@ -198,7 +270,7 @@ def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit) -> Non
     moved = {m.entry: m.shared_kernel for m in edit.moved}
     for e in family.entries:
         kernel = moved.get(e.name) or (e.mps_kernel if e.mps_route == "shared" else None)
-        if not kernel or e.marked_pointwise:
+        if not kernel or e.marked_pointwise or kernel in delegating:  # a delegating kernel: its callee is checked
             continue
         sources = mentioning(planned_texts(cs, folder_files(cs, "native_sources"), checkout), kernel)
         impl = stubs.find_shared_impl(sources, kernel)

@@ -94,7 +94,8 @@ def first_broken_statement(old: str, new: str) -> int | None:
     a_mid, b_mid = a[head:len(a) - tail], b[head:len(b) - tail]
     matcher = difflib.SequenceMatcher(None, [s.text for s in a_mid], [s.text for s in b_mid], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "replace" and not _definitions_replaced(a_mid[i1:i2], b_mid[j1:j2]):
+        if tag == "replace" and not _definitions_replaced(a_mid[i1:i2], b_mid[j1:j2]) \
+                and not _callees_renamed(a_mid[i1:i2], b_mid[j1:j2]):
             pos = b_mid[j1].pos if j1 < len(b_mid) else len(new)
             return LineTable(new).line(pos)
     return None
@@ -111,6 +112,34 @@ def _balanced(run: list[Statement]) -> int | None:
             if depth < 0:
                 return None
     return blocks if depth == 0 else None
+
+
+_QUALIFIED_NAME = re.compile(r"(?:::)?(?:\w+::)*\w+")
+
+
+def _callees_renamed(old: list[Statement], new: list[Statement]) -> bool:
+    """Each statement the same but for the (qualified) name of one function it calls, now an `at::`
+    function (`logical_not_out_mps(self, out)` -> `at::logical_not_outf(self, out)`): a call pointed at
+    the op once the function it called is deleted (plan/callers.py), the statement otherwise kept."""
+    if len(old) != len(new):
+        return False
+    for o, n in zip(old, new):
+        a, b = o.text, n.text
+        head = 0
+        while head < min(len(a), len(b)) and a[head] == b[head]:
+            head += 1
+        while head and (a[head - 1].isalnum() or a[head - 1] in "_:"):  # back to the name's start
+            head -= 1
+        tail = 0
+        while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+            tail += 1
+        while tail and (b[len(b) - tail].isalnum() or b[len(b) - tail] == "_"):  # on to the name's end
+            tail -= 1
+        was, now, rest = a[head : len(a) - tail], b[head : len(b) - tail], b[len(b) - tail :]
+        if not (_QUALIFIED_NAME.fullmatch(was) and _QUALIFIED_NAME.fullmatch(now) and now.startswith("at::")
+                and rest.lstrip().startswith("(")):
+            return False
+    return True
 
 
 def _definitions_replaced(old: list[Statement], new: list[Statement]) -> bool:

@@ -139,6 +139,10 @@ class Checkout:
         mps = self.root / "aten/src/ATen/native/mps"
         return sorted([*mps.glob("*.mm"), *mps.glob("*.cpp"), *self.operations_dir.glob("*.cpp")])
 
+    def mps_headers(self) -> list[Path]:
+        """native/mps/*.h and operations/*.h: the declarations MPS host code shares between files."""
+        return sorted([*(self.root / "aten/src/ATen/native/mps").glob("*.h"), *self.operations_dir.glob("*.h")])
+
     def c10_metal_headers(self) -> list[Path]:
         return sorted((self.root / "c10/metal").glob("*.h"))
 

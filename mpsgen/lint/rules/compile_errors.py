@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 @rule("MPS030", "compile-error", ERROR,
       "with --compile: a changed .mm or .metal file has a compiler error its HEAD version has not")
 def compile_error(inv: "Inventory") -> Iterator[Finding]:
-    """A build break only a compiler sees: a call to a function the change deleted (or whose yaml line
+    """A compile error only a compiler sees: a call to a function the change deleted (or whose yaml line
     it removed, so its generated `ATen/ops/*_native.h` declaration is gone), an include the file still
     needs, a host kernel whose parameters no longer match its stub's `DECLARE_DISPATCH` type, a
     misspelled function in a functor or dtype in a registration.

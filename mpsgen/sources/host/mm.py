@@ -149,10 +149,10 @@ def _callees(body: str, reversed_names: dict[str, str]) -> set[str]:
     return {reversed_names[w] for w in _CALL_BACKWARDS.findall(body[::-1]) if w in reversed_names}
 
 
-def _backends(masked: str, spans: list[FunctionSpan]) -> list[Backend]:
+def _backends(masked: str, spans: list[FunctionSpan], graph_kernels: frozenset[str] = frozenset()) -> list[Backend]:
     """The backend of each function: its body's (_classify), or for "unknown" that of the functions
-    of this file it calls (_local_helpers).  Only those functions' names matter, so only they are
-    looked for among the calls."""
+    of this file it calls (_local_helpers), *graph_kernels* (those its CREATE_MPS_* lines make) among
+    them.  Only those functions' names matter, so only they are looked for among the calls."""
     bodies = [masked[s.body_open : s.body_close + 1] for s in spans]
     kinds = [_classify(body) for body in bodies]
     if "unknown" not in kinds:
@@ -163,9 +163,12 @@ def _backends(masked: str, spans: list[FunctionSpan]) -> list[Backend]:
     kinds = [known[s.name] if kind == "unknown" and s.name in known and _callees(body, {s.name[::-1]: s.name})
              else kind for s, body, kind in zip(spans, bodies, kinds)]
     reversed_names = {s.name[::-1]: s.name for s in spans}
+    reversed_names.update({name[::-1]: name for name in graph_kernels})
     callees = [_callees(body, reversed_names) - {s.name} if kind == "unknown" else set()
                for s, body, kind in zip(spans, bodies, kinds)]
     metal, graph = _local_helpers(spans, kinds, callees)
+    graph |= _closure(set(graph_kernels), {s.name: c for s, c, k in zip(spans, callees, kinds)
+                                           if k == "unknown" and s.name not in metal})
     for k, called in enumerate(callees):
         if kinds[k] == "unknown" and called & metal:
             kinds[k] = "metal"
@@ -224,17 +227,18 @@ def definitions(path: str, text: str) -> tuple[Definition, ...]:
     masked = ix.masked
     spans = ix.functions
     found: list[tuple[int, Impl, bool]] = []
-    for span, kind in zip(spans, _backends(masked, spans)):
+    # One search of the text for the macros' common prefix rather than one a macro (most files call none).
+    made = [call for call in (ix.calls_of(*_KERNEL_MACROS) if _KERNEL_MACRO_PREFIX in text else ())
+            if call.args and _IDENT.fullmatch(call.args[0])]
+    graph_kernels = frozenset(call.args[0] for call in made)
+    for span, kind in zip(spans, _backends(masked, spans, graph_kernels)):
         is_impl = span.macro is not None
         start = span.start if is_impl else _decl_start(masked, span.start)
         static = not is_impl and _STATIC.search(masked, start, span.start) is not None
         impl = Impl(path, span.name, ix.line(start), ix.line(span.body_close),
                     "TORCH_IMPL_FUNC" if is_impl else "function", None, kind, ix.col(start))
         found.append((span.start, impl, static))
-    # One search of the text for the macros' common prefix rather than one a macro (most files call none).
-    for call in ix.calls_of(*_KERNEL_MACROS) if _KERNEL_MACRO_PREFIX in text else ():
-        if not call.args or not _IDENT.fullmatch(call.args[0]):
-            continue
+    for call in made:
         impl = Impl(path, call.args[0], call.line, call.end_line, "macro", call.name, "mpsgraph", ix.col(call.start))
         found.append((call.start, impl, False))
     found.sort(key=lambda f: f[0])

@@ -1,0 +1,107 @@
+"""Who still names a function: its uses in a C++/ObjC++ text, outside comments, literals and its own
+definitions, and the editor that points a call at another function.
+
+A use is one of `name(...)` (a call), `&name` (its address), or anything else (passed as a value, a
+`#define` body); `at::native::name(`, `native::name(` and `::at::native::name(` are calls too, with the
+qualifier kept so a rewrite replaces it whole.  A prototype (`Tensor& name(...);`) is no use: it
+declares the function, and goes unnoticed once nothing calls it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, NamedTuple
+
+from mpsgen.model import Location
+from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.scan.definitions import is_word_char, looks_like_definition_name
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.index import index_of
+
+UseForm = Literal["call", "address", "other", "prototype"]
+# How code spells a function of at::native (a use qualified otherwise names something else: `mps::x`)
+NATIVE_QUALIFIERS = ("", "native::", "at::native::", "::at::native::")
+_QUALIFIER = re.compile(r"(?:\b\w+\s*::\s*)+$|::\s*$")
+_PROTOTYPE_END = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?;")
+
+
+class Use(NamedTuple):
+    """One use of a function name in a text."""
+
+    path: str
+    line: int
+    name: str
+    start: int  # offset of the qualified name (`at::native::` included)
+    end: int  # offset just past the name
+    qualifier: str  # as written, spaces dropped: "", "at::native::", "native::", "::at::native::"
+    form: UseForm
+    args: tuple[str, ...] | None  # a call's arguments (masked, split at top-level commas); None: not read
+    function: str | None  # the function the use is in (None: at namespace scope)
+    in_directive: bool  # on a preprocessor line (a #define's body)
+
+    @property
+    def location(self) -> Location:
+        return Location(self.path, self.line)
+
+
+def uses_of(path: str, text: str, name: str, *, prototypes: bool = False) -> list[Use]:
+    """Every use of *name* in *text* outside its own definitions and (unless *prototypes*) its
+    prototypes, in file order."""
+    if name not in text:
+        return []
+    ix = index_of(path, text)
+    masked = ix.masked
+    own = [(ix.lines.start_of(d.impl.line), ix.lines.start_of(d.impl.end_line + 1))
+           for d in host.definitions(path, text) if d.name == name]
+    found: list[Use] = []
+    k = masked.find(name)
+    while k >= 0:
+        end = k + len(name)
+        if (k == 0 or not is_word_char(masked[k - 1])) and (end == len(masked) or not is_word_char(masked[end])) \
+                and not any(a <= k < b for a, b in own):
+            use = _use_at(ix, path, name, k, end)
+            if use is not None and (prototypes or use.form != "prototype"):
+                found.append(use)
+        k = masked.find(name, end)
+    return found
+
+
+def _use_at(ix, path: str, name: str, k: int, end: int) -> Use | None:
+    masked = ix.masked
+    q = _QUALIFIER.search(masked, max(0, k - 80), k)
+    start = q.start() if q else k
+    qualifier = re.sub(r"\s+", "", masked[start:k])
+    before = masked[max(0, start - 2) : start].rstrip()
+    if before.endswith((".", "->")):
+        return None  # a member of something else
+    paren = re.match(r"\s*\(", masked[end:])
+    in_directive = k in ix.directives
+    if paren and not qualifier and not in_directive and looks_like_definition_name(masked, k):
+        close = match_close(masked, end + paren.end() - 1)
+        if close is not None and _PROTOTYPE_END.match(masked, close + 1):  # declares, does not use
+            return Use(path, ix.line(k), name, start, end, qualifier, "prototype", None, ix.enclosing_function(k),
+                       in_directive)
+    args: tuple[str, ...] | None = None
+    if paren:
+        form: UseForm = "call"
+        open_at = end + paren.end() - 1
+        close = match_close(masked, open_at)
+        if close is not None:
+            inner = masked[open_at + 1 : close]
+            parts = split_top_level(inner)
+            # `a < b` in an argument reads as a template's angle: when the two splits differ, not read
+            args = tuple(parts) if parts == split_top_level(inner, angles=False) and inner.strip() else \
+                (() if not inner.strip() else None)
+    elif masked[:start].rstrip().endswith("&") and not masked[:start].rstrip().endswith("&&"):
+        form = "address"
+    else:
+        form = "other"
+    return Use(path, ix.line(k), name, start, end, qualifier, form, args, ix.enclosing_function(k), in_directive)
+
+
+def rewrite_call(text: str, use: Use, callee: str) -> str:
+    """*text* with the qualified name of the call *use* replaced by *callee* (`at::logical_not_outf`);
+    unchanged when the text there no longer spells the use (an edit already made)."""
+    if text[use.end - len(use.name) : use.end] != use.name:
+        return text
+    return text[: use.start] + callee + text[use.end :]
