@@ -78,17 +78,33 @@ def compile_args(root: Path, generated: Path) -> list[str]:
     includes = [root / "aten/src", generated, root, root / "torch/csrc/api/include", root / "torch/csrc",
                 _fmt_include(root), APPLE_STUBS]
     return [*OBJC_FLAGS, f"-std={cxx_standard(root)}", *(f"-D{d}" for d in DEFINES), *PLATFORM,
-            *(f"-I{p}" for p in includes), "-isystem", _builtin_include_dir(), *QUIET]
+            *objcxx_flags(root), *(f"-I{p}" for p in includes), "-isystem", _builtin_include_dir(), *QUIET]
 
 
 def cxx_standard(root: Path) -> str:
     """The C++ standard the checkout's CMakeLists.txt sets (Objective-C++ follows CMAKE_CXX_STANDARD)."""
-    try:
-        text = (root / "CMakeLists.txt").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        text = ""
-    m = re.search(r"set\(\s*CMAKE_CXX_STANDARD\s+(\d+)", text)
+    m = re.search(r"set\(\s*CMAKE_CXX_STANDARD\s+(\d+)", _cmakelists(root))
     return f"c++{m.group(1) if m else '17'}"
+
+
+def objcxx_flags(root: Path) -> list[str]:
+    """The definitions, warnings and -f flags CMakeLists.txt appends to CMAKE_OBJCXX_FLAGS (2.7: -DUSE_MPS
+    -fno-objc-arc -Wno-unguarded-availability-new); a flag made of cmake variables is left out."""
+    flags: list[str] = []
+    text = _cmakelists(root)
+    for m in re.finditer(r'string\(\s*APPEND\s+CMAKE_OBJCXX_FLAGS\s+"([^"]*)"\s*\)'
+                         r'|append_cxx_flag_if_supported\(\s*"([^"]*)"\s+CMAKE_OBJCXX_FLAGS\s*\)', text):
+        for flag in (m.group(1) or m.group(2)).split():
+            if flag[:2] in ("-D", "-W", "-f") and "$" not in flag and flag not in flags:
+                flags.append(flag)
+    return flags
+
+
+def _cmakelists(root: Path) -> str:
+    try:
+        return (root / "CMakeLists.txt").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _fmt_include(root: Path) -> Path:
@@ -140,7 +156,7 @@ def _index() -> "cindex.Index":
 # One parsed translation unit per (file, arguments), parsed again with the new texts: libclang then
 # reuses the precompiled preamble (the #include block) as long as the includes are unchanged.
 _UNITS: dict[tuple[str, tuple[str, ...]], Any] = {}
-_UNITS_KEPT = 4
+_UNITS_KEPT = 2
 _LOCK = threading.Lock()
 
 

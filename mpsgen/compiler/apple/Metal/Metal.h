@@ -1,6 +1,7 @@
 // mpsgen's stand-in for Apple's Metal framework (see Foundation/Foundation.h for what a stub declares).
 #pragma once
 #include <Foundation/Foundation.h>
+#include <simd/simd.h>
 
 typedef struct {
   NSUInteger width, height, depth;
