@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
 from mpsgen.tree.factcache import cache_root
 
 FORMAT = "2"  # bump when what this module writes into a set changes
@@ -155,7 +156,7 @@ def _run_torchgen(source: Path, install: Path, pythonpath: str | None, *, cwd: P
         return str(e)
     if done.returncode == 0 and (install / "ops").is_dir():
         return None
-    lines = [ln for ln in (done.stderr or done.stdout).splitlines() if ln.strip()]
+    lines = [ln for ln in plain_lines(done.stderr or done.stdout) if ln.strip()]
     return lines[-1].strip() if lines else f"exit status {done.returncode}"
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from mpsgen.compiler.diagnostic import ERROR, Diagnostic
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:
     from clang import cindex
@@ -150,7 +151,7 @@ def _index() -> "cindex.Index":
     try:
         return cindex.Index.create()
     except Exception as e:  # the bindings without their shared library: LibclangError, OSError
-        raise CompilerUnavailable(f"libclang cannot be loaded ({str(e).splitlines()[0]})", hint=INSTALL_HINT) from None
+        raise CompilerUnavailable(f"libclang cannot be loaded ({(plain_lines(str(e)) or [''])[0]})", hint=INSTALL_HINT) from None
 
 
 # One parsed translation unit per (file, arguments), parsed again with the new texts: libclang then
