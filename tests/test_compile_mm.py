@@ -240,6 +240,19 @@ def test_an_error_in_a_header_is_reported_at_the_include_that_leads_there(checko
     assert (checkout / utils).read_text() == HEADERS[utils]  # the overlay is never written
 
 
+def test_a_new_file_and_a_new_header_exist_only_in_memory(checkout, cache):
+    header = "aten/src/ATen/native/mps/FrobHelpers.h"
+    helpers = "#pragma once\nnamespace at::native::mps {\ninline int frob_factor() { return 2; }\n}\n"
+    text = CLEAN.replace("#include <fmt/format.h>", "#include <fmt/format.h>\n#include <ATen/native/mps/FrobHelpers.h>")
+    text = text.replace("(void)length;", "(void)(length * mps::frob_factor());")
+    new_file = "aten/src/ATen/native/mps/operations/Frob2.mm"
+    assert compile_mm(checkout, new_file, text, overlay={header: helpers}, cache_dir=cache) == []
+    assert not (checkout / header).exists() and not (checkout / new_file).exists()
+    broken = helpers.replace("return 2;", "return two;")
+    [d] = compile_mm(checkout, new_file, text, overlay={header: broken}, cache_dir=cache)
+    assert (d.line, d.message) == (line_of(text, "FrobHelpers.h"), f"{header}:3: use of undeclared identifier 'two'")
+
+
 def test_the_header_set_is_generated_once_per_yaml(checkout, cache):
     first = aten_headers.generated_include_dir(checkout, None, cache)
     again = aten_headers.generated_include_dir(checkout, YAML, cache)
