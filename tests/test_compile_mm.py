@@ -240,6 +240,17 @@ def test_an_error_in_a_header_is_reported_at_the_include_that_leads_there(checko
     assert (checkout / utils).read_text() == HEADERS[utils]  # the overlay is never written
 
 
+def test_an_error_in_a_generated_header_names_it_the_same_whichever_yaml(checkout, cache):
+    text = CLEAN.replace("#include <ATen/ops/frob_native.h>", "#define frob_out(...) 42\n#include <ATen/ops/frob_native.h>")
+    messages = set()
+    for yaml in (None, YAML + "\n"):
+        diags = compile_(checkout, cache, text, yaml_text=yaml)
+        assert {d.line for d in diags} == {line_of(text, "frob_native.h")}
+        messages.add(diags[0].message)
+    [message] = messages
+    assert message.startswith("<generated>/ATen/ops/frob_native.h:")
+
+
 def test_a_new_file_and_a_new_header_exist_only_in_memory(checkout, cache):
     header = "aten/src/ATen/native/mps/FrobHelpers.h"
     helpers = "#pragma once\nnamespace at::native::mps {\ninline int frob_factor() { return 2; }\n}\n"

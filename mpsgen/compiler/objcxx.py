@@ -72,7 +72,7 @@ def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = 
     path = str(root / rel)
     unsaved = [(path, text)] + [(str(root / p), t) for p, t in overlay.items()]
     tu = _parse(index, path, args, unsaved, tu_options(headers_changed=bool(overlay)))
-    return _diagnostics(tu, root, rel)
+    return _diagnostics(tu, root, rel, generated)
 
 
 def compile_args(root: Path, generated: Path) -> list[str]:
@@ -199,7 +199,7 @@ def _parse(index: "cindex.Index", path: str, args: list[str], unsaved: list[tupl
         return tu
 
 
-def _diagnostics(tu: "cindex.TranslationUnit", root: Path, rel: str) -> list[Diagnostic]:
+def _diagnostics(tu: "cindex.TranslationUnit", root: Path, rel: str, generated: Path) -> list[Diagnostic]:
     from clang import cindex
 
     path = str(root / rel)
@@ -215,7 +215,7 @@ def _diagnostics(tu: "cindex.TranslationUnit", root: Path, rel: str) -> list[Dia
             out.append(Diagnostic(rel, loc.line, loc.column, ERROR, d.spelling))
             continue
         line = _include_line(where, path, included_from)
-        place = f"{_shown(where, root)}:{loc.line}: " if where else ""
+        place = f"{_shown(where, root, generated)}:{loc.line}: " if where else ""
         out.append(Diagnostic(rel, line, 1, ERROR, f"{place}{d.spelling}"))
     return out
 
@@ -232,9 +232,11 @@ def _include_line(header: str | None, path: str, included_from: dict[str, tuple[
     return 1
 
 
-def _shown(file: str, root: Path) -> str:
-    """A header's path as a message shows it: relative to the checkout, or to mpsgen's stubs."""
-    for base, prefix in ((root, ""), (APPLE_STUBS, "<mpsgen apple stubs>/")):
+def _shown(file: str, root: Path, generated: Path) -> str:
+    """A header's path as a message shows it: relative to the checkout, the generated headers or mpsgen's
+    stubs (the same words whichever yaml the headers were generated from, so that HEAD's and the
+    change's diagnostics match)."""
+    for base, prefix in ((generated, "<generated>/"), (root, ""), (APPLE_STUBS, "<mpsgen apple stubs>/")):
         try:
             return prefix + Path(file).relative_to(base).as_posix()
         except ValueError:
