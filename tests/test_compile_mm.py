@@ -274,6 +274,17 @@ def test_the_header_set_is_generated_once_per_yaml(checkout, cache):
     assert not list(cache.glob(".making-*"))
 
 
+def test_only_the_recently_used_header_sets_are_kept(checkout, tmp_path, monkeypatch):
+    monkeypatch.setattr(aten_headers, "KEEP", 1)
+    first = aten_headers.generated_include_dir(checkout, YAML, tmp_path)
+    monkeypatch.setattr(aten_headers, "IDLE", 3600)
+    second = aten_headers.generated_include_dir(checkout, YAML + "\n", tmp_path)
+    assert first.is_dir() and second.is_dir()  # the first was used less than IDLE ago: another run may need it
+    monkeypatch.setattr(aten_headers, "IDLE", -1)
+    third = aten_headers.generated_include_dir(checkout, YAML + "\n\n", tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [third.name]
+
+
 def test_a_yaml_torchgen_cannot_read_is_one_line(checkout, cache):
     with pytest.raises(CompilerUnavailable) as e:
         compile_(checkout, cache, CLEAN, yaml_text="- func: frob(Tensor self -> Tensor\n")

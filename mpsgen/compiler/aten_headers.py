@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
@@ -28,7 +29,8 @@ from mpsgen.scan.lines import plain_lines
 from mpsgen.tree.factcache import cache_root
 
 FORMAT = "2"  # bump when what this module writes into a set changes
-KEEP = 6  # header sets kept in the cache (a migrate run makes one per yaml it checks)
+KEEP = 6  # header sets kept in the cache (a migrate run makes one per yaml it checks), ~40 MB each
+IDLE = 900  # seconds a set beyond KEEP stays after its last use
 YAML_REL = "aten/src/ATen/native/native_functions.yaml"
 TAGS_REL = "aten/src/ATen/native/tags.yaml"
 ATEN_REL = "aten/src/ATen"
@@ -96,9 +98,11 @@ def generated_include_dir(root: Path, yaml_text: str | None = None, cache_dir: P
             raise GenerationFailed(f"cannot read {YAML_REL}: {e.strerror}", path=root / YAML_REL) from None
     store = cache_dir if cache_dir is not None else cache_root() / "aten-headers"
     final = store / _fingerprint(root, yaml_text)
-    if (final / _COMPLETE).exists():
+    try:
         os.utime(final / _COMPLETE)  # most recently used: kept by the pruning below
         return final
+    except OSError:  # not made yet (or pruned just now)
+        pass
     store.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".making-", dir=store))
     try:
@@ -178,23 +182,22 @@ def _read_or_none(path: Path) -> str | None:
 
 
 def _prune(store: Path, *, keep: Path) -> None:
-    """Remove all but the KEEP most recently used sets (and folders of runs that died half-way)."""
+    """Remove the sets beyond the KEEP most recently used that no one used for IDLE seconds (another
+    process may be compiling against one), and folders of runs that died half-way."""
     sets = []
     for folder in store.iterdir():
         marker = folder / _COMPLETE
         if marker.exists():
             sets.append((marker.stat().st_mtime, folder))
-        elif folder.name.startswith(".making-") and _older_than(folder, 3600):
+        elif folder.name.startswith(".making-") and _older_than(folder, IDLE):
             shutil.rmtree(folder, ignore_errors=True)
     sets.sort(reverse=True)
     for _, folder in sets[KEEP:]:
-        if folder != keep:
+        if folder != keep and _older_than(folder / _COMPLETE, IDLE):
             shutil.rmtree(folder, ignore_errors=True)
 
 
 def _older_than(path: Path, seconds: float) -> bool:
-    import time
-
     try:
         return time.time() - path.stat().st_mtime > seconds
     except OSError:

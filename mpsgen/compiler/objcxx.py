@@ -43,8 +43,9 @@ PLATFORM = ("-D__APPLE__=1", "-D__MACH__=1", "-U__linux__", "-U__linux", "-Ulinu
 # Flags of the Objective-C++ front end: blocks and the Apple runtime, as clang on macOS has them, and
 # manual reference counting (-fno-objc-arc, as CMakeLists.txt asks).
 OBJC_FLAGS = ("-x", "objective-c++", "-fblocks", "-fobjc-runtime=macosx-14.0", "-fno-objc-arc")
-# The stubs leave out MPSGraph's operations and other object-returning methods: a send to an
-# undeclared method is legal Objective-C with this warning, which is all the looseness costs.
+# The stubs leave out most of MPSGraph's operations and other object-returning methods: a send to an
+# undeclared method is legal Objective-C with this warning, which is all the looseness costs (the
+# other is CMakeLists.txt's own). Every error is reported, not the first 20.
 QUIET = ("-Wno-objc-method-access", "-Wno-unguarded-availability-new", "-ferror-limit=0")
 
 
@@ -67,10 +68,10 @@ def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = 
     try:
         generated = generated_include_dir(root, yaml_text, cache_dir)
     except GenerationFailed as e:
-        raise CompilerUnavailable(e.message, hint=e.hint) from None
+        raise CompilerUnavailable(e.message, path=e.path, hint=e.hint) from None
     args = compile_args(root, generated)
     path = str(root / rel)
-    unsaved = [(path, text)] + [(str(root / p), t) for p, t in overlay.items()]
+    unsaved = [(path, text)] + [(str(root / p), t) for p, t in overlay.items() if p != rel]
     tu = _parse(index, path, args, unsaved, tu_options(headers_changed=bool(overlay)))
     return _diagnostics(tu, root, rel, generated)
 
