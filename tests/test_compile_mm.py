@@ -123,6 +123,10 @@ namespace at::native::mps {
 MPSDataType getMPSDataType(const Tensor& t);
 id<MTLBuffer> getMTLBufferStorage(const Tensor& t);
 dispatch_queue_t getDispatchQueue();
+template <typename T>
+int64_t frob_count(const T& t) {
+  return t.numel();
+}
 } // namespace at::native::mps
 """,
     "third_party/fmt/include/fmt/format.h": """\
@@ -249,6 +253,16 @@ def test_an_error_in_a_generated_header_names_it_the_same_whichever_yaml(checkou
         messages.add(diags[0].message)
     [message] = messages
     assert message.startswith("<generated>/ATen/ops/frob_native.h:")
+
+
+def test_a_template_body_the_file_breaks_is_checked_unless_header_bodies_are_skipped(checkout, cache):
+    text = CLEAN.replace("(void)length;", "(void)(length + mps::frob_count(length));")
+    [d] = compile_(checkout, cache, text)
+    utils = "aten/src/ATen/native/mps/OperationUtils.h"
+    assert d.line == line_of(text, "OperationUtils.h")
+    assert d.message.startswith(f"{utils}:{line_of(HEADERS[utils], 't.numel()')}: member reference base type")
+    assert compile_(checkout, cache, text, skip_header_bodies=True) == []  # the price of the speed
+    assert compile_(checkout, cache, CLEAN, skip_header_bodies=True) == []
 
 
 def test_a_new_file_and_a_new_header_exist_only_in_memory(checkout, cache):
