@@ -263,7 +263,7 @@ def test_help_imports_no_heavy_module(args: tuple[str, ...]) -> None:
 
 # The import name of each runtime dependency (pyproject's [project] dependencies).
 IMPORT_NAMES = {"click": "click", "ruamel.yaml": "ruamel", "ruamel.yaml.clib": "ruamel", "jinja2": "jinja2",
-                "gitpython": "git", "clang-format": "clang_format"}
+                "gitpython": "git", "clang-format": "clang_format", "libclang": "clang"}
 
 
 def test_every_runtime_dependency_is_imported_by_the_package() -> None:

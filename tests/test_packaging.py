@@ -69,3 +69,11 @@ def test_wheel_ships_the_metal_emulation_headers_of_try(wheel: Path) -> None:
     headers = {f"mpsgen/emulate/include/{p.name}" for p in (REPO / "mpsgen" / "emulate" / "include").iterdir()}
     assert "mpsgen/emulate/include/metal_stdlib" in headers and "mpsgen/emulate/include/mpsgen_try_io.h" in headers
     assert headers - names == set()
+
+
+def test_wheel_ships_the_apple_framework_stubs_of_the_mm_check(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    stubs = REPO / "mpsgen" / "compiler" / "apple"
+    headers = {f"mpsgen/compiler/apple/{p.relative_to(stubs).as_posix()}" for p in stubs.rglob("*.h")}
+    assert "mpsgen/compiler/apple/Foundation/Foundation.h" in headers and "mpsgen/compiler/apple/bits/stdint-intn.h" in headers
+    assert headers - names == set()

@@ -1,0 +1,3 @@
+#pragma once
+// mpsgen stand-in: the SDK header is part of Foundation.
+#include <Foundation/Foundation.h>

@@ -1,0 +1,248 @@
+"""The no-Mac compile check of an operations/*.mm file: Objective-C++ -fsyntax-only through libclang.
+
+The file is parsed as the build parses it (caffe2/CMakeLists.txt, cmake/Codegen.cmake): Objective-C++
+in the checkout's C++ standard, USE_MPS, per-operator headers, the torch_cpu definitions, the
+checkout's include folders and the headers a build generates (aten_headers.py). What needs a Mac, the
+Apple frameworks, comes from mpsgen's own stand-ins in apple/: the types, constants and non-object
+methods the MPS sources use, so that a C++ break (an undeclared function, a missing include, a
+kernel whose signature no longer fits its stub) is an error here as it is on a Mac.
+
+libclang is the pip wheel (libclang==18.1.1): it bundles the front end but not clang's resource
+headers (stddef.h, stdarg.h, ...), which come from the host C compiler (`cc -print-file-name=include`).
+A file parsed again (its HEAD version, then the edited one) reuses the parse's precompiled preamble;
+a caller may have the bodies of the headers' functions skipped, for speed (tu_options).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from mpsgen.compiler.diagnostic import ERROR, Diagnostic
+from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
+
+if TYPE_CHECKING:
+    from clang import cindex
+
+APPLE_STUBS = Path(__file__).resolve().parent / "apple"
+INSTALL_HINT = "pip install libclang==18.1.1"
+# Definitions the build gives every ATen source of an MPS build (CMakeLists.txt's CMAKE_OBJCXX_FLAGS,
+# torch_cpu's target definitions, the fmt-header-only target it links).
+DEFINES = ("USE_MPS", "AT_PER_OPERATOR_HEADERS", "CAFFE2_BUILD_MAIN_LIB", "FMT_HEADER_ONLY=1")
+# A Mac's predefined macros instead of Linux's, on the host's target: the sources' Apple branches
+# (c10's overloads for `long` beside int64_t, which is `long long` there: apple/bits/) are the ones
+# a Mac compiles.
+PLATFORM = ("-D__APPLE__=1", "-D__MACH__=1", "-U__linux__", "-U__linux", "-Ulinux", "-U__gnu_linux__")
+# Flags of the Objective-C++ front end: blocks and the Apple runtime, as clang on macOS has them, and
+# manual reference counting (-fno-objc-arc, as CMakeLists.txt asks).
+OBJC_FLAGS = ("-x", "objective-c++", "-fblocks", "-fobjc-runtime=macosx-14.0", "-fno-objc-arc")
+# The stubs leave out most of MPSGraph's operations and other object-returning methods: a send to an
+# undeclared method is legal Objective-C with this warning, which is all the looseness costs (the
+# other is CMakeLists.txt's own). Every error is reported, not the first 20.
+QUIET = ("-Wno-objc-method-access", "-Wno-unguarded-availability-new", "-ferror-limit=0")
+
+
+class CompilerUnavailable(MpsgenError):
+    """libclang, the C compiler's builtin headers or the ATen headers are missing: the check cannot run."""
+
+
+def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = {},
+               yaml_text: str | None = None, cache_dir: Path | None = None,
+               skip_header_bodies: bool = False) -> list[Diagnostic]:
+    """Objective-C++ -fsyntax-only of *text* as if it were the file root/rel (see the module doc).
+
+    *overlay* maps checkout-relative paths to the texts of headers the change edits; *yaml_text* is
+    the native_functions.yaml the ATen headers are generated from (None: the checkout's). Returns
+    the errors located in *rel*; an error inside a header is reported at the #include line of *rel*
+    that leads to it, with the header's path:line in the message. *skip_header_bodies* trades
+    fidelity for speed (tu_options); it has no effect when *overlay* edits headers."""
+    from mpsgen.compiler.aten_headers import GenerationFailed, generated_include_dir
+
+    root = root.resolve()
+    index = _index()
+    try:
+        generated = generated_include_dir(root, yaml_text, cache_dir)
+    except GenerationFailed as e:
+        raise CompilerUnavailable(e.message, path=e.path, hint=e.hint) from None
+    args = compile_args(root, generated)
+    path = str(root / rel)
+    unsaved = [(path, text)] + [(str(root / p), t) for p, t in overlay.items() if p != rel]
+    tu = _parse(index, path, args, unsaved, tu_options(skip_header_bodies=skip_header_bodies and not overlay))
+    return _diagnostics(tu, root, rel, generated)
+
+
+def compile_args(root: Path, generated: Path) -> list[str]:
+    """The compiler arguments of an operations/*.mm file of *root* (no file name)."""
+    includes = [root / "aten/src", generated, root, root / "torch/csrc/api/include", root / "torch/csrc",
+                _fmt_include(root), APPLE_STUBS]
+    return [*OBJC_FLAGS, f"-std={cxx_standard(root)}", *(f"-D{d}" for d in DEFINES), *PLATFORM,
+            *objcxx_flags(root), *(f"-I{p}" for p in includes), "-isystem", _builtin_include_dir(), *QUIET]
+
+
+def cxx_standard(root: Path) -> str:
+    """The C++ standard the checkout's CMakeLists.txt sets (Objective-C++ follows CMAKE_CXX_STANDARD)."""
+    m = re.search(r"set\(\s*CMAKE_CXX_STANDARD\s+(\d+)", _cmakelists(root))
+    return f"c++{m.group(1) if m else '17'}"
+
+
+def objcxx_flags(root: Path) -> list[str]:
+    """The definitions, warnings and -f flags CMakeLists.txt appends to CMAKE_OBJCXX_FLAGS (2.7: -DUSE_MPS
+    -fno-objc-arc -Wno-unguarded-availability-new); a flag made of cmake variables is left out."""
+    flags: list[str] = []
+    text = _cmakelists(root)
+    for m in re.finditer(r'string\(\s*APPEND\s+CMAKE_OBJCXX_FLAGS\s+"([^"]*)"\s*\)'
+                         r'|append_cxx_flag_if_supported\(\s*"([^"]*)"\s+CMAKE_OBJCXX_FLAGS\s*\)', text):
+        for flag in (m.group(1) or m.group(2)).split():
+            if flag[:2] in ("-D", "-W", "-f") and "$" not in flag and flag not in flags:
+                flags.append(flag)
+    return flags
+
+
+def _cmakelists(root: Path) -> str:
+    try:
+        return (root / "CMakeLists.txt").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _fmt_include(root: Path) -> Path:
+    """fmt's headers: the checkout's submodule, or (a checkout without submodules) the copy torch installs."""
+    own = root / "third_party/fmt/include"
+    if (own / "fmt").is_dir():
+        return own
+    import importlib.util
+
+    spec = importlib.util.find_spec("torch")
+    if spec and spec.origin:
+        installed = Path(spec.origin).parent / "include"
+        if (installed / "fmt").is_dir():
+            return installed
+    raise CompilerUnavailable("fmt's headers are missing: the checkout has no third_party/fmt/include",
+                              path=root, hint="git submodule update --init third_party/fmt")
+
+
+@functools.lru_cache(maxsize=1)
+def _builtin_include_dir() -> str:
+    """The C compiler's builtin headers (stddef.h, stdarg.h, ...): the libclang wheel has none."""
+    for cc in ("cc", "gcc", "clang"):
+        exe = shutil.which(cc)
+        if exe is None:
+            continue
+        try:
+            out = subprocess.run([exe, "-print-file-name=include"], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        folder = out.stdout.strip()
+        if out.returncode == 0 and os.path.isfile(os.path.join(folder, "stddef.h")):
+            return folder
+    raise CompilerUnavailable("no C compiler's builtin headers (stddef.h) for libclang",
+                              hint="install a C compiler (gcc or clang)")
+
+
+@functools.lru_cache(maxsize=1)
+def _index() -> "cindex.Index":
+    try:
+        from clang import cindex
+    except ImportError:
+        raise CompilerUnavailable("libclang is not installed", hint=INSTALL_HINT) from None
+    try:
+        return cindex.Index.create()
+    except Exception as e:  # the bindings without their shared library: LibclangError, OSError
+        raise CompilerUnavailable(f"libclang cannot be loaded ({(plain_lines(str(e)) or [''])[0]})", hint=INSTALL_HINT) from None
+
+
+# libclang's translation-unit options (CXTranslationUnit_*; the Python bindings name only some).
+PRECOMPILED_PREAMBLE = 0x04  # the #include block is compiled once and reused by a reparse
+CREATE_PREAMBLE_ON_FIRST_PARSE = 0x100  # ... already by the first parse, not the first reparse
+SKIP_FUNCTION_BODIES = 0x40  # with the next one: bodies of functions in the #include block's headers
+LIMIT_SKIP_FUNCTION_BODIES_TO_PREAMBLE = 0x800  # are skipped (clangd does the same); the file's are not
+
+
+def tu_options(*, skip_header_bodies: bool) -> int:
+    """The parse options. Skipping the bodies of the headers' functions makes a cold parse of a 2.7
+    .mm file ~6 s of CPU instead of ~12 s, and a warm one 0.3 s instead of ~3 s, but a skipped body
+    is never checked nor instantiated: an error inside a header's inline function or template body
+    that the file causes (a template instantiated with a type it cannot take) goes unseen. A call
+    that fits no declaration is an error either way."""
+    options = PRECOMPILED_PREAMBLE | CREATE_PREAMBLE_ON_FIRST_PARSE
+    return options | SKIP_FUNCTION_BODIES | LIMIT_SKIP_FUNCTION_BODIES_TO_PREAMBLE if skip_header_bodies else options
+
+
+# One parsed translation unit per (file, arguments, options), parsed again with the new texts:
+# libclang then reuses the precompiled preamble as long as the #include block and its files are
+# unchanged (compiling a file's HEAD version, then its edited one, costs one cold parse).
+_UNITS: dict[tuple[str, tuple[str, ...], int], Any] = {}
+_UNITS_KEPT = 2
+_LOCK = threading.Lock()
+
+
+def _parse(index: "cindex.Index", path: str, args: list[str], unsaved: list[tuple[str, str]],
+           options: int) -> "cindex.TranslationUnit":
+    from clang import cindex
+
+    key = (path, tuple(args), options)
+    with _LOCK:
+        tu = _UNITS.pop(key, None)
+        if tu is not None:
+            tu.reparse(unsaved_files=unsaved)
+        else:
+            try:
+                tu = index.parse(path, args=args, unsaved_files=unsaved, options=options)
+            except cindex.TranslationUnitLoadError as e:
+                raise CompilerUnavailable(f"libclang could not parse {path}: {e}", hint=INSTALL_HINT) from None
+        _UNITS[key] = tu
+        while len(_UNITS) > _UNITS_KEPT:
+            _UNITS.pop(next(iter(_UNITS)))
+        return tu
+
+
+def _diagnostics(tu: "cindex.TranslationUnit", root: Path, rel: str, generated: Path) -> list[Diagnostic]:
+    from clang import cindex
+
+    path = str(root / rel)
+    included_from = {str(inc.include.name): (str(inc.source.name), inc.location.line) for inc in tu.get_includes()
+                     if inc.include is not None and inc.source is not None}
+    out: list[Diagnostic] = []
+    for d in tu.diagnostics:
+        if d.severity < cindex.Diagnostic.Error:
+            continue
+        loc = d.location
+        where = str(loc.file.name) if loc.file is not None else None
+        if where == path:
+            out.append(Diagnostic(rel, loc.line, loc.column, ERROR, d.spelling))
+            continue
+        line = _include_line(where, path, included_from)
+        place = f"{_shown(where, root, generated)}:{loc.line}: " if where else ""
+        out.append(Diagnostic(rel, line, 1, ERROR, f"{place}{d.spelling}"))
+    return out
+
+
+def _include_line(header: str | None, path: str, included_from: dict[str, tuple[str, int]]) -> int:
+    """The line of *path*'s #include that leads to *header* (1 when there is none)."""
+    seen = set()
+    while header is not None and header not in seen:
+        seen.add(header)
+        source, line = included_from.get(header, (None, 0))
+        if source == path:
+            return line
+        header = source
+    return 1
+
+
+def _shown(file: str, root: Path, generated: Path) -> str:
+    """A header's path as a message shows it: relative to the checkout, the generated headers or mpsgen's
+    stubs (the same words whichever yaml the headers were generated from, so that HEAD's and the
+    change's diagnostics match)."""
+    for base, prefix in ((generated, "<generated>/"), (root, ""), (APPLE_STUBS, "<mpsgen apple stubs>/")):
+        try:
+            return prefix + Path(file).relative_to(base).as_posix()
+        except ValueError:
+            pass
+    return file
