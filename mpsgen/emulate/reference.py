@@ -6,7 +6,10 @@ torch is optional for mpsgen; it is imported here, lazily, with a one-line error
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Callable, NamedTuple
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from .compile import ToolMissing
@@ -19,11 +22,28 @@ TORCH_DTYPES = {
 }
 
 
+@contextmanager
+def installed_torch_first() -> Iterator[None]:
+    """sys.path without the PyTorch source checkouts on it: run as `python -m mpsgen` from a checkout's
+    root, '' puts the checkout's own torch/ (no built torch._C) before the installed torch."""
+    shadowing = [p for p in sys.path if (Path(p or ".") / "torch" / "__init__.py").is_file()
+                 and not any((Path(p or ".") / "torch").glob("_C.*"))]  # the built extension, not _C/'s stubs
+    if not shadowing:
+        yield
+        return
+    saved = list(sys.path)
+    sys.path[:] = [p for p in sys.path if p not in shadowing]
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+
+
 def import_torch() -> Any:
     try:
         import warnings
 
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), installed_torch_first():
             warnings.simplefilter("ignore")  # "Failed to initialize NumPy" and the like
             import torch
     except ImportError:
@@ -40,7 +60,8 @@ def torch_version() -> str | None:
     from pathlib import Path
 
     try:
-        spec = importlib.util.find_spec("torch")
+        with installed_torch_first():
+            spec = importlib.util.find_spec("torch")
     except (ImportError, ValueError):
         return None
     if spec is None or spec.origin is None:
