@@ -22,11 +22,12 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from bench_check_gate import timed  # the same whole-process median (run from benchmarks/ or as a script)
 
 MM = "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
 METAL = "aten/src/ATen/native/mps/kernels/UnaryKernel.metal"
@@ -36,15 +37,6 @@ def run(cmd: list[str], tree: Path, env: dict[str, str]) -> tuple[float, subproc
     start = time.perf_counter()
     done = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=False)
     return time.perf_counter() - start, done
-
-
-def median_of(repeat: int, cmd: list[str], tree: Path, env: dict[str, str], before=None) -> float:
-    runs = []
-    for i in range(repeat):
-        if before is not None:
-            before(i)
-        runs.append(run(cmd, tree, env)[0])
-    return statistics.median(runs)
 
 
 def main() -> None:
@@ -59,10 +51,10 @@ def main() -> None:
     mpsgen = args.mpsgen
 
     def edit(rel: str):
-        def append(i: int) -> None:  # a new comment each run: the text, so the result, is new each time
+        def append() -> None:  # a new comment each run: the text, so the result, is new each time
             subprocess.run(["git", "checkout", "-q", "--", rel], cwd=tree, check=True)
             with open(tree / rel, "a", encoding="utf-8") as f:
-                f.write(f"\n// bench_compile edit {time.time_ns()} {i}\n")
+                f.write(f"\n// bench_compile edit {time.time_ns()}\n")
         return append
 
     rows: list[tuple[str, float]] = []
@@ -72,14 +64,14 @@ def main() -> None:
         if done.returncode not in (0, 1):
             raise SystemExit(f"mpsgen check --compile failed: {done.stderr.strip()[-400:]}")
         rows.append((".mm edited (pre-commit's case)",
-                     median_of(args.repeat, [mpsgen, "check", "--compile", MM], tree, env, edit(MM))))
+                     timed([mpsgen, "check", "--compile", MM], tree, env, edit(MM), args.repeat)))
         rows.append((".mm edited, lint alone (check FILE)",
-                     median_of(args.repeat, [mpsgen, "check", MM], tree, env, edit(MM))))
+                     timed([mpsgen, "check", MM], tree, env, edit(MM), args.repeat)))
         subprocess.run(["git", "checkout", "-q", "--", MM], cwd=tree, check=True)
         rows.append((".metal edited",
-                     median_of(args.repeat, [mpsgen, "check", "--compile", METAL], tree, env, edit(METAL))))
+                     timed([mpsgen, "check", "--compile", METAL], tree, env, edit(METAL), args.repeat)))
         rows.append(("warm: nothing changed since the last run",
-                     median_of(args.repeat, [mpsgen, "check", "--compile", METAL], tree, env)))
+                     timed([mpsgen, "check", "--compile", METAL], tree, env, repeat=args.repeat)))
     finally:
         subprocess.run(["git", "checkout", "-q", "--", MM, METAL], cwd=tree, check=False)
         shutil.rmtree(cache, ignore_errors=True)
