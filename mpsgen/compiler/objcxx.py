@@ -64,18 +64,42 @@ def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = 
     that leads to it, with the header's path:line in the message. *skip_header_bodies* trades
     fidelity for speed (tu_options); it has no effect when *overlay* edits headers."""
     from mpsgen.compiler.aten_headers import GenerationFailed, generated_include_dir
+    from mpsgen.compiler.derived_headers import removed_kernels_only, without_kernels
+    from mpsgen.compiler.memo import key_of, remembered
 
     root = root.resolve()
     index = _index()
-    try:
-        generated = generated_include_dir(root, yaml_text, cache_dir)
+    disk_yaml = _read(root / YAML_REL)
+    removed = [] if yaml_text is None or yaml_text == disk_yaml else \
+        None if disk_yaml is None else removed_kernels_only(disk_yaml, yaml_text)
+    try:  # a yaml that only names fewer kernels: the checkout's header set, those declarations taken out
+        generated = generated_include_dir(root, yaml_text if removed is None else None,
+                                          None if cache_dir is None else cache_dir / "aten-headers")
     except GenerationFailed as e:
         raise CompilerUnavailable(e.message, path=e.path, hint=e.hint) from None
+    derived = without_kernels(generated, removed or [])
     args = compile_args(root, generated)
     path = str(root / rel)
-    unsaved = [(path, text)] + [(str(root / p), t) for p, t in overlay.items() if p != rel]
-    tu = _parse(index, path, args, unsaved, tu_options(skip_header_bodies=skip_header_bodies and not overlay))
-    return _diagnostics(tu, root, rel, generated)
+    unsaved = [(path, text)] + [(str(root / p), t) for p, t in overlay.items() if p != rel] + list(derived.items())
+    options = tu_options(skip_header_bodies=skip_header_bodies and not overlay)
+
+    def compile_now() -> tuple[list[Diagnostic], list[str]]:
+        tu = _parse(index, path, args, unsaved, options)
+        read = [str(inc.include.name) for inc in tu.get_includes() if inc.include is not None]
+        return _diagnostics(tu, root, rel, generated), [p for p in read if p not in derived]
+
+    key = key_of(rel, text, repr(sorted(overlay.items())), repr(sorted(derived.items())), " ".join(args), str(options))
+    return remembered(cache_dir, key, compile_now)
+
+
+YAML_REL = "aten/src/ATen/native/native_functions.yaml"
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
 
 
 def compile_args(root: Path, generated: Path) -> list[str]:
