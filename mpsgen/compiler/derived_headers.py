@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-# A dispatch line: `    CPU, CUDA: atan2_out` (indented keys, one kernel name).
-_DISPATCH_LINE = re.compile(r"^[ \t]+[A-Za-z][\w, ]*:[ \t]*(\w+)[ \t]*$", re.MULTILINE)
+# A dispatch line: `    CPU, CUDA: atan2_out` (keys under `dispatch:`, deeper than an entry's own
+# `  structured: True`; one kernel name), with its line break.
+_DISPATCH_LINE = re.compile(r"^[ \t]{4,}[A-Za-z][\w, ]*:[ \t]*(\w+)[ \t]*(?:\n|$)", re.MULTILINE)
 _NATIVE_HEADERS = "ATen/ops"
 
 
