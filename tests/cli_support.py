@@ -1,19 +1,22 @@
-"""Running the installed `mpsgen` entry point, shared by the CLI, golden and new-op tests."""
+"""Running mpsgen as a command, shared by the CLI, golden and new-op tests.
+
+The command is `python -m mpsgen` through the interpreter running the tests, never an `mpsgen` found on
+PATH: PATH may hold another installation (or none, when pytest runs as .venv/bin/python -m pytest without
+activating the venv).  test_packaging.py checks the installed console script itself."""
 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
-MPSGEN = shutil.which("mpsgen")
+MPSGEN = [sys.executable, "-m", "mpsgen"]
 
 
 def mpsgen(*args: str, cwd: Path | None = None, env: dict | None = None,
            timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    assert MPSGEN, "the mpsgen entry point is not installed (pip install -e .)"
-    return subprocess.run([MPSGEN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run([*MPSGEN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def tracked_bytes(root: Path) -> dict[str, bytes]:

@@ -1,21 +1,64 @@
-"""Shared fixtures: the real files from the torch 2.13.0 wheel and the sample checkout."""
+"""Shared fixtures: the real files from the torch 2.13.0 wheel and the sample checkout; the session's
+hermetic environment and hypothesis profile."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "fixtures" / "sample"
 
-# mpsgen try (also run by migrate/new-op before writing) caches builds and results; keep them out
-# of the user's ~/.cache, shared by this session's subprocesses.
-os.environ["MPSGEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="mpsgen-try-cache-")
+# Everything the tests and their subprocesses write goes under one temporary folder per session (shared by
+# the xdist workers, which inherit it; removed by the process that made it): mpsgen's caches (try's builds,
+# the fact store), pip's, pre-commit's and lintrunner's homes and virtualenv's seed wheels, never the user's
+# ~/.cache or ~/.local.  git reads a configuration of the session's own, with an identity: the tests commit in
+# their sample trees also where git has no identity configured (a CI runner), and a user's settings
+# (commit signing, hooks) do not reach them.
+_SESSION_ENV = "MPSGEN_TESTS_SESSION_DIR"
+_OWN_SESSION_DIR = _SESSION_ENV not in os.environ
+SESSION_DIR = Path(os.environ.get(_SESSION_ENV) or tempfile.mkdtemp(prefix="mpsgen-tests-"))
+_GIT_CONFIG = SESSION_DIR / "gitconfig"
+if _OWN_SESSION_DIR:
+    _GIT_CONFIG.write_text("[user]\n\tname = mpsgen tests\n\temail = tests@mpsgen.invalid\n"
+                           "[init]\n\tdefaultBranch = main\n")
+os.environ.update({
+    _SESSION_ENV: str(SESSION_DIR),
+    "MPSGEN_CACHE_DIR": str(SESSION_DIR / "mpsgen-cache"),
+    "XDG_CACHE_HOME": str(SESSION_DIR / "xdg-cache"),
+    "XDG_DATA_HOME": str(SESSION_DIR / "xdg-data"),
+    "XDG_CONFIG_HOME": str(SESSION_DIR / "xdg-config"),
+    "PRE_COMMIT_HOME": str(SESSION_DIR / "pre-commit"),
+    "VIRTUALENV_OVERRIDE_APP_DATA": str(SESSION_DIR / "virtualenv"),
+    "VIRTUALENV_NO_PERIODIC_UPDATE": "1",  # virtualenv would look for newer seed wheels online
+    "GIT_CONFIG_GLOBAL": str(_GIT_CONFIG),
+    "GIT_CONFIG_NOSYSTEM": "1",
+})
+for _var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+    os.environ.pop(_var, None)
+# The tools the test extra installs (ninja for the sample's build, pre-commit, lintrunner) are found as in the
+# activated venv, also when pytest runs as .venv/bin/python -m pytest.  mpsgen itself never comes from PATH
+# (cli_support.MPSGEN runs it through this interpreter).
+os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+# Property tests: 100 examples each by default, MPSGEN_HYPOTHESIS_PROFILE=thorough for 20x that;
+# derandomized (the examples follow from the test alone) and without an example database, so a run is
+# repeatable and writes nothing.
+settings.register_profile("default", max_examples=100, derandomize=True, database=None, deadline=None)
+settings.register_profile("thorough", max_examples=2000, derandomize=True, database=None, deadline=None)
+settings.load_profile(os.environ.get("MPSGEN_HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _OWN_SESSION_DIR:
+        shutil.rmtree(SESSION_DIR, ignore_errors=True)
 
 
 def _package_dir(name: str) -> Path:

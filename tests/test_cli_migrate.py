@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import MPSGEN, mpsgen, tracked_bytes  # noqa: F401
+from cli_support import MPSGEN, mpsgen, tracked_bytes
 BROKEN_ATAN2 = "precise::atan2(float(a), float(b)) +"  # a syntax error the build must report
 
 
@@ -180,8 +180,7 @@ def test_unexpected_success_prints_the_removing_edit_and_exits_1(tree: Path) -> 
 def test_ctrl_c_during_the_build_stops_the_child_and_names_the_tree_state(tree: Path, tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"
     sleeper = f"{sys.executable} -c \"import os, time; open('{pid_file}', 'w').write(str(os.getpid())); time.sleep(30)\""
-    assert MPSGEN
-    proc = subprocess.Popen([MPSGEN, "-C", str(tree), "migrate", "atan2", "--build-cmd", sleeper],
+    proc = subprocess.Popen([*MPSGEN, "-C", str(tree), "migrate", "atan2", "--build-cmd", sleeper],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while not (pid_file.is_file() and pid_file.read_text()):

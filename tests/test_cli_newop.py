@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 
-from cli_support import MPSGEN, mpsgen, tracked_bytes  # noqa: F401
+from cli_support import mpsgen, tracked_bytes
 HEAVISIDE = "a == 0 ? b : T(a > 0)"
 LOG_NDTR = "log(c10::metal::erfc(-x * M_SQRT1_2_F) / 2)"
 COMMON_MPS = "torch/testing/_internal/common_mps.py"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mpsgen.cli import main
@@ -79,7 +79,6 @@ _TEXT = st.text(st.sampled_from("ab_z09 \n(){}:;\"'/*é\u4e2d"), max_size=60)
 _NAME = st.text(st.sampled_from("ab_z09"), min_size=1, max_size=5)
 
 
-@settings(max_examples=400, deadline=None)
 @given(texts=st.lists(_TEXT, min_size=1, max_size=3), name=_NAME)
 def test_which_files_spell_a_name_is_a_substring_search(texts: list[str], name: str):
     """The words index answers `name in text` exactly, digits, underscores and non-ASCII text included."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mpsgen.sources.native.shared_impl import _ELEMENTWISE, _NOT_ELEMENTWISE, builds_elementwise_iterator
@@ -29,7 +29,6 @@ _PIECES = ["TensorIterator::binary_op(", "TensorIteratorConfig()", "TensorIterat
            "make_reduction", "resize_outputs(", "false", ")", " ", "\n", "as_strided", "restride", "_", "a"]
 
 
-@settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=30).map("".join), st.data())
 def test_a_definitions_lines_answer_as_the_whole_file_does(text: str, data) -> None:
     start = data.draw(st.integers(0, len(text) - 1))

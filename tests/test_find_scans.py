@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mpsgen.scan import definitions, mask
@@ -53,7 +53,6 @@ def _reference_word_before(code: str, end: int) -> tuple[int, int] | None:
     return None if j == k or code[j + 1].isdigit() else (j + 1, k + 1)
 
 
-@settings(max_examples=1500, deadline=None)
 @given(text=texts)
 def test_tokens_are_the_token_patterns_matches(text):
     found = [(s, e) for s, e, _ in mask._tokens(text)]
@@ -67,19 +66,16 @@ def test_tokens_are_the_token_patterns_matches(text):
     assert found == reference
 
 
-@settings(max_examples=1500, deadline=None)
 @given(text=texts)
 def test_directive_starts_are_the_line_start_pattern_matches(text):
     assert list(mask._directive_starts(text)) == [m.start() for m in re.finditer(r"^[ \t]*#", text, re.M)]
 
 
-@settings(max_examples=1500, deadline=None)
 @given(text=texts)
 def test_blanking_keeps_exactly_the_line_breaks(text):
     assert mask.blank_keeping_breaks(text) == re.sub(r"[^\r\n]", " ", text)
 
 
-@settings(max_examples=1500, deadline=None)
 @given(text=texts)
 def test_brace_pairs_and_backward_scans_match_their_walks(text):
     assert definitions.brace_pairs(text) == _reference_brace_pairs(text)
@@ -94,7 +90,6 @@ def test_a_word_longer_than_the_backward_window_is_read_whole():
     assert definitions._word_before(code, len(code) - 1) == (4, len(code) - 1)
 
 
-@settings(max_examples=1500, deadline=None)
 @given(body=texts)
 def test_classify_and_callees_answer_what_the_regexes_did(body):
     expected = ("metal" if host._METAL_MARKERS.search(body) else

@@ -19,7 +19,7 @@ import pytest
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("MPSGEN_UPDATE_GOLDEN") == "1"
-from cli_support import MPSGEN, mpsgen, tracked_bytes  # noqa: F401
+from cli_support import mpsgen, tracked_bytes
 
 # A complex asinh in real arithmetic: asinh(x + iy) = sign(x) acosh(A) + i asin(B), where
 # A, B = (sqrt((1+y)^2 + x^2) +/- sqrt((1-y)^2 + x^2)) / 2.  Compiles in the sample's emulation headers.

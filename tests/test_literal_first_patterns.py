@@ -7,7 +7,7 @@ import re
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mpsgen.lint.file_facts import functor_uses
@@ -46,14 +46,12 @@ def _found(pattern: re.Pattern[str], text: str) -> list:
 
 
 @pytest.mark.parametrize("name", sorted(PAIRS))
-@settings(max_examples=400, deadline=None)
 @given(text=texts)
 def test_literal_first_pattern_finds_what_the_word_boundary_one_did(name, text):
     before, now = PAIRS[name]
     assert _found(now, text) == _found(re.compile(before), text)
 
 
-@settings(max_examples=1000, deadline=None)
 @given(text=texts)
 def test_functor_uses_counts_the_words_the_pattern_found(text):
     expected: dict[str, int] = {}
@@ -62,7 +60,6 @@ def test_functor_uses_counts_the_words_the_pattern_found(text):
     assert functor_uses("k.metal", text) == expected
 
 
-@settings(max_examples=400, deadline=None)
 @given(text=texts)
 def test_macro_calls_are_those_a_word_boundary_pattern_finds(text):
     names = r"REGISTER_DISPATCH|CREATE_\w*IMPL\w*FUNC\w*|exec_"
@@ -75,13 +72,11 @@ def test_macro_calls_are_those_a_word_boundary_pattern_finds(text):
     assert [(c.name, c.start, c.close) for c in ix.calls_matching(names)] == expected
 
 
-@settings(max_examples=1000, deadline=None)
 @given(text=st.lists(st.sampled_from(["a", "Z", "_", "1", "09", " ", "é", "\n", "x1", "-", "::", "é1"]), max_size=16).map("".join))
 def test_identifier_counts_are_those_of_the_identifier_pattern(text):
     assert identifier_counts(text) == dict(Counter(re.findall(r"[A-Za-z_]\w*", text)))
 
 
-@settings(max_examples=1000, deadline=None)
 @given(text=st.lists(st.sampled_from(["a", "mps", "mp", "s", "_", "1", "09", " ", "é", "\n", "x1", "-", "::"]), max_size=16).map("".join))
 def test_identifiers_containing_a_part_are_those_the_identifier_pattern_counts(text):
     counts = Counter(re.findall(r"[A-Za-z_]\w*", text))

@@ -215,7 +215,7 @@ def test_unary_alpha_block_after_alpha_registrations():
     assert out.endswith("REGISTER_UNARY_ALPHA_OP(logit, bool, float, float);\n")
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.from_regex(r"[a-z][a-z0-9_]{0,40}", fullmatch=True))
 def test_macro_alignment_property(name):
     spec = KernelSpec(name + "_op", "unary", "float(x)", dtypes=("float", "int2float"), result="float")

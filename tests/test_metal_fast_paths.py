@@ -11,7 +11,7 @@ from pathlib import Path
 
 import metal_reference as ref
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mpsgen.errors import MpsgenError
@@ -96,13 +96,11 @@ def test_the_metal_files_read_as_before(path):
         assert _outcome(_index, variant, path.name) == _outcome(ref.index_metal, variant, path.name)
 
 
-@settings(max_examples=400, deadline=None)
 @given(text=st.one_of(programs, texts))
 def test_names_are_those_the_old_reader_found(text):
     assert _outcome(mn.names_in, text, "k.metal") == _outcome(ref.names_in, text, "k.metal")
 
 
-@settings(max_examples=400, deadline=None)
 @given(text=st.one_of(programs, texts))
 def test_the_index_is_the_old_readers(text):
     assert _outcome(_index, text, "k.metal") == _outcome(ref.index_metal, text, "k.metal")
@@ -111,7 +109,6 @@ def test_the_index_is_the_old_readers(text):
 # -- scan/anchored.py --------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
 @given(text=texts,
        words=st.lists(st.sampled_from(["#", "##", "/", "REGISTER_", "_", "kernel", "a"]), min_size=1, max_size=3))
 def test_occurrences_are_every_offset_a_word_starts_at(text, words):
@@ -124,13 +121,11 @@ def test_occurrences_are_every_offset_a_word_starts_at(text, words):
     (mn._PLAIN_KERNEL, mn._PLAIN_KERNEL_WORDS),
     (mn._HOST_NAME, ("host_name",)),
 ])
-@settings(max_examples=300, deadline=None)
 @given(text=texts)
 def test_a_pattern_tried_at_its_words_finds_what_finditer_finds(pattern, words, text):
     assert _spans(finditer_at(pattern, text, occurrences(text, words))) == _spans(pattern.finditer(text))
 
 
-@settings(max_examples=300, deadline=None)
 @given(text=texts, macros=st.lists(st.sampled_from(["X", "INSTANTIATE_X", "A_", "REGISTER_X", "T0"]), max_size=3))
 def test_macro_calls_tried_at_their_words_are_the_calls_the_scan_acts_on(text, macros):
     def acted_on(m: re.Match[str]) -> bool:
@@ -144,13 +139,11 @@ def test_macro_calls_tried_at_their_words_are_the_calls_the_scan_acts_on(text, m
 # -- sources/metal/names.py and sources/metal/macros.py ------------------------------------------
 
 
-@settings(max_examples=500, deadline=None)
 @given(text=texts)
 def test_comments_are_blanked_as_the_substitution_blanked_them(text):
     assert mn._blank_comments(text) == mn._COMMENT_OR_LITERAL.sub(ref._blank_comment, text)
 
 
-@settings(max_examples=500, deadline=None)
 @given(text=st.lists(st.sampled_from(["##", "#", " ", "\t", "a", "\n"]), max_size=12).map("".join))
 def test_paste_drops_what_the_paste_pattern_dropped(text):
     assert paste(text) == re.sub(r"[ \t]*##[ \t]*", "", text)
@@ -162,7 +155,6 @@ _BODY_LINE = st.lists(st.sampled_from(["NAME", "DTYPE", "A", "T", "T0", "#", "# 
                                        "_", "a", "(", ",", "host_name"]), max_size=10).map("".join)
 
 
-@settings(max_examples=500, deadline=None)
 @given(lines=st.lists(_BODY_LINE, min_size=1, max_size=4), params=_PARAMS, args=_ARGS)
 def test_a_macro_body_expands_as_it_did_line_by_line(lines, params, args):
     body = tuple((k + 1, line) for k, line in enumerate(lines))
@@ -172,21 +164,18 @@ def test_a_macro_body_expands_as_it_did_line_by_line(lines, params, args):
     assert [f.line for f in frames_at(len(lines) - 1, "M")] == [len(lines), 9]
 
 
-@settings(max_examples=300, deadline=None)
 @given(text=st.lists(st.sampled_from(["(", ")", "((", "a", " ", "\n"]), max_size=12).map("".join))
 def test_a_parenthesis_closes_where_match_close_says(text):
     for k in [k for k, ch in enumerate(text) if ch == "("]:
         assert mn._close(text, k) == match_close(text, k)
 
 
-@settings(max_examples=300, deadline=None)
 @given(args=st.lists(st.sampled_from(['"exp_"', '"a\\"b"', " ", "\u00a0", "#X", "x", '"', "\n"]),
                      max_size=6).map("".join))
 def test_host_name_pieces_are_concatenated_as_before(args):
     assert mn._concatenate(args) == (*ref._concatenate(args), ref._first_piece(args))
 
 
-@settings(max_examples=300, deadline=None)
 @given(text=texts)
 def test_template_is_searched_as_in_the_slice(text):
     for k in range(len(text) + 1):
@@ -196,7 +185,6 @@ def test_template_is_searched_as_in_the_slice(text):
 # -- sources/metal/index.py --------------------------------------------------------------------
 
 
-@settings(max_examples=500, deadline=None)
 @given(text=st.one_of(texts, line_texts))
 def test_lines_are_the_split_masked_lines_and_the_raw_ones(text):
     lines = MaskedLines(text)
@@ -206,7 +194,6 @@ def test_lines_are_the_split_masked_lines_and_the_raw_ones(text):
     assert all(lines.raw(k, j) == "".join(raw[k : j + 1]) for k in range(len(raw)) for j in range(k, len(raw)))
 
 
-@settings(max_examples=500, deadline=None)
 @given(text=st.one_of(texts, line_texts))
 def test_the_lines_read_include_every_line_the_reading_acts_on(text):
     lines = MaskedLines(text)
@@ -217,7 +204,6 @@ def test_the_lines_read_include_every_line_the_reading_acts_on(text):
     assert lines.holding("host_name") == [k for k, line in enumerate(lines.code) if "host_name" in line]
 
 
-@settings(max_examples=500, deadline=None)
 @given(text=st.one_of(texts, line_texts))
 def test_complex_comment_lines_are_those_starting_with_it_lowered(text):
     expected = {k for k, line in enumerate(split_lines(text))
@@ -225,7 +211,6 @@ def test_complex_comment_lines_are_those_starting_with_it_lowered(text):
     assert mi._complex_comment_lines(MaskedLines(text)) == expected
 
 
-@settings(max_examples=500, deadline=None)
 @given(text=st.one_of(texts, line_texts), in_define=st.lists(st.booleans(), max_size=8))
 def test_calls_and_structs_end_where_they_ended(text, in_define):
     code = MaskedLines(text).code

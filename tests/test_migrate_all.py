@@ -130,7 +130,7 @@ def test_a_killed_run_leaves_the_checkout_intact_and_the_rerun_completes(scalar_
     from cli_support import MPSGEN
 
     before = state(scalar_tree)
-    run = subprocess.Popen([MPSGEN, *ALL, "--branch-per-op", "--jobs", "1"], cwd=scalar_tree,
+    run = subprocess.Popen([*MPSGEN, *ALL, "--branch-per-op", "--jobs", "1"], cwd=scalar_tree,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while not branches(scalar_tree) and run.poll() is None and time.monotonic() < deadline:

@@ -100,7 +100,7 @@ def check_edit(text: str, family: str, edit_fn, **kwargs) -> None:
     assert len(after.entries) == len(before.entries)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(native_file(), st.sampled_from(FAMILIES))
 def test_migrate_is_idempotent_and_local(text: str, family: str) -> None:
     if family not in index_text(text).families():
@@ -108,7 +108,7 @@ def test_migrate_is_idempotent_and_local(text: str, family: str) -> None:
     check_edit(text, family, migrate_family)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(native_file(), st.sampled_from(FAMILIES))
 def test_migrate_with_shared_kernel_is_idempotent_and_local(text: str, family: str) -> None:
     if family not in index_text(text).families():
@@ -116,7 +116,7 @@ def test_migrate_with_shared_kernel_is_idempotent_and_local(text: str, family: s
     check_edit(text, family, migrate_family, shared_kernel="named_kernel")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(native_file(), st.sampled_from(FAMILIES))
 def test_new_op_is_idempotent_and_local(text: str, family: str) -> None:
     if family not in index_text(text).families():
@@ -124,7 +124,6 @@ def test_new_op_is_idempotent_and_local(text: str, family: str) -> None:
     check_edit(text, family, add_mps_to_family)
 
 
-@settings(max_examples=200, deadline=None)
 @given(native_file(), st.sampled_from(FAMILIES))
 def test_migrated_family_has_no_legacy_mps(text: str, family: str) -> None:
     if family not in index_text(text).families():

@@ -1,8 +1,10 @@
 """The shipped pre-commit hook (`pre-commit try-repo`) and the lintrunner adapter, with the real tools.
 
-pre-commit installs mpsgen from a git repository into its own virtualenv (dependencies from PyPI),
-so the hook is tried from a committed snapshot of this working tree: try-repo on /work/main itself
-would miss files that are not committed yet.
+pre-commit installs mpsgen from a git repository into its own virtualenv, so the hook is tried from a
+committed snapshot of this working tree: try-repo on the repository itself would miss files that are not
+committed yet.  Nothing is downloaded: pip in that virtualenv has no index, and finds mpsgen's dependencies
+and setuptools already installed in the venv running the tests (on PYTHONPATH); virtualenv seeds it from
+its bundled wheels.  pre-commit's and virtualenv's homes are in the session's temporary folder (conftest.py).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -64,9 +67,18 @@ def test_hook_definition_is_the_shipped_one():
     assert "- id: mpsgen-check" in text and "entry: mpsgen check" in text and "language: python" in text
 
 
+def offline_pip_env(home: Path) -> dict[str, str]:
+    """The environment for a pre-commit that installs a `language: python` hook without a network: pip
+    reads no configuration file and has no index, mpsgen's dependencies and setuptools are this venv's."""
+    here = [*dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib")), os.environ.get("PYTHONPATH")]
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("PIP_")}, "PRE_COMMIT_HOME": str(home),
+            "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1",
+            "PIP_NO_BUILD_ISOLATION": "0",  # sic: pip reads this variable as build isolation off
+            "PYTHONPATH": os.pathsep.join(filter(None, here))}
+
+
 def test_pre_commit_try_repo(hook_repo: Path, broken_git_sample: Path, tmp_path_factory):
-    home = tmp_path_factory.mktemp("pre-commit-home")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    env = offline_pip_env(tmp_path_factory.mktemp("pre-commit-home"))
 
     def try_repo(*files: str) -> subprocess.CompletedProcess:
         return subprocess.run([str(BIN / "pre-commit"), "try-repo", str(hook_repo), "mpsgen-check", "--files", *files],

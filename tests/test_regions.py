@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from mpsgen.scan.regions import definition_candidates
@@ -60,7 +60,6 @@ _definition = st.tuples(
 ).map("".join)
 
 
-@settings(max_examples=4000, deadline=None)
 @given(st.lists(_definition, min_size=1, max_size=3).map("".join))
 @example("Tensor\n /* c */ foo(int a) { }\n")  # the return type lies before the line a region starts on
 def test_a_region_lookup_finds_what_the_whole_file_mask_finds(text: str) -> None:

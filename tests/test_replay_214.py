@@ -5,8 +5,13 @@ common_mps.py entries as 2.14.1 has them: no "sigmoid_backward" in SUPPORTED_COM
 OpInfo has (sigmoid's OpInfo tests its gradient).
 
 The tree: the sample checkout with the 2.13 wheel's yaml and test lists, its scalar-ops sources, and
-the CPU and MPSGraph code of the six ops added in the shapes of the real 2.13 files.  The 2.14.1 files
-come from the wheel itself (tests/wheel_files.py), never from this repository.
+the CPU and MPSGraph code of the six ops added in the shapes of the real 2.13 files.
+
+What 2.14.1 shipped is in tests/data/replay214/, hand-written (no PyTorch file is fetched or copied):
+native_functions.yaml mirrors the 2.14.1 wheel's entries asinh.out, acosh.out, atanh.out,
+conj_physical.out, logical_not.out and sigmoid_backward.grad_input with their whole dispatch blocks
+(XPU keys included, dropped by the comparison); common_mps.py mirrors the 2.14.1 lines naming the
+six ops or sigmoid, which all sit in SUPPORTED_COMPLEX_OPS, in the file's order.
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ from pathlib import Path
 
 import pytest
 from cli_support import mpsgen
-from wheel_files import wheel_file
 
 from scalar_ops_tree import NATIVE
 
@@ -148,26 +152,28 @@ def _entries_naming(text: str, keys) -> list[str]:
     return [ln.strip() for ln in text.splitlines() if any(f'"{k}"' in ln for k in keys)]
 
 
+RELEASED_214 = Path(__file__).parent / "data" / "replay214"
+
+
 @pytest.fixture(scope="module")
-def wheel_214() -> dict[str, Path]:
-    return {"yaml": wheel_file("2.14.1", "torchgen/packaged/ATen/native/native_functions.yaml"),
-            "common_mps": wheel_file("2.14.1", "torch/testing/_internal/common_mps.py")}
+def released_214() -> dict[str, Path]:
+    return {"yaml": RELEASED_214 / "native_functions.yaml", "common_mps": RELEASED_214 / "common_mps.py"}
 
 
-def test_the_six_upstream_migrations_replayed_give_214s_dispatch_and_test_lists(scalar_tree: Path, wheel_214):
+def test_the_six_upstream_migrations_replayed_give_214s_dispatch_and_test_lists(scalar_tree: Path, released_214):
     _lay_the_six_ops(scalar_tree)
     result = mpsgen("migrate", "--all", "--branch-per-op", "--no-build", "--no-test", "--no-try", "--format", "json",
                     cwd=scalar_tree)
     assert result.returncode == 0, result.stderr
-    yaml_214 = wheel_214["yaml"].read_text()
+    yaml_214 = released_214["yaml"].read_text()
     keys = [*OPS, "sigmoid"]
-    lists_214 = _entries_naming(wheel_214["common_mps"].read_text(), keys)
+    lists_214 = _entries_naming(released_214["common_mps"].read_text(), keys)
     for op, entry in OPS.items():  # each upstream migration was its own PR: compare each branch
         yaml_ours = _show(scalar_tree, f"mps-metal/{op}", f"{NATIVE}/native_functions.yaml")
         assert _dispatch_block(yaml_ours, entry) == _dispatch_block(yaml_214, entry), entry
         ours = scalar_tree / f"{op}.yaml"
         ours.write_text(yaml_ours)
-        assert _mps_kernels(ours, [entry]) == _mps_kernels(wheel_214["yaml"], [entry]) == {entry: op + "_out"}
+        assert _mps_kernels(ours, [entry]) == _mps_kernels(released_214["yaml"], [entry]) == {entry: op + "_out"}
         lists = _show(scalar_tree, f"mps-metal/{op}", "torch/testing/_internal/common_mps.py")
         assert _entries_naming(lists, keys) == lists_214, op
         assert '"sigmoid_backward"' not in lists

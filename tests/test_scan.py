@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mpsgen.scan.brackets import first_unbalanced, match_close, split_bounds, split_top_level
@@ -85,7 +85,6 @@ _TRICKY = ['u8R"x(a)x"', 'LR"(b)"', 'xR"(c)"', 'xu8R"(d)"', '"s"u8R"(e)"', "1'00
            'R"abc', 'uR"(open', "// c\nR\"(x\n)\"", "/* a */ \"b\\\"c\" R\"q(')q\"", "'\\''", 'U"w"L\'c\'']
 
 
-@settings(max_examples=3000, deadline=None)
 @given(st.lists(st.sampled_from(["/", "*", '"', "'", "\\", "\n", "\r", "R", "u", "8", "U", "L", "(", ")", "x",
                                  " ", "_", "1", "q", *_TRICKY]), max_size=24))
 def test_mask_matches_the_reference_pattern(pieces):

@@ -281,7 +281,7 @@ def real_cm(real_common_mps_path: Path) -> str:
     return real_common_mps_path.read_text(encoding="utf-8")
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_property_removal_on_real_file(real_cm, data):
     all_entries = entries(real_cm)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cli_support import MPSGEN, mpsgen, tracked_bytes
+from cli_support import mpsgen, tracked_bytes
 
 
 def test_try_atan2_on_a_fresh_sample_agrees(tree: Path) -> None:
@@ -112,7 +112,6 @@ def test_new_op_without_a_compiler_says_the_check_was_skipped(tree: Path, tmp_pa
     assert result.returncode == 0, result.stderr
     skipped = [line for line in result.stdout.splitlines() if line.startswith("numeric check skipped:")]
     assert len(skipped) == 1 and "no-such-g++ was not found" in skipped[0]
-    assert MPSGEN
 
 
 def test_migrate_refuses_a_body_that_does_not_compile_before_writing(tree: Path) -> None:
