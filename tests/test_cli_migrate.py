@@ -67,9 +67,10 @@ def test_migrate_frac_json_report_with_build_and_tests(tree: Path) -> None:
 
 
 def test_broken_kernel_expression_fails_the_build_and_leaves_the_edits(tree: Path, pristine_sample: Path) -> None:
-    # --no-try: the numeric check would refuse the body before writing (tests/test_try_cli.py);
-    # this test is about the build failing on edits that are in place.
-    result = mpsgen("-C", str(tree), "migrate", "atan2", "--expr", BROKEN_ATAN2, "--no-try")
+    # --no-try, --no-compile: the numeric check and the compile check would refuse the body before
+    # writing (tests/test_try_cli.py, tests/test_compile_metal.py); this test is about the build failing
+    # on edits that are in place.
+    result = mpsgen("-C", str(tree), "migrate", "atan2", "--expr", BROKEN_ATAN2, "--no-try", "--no-compile")
     assert result.returncode == 1, result.stdout + result.stderr
     out = result.stdout
     assert "build failed" in out

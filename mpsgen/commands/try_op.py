@@ -58,9 +58,10 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
             stream.write(f"checked: {subject.source}\n" if subject.source.startswith((IN_TREE, CATALOG_INSTEAD)) else "")
             stream.write(render_text(result))
         ok = ok and result.ok
-    if any(subject.source == "plan" for subject in subjects):
+    if ok and any(subject.source == "plan" for subject in subjects):  # numbers first: a wrong body is enough
+        # on stderr: stdout is the numeric table (or JSON) scripts read; the exit code says both
         ok = _compile_plan(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr, dtypes=dtypes,
-                           templates_dir=templates_dir, stream=sys.stderr if fmt == "json" else stream) and ok
+                           templates_dir=templates_dir, stream=sys.stderr) and ok
     return EXIT_OK if ok else EXIT_FINDINGS
 
 

@@ -120,6 +120,10 @@ def generated_include_dir(root: Path, yaml_text: str | None = None, cache_dir: P
 
 
 def _generate(root: Path, yaml_text: str, out: Path) -> None:
+    missing = [rel for rel in (TAGS_REL, f"{ATEN_REL}/templates") if not (root / rel).exists()]
+    if missing:  # a partial checkout (the sample): torchgen has nothing to generate from
+        raise GenerationFailed(f"the checkout has no {' and no '.join(missing)} to generate the ATen headers from",
+                               path=root, hint="run the compile check on a full PyTorch checkout")
     source = root / ATEN_REL
     if yaml_text != _read_or_none(root / YAML_REL):
         source = _source_with_yaml(root, yaml_text, out / ".source")
