@@ -40,6 +40,7 @@ os.environ.update({
     "VIRTUALENV_NO_PERIODIC_UPDATE": "1",  # virtualenv would look for newer seed wheels online
     "GIT_CONFIG_GLOBAL": str(_GIT_CONFIG),
     "GIT_CONFIG_NOSYSTEM": "1",
+    "HYPOTHESIS_STORAGE_DIRECTORY": str(SESSION_DIR / "hypothesis"),  # else .hypothesis/ in the working folder
 })
 for _var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
     os.environ.pop(_var, None)
