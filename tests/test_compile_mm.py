@@ -344,3 +344,32 @@ def test_configure_substitutes_a_macos_build():
     assert aten_headers.configure(text).splitlines() == [
         "#define C10_BUILD_SHARED_LIBS", "/* #undef C10_USE_NUMA */", "#define AT_MKL_ENABLED() 0",
         "#define AT_POCKETFFT_ENABLED() 1", "#define USE_MPS 1", '{"USE_CUDA", "0"}']
+
+
+def test_the_include_block_keeps_the_files_lines_and_leaves_out_per_operator_headers():
+    from mpsgen.compiler.preamble import include_block
+
+    text = ("// Copyright\n#include <a.h>\n/* a\n   comment */\n#ifndef AT_PER_OPERATOR_HEADERS\n"
+            "#include <ATen/Functions.h>\n#else\n#include <ATen/ops/frob_native.h>\n#endif\n\n"
+            "namespace at::native {\n#include <late.h>\n}\n")
+    block = include_block(text)
+    lines = text.splitlines()
+    assert block.splitlines() == lines[:7] + [""] + lines[8:10]  # line 8 blanked, the file's numbering kept
+    assert "late.h" not in block and "namespace" not in block
+    assert include_block("#define ONE 1\nint x;\n") == ""  # no #include: nothing worth a PCH
+    assert include_block("#include <a.h>\n#define TWO(x) \\\n  x\n") == ""  # a continued directive: not cut
+
+
+def test_the_include_block_is_compiled_once_and_the_file_behind_it_finds_the_same(checkout, tmp_path):
+    cache = tmp_path / "cache"
+    broken = CLEAN.replace("    (void)length;", "    frobnicate_buffer(buffer, length);")
+    assert compile_(checkout, cache, CLEAN) == []
+    [pch] = list((cache / "pch").glob("*.pch"))
+    [d] = compile_(checkout, cache, broken)  # another body: the same PCH
+    assert list((cache / "pch").glob("*.pch")) == [pch]
+    assert d == compile_(checkout, None, broken)[0]  # without a cache (no PCH): the same finding
+    assert (d.line, d.message) == (line_of(broken, "frobnicate_buffer"), "use of undeclared identifier 'frobnicate_buffer'")
+    utils = "aten/src/ATen/native/mps/OperationUtils.h"
+    edited = HEADERS[utils].replace("dispatch_queue_t getDispatchQueue();", "dispatch_queue_t getDispatchQueue();\n")
+    assert compile_(checkout, cache, broken, overlay={utils: edited}) == [d]  # a header the block reads, edited:
+    assert len(list((cache / "pch").glob("*.pch"))) == 2  # a PCH of its own

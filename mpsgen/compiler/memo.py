@@ -35,7 +35,7 @@ def remembered(cache_dir: Path | None, key: str,
             return found
     diagnostics, read = compute()
     if entry is not None:
-        deps = [[p, *_stamp(p)] for p in sorted(set(read))]
+        deps = [[p, *stamp(p)] for p in sorted(set(read))]
         entry.parent.mkdir(parents=True, exist_ok=True)
         tmp = entry.with_name(f"{entry.name}.{os.getpid()}")
         tmp.write_text(json.dumps({"deps": deps, "found": [list(d) for d in diagnostics]}), encoding="utf-8")
@@ -49,12 +49,13 @@ def _valid(entry: Path) -> list[Diagnostic] | None:
     except (OSError, ValueError):
         return None
     for path, size, mtime in data["deps"]:
-        if _stamp(path) != (size, mtime):
+        if stamp(path) != (size, mtime):
             return None
     return [Diagnostic(*row) for row in data["found"]]
 
 
-def _stamp(path: str) -> tuple[int, int]:
+def stamp(path: str) -> tuple[int, int]:
+    """A file's size and modification time ((-1, -1): none)."""
     try:
         st = os.stat(path)
     except OSError:

@@ -9,8 +9,9 @@ kernel whose signature no longer fits its stub) is an error here as it is on a M
 
 libclang is the pip wheel (libclang==18.1.1): it bundles the front end but not clang's resource
 headers (stddef.h, stdarg.h, ...), which come from the host C compiler (`cc -print-file-name=include`).
-A file parsed again (its HEAD version, then the edited one) reuses the parse's precompiled preamble;
-a caller may have the bodies of the headers' functions skipped, for speed (tu_options).
+The file's #include block is compiled once into a PCH kept in mpsgen's cache (preamble.py), so that a
+file parsed again (its HEAD version, then each change's edited one) costs well under a second; a
+caller may have the bodies of the headers' functions skipped, for speed (tu_options).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = 
     from mpsgen.compiler.aten_headers import GenerationFailed, generated_include_dir
     from mpsgen.compiler.derived_headers import removed_kernels_only, without_kernels
     from mpsgen.compiler.memo import key_of, remembered
+    from mpsgen.compiler.preamble import preamble_for
 
     root = root.resolve()
     index = _index()
@@ -81,12 +83,21 @@ def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = 
     args = compile_args(root, generated)
     path = str(root / rel)
     unsaved = [(path, text)] + [(str(root / p), t) for p, t in overlay.items() if p != rel] + list(derived.items())
-    options = tu_options(skip_header_bodies=skip_header_bodies and not overlay)
+    skip = skip_header_bodies and not overlay
+    options = tu_options(skip_header_bodies=skip)
 
     def compile_now() -> tuple[list[Diagnostic], list[str]]:
-        tu = _parse(index, path, args, unsaved, options)
+        block = None if cache_dir is None else \
+            preamble_for(index, root, rel, text, args, unsaved[1:], SKIP_FUNCTION_BODIES if skip else 0, cache_dir)
+        if block is None:
+            tu = _parse(index, path, args, unsaved, options)
+            chains: dict[str, tuple[str, int]] = {}
+        else:  # the file behind its #include block's PCH: the block's headers are not parsed again
+            tu = _parse_once(index, path, [*args, "-include-pch", block.path], unsaved)
+            chains = {h: (path if src == block.header else src, line) for h, (src, line) in block.included_from.items()}
         read = [str(inc.include.name) for inc in tu.get_includes() if inc.include is not None]
-        return _diagnostics(tu, root, rel, generated), [p for p in read if p not in derived]
+        read += block.deps if block is not None else ()
+        return _diagnostics(tu, root, rel, generated, chains), [p for p in read if p not in derived]
 
     key = key_of(rel, text, repr(sorted(overlay.items())), repr(sorted(derived.items())), " ".join(args), str(options))
     return remembered(cache_dir, key, compile_now)
@@ -227,12 +238,25 @@ def _parse(index: "cindex.Index", path: str, args: list[str], unsaved: list[tupl
         return tu
 
 
-def _diagnostics(tu: "cindex.TranslationUnit", root: Path, rel: str, generated: Path) -> list[Diagnostic]:
+def _parse_once(index: "cindex.Index", path: str, args: list[str],
+                unsaved: list[tuple[str, str]]) -> "cindex.TranslationUnit":
+    """A parse behind a PCH: cheap enough that nothing is kept for a reparse."""
+    from clang import cindex
+
+    try:
+        return index.parse(path, args=args, unsaved_files=unsaved, options=0)
+    except cindex.TranslationUnitLoadError as e:
+        raise CompilerUnavailable(f"libclang could not parse {path}: {e}", hint=INSTALL_HINT) from None
+
+
+def _diagnostics(tu: "cindex.TranslationUnit", root: Path, rel: str, generated: Path,
+                 chains: Mapping[str, tuple[str, int]]) -> list[Diagnostic]:
+    """*tu*'s errors, placed in *rel*; *chains*: how the headers of a PCH it was parsed behind were included."""
     from clang import cindex
 
     path = str(root / rel)
-    included_from = {str(inc.include.name): (str(inc.source.name), inc.location.line) for inc in tu.get_includes()
-                     if inc.include is not None and inc.source is not None}
+    included_from = {**chains, **{str(inc.include.name): (str(inc.source.name), inc.location.line)
+                                  for inc in tu.get_includes() if inc.include is not None and inc.source is not None}}
     out: list[Diagnostic] = []
     for d in tu.diagnostics:
         if d.severity < cindex.Diagnostic.Error:
