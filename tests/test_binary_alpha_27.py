@@ -84,7 +84,7 @@ def test_threshold_adds_the_alpha_helper_and_kernels_modeled_on_the_file(scalar_
     helper = mm[mm.index("template <typename T>\nstatic void binary_alpha_mps_impl("):]
     assert mm.index("static void binary_mps_impl(") < mm.index("static void binary_alpha_mps_impl(")
     assert "mtl_setArgs(encoder, input, other, out, alpha);" in helper
-    assert "[encoder setBuffer:offsets offset:0 atIndex:3];\n      mtl_setBytes(encoder, alpha, 4);" in helper
+    assert "[encoder setBuffer:offsets offset:0 atIndex:3];\n      mtl_setArgs<4>(encoder, alpha);" in helper
     assert "template <typename T>\nstruct ThresholdParams {\n  T threshold;\n  T value;\n};" in mm
     assert "const ThresholdParams<opmath_t> params{threshold.to<opmath_t>(), value.to<opmath_t>()};" in mm
     assert 'mps::binary_alpha_mps_impl(iter, "threshold", params);' in mm
@@ -357,7 +357,7 @@ def test_where_reads_its_condition_in_its_own_type(scalar_tree: Path) -> None:
     assert "common_dtype" not in helper
     kernel = mm[mm.index("static void where_mps_kernel("):]
     kernel = kernel[:kernel.index("\n}\n")]
-    assert ".add_input(iter.input(0).to(device))\n" in kernel and "iter.input(0).to(device, dtype)" not in kernel
+    assert ".add_owned_const_input(iter.input(0).to(device))\n" in kernel and "iter.input(0).to(device, dtype)" not in kernel
     assert 'mps::ternary_cond_mps_impl(iter, "where");' in kernel and "common_dtype" not in kernel
     from mpsgen.sources.metal.ternary_indexing import add_ternary
 

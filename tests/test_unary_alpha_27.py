@@ -71,7 +71,7 @@ def test_softplus_gets_a_template_kernel_with_its_params_and_the_helper(scalar_t
     helper = mm[mm.index("template <typename T>\nstatic void unary_alpha_mps_impl("):mm.index("static void exp_kernel")]
     assert mm.index("static auto& lib =") < mm.index("static void unary_alpha_mps_impl(")
     assert "(TensorIteratorBase& iter, const std::string& name, const T alpha) {" in helper
-    assert "auto pso = lib.getPipelineStateForFunc(" in helper and "mtl_setBytes(encoder, alpha, 2);" in helper
+    assert "auto pso = lib.getPipelineStateForFunc(" in helper and "mtl_setArgs<2>(encoder, alpha);" in helper
     assert "extra" not in helper
     assert "template <typename T>\nstruct SoftplusParams {\n  T beta;\n  T threshold;\n};" in mm
     assert "const SoftplusParams<opmath_t> params{beta.to<opmath_t>(), threshold.to<opmath_t>()};" in mm

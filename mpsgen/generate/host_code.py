@@ -193,7 +193,8 @@ def binary_mps_impl_body(kernel: str, result: str, *, helper: str = "binary_mps_
     if inputs == 2:
         same = f"TensorIterator::{iterator}(out, {', '.join(cast)})"
     else:
-        same = "TensorIteratorConfig().add_output(out)" + "".join(f".add_input({c})" for c in cast) + ".build()"
+        # a temporary input must be owned (TensorIteratorConfig::add_input(TensorBase&&) is deleted)
+        same = "TensorIteratorConfig().add_output(out)" + "".join(f".add_owned_const_input({c})" for c in cast) + ".build()"
     which = "both inputs" if inputs == 2 else "its inputs"
     return (f"  // {helper} reads {which} as input(0)'s dtype on the GPU and writes the kernel's result type\n"
             f"  const auto result_type = []{_RESULT_TYPE[result]};\n"
@@ -221,7 +222,7 @@ def ternary_cond_mps_impl_body(kernel: str, *, helper: str = "ternary_cond_mps_i
     another goes through an iterator of the output's dtype; the condition is never cast."""
     inputs = "iter.input_dtype(1) != iter.input_dtype(2) || output.scalar_type() != iter.input_dtype(1)"
     cpu = " || ".join(f"iter.is_cpu_scalar({k})" for k in range(1, 4))
-    cast = "".join(f".add_input(iter.input({k}).to(device, dtype))" for k in (1, 2))
+    cast = "".join(f".add_owned_const_input(iter.input({k}).to(device, dtype))" for k in (1, 2))
     return (f"  // {helper} reads the condition in its own dtype and the other inputs as input(1)'s on the GPU\n"
             f"  const auto& output = iter.output(0);\n"
             f"  if ({cpu} || {inputs}) {{\n"
@@ -230,7 +231,7 @@ def ternary_cond_mps_impl_body(kernel: str, *, helper: str = "ternary_cond_mps_i
             f"    auto same = TensorIteratorConfig()\n"
             f"                    .check_all_same_dtype(false)\n"
             f"                    .add_output(output)\n"
-            f"                    .add_input(iter.input(0).to(device)){cast}\n"
+            f"                    .add_owned_const_input(iter.input(0).to(device)){cast}\n"
             f"                    .build();\n"
             f"    mps::{helper}(same, \"{kernel}\");\n"
             f"    return;\n"

@@ -1,10 +1,11 @@
 """The host half of PyTorch 2.7's binary kernels with scalar arguments: BinaryKernel.mm's file-local
 `binary_mps_impl(iter, func_name, ...)` has no form passing a scalar, so the change adds
 `binary_alpha_mps_impl<T>(iter, func_name, alpha, ...)` after it, derived from its text (pure text ->
-text): the same body, with *alpha* bound through mtl_setBytes right after the last buffer each
+text): the same body, with *alpha* bound through mtl_setArgs (whose double overload casts down to
+float: AT_DISPATCH instantiates the helper for double, which mtl_setBytes does not take) right after the last buffer each
 kernel reads (the dense kernel's output, the strided kernel's offsets), where sources/metal/binary_alpha's
 `constant T2& alpha` kernels expect it.  T is a scalar (huber_loss's delta) or a params struct
-(threshold's ThresholdParams<float>), anything mtl_setBytes copies.  Each step must find what it
+(threshold's ThresholdParams<float>), anything mtl_setArgs binds.  Each step must find what it
 edits; a binary_mps_impl of another shape is refused, naming it.
 """
 
@@ -73,7 +74,7 @@ def helper_definition(sibling: str, path: str, sibling_name: str = SIBLING, help
         after = re.match(rf"\s*\[{encoder}\s+setBuffer:[^\]]*atIndex:(\d+)\];[ \t]*", masked[bind.end() :])
         if after is not None:  # the strided kernel's offsets come last: alpha follows them
             at = bind.end() + after.end()
-            text = f"{text[:at]}\n{indent}mtl_setBytes({encoder}, alpha, {int(after.group(1)) + 1});{text[at:]}"
+            text = f"{text[:at]}\n{indent}mtl_setArgs<{int(after.group(1)) + 1}>({encoder}, alpha);{text[at:]}"
         else:  # the tensors are the dense kernel's last buffers
             close_paren = text.rindex(")", bind.start(), bind.end())
             text = f"{text[:close_paren]}, alpha{text[close_paren:]}"

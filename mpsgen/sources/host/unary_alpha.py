@@ -2,9 +2,10 @@
 `MetalShaderLibrary::exec_unary_kernel(iter, name, std::optional<int64_t> extra)` passes one integer
 only (round_decimals' ndigits), so the change adds a file-local `unary_alpha_mps_impl<T>(iter, name,
 alpha)` to UnaryKernel.mm, derived from that definition's text (pure text -> text): the same body,
-with the library the file's own `lib`, and *alpha* (a scalar, or the op's params struct) bound with
-mtl_setBytes where exec_unary_kernel binds its extra, as the template kernels with a scalar
-(generate/template_kernel) expect.  A sibling of another shape is refused, naming it.
+with the library the file's own `lib`, and *alpha* (a scalar, or the op's params struct) bound where
+exec_unary_kernel binds its extra, as the template kernels with a scalar (generate/template_kernel)
+expect: through mtl_setArgs, whose double overload casts down to float (mtl_setBytes takes no double,
+and AT_DISPATCH instantiates the helper for double although no MPS tensor holds one).  A sibling of another shape is refused, naming it.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def helper_definition(definer_text: str, path: str) -> str:
     assert close is not None  # find_callables matched it
     text = f"static void {HELPER}({found[0].params[0]}, {found[0].params[1]}, const T alpha){sibling[close + 1 :]}"
     text, bound = re.subn(r"if\s*\(\s*extra\s*\)\s*\{\s*mtl_setBytes\(\s*(\w+)\s*,\s*\*extra\s*,\s*(\d+)\s*\)\s*;\s*\}",
-                          r"mtl_setBytes(\1, alpha, \2);", text)
+                          r"mtl_setArgs<\2>(\1, alpha);", text)
     text, looked_up = re.subn(r"(?<![\w.>])getPipelineStateForFunc\(", "lib.getPipelineStateForFunc(", text)
     if bound != 1 or not looked_up or re.search(r"\bextra\b", mask_code(text)):
         raise _refuse(path, f"{SIBLING} does not bind its extra with one `if (extra) mtl_setBytes(...)` and "
