@@ -50,8 +50,8 @@ def api_change(group: "GroupPlan") -> ApiChange:
 
     if kept:  # one commit for all: a form landing alone would sit on one that cannot
         return ApiChange({}, (), forms, f"The host API is in this commit, the first to call it: alone, "
-                                        f"{' and '.join(FORMS[f].title for f in kept)} would be an unused file-local "
-                                        "function (-Wunused-function).")
+                                        f"{' and '.join(FORMS[f].title for f in kept)} would leave a file-local "
+                                        "function nobody calls (-Wunused-function).")
     for form in forms:
         ext = extend(form, read)
         texts.update(ext.texts)
