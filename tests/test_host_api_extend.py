@@ -78,6 +78,30 @@ def test_definition_is_the_sibling_with_the_binary_alpha_path():
     assert hx.add_definition(out, MM_REL) == out  # there already: reused
 
 
+def test_definition_reads_alpha_only_when_there_is_one_and_leaves_the_siblings_todos():
+    """exec_binary_kernel binds `*alpha` only `if (alpha)`; the new form's later slots are fixed, so an
+    empty alpha runs the sibling (the kernels without the alpha suffix) before anything reads it."""
+    text = MM.read_text()
+    new = hx.add_definition(text, MM_REL)[text.index("} // namespace at::native::mps") :]
+    guard = "  if (!alpha.has_value()) {\n    exec_ternary_kernel(iter, name);\n    return;\n  }\n\n"
+    assert new.index(guard) < new.index("getMPSScalar(*alpha, alpha_type)")
+    assert new.startswith("void MetalShaderLibrary::exec_ternary_kernel(") and new.count(guard) == 1
+    # the sibling's notes are its own: the TODO with its continuation line, and the trailing FIXME
+    assert "TODO" not in new and "FIXME" not in new and "continued on a second line" not in new
+    assert '  const auto suffix = iter.is_contiguous() ? "dense" : "strided";\n' in new
+    assert '  TORCH_CHECK(iter.output().scalar_type() != at::kDouble, "float64 is not supported on MPS");\n' in new
+    assert text.count("TODO") == 1 and "// TODO: a note" in hx.add_definition(text, MM_REL)  # the sibling keeps it
+
+
+def test_todo_comments_go_with_their_continuation_lines_only():
+    from mpsgen.sources.host.text import without_todo_comments
+
+    code = ('void f() {\n  // Why this is so.\n  // TODO: a note\n  // its second line\n\n  // kept\n'
+            '  g("// TODO in a string");  // FIXME trailing\n}\n')
+    assert without_todo_comments(code) == ('void f() {\n  // Why this is so.\n\n  // kept\n'
+                                           '  g("// TODO in a string");\n}\n')
+
+
 def test_definition_refused_without_its_sibling():
     text = MM.read_text()
     no_ternary = text[: text.index("void MetalShaderLibrary::exec_ternary_kernel")] + "}\n"

@@ -25,6 +25,10 @@ class FamilyOutcome:
     check: str = ""  # the numeric check's one-line result
     compiled: str = ""  # the compile check's one-line result ("" when not run)
     message: str = ""  # the commit message
+    # --stack: the host API the change adds, committed alone below the family's own (batch/api_commit.py)
+    api_files: dict[str, str] = field(default_factory=dict)  # path -> text (the parent's, plus the API)
+    api_message: str = ""
+    api_commit: str = ""
     branch: str = ""
     commit: str = ""
     # Families whose stubs meet (threshold_backward passes threshold_stub) share one branch: apart,
@@ -45,7 +49,9 @@ class FamilyOutcome:
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
         data["files"] = sorted(self.files)
+        data["api_files"] = sorted(self.api_files)
         data.pop("message")
+        data.pop("api_message")
         return data
 
 

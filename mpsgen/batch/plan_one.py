@@ -15,18 +15,21 @@ from mpsgen.errors import MpsgenError
 
 
 def plan_unit(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate",
-              no_compile: bool = False, base_texts: dict[str, str] | None = None) -> list[FamilyOutcome]:
+              no_compile: bool = False, base_texts: dict[str, str] | None = None,
+              stack: bool = False) -> list[FamilyOutcome]:
     """One outcome for the families together (one branch); refused together, each family alone.
     *command*: "migrate" (`migrate --all`) or "new-op" (`new-op --all`); *base_texts*: the texts of
-    the commit the change builds on, where they differ from the checkout's (--stack)."""
-    together = _plan(root, families, no_try, command, no_compile, base_texts)
+    the commit the change builds on, where they differ from the checkout's; *stack*: a host API the
+    change adds is kept apart, to land as its own commit below the family's (--stack)."""
+    together = _plan(root, families, no_try, command, no_compile, base_texts, stack)
     if together.ok or len(families) == 1:
         return [together]
-    return [_plan(root, (family,), no_try, command, no_compile, base_texts) for family in families]
+    return [_plan(root, (family,), no_try, command, no_compile, base_texts, stack) for family in families]
 
 
 def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "migrate",
-          no_compile: bool = False, base_texts: dict[str, str] | None = None) -> FamilyOutcome:
+          no_compile: bool = False, base_texts: dict[str, str] | None = None, stack: bool = False) -> FamilyOutcome:
+    from mpsgen.batch.api_commit import api_message, safe_api_change
     from mpsgen.batch.pr_text import pr_message
     from mpsgen.compiler.change import compile_planned
     from mpsgen.emulate.plan_check import check_plans
@@ -52,9 +55,15 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "mi
             more = f" (+{len(compiled.findings) - 1} more)" if len(compiled.findings) > 1 else ""
             return FamilyOutcome(state=REFUSED, reason=f"COMPILE: {first.render()}{more}", **unit)
         dtypes = dict.fromkeys(r.dtype for p in group.kernel_plans for r in p.dtype_rows if r.registered)
+        compiled_line = "" if compiled is None else compiled.summary()
+        api = safe_api_change(group) if stack and any(p.api_added for p in group.kernel_plans) else None
+        message = pr_message(group, check, compiled_line, api_below=bool(api and api.files),
+                             **({"api_note": api.why_kept} if api else {}))
         return FamilyOutcome(state=PLANNED, files={p: cs.current(p) for p in cs.changed_paths}, dtypes=list(dtypes),
-                             check=check, compiled="" if compiled is None else compiled.summary(),
-                             message=pr_message(group, check, "" if compiled is None else compiled.summary()), tests=group.test_names, grad_tests=group.grad_test_names, **unit)
+                             check=check, compiled=compiled_line, message=message, tests=group.test_names,
+                             grad_tests=group.grad_test_names, api_files=api.files if api else {},
+                             api_message=api_message(api, list(families), message.split("\n", 1)[0])
+                             if api and api.files else "", **unit)
     except MpsgenError as err:
         return FamilyOutcome(state=REFUSED, reason=err.render(), **unit)
     except Exception as err:  # an mpsgen bug in one family must not end the run; the summary names it

@@ -11,7 +11,16 @@ _HEADINGS = {"dispatch": "Dispatch (native_functions.yaml)", "stub": "Stub",
              "removed": "Deleted (MPSGraph)", "tests": "Test lists", "note": "Notes"}  # dtypes: a table
 
 
-def pr_message(group: GroupPlan, check: str, compiled: str = "") -> str:
+# What follows the "api" section's list where the API is in the family's own commit (--branch-per-op).
+BRANCH_API_NOTE = ("The host API is in this commit so that the branch lands alone (each branch starts from HEAD); "
+                   "`mpsgen migrate --all --stack` lands it as a commit of its own, below the first family using it.")
+_API_BELOW = "Host API used (this checkout lacked it; the commit below adds it alone)"
+
+
+def pr_message(group: GroupPlan, check: str, compiled: str = "", *, api_below: bool = False,
+               api_note: str = BRANCH_API_NOTE) -> str:
+    """*api_below*: the host API the change adds is the commit below's (--stack); else it is in this
+    commit, and *api_note* says why."""
     from mpsgen.plan.summary import summarize
     from mpsgen.verify.mps_tests import grad_patterns, k_patterns
 
@@ -24,7 +33,9 @@ def pr_message(group: GroupPlan, check: str, compiled: str = "") -> str:
             body += [f"### {plan.family}", ""]
         for key, items in summary.sections():
             if items and key in _HEADINGS:
-                body += [f"{_HEADINGS[key]}:", *(f"- {item}" for item in items), ""]
+                heading = _API_BELOW if key == "api" and api_below else _HEADINGS[key]
+                body += [f"{heading}:", *(f"- {item}" for item in items), ""]
+                body += [api_note, ""] if key == "api" and not api_below and api_note else []
         rows = summary.dtype_rows
         if rows:
             whose = f" of the {summary.kernel} kernel" if summary.other_stubs and summary.kernel else ""

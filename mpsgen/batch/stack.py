@@ -1,6 +1,8 @@
 """`migrate --all --stack` (and `new-op --all --stack`): the families as one branch of commits, each
 on the previous one, each family planned on its parent commit's tree, so the series lands in order
 without a conflict (PyTorch lands such series as a stack: one commit per PR, each on the previous).
+A host API the checkout lacks is a commit of its own below the first family that uses it
+(batch/api_commit.py); the families after find it in their parent's tree and add nothing.
 
 The branch is rebuilt from HEAD on every run: families HEAD already has plan to nothing and are
 skipped, so after landing part of the stack (fast-forwarding to one of its commits) a rerun makes
@@ -54,12 +56,24 @@ def build_stack(root: Path, units: Sequence[tuple[str, ...]], *, branch: str, no
     with click.progressbar(length=len(units), label=f"{command} --all --stack", file=sys.stderr,
                            item_show_func=lambda name: name) as bar:
         for unit in units:
-            for outcome in plan_unit(str(root), unit, no_try, command, no_compile, base_texts=texts):
+            for outcome in plan_unit(str(root), unit, no_try, command, no_compile, base_texts=texts, stack=True):
                 if outcome.state == PLANNED:
-                    commit = branches.commit_files(root, parent, outcome.files, outcome.message)
-                    branches.move_branch(root, branch, commit, old if not moved else parent)
+                    if outcome.api_files:  # the host API it adds first, alone: later families find it there
+                        outcome.api_commit = parent = _commit(root, branch, parent, old if not moved else parent,
+                                                              outcome.api_files, outcome.api_message)
+                        moved = True
+                        texts.update(outcome.api_files)
+                    commit = _commit(root, branch, parent, old if not moved else parent, outcome.files,
+                                     outcome.message)
                     parent, moved = commit, True
                     texts.update(outcome.files)
                     outcome.branch, outcome.commit, outcome.state = branch, commit, BRANCHED
                 finished(outcome)
             bar.update(1, unit[0])
+
+
+def _commit(root: Path, branch: str, parent: str, was: str, files: dict[str, str], message: str) -> str:
+    """A commit of *files* on *parent*, *branch* moved to it from *was*."""
+    commit = branches.commit_files(root, parent, files, message)
+    branches.move_branch(root, branch, commit, was)
+    return commit

@@ -134,6 +134,10 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
     if opts.branch_per_op and opts.fmt == "text" and sum(o.state == BRANCHED for o in shown) > 1:
         sys.stdout.write("Each branch starts from HEAD, so branches that edit the same files conflict with each other "
                          "once one is merged: review them apart, land them as one series with --stack.\n")
+    apis = [o for o in shown if o.api_commit]
+    if apis and opts.fmt == "text":
+        sys.stdout.write("Host API commits, each below the first family using it: "
+                         + ", ".join(f"{o.api_commit[:12]} (below {o.family})" for o in apis) + "\n")
     sys.stdout.write(render_summary(shown, "table" if opts.fmt == "text" else opts.fmt,
                                     written=opts.branch_per_op or bool(opts.stack), candidates=candidates))
     if code == EXIT_OK and (any(o.state == FAILED for o in shown) or not verified_ok):

@@ -172,3 +172,31 @@ def extend(name: str, read: Callable[[str], str | None]) -> Extension:
             texts[rel] = after
             added.append(f"{rel}: {what}")
     return Extension(texts, tuple(added))
+
+
+class Form(NamedTuple):
+    """How a commit adding one extension names it (`migrate --all --stack` lands it alone)."""
+
+    title: str  # what it adds, short
+    modeled_on: str  # the siblings its pieces are derived from
+    # Whether it can land before any op calls it: a non-template `static` function nobody calls is
+    # -Wunused-function under PyTorch's -Wall, so that one lands with its first user.
+    alone: bool = True
+
+
+FORMS = {
+    "ternary_alpha": Form(f"exec_ternary_kernel(iter, name, alpha) and {metal_api_extend.TERNARY_ALPHA_MACRO}",
+                          "exec_ternary_kernel(iter, name) with exec_binary_kernel's alpha path; c10/metal's "
+                          "ternary kernels and REGISTER_TERNARY_OP_ with the binary kernels' alpha form"),
+    "ternary_params": Form("exec_ternary_kernel_with_params", "exec_ternary_kernel(iter, name) with "
+                           "exec_binary_kernel_with_params's params path"),
+    BINARY_ALPHA_27: Form(f"{host_binary_alpha.HELPER} and {metal_binary_alpha.ALPHA_MACRO}",
+                          f"{host_binary_alpha.SIBLING} and the binary_indexing/binary_dense kernels"),
+    UNARY_ALPHA_27: Form(host_unary_alpha.HELPER, "MetalShaderLibrary::exec_unary_kernel(iter, name, extra)"),
+    TERNARY_27: Form(f"{host_ternary.HELPER} and {metal_ternary.TERNARY.macro}",
+                     f"{host_ternary.SIBLING} and REGISTER_BINARY_INDEXING_OP", alone=False),
+    TERNARY_ALPHA_27: Form(f"{host_ternary.ALPHA_HELPER} and {metal_ternary.TERNARY.alpha_macro}",
+                           f"{host_ternary.SIBLING}'s alpha form with a third input"),
+    TERNARY_COND_27: Form(f"{host_ternary.COND_HELPER} and {metal_ternary_cond.MACRO}",
+                          f"{host_ternary.HELPER} with the condition read in its own type", alone=False),
+}

@@ -159,6 +159,12 @@ def mask_code(text: str) -> str:
     return mask(text).masked
 
 
+def line_comments(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each `//` comment of *text*, its line break excluded (none inside a literal
+    or a block comment)."""
+    return [(s, e) for s, e, _ in _tokens(text) if text.startswith("//", s)]
+
+
 _DIRECTIVE = re.compile(r"^[ \t]*#", re.M)
 
 

@@ -7,7 +7,11 @@ The new definition is the sibling's own text with the alpha path exec_binary_ker
 file: its alpha parameter, its `alpha_type` / `alpha_suffix` statements (the kernel name ends in the
 alpha's Metal type), and its `getMPSScalar(*alpha, alpha_type)` bound right after the tensors (the
 later arguments one slot up, as the ternary_alpha_* kernels of sources/metal/api_extend expect).
-Each step must find what it edits; a checkout whose siblings differ is refused, naming them.
+exec_binary_kernel reads `*alpha` only `if (alpha)`, its later arguments a slot lower without one;
+the new form, whose later slots are fixed, hands an empty alpha to exec_ternary_kernel(iter, name)
+first (the kernels without the alpha suffix, which exec_binary_kernel would pick then too).  The
+sibling's TODO comments are its authors' and stay with it.  Each step must find what it edits; a
+checkout whose siblings differ is refused, naming them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.mask import mask_code
+from mpsgen.sources.host.text import without_todo_comments
 
 TERNARY = "exec_ternary_kernel"
 BINARY = "exec_binary_kernel"
@@ -170,12 +175,16 @@ class Derivation(NamedTuple):
     suffix_format: str  # ... and their format strings ("{}", "_{}")
     value: str  # what is bound right after the tensors
     prelude: str = ""  # the sibling's first statement to keep (`using namespace mps;` in a header)
+    optional: str = ""  # a parameter that may be empty (alpha): then the sibling runs, as exec_binary_kernel does
 
 
 def derive(sibling: str, d: Derivation, path: str) -> str:
     """exec_ternary_kernel(iter, name)'s definition -> the new form's: its parameters, the recursion on
     32-bit sub-iterators passing them on, the kernel name's suffix, and *d.value* bound right after
-    the four tensors (what was bound after them one slot up)."""
+    the four tensors (what was bound after them one slot up); without the sibling's TODO comments.
+    With *d.optional*, an empty one hands the call to the sibling first: the value bound is read only
+    when there is one."""
+    sibling = without_todo_comments(sibling)
     masked = mask_code(sibling)
     open_pos = masked.index("(")
     close = match_close(masked, open_pos)
@@ -198,16 +207,20 @@ def derive(sibling: str, d: Derivation, path: str) -> str:
     added = "".join(f"{stmt_indent}{s}\n" for s in d.statements)
     named = _append_suffix(text[span[0] : span[1]], d.suffix_format, d.suffix)
     text = text[: span[0]] + added + named + text[span[1] :]
-    if d.prelude:
+    first = [d.prelude] if d.prelude else []
+    if d.optional:
+        first += [f"if (!{d.optional}.has_value()) {{", f"  {TERNARY}(iter, name);", "  return;", "}", ""]
+    if first:
         brace = mask_code(text).index("{", match_close(mask_code(text), mask_code(text).index("(")) or 0)
-        text = f"{text[: brace + 1]}\n{stmt_indent}{d.prelude}{text[brace + 1 :]}"
+        text = text[: brace + 1] + "".join(f"\n{stmt_indent}{line}".rstrip(" \t") for line in first) + text[brace + 1 :]
     return f"{d.head}{text}"
 
 
 def alpha_definition(sibling: str, mm_text: str, path: str) -> str:
     """exec_ternary_kernel(iter, name)'s definition -> the alpha overload's."""
     params, statements, value = _binary_alpha_path(mm_text, path)
-    return derive(sibling, Derivation(TERNARY, "", params, tuple(statements), "alpha_suffix", "{}", value), path)
+    return derive(sibling, Derivation(TERNARY, "", params, tuple(statements), "alpha_suffix", "{}", value,
+                                      optional="alpha"), path)
 
 
 def add_definition(mm_text: str, path: str) -> str:

@@ -17,6 +17,7 @@ from typing import Callable
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.mask import mask_code
+from mpsgen.sources.host.text import without_todo_comments
 
 SIBLING = "binary_mps_impl"
 HELPER = "binary_alpha_mps_impl"
@@ -54,7 +55,8 @@ def definition(text: str, name: str) -> str | None:
 
 def helper_definition(sibling: str, path: str, sibling_name: str = SIBLING, helper: str = HELPER) -> str:
     """binary_mps_impl's definition -> binary_alpha_mps_impl's (and ternary_mps_impl's ->
-    ternary_alpha_mps_impl's: *sibling_name*, *helper*)."""
+    ternary_alpha_mps_impl's: *sibling_name*, *helper*); the sibling's TODO comments stay with it."""
+    sibling = without_todo_comments(sibling)
     span = _span(sibling, sibling_name)
     assert span is not None
     _, open_pos, close, _ = span

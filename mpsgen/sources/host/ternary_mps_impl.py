@@ -19,6 +19,7 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.host import binary_alpha
+from mpsgen.sources.host.text import without_todo_comments
 
 SIBLING = binary_alpha.SIBLING
 HELPER = "ternary_mps_impl"
@@ -38,8 +39,8 @@ def _third(name: str) -> str:
 
 
 def helper_definition(sibling: str, path: str) -> str:
-    """binary_mps_impl's definition -> ternary_mps_impl's."""
-    text = re.sub(rf"\bstatic\s+void\s+{SIBLING}\b", f"static void {HELPER}", sibling, count=1)
+    """binary_mps_impl's definition -> ternary_mps_impl's (without its TODO comments)."""
+    text = re.sub(rf"\bstatic\s+void\s+{SIBLING}\b", f"static void {HELPER}", without_todo_comments(sibling), count=1)
     text = re.sub(r"\bbinary(?=[A-Z])", "ternary", text)  # binaryPSO -> ternaryPSO
     inputs = {int(m.group(4)): m for m in _INPUT.finditer(mask_code(text))}
     if sorted(inputs) != [0, 1]:

@@ -16,6 +16,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.host.api_extend import find_callables
+from mpsgen.sources.host.text import without_todo_comments
 
 SIBLING = "exec_unary_kernel"
 HELPER = "unary_alpha_mps_impl"
@@ -43,7 +44,8 @@ def helper_definition(definer_text: str, path: str) -> str:
     sibling = definer_text[found[0].start : found[0].end]
     close = match_close(mask_code(sibling), found[0].params_open - found[0].start)
     assert close is not None  # find_callables matched it
-    text = f"static void {HELPER}({found[0].params[0]}, {found[0].params[1]}, const T alpha){sibling[close + 1 :]}"
+    body = without_todo_comments(sibling[close + 1 :])  # the sibling's TODO comments stay with it
+    text = f"static void {HELPER}({found[0].params[0]}, {found[0].params[1]}, const T alpha){body}"
     text, bound = re.subn(r"if\s*\(\s*extra\s*\)\s*\{\s*mtl_setBytes\(\s*(\w+)\s*,\s*\*extra\s*,\s*(\d+)\s*\)\s*;\s*\}",
                           r"mtl_setArgs<\2>(\1, alpha);", text)
     text, looked_up = re.subn(r"(?<![\w.>])getPipelineStateForFunc\(", "lib.getPipelineStateForFunc(", text)

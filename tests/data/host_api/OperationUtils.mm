@@ -39,6 +39,9 @@ void MetalShaderLibrary::exec_binary_kernel(TensorIteratorBase& iter,
 }
 
 void MetalShaderLibrary::exec_ternary_kernel(TensorIteratorBase& iter, const std::string& name) {
+  // TODO: a note of this function's authors,
+  // continued on a second line
+  TORCH_CHECK(iter.output().scalar_type() != at::kDouble, "float64 is not supported on MPS");
   // Decompose 64-bit tensor into 32-bit ones
   if (!iter.can_use_32bit_indexing()) {
     for (auto&& sub_iter : iter.with_32bit_indexing()) {
@@ -50,7 +53,7 @@ void MetalShaderLibrary::exec_ternary_kernel(TensorIteratorBase& iter, const std
   Tensor out = iter.output();
   MPSStream* mpsStream = getCurrentMPSStream();
   const auto cast_needed = input.scalar_type() != out.scalar_type();
-  const auto suffix = iter.is_contiguous() ? "dense" : "strided";
+  const auto suffix = iter.is_contiguous() ? "dense" : "strided"; // FIXME: another of their notes
   const auto kernel_name = cast_needed
       ? fmt::format("{}_{}_cast_{}", name, suffix, scalarToMetalTypeString(out))
       : fmt::format("{}_{}_{}_{}", name, suffix, scalarToMetalTypeString(out), scalarToMetalTypeString(input));
