@@ -67,7 +67,7 @@ def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = 
     from mpsgen.compiler.aten_headers import GenerationFailed, generated_include_dir
     from mpsgen.compiler.derived_headers import removed_kernels_only, without_kernels
     from mpsgen.compiler.memo import key_of, remembered
-    from mpsgen.compiler.preamble import preamble_for
+    from mpsgen.compiler.preamble import KEEP_ERRORS, preamble_for
 
     root = root.resolve()
     index = _index()
@@ -82,22 +82,31 @@ def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = 
     derived = without_kernels(generated, removed or [])
     args = compile_args(root, generated)
     path = str(root / rel)
-    unsaved = [(path, text)] + [(str(root / p), t) for p, t in overlay.items() if p != rel] + list(derived.items())
+    overlaid = [(str(root / p), t) for p, t in overlay.items() if p != rel]
+    unsaved = [(path, text), *overlaid, *derived.items()]
     skip = skip_header_bodies and not overlay
     options = tu_options(skip_header_bodies=skip)
 
     def compile_now() -> tuple[list[Diagnostic], list[str]]:
         block = None if cache_dir is None else \
-            preamble_for(index, root, rel, text, args, unsaved[1:], SKIP_FUNCTION_BODIES if skip else 0, cache_dir)
+            preamble_for(index, root, rel, text, args, SKIP_FUNCTION_BODIES if skip else 0, cache_dir,
+                         overlay=overlaid, derived=list(derived.items()))
         if block is None:
             tu = _parse(index, path, args, unsaved, options)
             chains: dict[str, tuple[str, int]] = {}
         else:  # the file behind its #include block's PCH: the block's headers are not parsed again
-            tu = _parse_once(index, path, [*args, "-include-pch", block.path], unsaved)
+            tu = _parse_once(index, path, [*args, *KEEP_ERRORS, "-include-pch", block.path], unsaved)
             chains = {h: (path if src == block.header else src, line) for h, (src, line) in block.included_from.items()}
+            # the block's errors sit in its header, which stands for the file (same line numbers)
+            block = block._replace(errors=tuple((path if f == block.header else f, line, col, message)
+                                                for f, line, col, message in block.errors))
         read = [str(inc.include.name) for inc in tu.get_includes() if inc.include is not None]
         read += block.deps if block is not None else ()
-        return _diagnostics(tu, root, rel, generated, chains), [p for p in read if p not in derived]
+        errors = [(str(d.location.file.name) if d.location.file is not None else None, d.location.line,
+                   d.location.column, d.spelling) for d in tu.diagnostics if d.severity >= ERROR_SEVERITY]
+        errors = [*(block.errors if block is not None else ()), *errors]  # the block's own, then the file's
+        return _placed(errors, root, rel, generated, {**chains, **_include_chains(tu)}), \
+            [p for p in read if p not in derived]
 
     key = key_of(rel, text, repr(sorted(overlay.items())), repr(sorted(derived.items())), " ".join(args), str(options))
     return remembered(cache_dir, key, compile_now)
@@ -249,26 +258,27 @@ def _parse_once(index: "cindex.Index", path: str, args: list[str],
         raise CompilerUnavailable(f"libclang could not parse {path}: {e}", hint=INSTALL_HINT) from None
 
 
-def _diagnostics(tu: "cindex.TranslationUnit", root: Path, rel: str, generated: Path,
-                 chains: Mapping[str, tuple[str, int]]) -> list[Diagnostic]:
-    """*tu*'s errors, placed in *rel*; *chains*: how the headers of a PCH it was parsed behind were included."""
-    from clang import cindex
+ERROR_SEVERITY = 3  # cindex.Diagnostic.Error
 
+
+def _include_chains(tu: "cindex.TranslationUnit") -> dict[str, tuple[str, int]]:
+    """header -> (the file including it, the #include's line), for every header *tu* read."""
+    return {str(inc.include.name): (str(inc.source.name), inc.location.line)
+            for inc in tu.get_includes() if inc.include is not None and inc.source is not None}
+
+
+def _placed(errors: list[tuple[str | None, int, int, str]], root: Path, rel: str, generated: Path,
+            included_from: dict[str, tuple[str, int]]) -> list[Diagnostic]:
+    """Errors (file, line, column, message) as diagnostics of *rel*: one in a header at the #include of
+    *rel* that leads there, the header's path:line in the message."""
     path = str(root / rel)
-    included_from = {**chains, **{str(inc.include.name): (str(inc.source.name), inc.location.line)
-                                  for inc in tu.get_includes() if inc.include is not None and inc.source is not None}}
     out: list[Diagnostic] = []
-    for d in tu.diagnostics:
-        if d.severity < cindex.Diagnostic.Error:
-            continue
-        loc = d.location
-        where = str(loc.file.name) if loc.file is not None else None
+    for where, line, column, message in errors:
         if where == path:
-            out.append(Diagnostic(rel, loc.line, loc.column, ERROR, d.spelling))
+            out.append(Diagnostic(rel, line, column, ERROR, message))
             continue
-        line = _include_line(where, path, included_from)
-        place = f"{_shown(where, root, generated)}:{loc.line}: " if where else ""
-        out.append(Diagnostic(rel, line, 1, ERROR, f"{place}{d.spelling}"))
+        place = f"{_shown(where, root, generated)}:{line}: " if where else ""
+        out.append(Diagnostic(rel, _include_line(where, path, included_from), 1, ERROR, f"{place}{message}"))
     return out
 
 

@@ -38,6 +38,7 @@ class Preamble(NamedTuple):
     header: str  # the path the block was compiled as (stands for the file in include chains)
     deps: tuple[str, ...]  # every file it read
     included_from: dict[str, tuple[str, int]]  # header -> (the file including it, line)
+    errors: tuple[tuple[str | None, int, int, str], ...]  # the block's own: (file, line, column, message)
 
 
 def include_block(text: str) -> str:
@@ -59,37 +60,41 @@ def include_block(text: str) -> str:
     return "".join(out) if any(line.lstrip().startswith("#include") for line in out) else ""
 
 
-def preamble_for(index: "cindex.Index", root: Path, rel: str, text: str, args: Sequence[str],
-                 unsaved: Sequence[tuple[str, str]], options: int, cache_dir: Path) -> Preamble | None:
+def preamble_for(index: "cindex.Index", root: Path, rel: str, text: str, args: Sequence[str], options: int,
+                 cache_dir: Path, *, overlay: Sequence[tuple[str, str]] = (),
+                 derived: Sequence[tuple[str, str]] = ()) -> Preamble | None:
     """The PCH of *text*'s #include block under *args* and parse *options*, built when the cache has
-    none that still stands; None when the block is empty or does not compile on its own (the caller
-    then parses the file whole). *unsaved*: the texts the change gives files (a header it edits)."""
+    none that still stands; None when the block is empty or its PCH cannot be saved (the caller then
+    parses the file whole). *overlay*: the headers the change writes (part of the block's key);
+    *derived*: the generated headers its yaml rewrites, which only matter to a block that reads one."""
     block = include_block(text)
     if not block:
         return None
     header = str(root / Path(rel).parent / f".{Path(rel).stem}.mpsgen-preamble.h")
     header_args = [("objective-c++-header" if a == "objective-c++" else a) for a in args]
     folder = cache_dir / "pch"
-    base = key_of(block, " ".join(header_args), str(options))
-    found = _valid(folder / f"{base}.json")
-    if found is not None:
-        edited = sorted((p, t) for p, t in unsaved if p in set(found.deps))
-        if not edited:
-            return found
-        # the change edits a header the block reads: a PCH of the block with the change's text
-        key = key_of(base, repr(edited))
-        return _valid(folder / f"{key}.json") or _build(index, folder, key, header, block, header_args, edited, options)
-    return _build(index, folder, base, header, block, header_args, [], options)
+    base = key_of("2", block, " ".join(header_args), str(options), repr(sorted(overlay)))
+    found = _valid(folder / f"{base}.json") or _build(index, folder, base, header, block, header_args, overlay, options)
+    if found is None:
+        return None
+    edited = sorted((p, t) for p, t in derived if p in set(found.deps))
+    if not edited:
+        return found
+    key = key_of(base, repr(edited))  # the block reads a rewritten header: a PCH of its own
+    return _valid(folder / f"{key}.json") or \
+        _build(index, folder, key, header, block, header_args, [*overlay, *edited], options)
 
 
 def _build(index: "cindex.Index", folder: Path, key: str, header: str, block: str, args: Sequence[str],
            unsaved: Sequence[tuple[str, str]], options: int) -> Preamble | None:
     from clang import cindex
 
-    tu = index.parse(header, args=list(args), unsaved_files=[(header, block), *unsaved],
+    tu = index.parse(header, args=[*args, *KEEP_ERRORS], unsaved_files=[(header, block), *unsaved],
                      options=options | _INCOMPLETE)
-    if any(d.severity >= cindex.Diagnostic.Error for d in tu.diagnostics):
-        return None  # the block alone does not compile: nothing to reuse
+    # A block that does not compile (a tree whose headers fail in this setup) is kept all the same: its
+    # errors are kept beside it and become part of every compile behind it.
+    errors = tuple((str(d.location.file.name) if d.location.file is not None else None, d.location.line,
+                    d.location.column, d.spelling) for d in tu.diagnostics if d.severity >= cindex.Diagnostic.Error)
     included_from = {str(inc.include.name): (str(inc.source.name), inc.location.line) for inc in tu.get_includes()
                      if inc.include is not None and inc.source is not None}
     deps = tuple(sorted(included_from))
@@ -102,10 +107,10 @@ def _build(index: "cindex.Index", folder: Path, key: str, header: str, block: st
         tmp.unlink(missing_ok=True)
         return None
     tmp.replace(pch)
-    found = Preamble(str(pch), header, deps, included_from)
+    found = Preamble(str(pch), header, deps, included_from, errors)
     entry = folder / f"{key}.json"
     stamped = {"pch": found.path, "header": header, "deps": [[p, *stamp(p)] for p in deps],
-               "included_from": found.included_from}
+               "included_from": found.included_from, "errors": found.errors}
     tmp_entry = entry.with_name(f"{entry.name}.{os.getpid()}")
     tmp_entry.write_text(json.dumps(stamped), encoding="utf-8")
     tmp_entry.replace(entry)
@@ -113,6 +118,8 @@ def _build(index: "cindex.Index", folder: Path, key: str, header: str, block: st
     return found
 
 
+# A PCH is written, and read, even when its headers have errors (clang refuses both otherwise).
+KEEP_ERRORS = ("-Xclang", "-fallow-pch-with-compiler-errors")
 # CXTranslationUnit_Incomplete: a header's TU, whose unresolved templates and tentative definitions
 # stay as they are (what a PCH needs).
 _INCOMPLETE = 0x02
@@ -130,7 +137,8 @@ def _valid(entry: Path) -> Preamble | None:
             return None
     os.utime(data["pch"])  # used: the newest survive eviction
     return Preamble(data["pch"], data["header"], tuple(p for p, _, _ in data["deps"]),
-                    {k: (v[0], v[1]) for k, v in data["included_from"].items()})
+                    {k: (v[0], v[1]) for k, v in data["included_from"].items()},
+                    tuple((f, line, col, msg) for f, line, col, msg in data["errors"]))
 
 
 def _evict(folder: Path) -> None:
