@@ -250,12 +250,13 @@ def offer_xfail_removal(group: GroupPlan, checkout: Checkout, outcomes, fmt: str
     The xfail may live in common_mps.py or in a DecorateInfo of the op's OpInfo, so both are
     planned, on the tree as it is now (after the apply)."""
     from mpsgen.sources import testlists
+    from mpsgen.tree.capabilities import of_checkout
     from mpsgen.tree.changeset import Changeset
     from mpsgen.tree.checkout import CMI_REL
     from mpsgen.errors import MpsgenError
 
     cs = Changeset(checkout)
-    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    lists_rel = of_checkout(checkout).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
     if lists_rel is None or not checkout.path(CMI_REL).is_file():
         return ""
     definitions = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.opinfo_definition_files()}
