@@ -218,7 +218,7 @@ def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcom
         if not run.no_test and not plan.test_names and not plan.grad_test_names:
             _say(fmt, "no OpInfo tests this change: test_mps.py has no test to select (tests skipped)")
         elif not run.no_test:
-            tests = runner.run_tests(checkout.root, plan_test_names(plan), grad=run.grad_tests,
+            tests = runner.run_tests(checkout.root, plan.test_names, grad=run.grad_tests,
                                      grad_names=plan.grad_test_names, test_cmd=config.test_cmd,
                                      build_dir=config.build_dir, out=stream)
             outcome.data["tests"] = {
@@ -238,10 +238,6 @@ def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcom
                   "`mpsgen undo` restores the files")
         return EXIT_FINDINGS
     return EXIT_OK
-
-
-def plan_test_names(plan: GroupPlan) -> list[str]:
-    return plan.test_names
 
 
 def offer_xfail_removal(group: GroupPlan, checkout: Checkout, outcomes, fmt: str) -> str:

@@ -10,7 +10,6 @@ from mpsgen.errors import MpsgenError
 
 YAML_REL = "aten/src/ATen/native/native_functions.yaml"
 NATIVE_REL = "aten/src/ATen/native"
-MPS_REL = "aten/src/ATen/native/mps"
 KERNELS_REL = "aten/src/ATen/native/mps/kernels"
 OPERATIONS_REL = "aten/src/ATen/native/mps/operations"
 COMMON_MPS_REL = "torch/testing/_internal/common_mps.py"
