@@ -148,6 +148,14 @@ def test_blank_comments_keeps_literals_and_blanks_comments_as_mask_finds_them() 
     assert '"x//y"' in out and "gone" not in out and "two" not in out and "b('/');" in out
 
 
+@given(text=st.text(alphabet="/*\"'\\\nR(x) ", max_size=40))
+def test_blank_comments_blanks_only_what_mask_blanks_and_keeps_its_literals(text: str) -> None:
+    kept = blank_comments(text)
+    masked = mask_code(text)
+    assert len(kept) == len(text) and mask_code(kept) == masked  # the same tokens: literals where they were
+    assert all(k == t or (k == " " and m == " ") for k, t, m in zip(kept, text, masked))
+
+
 def test_python_mask_blanks_comments_and_strings_so_brackets_match_outside_them() -> None:
     text = 'f(a, ")", # (\n  """(\n""", b)\nx'
     masked = mask_python(text)
