@@ -82,12 +82,6 @@ class RunOptions(NamedTuple):
     no_compile: bool = False  # skip the compile check (compiler/) before writing
 
 
-# A KernelSpec's note saying its kernel is upstream's of two outputs (frexp on the 2026 tree): its expr
-# names the function the kernels apply, lifted out as the "functor"; the numeric check compares both
-# outputs (emulate/two_outputs.py).  In the spec, so `try`'s cached subjects carry it.
-TWO_OUTPUTS_NOTE = "two outputs: upstream's kernels, each output compared"
-
-
 class KernelSpec(NamedTuple):
     """What to generate for one Metal kernel (the functor prefix is ``name``)."""
 
@@ -110,6 +104,10 @@ class KernelSpec(NamedTuple):
     param_type: str = "scalar"
     param_defaults: tuple[str, ...] = ()  # per scalar: what an absent std::optional stands for (catalog)
     layout: MetalLayout = "FUNCTOR_REGISTER"  # the target .metal's (plan/era: the checkout's Capabilities)
+    # Upstream's kernel of two outputs (frexp on the 2026 tree: plan/two_output_ops): expr names the
+    # function the kernels apply, lifted out as the "functor"; the numeric check compares both outputs
+    # (emulate/two_output_check).  In the spec, so `try`'s cached subjects carry it.
+    two_outputs: bool = False
     # c10::metal helpers the checkout lacks, which the functor carries itself (generate/c10_shims.py)
     shims: tuple[str, ...] = ()
     # inputs the op takes as bool in a kernel whose inputs differ in dtype (where's condition): the

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions, KernelSpec, Location
@@ -21,6 +20,7 @@ from mpsgen.plan.split_outputs import OutputKernel, stub_host_kernel
 from mpsgen.plan.texts import Draft, TextEdit, capabilities, folder_files, mentioning, planned_texts
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.metal import edit as metal
+from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import OPERATIONS_REL, Checkout
@@ -40,7 +40,7 @@ class KernelCode:
     notes: tuple[str, ...] = ()
     reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
     reused_functor: str = ""  # that kernel's `struct <name>_functor {...}` ("" when a macro makes it)
-    two_outputs: Any = None  # sources.metal.two_outputs.TwoOutputKernels: upstream's kernels of two outputs
+    two_outputs: TwoOutputKernels | None = None  # upstream's kernels of two outputs, when the host runs them
 
 
 def registered_metal_kernel(stub: stubs.StubDecl, cs: Changeset, checkout: Checkout) -> str:

@@ -78,7 +78,7 @@ def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Ent
                          f"{', '.join(lost)} dropped, as --drop-dtypes {','.join(lost)} would")
     apply_edits(cs, choice.edits)
     if routing.two_outputs is not None:  # upstream's kernels write both outputs: only their host
-        from mpsgen.plan.two_outputs import plan_two_output_code
+        from mpsgen.plan.two_output_ops import plan_two_output_code
 
         code = plan_two_output_code(choice, routing.two_outputs, cs, checkout, opts)
     else:
