@@ -21,9 +21,12 @@ Arity = Literal["unary", "binary", "unary_alpha", "binary_alpha", "ternary", "te
                 "binary_params", "ternary_params"]
 DtypeToken = Literal["float", "int2float", "integer", "complex"]
 ResultKind = Literal["same", "float", "bool", "complex"]  # complex: T -> vec2type_t<T> (polar)
-# How a .metal file instantiates kernels: c10/metal's REGISTER_*_OP macros; early 2025's template kernel
-# per op with `template [[host_name(...)]]` instances; 2.7 BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP.
-Instantiation = Literal["register", "host_name", "binary_indexing"]
+# How a kernels/*.metal file registers its kernels (sources/metal/layout reads it, the checkout's
+# Capabilities keep it per file), which also says how a kernel is written there: early 2025's template
+# kernel per op with `template [[host_name(...)]]` instances (unary), 2.7 BinaryKernel.metal's own
+# REGISTER_BINARY_INDEXING_OP (binary, ternary), else functors and REGISTER_* lines.
+MetalLayout = Literal["TEMPLATE_HOST_NAME", "BINARY_INDEXING", "FUNCTOR_LOCAL_MACROS", "FUNCTOR_REGISTER",
+                      "FUNCTOR_REGISTER_WITH_TEMPLATES", "UNKNOWN"]
 # What an operations/*.mm implementation runs, and how it is defined.
 Backend = Literal["mpsgraph", "metal", "unknown"]
 ImplForm = Literal["TORCH_IMPL_FUNC", "function", "macro"]
@@ -79,12 +82,6 @@ class RunOptions(NamedTuple):
     no_compile: bool = False  # skip the compile check (compiler/) before writing
 
 
-# A KernelSpec's note saying its kernel is upstream's of two outputs (frexp on the 2026 tree): its expr
-# names the function the kernels apply, lifted out as the "functor"; the numeric check compares both
-# outputs (emulate/two_outputs.py).  In the spec, so `try`'s cached subjects carry it.
-TWO_OUTPUTS_NOTE = "two outputs: upstream's kernels, each output compared"
-
-
 class KernelSpec(NamedTuple):
     """What to generate for one Metal kernel (the functor prefix is ``name``)."""
 
@@ -106,10 +103,11 @@ class KernelSpec(NamedTuple):
     scalars: tuple[str, ...] = ()
     param_type: str = "scalar"
     param_defaults: tuple[str, ...] = ()  # per scalar: what an absent std::optional stands for (catalog)
-    instantiation: Instantiation = "register"  # how the target .metal instantiates kernels
-    # The checkout's c10/metal/utils.h defines is_complex_v and is_scalar_*_v (2.8 and newer); without
-    # them a functor selects its overloads with Metal's own traits.
-    c10_traits: bool = True
+    layout: MetalLayout = "FUNCTOR_REGISTER"  # the target .metal's (plan/era: the checkout's Capabilities)
+    # Upstream's kernel of two outputs (frexp on the 2026 tree: plan/two_output_ops): expr names the
+    # function the kernels apply, lifted out as the "functor"; the numeric check compares both outputs
+    # (emulate/two_output_check).  In the spec, so `try`'s cached subjects carry it.
+    two_outputs: bool = False
     # c10::metal helpers the checkout lacks, which the functor carries itself (generate/c10_shims.py)
     shims: tuple[str, ...] = ()
     # inputs the op takes as bool in a kernel whose inputs differ in dtype (where's condition): the
@@ -121,6 +119,16 @@ class KernelSpec(NamedTuple):
     @property
     def is_unary_family(self) -> bool:
         return self.arity.startswith("unary")
+
+    @property
+    def template_kernel(self) -> bool:
+        """Written as 2.6-2.7's template kernel with host_name instances (a unary kernel in that layout)."""
+        return self.layout == "TEMPLATE_HOST_NAME" and self.is_unary_family
+
+    @property
+    def binary_indexing(self) -> bool:
+        """Registered by 2.7 BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP (a kernel of two or three inputs)."""
+        return self.layout == "BINARY_INDEXING" and not self.is_unary_family
 
     @property
     def inputs(self) -> int:

@@ -1,6 +1,7 @@
 """A frozen copy of the .metal readers as they were before their str.find fast paths (commit 78a3775):
 `names_in` of sources/metal/names.py and `index_metal` of sources/metal/index.py, the oracle the tests
-compare the readers with (same results, same pickled bytes).  Not to be edited with the readers."""
+compare the readers with (same results, same pickled bytes).  Not to be edited with the readers; the
+comment blanker, since issue 40 scan/mask's for every reader (tests/test_scan.py checks it), is shared."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ from typing import NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.lines import split_lines
-from mpsgen.scan.mask import mask_code
+from mpsgen.scan.mask import blank_comments, mask_code
 from mpsgen.sources.metal.index import (COMPLEX_BLOCK_COMMENT, FUNCTOR_DEFINING_MACROS, Functor, MacroCall, MacroDef,
                                         MetalIndex, _binary_op_arity, split_args)
 from mpsgen.sources.metal.names import MetalName
 # What the fast paths left as it was, shared with the readers rather than copied.
 from mpsgen.sources.metal.index import _CALL_RE, _DEFINE_RE, _HOST_NAME_PREFIX, _INCLUDE_RE, _STRUCT_RE
-from mpsgen.sources.metal.names import (_COMMENT_OR_LITERAL, _DEFINE, _HEADER_PREFIX, _IDENT, _MACRO_CALL, _MAX_DEPTH,
+from mpsgen.sources.metal.names import (_DEFINE, _HEADER_PREFIX, _IDENT, _MACRO_CALL, _MAX_DEPTH,
                                         _PLAIN_KERNEL, _STRING, _spells)
 
 # -- metal_names ---------------------------------------------------------------------------------
@@ -42,7 +43,7 @@ class _Frame(NamedTuple):
 
 def names_in(text: str, path: str) -> list[MetalName]:
     """The names one .metal text registers, in order, one per (name, line)."""
-    code = _COMMENT_OR_LITERAL.sub(_blank_comment, text)
+    code = blank_comments(text)
     lines = code.split("\n")
     defines, directive = _defines(lines)
     top = [_Line(k + 1, "" if k + 1 in directive else ln, ()) for k, ln in enumerate(lines)]
@@ -58,11 +59,6 @@ class _Line(NamedTuple):
     line: int
     text: str  # after substitution
     frames: tuple[_Frame, ...]  # innermost first: the body line itself, then each call site outwards
-
-
-def _blank_comment(m: re.Match[str]) -> str:
-    s = m.group(0)
-    return s if s[0] in "\"'" else re.sub(r"[^\n]", " ", s)
 
 
 def _defines(lines: list[str]) -> tuple[dict[str, _Define], set[int]]:

@@ -331,6 +331,17 @@ def test_lines_are_split_only_by_scan_lines() -> None:
     assert offenders == {}  # str.splitlines also breaks at form feeds: use scan.lines.split_lines/plain_lines
 
 
+def _calls_of(name: str) -> list[str]:
+    return [f"{m.rel}:{node.lineno}" for m in MODULES.values()
+            for node in ast.walk(ast.parse(m.path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name]
+
+
+def test_a_plan_is_built_in_one_place() -> None:
+    """docs/ARCHITECTURE.md: kernelplan assembles the one frozen Plan from the phases' records."""
+    assert [call.split(":")[0] for call in _calls_of("Plan")] == ["mpsgen/plan/kernelplan.py"]
+
+
 def test_layering_allowlists_are_current() -> None:
     assert [p for p in KNOWN_IO if not _io_uses(REPO / p)] == []
     assert [p for p in KNOWN_SPLITLINES if not _splitlines_uses(REPO / p)] == []

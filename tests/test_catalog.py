@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen.generate.catalog import catalog_path, known_ops, load_catalog, parse_dtypes, spec_for
+from mpsgen.generate.catalog import catalog_path, load_catalog, parse_dtypes, spec_for
 from mpsgen.errors import MpsgenError
 
 REQUIRED = {
@@ -23,7 +23,7 @@ HEADERS = Path(importlib.util.find_spec("torch").origin).parent / "include" / "c
 
 
 def test_catalog_covers_the_required_ops():
-    assert REQUIRED <= set(known_ops())
+    assert REQUIRED <= set(sorted(load_catalog()))
 
 
 def test_catalog_ships_next_to_templates():
@@ -200,7 +200,7 @@ def test_every_entry_names_the_cpu_kernel_it_follows(op):
 
 
 def test_frontier_is_covered():
-    assert set(FRONTIER) <= set(known_ops())
+    assert set(FRONTIER) <= set(sorted(load_catalog()))
 
 
 @pytest.mark.parametrize("op", ["asinh", "acosh", "atanh", "logical_and", "logical_or", "logical_xor",

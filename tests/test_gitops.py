@@ -42,11 +42,11 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def test_is_git_repo(repo: Path, tmp_path: Path):
-    assert gitops.is_git_repo(repo)
-    assert not gitops.is_git_repo(tmp_path)  # a plain folder
-    assert not gitops.is_git_repo(repo / "aten")  # inside, but not the top
-    assert not gitops.is_git_repo(tmp_path / "missing")
+def test_work_tree_prefix(repo: Path, tmp_path: Path):
+    assert gitops.work_tree_prefix(repo) == ""
+    assert gitops.work_tree_prefix(tmp_path) is None  # a plain folder
+    assert gitops.work_tree_prefix(repo / "aten") == "aten/"  # inside, not the top
+    assert gitops.work_tree_prefix(tmp_path / "missing") is None
 
 
 def test_dirty_paths_staged_unstaged_untracked_deleted(repo: Path):
@@ -99,7 +99,7 @@ def test_dirty_paths_below_the_top_in_every_layout(repo: Path, tmp_path: Path):
 def test_create_branch_switches_and_keeps_changes(repo: Path):
     (repo / MM).write_text("// edited by mpsgen\n")
     gitops.create_branch(repo, "mps/atan2-metal")
-    assert gitops.current_branch(repo) == "mps/atan2-metal"
+    assert git(repo, "branch", "--show-current").strip() == "mps/atan2-metal"
     assert (repo / MM).read_text() == "// edited by mpsgen\n"
 
 
@@ -108,7 +108,7 @@ def test_create_branch_refuses_existing_and_invalid_names(repo: Path):
         gitops.create_branch(repo, "main")
     with pytest.raises(MpsgenError, match="not a valid branch name"):
         gitops.create_branch(repo, "bad..name")
-    assert gitops.current_branch(repo) == "main"
+    assert git(repo, "branch", "--show-current").strip() == "main"
 
 
 def test_commit_only_the_given_paths_with_fallback_identity(repo: Path):

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.mask import mask_code
 from mpsgen.sources.host.mm import (
     add_host_kernel,
     add_unary_ti_dispatch,
-    brace_balance,
     ensure_include,
     find_implementations,
     format_register_line,
@@ -47,6 +47,12 @@ def changed(before: str, after: str) -> tuple[list[str], list[str]]:
         elif line.startswith("+ "):
             added.append(line[2:])
     return removed, added
+
+
+def brace_balance(text: str) -> int:
+    """{ minus } outside comments and literals: 0 for a well-formed file."""
+    masked = mask_code(text)
+    return masked.count("{") - masked.count("}")
 
 
 def test_fixtures_are_balanced(mm):

@@ -117,7 +117,6 @@ def test_occurrences_are_every_offset_a_word_starts_at(text, words):
 
 
 @pytest.mark.parametrize("pattern, words", [
-    (mn._COMMENT_OR_LITERAL, mn._COMMENT_OR_LITERAL_STARTS),
     (mn._PLAIN_KERNEL, mn._PLAIN_KERNEL_WORDS),
     (mn._HOST_NAME, ("host_name",)),
 ])
@@ -137,11 +136,6 @@ def test_macro_calls_tried_at_their_words_are_the_calls_the_scan_acts_on(text, m
 
 
 # -- sources/metal/names.py and sources/metal/macros.py ------------------------------------------
-
-
-@given(text=texts)
-def test_comments_are_blanked_as_the_substitution_blanked_them(text):
-    assert mn._blank_comments(text) == mn._COMMENT_OR_LITERAL.sub(ref._blank_comment, text)
 
 
 @given(text=st.lists(st.sampled_from(["##", "#", " ", "\t", "a", "\n"]), max_size=12).map("".join))

@@ -8,7 +8,7 @@ with c10/metal REGISTER_*_OP macros, and plain kernels.
 
 from __future__ import annotations
 
-from mpsgen.sources.metal.names import index_names, names_in
+from mpsgen.sources.metal.names import MetalNames, names_in
 
 # Early-2025 UnaryKernel.metal: template kernels instantiated through a local macro (OUT, IN order).
 TEMPLATE_UNARY = """\
@@ -115,6 +115,11 @@ REGISTER_FLOAT_BINARY_OP(hypot);
 INSTANTIATE_UNARY_KERNELS2(float, float);
 INSTANTIATE_UNARY_KERNELS2(half, half);
 """
+
+
+def index_names(texts: dict[str, str]) -> MetalNames:
+    """The names registered by each .metal text ({path: text})."""
+    return MetalNames(n for path, text in texts.items() for n in names_in(text, path))
 
 
 def line_of(text: str, needle: str) -> int:

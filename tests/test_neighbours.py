@@ -4,6 +4,7 @@ registration macros, the bool kernels' host arguments, the header that keeps par
 from __future__ import annotations
 
 from mpsgen.generate.neighbours import bool_kernel_args, compact, params_header, register_macros
+from mpsgen.sources.host.api import read_host_api
 from mpsgen.generate.render import render_registrations
 from mpsgen.model import KernelSpec, MetalStyle
 
@@ -98,16 +99,16 @@ def test_a_bool_kernel_passes_what_the_files_own_comparisons_pass():
     host = ('static void ge_kernel(TensorIteratorBase& iter) {\n'
             '  lib.exec_binary_kernel(iter, "ge", std::nullopt, std::nullopt, kBool, kCmpILPThreshold);\n}\n'
             'static void add_kernel(TensorIteratorBase& iter) {\n  lib.exec_binary_kernel(iter, "add");\n}\n')
-    assert bool_kernel_args(host, API, "binary") == ("std::nullopt", "std::nullopt", "kBool", "kCmpILPThreshold")
+    assert bool_kernel_args(host, read_host_api(API, frozenset()), "binary") == ("std::nullopt", "std::nullopt", "kBool", "kCmpILPThreshold")
 
 
 def test_without_such_a_neighbour_the_header_says_where_kbool_goes():
     host = 'static void add_kernel(TensorIteratorBase& iter) {\n  lib.exec_binary_kernel(iter, "add");\n}\n'
-    assert bool_kernel_args(host, API, "binary") == ("std::nullopt", "std::nullopt", "kBool")
+    assert bool_kernel_args(host, read_host_api(API, frozenset()), "binary") == ("std::nullopt", "std::nullopt", "kBool")
     older = API.replace("natural_output_dtype", "something_else")
-    assert bool_kernel_args(host, older, "binary") == ()
-    assert bool_kernel_args(host, None, "binary") == ()
-    assert bool_kernel_args(host, API, "unary") == ()
+    assert bool_kernel_args(host, read_host_api(older, frozenset()), "binary") == ()
+    assert bool_kernel_args(host, read_host_api(None, frozenset()), "binary") == ()
+    assert bool_kernel_args(host, read_host_api(API, frozenset()), "unary") == ()
 
 
 def test_params_go_where_the_checkout_keeps_params_of_that_kind():

@@ -287,9 +287,9 @@ def count_errors(text: str) -> int:
 
 
 def test_every_catalog_functor_parses_as_cpp():
-    from mpsgen.generate.catalog import known_ops, load_catalog, spec_for
+    from mpsgen.generate.catalog import load_catalog, spec_for
 
-    for op in known_ops():
+    for op in sorted(load_catalog()):
         spec = spec_for(op, load_catalog()[op]["arity"])
         text = render_functor(spec)
         assert text.startswith(f"struct {op}_functor {{") and text.endswith("};")

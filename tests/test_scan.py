@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from mpsgen.scan.brackets import first_unbalanced, match_close, split_bounds, split_top_level
 from mpsgen.scan.definitions import function_definitions
-from mpsgen.scan.lines import LineTable, split_lines
-from mpsgen.scan.mask import code_only, directives, mask, mask_code
+from mpsgen.scan.lines import LineTable, above_comments, split_lines
+from mpsgen.scan.mask import blank_comments, code_only, directives, mask, mask_code, mask_python
 from mpsgen.scan.statements import first_broken_statement, statements
 from mpsgen.scan.validate import scan_problem
 from mpsgen.sources.host.mm import host_kernel_calls
@@ -139,3 +139,32 @@ def test_statements_and_structure_check():
     assert first_broken_statement(mm, mm.replace("f(x);", "f(x, y);")) == 4
     # ... but a statement overwritten by another, outside any whole definition deleted, is
     assert first_broken_statement(mm, mm.replace("  f(x);", "  REGISTER_DISPATCH(p_stub, &p_k)")) == 4
+
+
+def test_blank_comments_keeps_literals_and_blanks_comments_as_mask_finds_them() -> None:
+    text = 'a("x//y"); // gone\n/* two\nlines */ b(\'/\');\n'
+    out = blank_comments(text)
+    assert len(out) == len(text) and out.count("\n") == text.count("\n")
+    assert '"x//y"' in out and "gone" not in out and "two" not in out and "b('/');" in out
+
+
+@given(text=st.text(alphabet="/*\"'\\\nR(x) ", max_size=40))
+def test_blank_comments_blanks_only_what_mask_blanks_and_keeps_its_literals(text: str) -> None:
+    kept = blank_comments(text)
+    masked = mask_code(text)
+    assert len(kept) == len(text) and mask_code(kept) == masked  # the same tokens: literals where they were
+    assert all(k == t or (k == " " and m == " ") for k, t, m in zip(kept, text, masked))
+
+
+def test_python_mask_blanks_comments_and_strings_so_brackets_match_outside_them() -> None:
+    text = 'f(a, ")", # (\n  """(\n""", b)\nx'
+    masked = mask_python(text)
+    assert len(masked) == len(text) and masked.count("\n") == text.count("\n")
+    assert match_close(masked, 1) == text.rindex(")")
+    assert match_close(masked, text.index('")"') + 1) is None  # a bracket inside a string is none
+
+
+def test_above_comments_climbs_the_comment_lines_right_above() -> None:
+    lines = ["int a;", "// one", "  // two", "kernel void k();"]
+    assert above_comments(lines, 4) == 2 and above_comments(lines, 1) == 1
+    assert above_comments(["// only"], 1) == 1

@@ -200,7 +200,7 @@ def test_each_body_agrees_with_its_element_of_the_tuple_and_not_the_other(output
 
 
 def test_the_kernels_are_named_after_the_outputs_and_need_a_body_each(scalar_tree: Path) -> None:
-    from mpsgen.plan import two_outputs
+    from mpsgen.plan import two_output_ops as two_outputs
     from mpsgen.tree.changeset import Changeset
     from mpsgen.tree.checkout import Checkout
 

@@ -124,16 +124,17 @@ def _findings(result: subprocess.CompletedProcess[str]) -> list[dict]:
 
 def test_common_mps_py_wins_when_both_files_exist(tmp_path: Path):
     """The 2026-shaped tree keeps 2.7's test_mps.py beside common_mps.py: the newer file is the one read."""
+    from mpsgen.tree.capabilities import of_checkout
     from mpsgen.tree.checkout import COMMON_MPS_REL, YAML_REL, Checkout
 
     (tmp_path / YAML_REL).parent.mkdir(parents=True)
     (tmp_path / YAML_REL).write_text("")
     checkout = Checkout(tmp_path)
-    assert checkout.test_lists_rel() is None
+    assert of_checkout(checkout).test_lists_rel is None
     (tmp_path / "test").mkdir()
     (tmp_path / TEST_MPS).write_text("import unittest\n")  # a test_mps.py of another shape holds no lists
-    assert Checkout(tmp_path).test_lists_rel() is None
+    assert of_checkout(Checkout(tmp_path)).test_lists_rel is None
     for rel in (TEST_MPS, COMMON_MPS_REL):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(LISTS_27)
-        assert Checkout(tmp_path).test_lists_rel() == rel
+        assert of_checkout(Checkout(tmp_path)).test_lists_rel == rel

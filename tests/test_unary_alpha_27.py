@@ -98,7 +98,7 @@ def test_the_numeric_check_compiles_the_written_template_kernel(scalar_tree: Pat
     start = metal.index("template <typename T0, typename T1, typename T2>\nkernel void softplus_kernel(")
     written = metal[start:metal.index("\n}\n", start) + 2]
     spec = KernelSpec("softplus", "unary_params", "x", scalars=("beta", "threshold"), param_type="opmath",
-                      instantiation="host_name")
+                      layout="TEMPLATE_HOST_NAME")
     driver = driver_source(spec, render_functor(spec), root)
     assert written in driver
     assert ('kernel void softplus_kernel(device half* output [[buffer(0)]], constant half* input [[buffer(1)]], '

@@ -218,7 +218,7 @@ def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcom
         if not run.no_test and not plan.test_names and not plan.grad_test_names:
             _say(fmt, "no OpInfo tests this change: test_mps.py has no test to select (tests skipped)")
         elif not run.no_test:
-            tests = runner.run_tests(checkout.root, plan_test_names(plan), grad=run.grad_tests,
+            tests = runner.run_tests(checkout.root, plan.test_names, grad=run.grad_tests,
                                      grad_names=plan.grad_test_names, test_cmd=config.test_cmd,
                                      build_dir=config.build_dir, out=stream)
             outcome.data["tests"] = {
@@ -240,22 +240,19 @@ def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcom
     return EXIT_OK
 
 
-def plan_test_names(plan: GroupPlan) -> list[str]:
-    return plan.test_names
-
-
 def offer_xfail_removal(group: GroupPlan, checkout: Checkout, outcomes, fmt: str) -> str:
     """An xfail that now passes: show the edit that removes it (not applied); returns its diff.
 
     The xfail may live in common_mps.py or in a DecorateInfo of the op's OpInfo, so both are
     planned, on the tree as it is now (after the apply)."""
     from mpsgen.sources import testlists
+    from mpsgen.tree.capabilities import of_checkout
     from mpsgen.tree.changeset import Changeset
     from mpsgen.tree.checkout import CMI_REL
     from mpsgen.errors import MpsgenError
 
     cs = Changeset(checkout)
-    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    lists_rel = of_checkout(checkout).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
     if lists_rel is None or not checkout.path(CMI_REL).is_file():
         return ""
     definitions = {checkout.rel(p): cs.original(checkout.rel(p)) for p in checkout.opinfo_definition_files()}

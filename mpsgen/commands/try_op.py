@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from mpsgen.emulate.plan_check import Subject, catalog_flags, check, check_plans
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError, Refusal
-from mpsgen.model import TWO_OUTPUTS_NOTE
 
 if TYPE_CHECKING:
     from mpsgen.tree.checkout import Checkout
@@ -185,7 +184,7 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
 
 def _where(kernel) -> str:  # plan.in_tree.InTree
     """Where the tree's kernel is: upstream's two-output kernels by the function they apply, else the functor."""
-    return kernel.at if kernel.spec.note == TWO_OUTPUTS_NOTE else f"{kernel.spec.name}_functor at {kernel.at}"
+    return kernel.at if kernel.spec.two_outputs else f"{kernel.spec.name}_functor at {kernel.at}"
 
 
 def _plan_for_try(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan

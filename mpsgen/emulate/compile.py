@@ -15,7 +15,6 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
-from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.errors import MpsgenError
@@ -37,17 +36,12 @@ REGISTRATIONS_FILE = "<registrations>"  # ... and of its REGISTER_* lines
 BASE_HEADERS = ("c10/metal/indexing.h", "c10/metal/special_math.h", "c10/metal/utils.h")
 
 
-@lru_cache(maxsize=None)
 def math_mode_of(include_root: str | Path) -> MathMode:
-    """The math the checkout's Metal library compiles with (sources/metal/math_mode.py), read once per run
-    from its cmake/Metal.cmake and OperationUtils.mm (an overlay root links them)."""
-    from mpsgen.sources.metal.math_mode import MATH_MODE_FILES, math_mode
+    """The math the checkout's Metal library compiles with (its Capabilities, read once per run from its
+    cmake/Metal.cmake and OperationUtils.mm; an overlay root links them)."""
+    from mpsgen.tree.capabilities import of_root
 
-    texts = {}
-    for rel in MATH_MODE_FILES:
-        path = Path(include_root) / rel
-        texts[rel] = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-    return math_mode(texts)
+    return of_root(include_root).math_mode
 
 
 def emulation_argv(cxx: list[str], include_root: str | Path) -> list[str]:
@@ -155,7 +149,7 @@ def _call(spec: KernelSpec, r: Registration) -> str:
     f, ti, to = f"{spec.name}_functor", _cxx_type(r.in_type), _cxx_type(r.out_type)
     omt = f"::c10::metal::opmath_t<{ti}>" if r.opmath else ti
     if spec.arity == "unary":
-        kind = "unary_cast" if spec.instantiation == "host_name" else "unary"
+        kind = "unary_cast" if spec.template_kernel else "unary"
         return f"mpsgen_try::{kind}<{f}, {ti}, {to}>(a, out, n);"
     if spec.arity == "binary":
         return f"mpsgen_try::binary<{f}, {ti}, {to}, {omt}>(a, b, out, n);"
@@ -192,18 +186,18 @@ def driver_source(spec: KernelSpec, functor: str, include_root: Path) -> str:
     lines += [f'#line 1 "{FUNCTOR_FILE}"', functor]
     if spec.has_params:
         lines += params_typedefs(spec)
-    if spec.instantiation == "host_name":
+    if spec.template_kernel:
         # An early-2025 file: the template kernels as written, instantiated for every registration.
         from mpsgen.generate.template_kernel import explicit_instantiations, kernels
 
         lines += [f'#line 1 "{REGISTRATIONS_FILE}"', *kernels(spec), *explicit_instantiations(spec)]
-    elif spec.instantiation == "binary_indexing" and (spec.scalars or spec.arity.startswith("ternary")):
+    elif spec.binary_indexing and (spec.scalars or spec.arity.startswith("ternary")):
         # 2.7 with scalars or three inputs: the kernels and macro the change adds to BinaryKernel.metal, as
         # written, instantiated by the op's own registration lines.
         from mpsgen.sources.metal.binary_indexing import registrations as indexing_registrations
 
         lines += [f'#line 1 "{REGISTRATIONS_FILE}"', indexing_block(include_root, spec), *indexing_registrations(spec)]
-    elif spec.instantiation == "binary_indexing":
+    elif spec.binary_indexing:
         pass  # 2.7's own macro instantiates binary_dense<T, F>, whose result is the functor's (the loop's assert)
     elif (include_root / "c10/metal/indexing.h").is_file():
         # The registrations themselves, through the checkout's own macros: their static_assert on
@@ -227,7 +221,7 @@ def indexing_block(include_root: Path, spec: KernelSpec) -> str:
     from mpsgen.sources.metal import binary_alpha, ternary_indexing
 
     path = include_root / BINARY_METAL
-    if spec.instantiation != "binary_indexing" or not path.is_file():
+    if not spec.binary_indexing or not path.is_file():
         return ""
     text = path.read_text(encoding="utf-8")
     if spec.arity == "ternary" and spec.bool_inputs:  # where's (sources/metal/ternary_cond)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.model import TWO_OUTPUTS_NOTE
 from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:
@@ -93,8 +92,8 @@ def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
     from mpsgen.emulate.overlay import include_root as with_planned
 
     include_root = with_planned(include_root, subject.headers, cache_dir())  # a macro the change adds compiles
-    if subject.spec.note == TWO_OUTPUTS_NOTE:  # upstream's frexp: the lifted function, both outputs
-        from mpsgen.emulate.two_outputs import check_two_outputs
+    if subject.spec.two_outputs:  # upstream's frexp: the lifted function, both outputs
+        from mpsgen.emulate.two_output_check import check_two_outputs
 
         spec = subject.spec
         types = tuple(t for t in ("float", "half", "bfloat") if t not in spec.skip)

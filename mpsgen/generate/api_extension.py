@@ -25,7 +25,6 @@ from mpsgen.sources.host.api import LIBRARY_HEADER_REL
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
 
 INDEXING_REL = "c10/metal/indexing.h"
-SECTION_TITLE = "Host API added"
 
 
 class Extension(NamedTuple):

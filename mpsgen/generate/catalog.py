@@ -137,10 +137,6 @@ def _validate_entry(op: str, entry: Any, file: Path) -> None:
     parse_dtypes(entry.get("dtypes", ["float"]), where=f"catalog entry '{op}'")
 
 
-def known_ops() -> list[str]:
-    return sorted(load_catalog())
-
-
 def parse_dtypes(dtypes: str | Iterable[str], where: str = "--dtypes") -> tuple[str, ...]:
     """'float,int2float' or ['float', 'int2float'] -> ('float', 'int2float'), validated."""
     tokens = [t.strip() for t in (dtypes.split(",") if isinstance(dtypes, str) else dtypes)]

@@ -30,8 +30,10 @@ BUNDLED_STYLE = Path(__file__).with_name("pytorch_style.clang-format")
 
 def style_option(root: Path) -> str:
     """`--style=file` (the checkout's .clang-format, found from the file's path as lintrunner finds it),
-    or PyTorch's settings from the bundled file when the checkout has none."""
-    return "--style=file" if (root / ".clang-format").is_file() else f"--style=file:{BUNDLED_STYLE}"
+    or PyTorch's settings from the bundled file when the checkout has none (its Capabilities say)."""
+    from mpsgen.tree.capabilities import of_root
+
+    return "--style=file" if of_root(root).own_clang_format else f"--style=file:{BUNDLED_STYLE}"
 
 
 def changed_ranges(before: str, after: str) -> list[tuple[int, int]]:

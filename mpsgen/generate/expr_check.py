@@ -10,21 +10,12 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions, KernelSpec
 
-_PAIRS = {")": "(", "]": "[", "}": "{"}
-
-
 def balanced(code: str) -> bool:
     """Whether every bracket of *code* (strings and comments masked) closes, in order."""
+    from mpsgen.scan.brackets import first_unbalanced
     from mpsgen.scan.mask import mask_code
 
-    stack: list[str] = []
-    for ch in mask_code(code):
-        if ch in "([{":
-            stack.append(ch)
-        elif ch in _PAIRS:
-            if not stack or stack.pop() != _PAIRS[ch]:
-                return False
-    return not stack
+    return first_unbalanced(mask_code(code)) is None
 
 
 def require_compilable(spec: KernelSpec, functor: str, opts: KernelOptions, include_root: Path) -> None:

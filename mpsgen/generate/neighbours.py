@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_bounds, split_top_level
 from mpsgen.scan.mask import mask_code
+from mpsgen.sources.host.api import HostApi
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(REGISTER_\w+)\((\w+)\)[ \t]*((?:.*\\\r?\n)*.*)$", re.M)
 _CALL = re.compile(r"^\s*([A-Z_][A-Z0-9_]*)\s*\((.*)\)\s*$", re.S)
@@ -101,9 +102,10 @@ def compact(lines: Sequence[str], name: str, macros: Mapping[str, frozenset[Regi
     return out
 
 
-def bool_kernel_args(host_text: str, api_text: str | None, kind: str) -> tuple[str, ...]:
+def bool_kernel_args(host_text: str, api: HostApi, kind: str) -> tuple[str, ...]:
     """What a kernel returning bool passes after its name to exec_<kind>_kernel: as the host file's own
-    bool kernels do, else kBool at the header's natural-output-dtype parameter; () when neither says."""
+    bool kernels do, else kBool at the header's natural-output-dtype parameter (HostApi.bool_result_args);
+    () when neither says."""
     masked = mask_code(host_text)
     for m in _EXEC_CALL.finditer(masked):
         if m.group(1) != kind:
@@ -115,23 +117,7 @@ def bool_kernel_args(host_text: str, api_text: str | None, kind: str) -> tuple[s
         args = [" ".join(inner[a:b].split()) for a, b in split_bounds(masked[m.end():close])]
         if "kBool" in args[2:]:
             return tuple(args[2:])
-    return _natural_output_args(api_text, kind)
-
-
-def _natural_output_args(api_text: str | None, kind: str) -> tuple[str, ...]:
-    if not api_text:
-        return ()
-    masked = mask_code(api_text)
-    m = re.search(rf"\bexec_{kind}_kernel\s*\(", masked)
-    if m is None:
-        return ()
-    close = match_close(masked, m.end() - 1)
-    params = [" ".join(p.split("=")[0].split()) for p in split_top_level(masked[m.end():close])] if close else []
-    names = [p.split()[-1].strip("&*") if p else "" for p in params]
-    if "natural_output_dtype" not in names:
-        return ()
-    k = names.index("natural_output_dtype")
-    return tuple(["std::nullopt"] * (k - 2) + ["kBool"])
+    return api.bool_result_args.get(kind, ())
 
 
 def params_header(metal_rel: str, stub_header: str, headers: Mapping[str, str]) -> str:

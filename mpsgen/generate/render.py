@@ -50,15 +50,17 @@ def is_statement_block(body: str) -> bool:
 # -- functor -----------------------------------------------------------------------------
 
 
-def functor_overloads(spec: KernelSpec) -> list[Overload]:
-    """One overload per dtype family; identical overloads collapse into one template."""
+def functor_overloads(spec: KernelSpec, c10_traits: bool = True) -> list[Overload]:
+    """One overload per dtype family; identical overloads collapse into one template.  *c10_traits*: the
+    checkout's c10/metal/utils.h defines is_complex_v and is_scalar_*_v (2.8 and newer: its
+    Capabilities); without them a functor selects its overloads with Metal's own traits."""
     complex_ = "complex" in spec.dtypes
     bool_branch = spec.bool_expr is not None
     # Metal's is_floating_point_v/is_integral_v hold for vectors too: beside a complex branch the
     # scalar ones need is_scalar_v, which c10/metal spells is_scalar_*_v from 2.8 on.
     if not complex_:
         f_trait, i_trait = "is_floating_point_v<T>", "is_integral_v<T>"
-    elif spec.c10_traits:
+    elif c10_traits:
         f_trait, i_trait = "c10::metal::is_scalar_floating_point_v<T>", "c10::metal::is_scalar_integral_v<T>"
     else:
         f_trait, i_trait = "is_floating_point_v<T> && is_scalar_v<T>", "is_integral_v<T> && is_scalar_v<T>"
@@ -81,7 +83,7 @@ def functor_overloads(spec: KernelSpec) -> list[Overload]:
         ret = "float" if "int2float" in spec.dtypes else ("bool" if to_bool else "T")
         out.append(Overload("is_same_v<T, bool>", ret, str(spec.bool_expr)))
     if complex_:
-        trait = "c10::metal::is_complex_v<T>" if spec.c10_traits else "is_same_v<T, float2> || is_same_v<T, half2>"
+        trait = "c10::metal::is_complex_v<T>" if c10_traits else "is_same_v<T, float2> || is_same_v<T, half2>"
         out.append(Overload(trait, "bool" if to_bool else "T", str(spec.complex_expr)))
     if len(out) > 1 and len({(o.ret, o.body) for o in out}) == 1:
         out = [Overload(None, out[0].ret, out[0].body)]
@@ -109,10 +111,10 @@ def _with_params_unpacked(spec: KernelSpec, overloads: list[Overload]) -> list[O
     return out
 
 
-def render_functor(spec: KernelSpec, templates_dir: str | Path | None = None) -> str:
-    """``struct <name>_functor { ... };`` (no trailing newline)."""
+def render_functor(spec: KernelSpec, templates_dir: str | Path | None = None, *, c10_traits: bool = True) -> str:
+    """``struct <name>_functor { ... };`` (no trailing newline); *c10_traits* as functor_overloads'."""
     tparams, params = _functor_params(spec)
-    overloads = functor_overloads(spec)
+    overloads = functor_overloads(spec, c10_traits)
     if spec.has_params:
         overloads = _with_params_unpacked(spec, overloads)
     text = render_template(

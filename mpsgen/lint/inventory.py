@@ -358,7 +358,9 @@ class Inventory:
     @cached_property
     def test_tables(self) -> tuple[str, tuple[file_facts.TableKey, ...]] | None:
         """(the test lists' path: common_mps.py, or 2.7's test_mps.py; the keys of its tables); None when absent."""
-        rel = self.checkout.test_lists_rel()
+        from mpsgen.tree.capabilities import of_checkout
+
+        rel = of_checkout(self.checkout).test_lists_rel
         if rel is None:
             return None
         return rel, self._per_file("test-tables", {rel: self.checkout.path(rel)}, file_facts.table_keys)[rel]

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from mpsgen.errors import MpsgenError, Refusal
 from mpsgen.model import Command, KernelOptions, KernelSpec, Location
 from mpsgen.plan.kernel_choice import KernelChoice
+from mpsgen.plan.texts import capabilities
 from mpsgen.sources.native.dtype_checks import cpu_promotes, cpu_returns_bool, impl_body, mpsgraph_refusals
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists.commonmps import ListedDtypes
@@ -259,7 +260,7 @@ def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts
     from mpsgen.tree.checkout import CMI_REL
 
     family = choice.family
-    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    lists_rel = capabilities(cs).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
     op_dtypes = None
     listed = ListedDtypes({}, False)
     if checkout.path(CMI_REL).is_file():

@@ -1,5 +1,5 @@
-"""Fit a kernel spec to the checkout's era: what its c10/metal headers define and how its .metal files
-instantiate kernels decide the functor's traits, the writer, and whether a catalog body can be used.
+"""Fit a kernel spec to the checkout's era: what the checkout's Capabilities say of its c10/metal headers
+and of the target .metal's layout decide the writer and whether a catalog body can be used.
 
 PyTorch 2.6-2.7 (early 2025) has no is_complex_v, REGISTER_UNARY_OP or exec_binary_kernel: unary kernels
 are templates instantiated by host_name, binary ones go through the .metal's own REGISTER_BINARY_INDEXING_OP
@@ -8,52 +8,38 @@ and BinaryKernel.mm's binary_mps_impl, and several c10::metal helpers (hypot, mu
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Any, cast
 
 from mpsgen.errors import MpsgenError
 from mpsgen.generate import c10_shims
 from mpsgen.model import KernelSpec
-from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal.binary_indexing import uses_binary_indexing
-from mpsgen.sources.metal.index import MetalIndex
-from mpsgen.sources.metal.layout import MetalLayout, layout_of
-from mpsgen.plan.texts import c10_metal_texts
-from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import Checkout
+from mpsgen.sources.capabilities import Capabilities
 
 
-def fit_to_checkout(spec: KernelSpec, cs: Changeset, target: MetalIndex) -> KernelSpec:
-    """*spec* as the checkout's era writes it: Metal's own traits where c10/metal/utils.h predates
-    is_complex_v (2.7); template kernels with host_name instances in an early-2025 unary file, the file's
-    own REGISTER_BINARY_INDEXING_OP in a 2.7 binary one; stand-ins for the c10::metal functions the
-    checkout lacks (a refusal when there is none)."""
-    checkout = cs.checkout
-    headers = {Path(rel).name: mask_code(text) for rel, text in c10_metal_texts(cs).items()}
-    if "utils.h" in headers and not re.search(r"\bis_complex_v\s*=", headers["utils.h"]):
-        spec = spec._replace(c10_traits=False)  # a definition (code only), not a comment that names it
-    if spec.arity.startswith(("binary", "ternary")) and uses_binary_indexing(target):
+def fit_to_checkout(spec: KernelSpec, caps: Capabilities, metal_rel: str) -> KernelSpec:
+    """*spec* as the checkout's era writes it into *metal_rel*: in the file's layout (template kernels
+    with host_name instances in an early-2025 unary file, the file's own REGISTER_BINARY_INDEXING_OP in a
+    2.7 binary one); stand-ins for the c10::metal functions the checkout lacks (a refusal when there is
+    none).  Whether the functor may use c10/metal's traits is Capabilities.c10_traits (generate/render)."""
+    spec = spec._replace(layout=caps.metal_layout(metal_rel).layout)
+    if spec.binary_indexing:
         # 2.7's binary_dense<T, F> calls the functor on T itself (float2 for complex64): no opmath; the
         # ternary kernels the change adds there are modeled on them (sources/metal/ternary_indexing)
-        spec = spec._replace(instantiation="binary_indexing", opmath=False)
-    found = layout_of(target)
-    if found.layout is MetalLayout.TEMPLATE_HOST_NAME and spec.arity in ("unary", "unary_alpha", "unary_params"):
-        spec = spec._replace(instantiation="host_name")
-    return _with_c10_stand_ins(spec, checkout, "\n".join(headers.values())) if headers else spec
+        spec = spec._replace(opmath=False)
+    return _with_c10_stand_ins(spec, caps) if caps.c10_texts else spec
 
 
-def _with_c10_stand_ins(spec: KernelSpec, checkout: Checkout, c10_code: str) -> KernelSpec:
+def _with_c10_stand_ins(spec: KernelSpec, caps: Capabilities) -> KernelSpec:
     """*spec* with only the c10/metal headers the checkout has, and its own stand-ins for the c10::metal
-    functions those headers (*c10_code*, comments blanked) lack (2.7: hypot, expm1f, ...) or define less
+    functions those headers lack (2.7: hypot, expm1f, ...) or define less
     exactly than the CPU (2.7's log1p); a missing one
     without a stand-in is refused, so a kernel written with --no-try still compiles.  Without c10/metal
     headers (a trimmed checkout) the numeric check's compile is the judge."""
-    spec = spec._replace(includes=tuple(h for h in spec.includes if checkout.path(h).is_file()))
+    spec = spec._replace(includes=tuple(h for h in spec.includes if caps.has_file(h)))
     bodies = {k: v for k, v in (("expr", spec.expr), ("int_expr", spec.int_expr),
                                 ("complex_expr", spec.complex_expr), ("bool_expr", spec.bool_expr)) if v}
     missing = [n for n in dict.fromkeys(n for b in bodies.values() for n in c10_shims.called(b))
-               if c10_shims.lacks(n, c10_code)]
+               if c10_shims.lacks(n, caps.c10_code)]
     if not missing:
         return spec
     lacking = [n for n in missing if n not in c10_shims.SHIMS]

@@ -11,7 +11,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.model import Arity, Command, Location
 from mpsgen.plan.binding import Binding
 from mpsgen.plan.shape import KernelShape, MixedInputs
-from mpsgen.plan.texts import TextEdit, c10_metal_macros, c10_metal_texts, folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import TextEdit, capabilities, folder_files, mentioning, planned_texts
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native.iterator_builder import IteratorBuilder, iterator_builder
@@ -115,7 +115,8 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
         operands, tensors = None, reads
         check_op = owner if index is not None and owner != family and index.has_family(owner) else ""
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
-                         schema_tensors=tensors, api=_host_api(cs), declared_names=declared, mixed=mixed)
+                         schema_tensors=tensors, api=capabilities(cs).host_api, declared_names=declared,
+                         mixed=mixed)
     api_added: tuple[str, ...] = ()
     edits: tuple[TextEdit, ...] = ()
     if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
@@ -156,20 +157,3 @@ def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:
 
     texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), name)
     return name in registered_kernel_names(index_metal(t, p) for p, t in texts.items())
-
-
-def _host_api(cs: Changeset):
-    """The checkout's Metal host API (MetalShaderLibrary.h, c10/metal's macros, 2.7's binary_mps_impl),
-    read through the changeset like every other text a plan depends on."""
-    from mpsgen.sources.host.api import LIBRARY_HEADER_REL, cast_input_counts, defines_binary_mps_impl, read_host_api
-    from mpsgen.tree.checkout import OPERATIONS_REL
-
-    checkout = cs.checkout
-    text = cs.current(LIBRARY_HEADER_REL) if checkout.path(LIBRARY_HEADER_REL).is_file() else None
-    api = read_host_api(text, c10_metal_macros(cs) or frozenset())
-    # c10/metal's *_strided_cast kernels reading each input in its own dtype (where's bool condition)
-    api = api._replace(cast_inputs=cast_input_counts(c10_metal_texts(cs).get("c10/metal/indexing.h")))
-    binary_mm = f"{OPERATIONS_REL}/BinaryKernel.mm"
-    if not api.has("exec_binary_kernel") and checkout.path(binary_mm).is_file():
-        api = api._replace(binary_mps_impl=defines_binary_mps_impl(cs.current(binary_mm)))
-    return api

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions, KernelSpec, Location
@@ -18,9 +17,10 @@ from mpsgen.plan.host_iterator import TENSOR_ITERATOR_REL, HostIterator, host_it
 from mpsgen.plan.kernel_choice import KernelChoice
 from mpsgen.plan.result import Rendered
 from mpsgen.plan.split_outputs import OutputKernel, stub_host_kernel
-from mpsgen.plan.texts import Draft, TextEdit, c10_metal_macros, folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import Draft, TextEdit, capabilities, folder_files, mentioning, planned_texts
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.metal import edit as metal
+from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import OPERATIONS_REL, Checkout
@@ -40,7 +40,7 @@ class KernelCode:
     notes: tuple[str, ...] = ()
     reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
     reused_functor: str = ""  # that kernel's `struct <name>_functor {...}` ("" when a macro makes it)
-    two_outputs: Any = None  # sources.metal.two_outputs.TwoOutputKernels: upstream's kernels of two outputs
+    two_outputs: TwoOutputKernels | None = None  # upstream's kernels of two outputs, when the host runs them
 
 
 def registered_metal_kernel(stub: stubs.StubDecl, cs: Changeset, checkout: Checkout) -> str:
@@ -88,7 +88,8 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
     notes.extend(dtypes.notes)
     dtype_rows = dtypes.rows
     metal_texts = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
-    spec = fit_to_checkout(dtypes.spec, cs, metal.index_metal(metal_texts[metal_rel], metal_rel))
+    caps = capabilities(cs)
+    spec = fit_to_checkout(dtypes.spec, caps, metal_rel)
     _require_2_7_layout(choice, spec, metal_rel)
     if spec.shims:
         from mpsgen.generate.c10_shims import described
@@ -99,7 +100,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
     # register it nor define its functor: only the target and those that mention it are indexed.
     naming = mentioning(metal_texts, spec.name)
     indexes = [metal.index_metal(t, p) for p, t in metal_texts.items() if p == metal_rel or p in naming]
-    functor = render.render_functor(spec, opts.templates_dir)
+    functor = render.render_functor(spec, opts.templates_dir, c10_traits=caps.c10_traits)
     from mpsgen.generate.expr_check import require_compilable
 
     require_compilable(spec, functor, opts, checkout.root)  # a typo's compiler error, not a layout refusal
@@ -120,7 +121,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
                 added.append(f"{metal_rel}: {spec.name}_functor + {len(registrations)} registration line(s)")
         else:
             notes.append(f"kernel '{spec.name}' is already registered with this functor: reused")
-    own_struct = spec.instantiation in ("binary_indexing", "host_name")  # 2.7: each file has its own
+    own_struct = spec.binary_indexing or spec.template_kernel  # 2.7: each file has its own
     shared_struct = spec.has_params and not own_struct
     header = _params_header(cs, metal_rel, stub) if shared_struct else ""
     if shared_struct:  # the struct's header, and the .metal's #include of it (after the layout checks)
@@ -149,13 +150,13 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
         body = host_code.params_host_body(spec, [p.cpp_type for p in scalars]) if spec.has_params else None
         ternary = arity.startswith("ternary")
         factory = "binary_op"  # 2.7's binary host: the iterator its CPU-scalar / mixed-dtype path builds
-        if spec.instantiation == "binary_indexing" and spec.result != "complex":
+        if spec.binary_indexing and spec.result != "complex":
             built = "a TensorIteratorConfig of the inputs cast to one dtype"
             if not ternary:
                 rebuilt = _rebuilt_iterator(choice, spec, cs, checkout)
                 factory, built = rebuilt.factory, iterator_text(rebuilt)
             notes.append(untested_path_note(spec.name, fn, mm_rel, built))
-        if spec.instantiation == "binary_indexing" and scalars:  # 2.7: the helper the change adds
+        if spec.binary_indexing and scalars:  # 2.7: the helper the change adds
             from mpsgen.sources.host.binary_alpha import HELPER
             from mpsgen.sources.host.ternary_mps_impl import ALPHA_HELPER
 
@@ -163,12 +164,12 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
                                                         ALPHA_HELPER if ternary else HELPER, iterator=factory)
         elif choice.shape.extend == "ternary_cond_mps_impl":  # 2.7's where: the condition keeps its dtype
             body = host_code.ternary_cond_mps_impl_body(spec.name)
-        elif spec.instantiation == "binary_indexing":
+        elif spec.binary_indexing:
             from mpsgen.sources.host.ternary_mps_impl import HELPER as TERNARY_HELPER
 
             body = (host_code.binary_mps_impl_body(spec.name, spec.result, helper=TERNARY_HELPER, inputs=3) if ternary
                     else host_code.binary_mps_impl_body(spec.name, spec.result, iterator=factory))
-        elif spec.instantiation == "host_name" and scalars:  # 2.7: the helper the change adds
+        elif spec.template_kernel and scalars:  # 2.7: the helper the change adds
             from mpsgen.sources.host.unary_alpha import HELPER as UNARY_HELPER
 
             body = host_code.unary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], UNARY_HELPER)
@@ -215,21 +216,21 @@ def _rebuilt_iterator(choice: KernelChoice, spec: KernelSpec, cs: Changeset, che
     return host_iterator(choice.builder, spec.result, declared, choice.shared_at)
 
 
-# 2.7's host API extensions (generate/api_extension) and the .metal layout their kernels need
-_EXTENSION_LAYOUT = {"binary_alpha_mps_impl": "binary_indexing", "unary_alpha_mps_impl": "host_name",
-                     "ternary_mps_impl": "binary_indexing", "ternary_alpha_mps_impl": "binary_indexing",
-                     "ternary_cond_mps_impl": "binary_indexing"}
+# 2.7's host API extensions (generate/api_extension) by the .metal layout their kernels need
+_TEMPLATE_KERNEL_EXTENSIONS = ("unary_alpha_mps_impl",)
+_BINARY_INDEXING_EXTENSIONS = ("binary_alpha_mps_impl", "ternary_mps_impl", "ternary_alpha_mps_impl",
+                               "ternary_cond_mps_impl")
 
 
 def _require_2_7_layout(choice: KernelChoice, spec: KernelSpec, metal_rel: str) -> None:
     extension = choice.shape.extend
-    wanted = _EXTENSION_LAYOUT.get(extension)
-    if wanted is not None and spec.instantiation != wanted:
+    if ((extension in _TEMPLATE_KERNEL_EXTENSIONS and not spec.template_kernel)
+            or (extension in _BINARY_INDEXING_EXTENSIONS and not spec.binary_indexing)):
         raise MpsgenError(f"this checkout's host runs {choice.arity} kernels through the {extension} the change "
                           f"adds, but {Path(metal_rel).name} is not in PyTorch 2.7's layout for them",
                           path=metal_rel, line=1, hint="write the kernel by hand")
     cond = extension == "ternary_cond_mps_impl"
-    if spec.instantiation == "binary_indexing" and (cond != (spec.bool_inputs == (0,) and spec.arity == "ternary")
+    if spec.binary_indexing and (cond != (spec.bool_inputs == (0,) and spec.arity == "ternary")
                                                     or (cond and spec.result != "same")):
         raise MpsgenError(f"{spec.name}'s inputs may differ in dtype: mpsgen writes that kernel on this checkout only "
                           "for a bool condition first and the other inputs of the result's dtype (where)",
@@ -242,11 +243,11 @@ def _registrations(spec, indexes, metal_rel: str, metal_text: str) -> list[str]:
     from mpsgen.generate import render
     from mpsgen.generate.neighbours import compact, register_macros
 
-    if spec.instantiation == "host_name":
+    if spec.template_kernel:
         from mpsgen.generate.template_kernel import host_name, instances
 
         return [f'template [[host_name("{host_name(spec, i)}")]]' for i in instances(spec)]
-    if spec.instantiation == "binary_indexing":
+    if spec.binary_indexing:
         from mpsgen.sources.metal.binary_indexing import registrations
 
         return registrations(spec)
@@ -259,17 +260,17 @@ def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations
     """*text* with the functor and its registrations, by the writer of the file's layout."""
     from mpsgen.generate import render
 
-    if spec.instantiation == "host_name":
+    if spec.template_kernel:
         from mpsgen.sources.metal.host_name import add_template_kernel
 
         return add_template_kernel(text, metal_rel, spec, functor)
-    if spec.instantiation == "binary_indexing":
+    if spec.binary_indexing:
         from mpsgen.sources.metal.binary_indexing import add_binary_kernel
 
         struct = render.render_params_struct(spec) if spec.has_params else ""  # 2.7: no header both sides read
         return add_binary_kernel(text, metal_rel, spec, functor, before_functor=struct)
     return metal.plan_metal_addition(text, metal_rel, spec, functor, registrations,
-                                     available_macros=c10_metal_macros(cs),
+                                     available_macros=capabilities(cs).c10_macros,
                                      after_functor=render.params_typedefs(spec))
 
 
@@ -336,10 +337,8 @@ def _bool_kernel_args(cs: Changeset, spec, arity: str, mm_text: str) -> tuple[st
     if spec.result != "bool" or arity not in ("unary", "binary"):
         return ()
     from mpsgen.generate.neighbours import bool_kernel_args
-    from mpsgen.sources.host.api import LIBRARY_HEADER_REL
 
-    api = cs.current(LIBRARY_HEADER_REL) if cs.checkout.path(LIBRARY_HEADER_REL).is_file() else None
-    return bool_kernel_args(mm_text, api, arity)
+    return bool_kernel_args(mm_text, capabilities(cs).host_api, arity)
 
 
 def _plan_params_struct(draft: Draft, checkout: Checkout, spec, metal_rel: str, mm_rel: str, opts: KernelOptions,

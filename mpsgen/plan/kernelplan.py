@@ -11,22 +11,25 @@ dtypes.DroppedXfails); the Plan is assembled from them, then re-read (verify).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mpsgen.errors import context
 from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.kernel_choice import KernelChoice, choose_kernel
 from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.legacy import LegacyRemoval, callers_first, remove_legacy
-from mpsgen.plan.retired import retire_bespoke_kernels
+from mpsgen.plan.multistub import StubTarget
+from mpsgen.plan.retired import Retired, retire_bespoke_kernels
 from mpsgen.plan.split_outputs import OutputKernel
 from mpsgen.plan.result import Plan, Rendered  # callers (commands/migrate.py, plan/group.py) import Plan from here
 from mpsgen.plan.routing import Routing, route
-from mpsgen.plan.stub_kernels import StubKernel, plan_stub_kernel, stub_plan
+from mpsgen.plan.stub_kernels import StubKernel, choose_stub_kernel, plan_stub_code
 from mpsgen.plan.test_lists import DroppedXfails, TestListsPhase, dropped_xfails, plan_test_lists
 from mpsgen.plan.texts import TextEdit, apply_edits
 from mpsgen.plan.verify import verify_structure
+from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml import names as nf
+from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
@@ -85,13 +88,13 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             for k in range(len(routing.outputs)):
                 output = OutputKernel(k, routing.outputs, tuple(sk.code.rendered.host_code for sk in kernels
                                                                   if sk.code is not None))
-                kernels.append(plan_stub_kernel(command, routing, routing.stub, routing.schema_entry, None,
-                                                checkout, cs, opts, retired, output))
+                kernels.append(_stub_kernel(command, routing, routing.stub, routing.schema_entry, None,
+                                            checkout, cs, opts, retired, output))
             first, others = kernels[0], tuple(kernels[1:])
         else:
-            first = plan_stub_kernel(command, routing, routing.stub, routing.schema_entry,
-                                     targets[0] if targets else None, checkout, cs, opts, retired)
-            others = tuple(plan_stub_kernel(command, routing, t.stub, t.entry, t, checkout, cs, opts, retired)
+            first = _stub_kernel(command, routing, routing.stub, routing.schema_entry,
+                                 targets[0] if targets else None, checkout, cs, opts, retired)
+            others = tuple(_stub_kernel(command, routing, t.stub, t.entry, t, checkout, cs, opts, retired)
                            for t in targets[1:])
         choice, code, kept_kernel = first.choice, first.code, first.kept_kernel
         legacy_notes: list[str] = []
@@ -123,36 +126,72 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
                   first.notes, others)
 
 
+def _stub_kernel(command: Command, routing: Routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
+                 checkout: Checkout, cs: Changeset, opts: KernelOptions, retired: Retired,
+                 output: OutputKernel | None = None) -> StubKernel:
+    """One stub's kernel choice and code, each phase's texts applied before the next reads them."""
+    sk = choose_stub_kernel(command, routing, stub, entry, target, checkout, cs, opts, retired, output)
+    if sk.choice is None:  # MPS already runs the stub (sk.kept_kernel)
+        return sk
+    apply_edits(cs, sk.choice.edits)  # the host API forms the choice adds
+    code = plan_stub_code(sk, routing, cs, checkout, output)
+    apply_edits(cs, code.edits)
+    return replace(sk, code=code)
+
+
 def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted: tuple[str, ...] | list[str],
              files: tuple[str, ...]) -> Plan:
-    """The Plan the commands show, from the phases' records (the one place a Plan is built)."""
+    """The Plan the commands show, from the phases' records, with the plans of the family's other stubs."""
     routing, choice, code, tests = phases.routing, phases.choice, phases.code, phases.tests
     nothing_to_do = routing.nothing_to_do
     if not files and not nothing_to_do:
         nothing_to_do = f"{routing.family} is already on a native Metal kernel"
-    subs = tuple(stub_plan(command, op, routing.family, cs, routing.moved, sk, routing.overloads)
+    # the other stubs' kernels, as the numeric check, the summary and --print read them (the yaml, legacy
+    # code and test lists are this plan's; its overloads too, so one it kept, pow.Scalar_out, stays for them)
+    subs = tuple(_plan_of(command, op, routing.family, cs, sk.choice, sk.code, moved=routing.moved, stub=sk.stub,
+                          overloads=routing.overloads, other_stub=True,
+                          check_op=sk.choice.check_op if sk.choice else "",
+                          added=sk.code.added if sk.code else (), api_added=sk.choice.api_added if sk.choice else (),
+                          removed=sk.code.removed if sk.code else (),
+                          notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes,
+                                 *(sk.code.notes if sk.code else ())))
                  for sk in phases.others)
     notes = (*routing.kept, *routing.notes, *((phases.kept_kernel,) if phases.kept_kernel else ()),
              *phases.first_notes, *(code.notes if code else ()),
              *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,
              *(tests.notes if tests else ()), *phases.xfails.notes, *formatted)
     api_added = (*(choice.api_added if choice else ()), *(a for sub in subs for a in sub.api_added))
-    return Plan(
-        command, op, routing.family, cs, nothing_to_do=nothing_to_do,
+    return _plan_of(
+        command, op, routing.family, cs, choice, code, nothing_to_do=nothing_to_do,
         moved=routing.moved if not routing.nothing_to_do else (), stub=routing.stub,
+        added=(*(code.added if code else ()), *(a for sub in subs for a in sub.added)),
+        api_added=tuple(dict.fromkeys(api_added)),
+        removed=(*(code.removed if code else ()), *(r for sub in subs for r in sub.removed),
+                 *(r for x in phases.removals for r in x.removed)),
+        notes=notes, tests=tests, xfail_changes=phases.xfails.changes, overloads=routing.overloads, files=files,
+        stub_plans=subs,
+    )
+
+
+def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: KernelChoice | None,
+             code: KernelCode | None, *, moved: tuple[nf.MovedEntry, ...], stub: stubs.StubDecl | None,
+             added: tuple[str, ...], api_added: tuple[str, ...], removed: tuple[str, ...], notes: tuple[str, ...],
+             overloads: tuple[str, ...], nothing_to_do: str = "", tests: TestListsPhase | None = None,
+             xfail_changes: tuple[str, ...] = (), files: tuple[str, ...] = (), stub_plans: tuple[Plan, ...] = (),
+             other_stub: bool = False, check_op: str = "") -> Plan:
+    """The one place a Plan is built: a stub's kernel from its choice and code records, the rest given."""
+    return Plan(
+        command, op, family, cs, nothing_to_do=nothing_to_do, moved=moved, stub=stub,
         spec=code.spec if code else None, kernel=code.spec.name if code else (choice.kernel if choice else ""),
         arity=choice.arity if choice else "", shape=choice.shape if choice else None,
         reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
         two_outputs=code.two_outputs if code else None,
         binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
         diverted=choice.diverted if choice else None, dtypes=code.spec.dtypes if code else (),
-        rendered=code.rendered if code else Rendered(),
-        added=(*(code.added if code else ()), *(a for sub in subs for a in sub.added)),
-        api_added=tuple(dict.fromkeys(api_added)),
-        removed=(*(code.removed if code else ()), *(r for sub in subs for r in sub.removed),
-                 *(r for x in phases.removals for r in x.removed)),
-        notes=notes, test_lists=(*(tests.changes if tests else ()), *phases.xfails.changes),
+        rendered=code.rendered if code else Rendered(), added=added, api_added=api_added, removed=removed,
+        notes=notes, test_lists=(*(tests.changes if tests else ()), *xfail_changes),
         test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
-        grad_test_names=tests.grad_test_names if tests else (), overloads=routing.overloads, files=files,
-        dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=subs,
+        grad_test_names=tests.grad_test_names if tests else (), overloads=overloads, files=files,
+        dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
+        other_stub=other_stub, check_op=check_op,
     )

@@ -15,6 +15,7 @@ from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 
 if TYPE_CHECKING:
+    from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
     from mpsgen.plan.binding import Binding
     from mpsgen.plan.dtypes import Row
     from mpsgen.plan.shape import KernelShape
@@ -51,7 +52,7 @@ class Plan:
     shape: KernelShape | None = None  # tensor inputs, scalars and how they reach the kernel
     reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
     reused_functor: str = ""  # that kernel's `struct <name>_functor {...}` ("" when a macro makes it)
-    two_outputs: Any = None  # sources.metal.two_outputs.TwoOutputKernels: upstream's kernels of two outputs
+    two_outputs: TwoOutputKernels | None = None  # upstream's kernels of two outputs, when the host runs them
     binding: Binding | None = None  # the op's arguments -> the kernel's (for the numeric check)
     operands_at: str = ""  # where the iterator's inputs were read (path:line), when they were
     # ceil_out copies integer inputs itself: (kind, "ceil_out at path:line"); those dtypes never reach the stub.

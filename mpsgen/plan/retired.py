@@ -17,12 +17,12 @@ from typing import NamedTuple
 from mpsgen.model import Location
 from mpsgen.plan.legacy import callers_first, remove_legacy
 from mpsgen.plan.texts import TextEdit, folder_files, planned_texts
+from mpsgen.scan.mask import blank_comments
 from mpsgen.sources.metal.index import index_metal, registered_kernel_names
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _LITERAL = re.compile(r'"([A-Za-z_]\w*)"')
 
 
@@ -39,7 +39,7 @@ class Retired(NamedTuple):
 
 def _literals(text: str) -> list[tuple[str, int]]:
     """(string literal, 1-based line) of each identifier-like literal outside comments."""
-    code = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    code = blank_comments(text)
     return [(m.group(1), code.count("\n", 0, m.start()) + 1) for m in _LITERAL.finditer(code)]
 
 

@@ -22,7 +22,7 @@ from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
 if TYPE_CHECKING:
-    from mpsgen.sources.metal.two_outputs import TwoOutputKernels
+    from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
         returns = schema_entry.func.rsplit("->", 1)[-1].strip()
         if returns.startswith("("):  # _prelu_kernel_backward -> (Tensor, Tensor)
             from mpsgen.generate.catalog import load_catalog
-            from mpsgen.plan.two_outputs import iterator_outputs, output_kernels, refuse_outputs, upstream_two_outputs
+            from mpsgen.plan.two_output_ops import iterator_outputs, output_kernels, refuse_outputs, upstream_two_outputs
 
             built = iterator_outputs(family.name, shared, cs, checkout)
             two_outputs = upstream_two_outputs(family.name, built, cs, checkout)

@@ -42,23 +42,35 @@ class Shape(NamedTuple):
     takes_alpha: bool = False  # the exec function must take the alpha argument
     extend: str = ""  # generate/api_extension's name for adding the form where the checkout lacks it
     sibling: str = ""  # ... which needs this exec function to model the new one on
+    # Where the checkout has no exec_binary_kernel (PyTorch 2.7: HostApi.binary_mps_impl), the form the
+    # change adds instead, modeled on BinaryKernel.mm's binary_mps_impl and exec_unary_kernel ("": none
+    # needed, binary_mps_impl itself runs the kernel).
+    mps_impl: str = ""
 
 
 # (tensor inputs, delivery) -> what the checkout must have.  Ternary ops with scalars take an alpha
 # only where exec_ternary_kernel has one (a 2026 fork); no checkout has a ternary params form yet:
 # both are added, modeled on exec_ternary_kernel(iter, name) and the binary forms.
+# PyTorch 2.7 has no exec_binary_kernel: two-input kernels run through BinaryKernel.mm's file-local
+# binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP, and exec_unary_kernel passes one
+# int64_t only.  With scalars the change adds their alpha forms (generate/api_extension's
+# "binary_alpha_mps_impl", "unary_alpha_mps_impl"); nothing there runs three inputs, so the change adds a
+# ternary form of binary_mps_impl and its kernels ("ternary_mps_impl"), with scalars their alpha form.
 SHAPES: dict[tuple[int, str], Shape] = {
     (1, "none"): Shape("exec_unary_kernel", "REGISTER_UNARY_OP"),
     (2, "none"): Shape("exec_binary_kernel", "REGISTER_BINARY_OP"),
-    (3, "none"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_OP"),
-    (1, "alpha"): Shape("exec_unary_kernel", "REGISTER_UNARY_ALPHA_OP", takes_alpha=True),
-    (2, "alpha"): Shape("exec_binary_kernel", "REGISTER_BINARY_ALPHA_OP", takes_alpha=True),
+    (3, "none"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_OP", mps_impl="ternary_mps_impl"),
+    (1, "alpha"): Shape("exec_unary_kernel", "REGISTER_UNARY_ALPHA_OP", takes_alpha=True,
+                        mps_impl="unary_alpha_mps_impl"),
+    (2, "alpha"): Shape("exec_binary_kernel", "REGISTER_BINARY_ALPHA_OP", takes_alpha=True,
+                        mps_impl="binary_alpha_mps_impl"),
     (3, "alpha"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_ALPHA_OP", takes_alpha=True, extend="ternary_alpha",
-                        sibling="exec_ternary_kernel"),
-    (1, "params"): Shape("exec_unary_kernel_with_params", "REGISTER_UNARY_ALPHA_OP"),
-    (2, "params"): Shape("exec_binary_kernel_with_params", "REGISTER_BINARY_ALPHA_OP"),
+                        sibling="exec_ternary_kernel", mps_impl="ternary_alpha_mps_impl"),
+    (1, "params"): Shape("exec_unary_kernel_with_params", "REGISTER_UNARY_ALPHA_OP", mps_impl="unary_alpha_mps_impl"),
+    (2, "params"): Shape("exec_binary_kernel_with_params", "REGISTER_BINARY_ALPHA_OP",
+                         mps_impl="binary_alpha_mps_impl"),
     (3, "params"): Shape("exec_ternary_kernel_with_params", "REGISTER_TERNARY_ALPHA_OP", extend="ternary_params",
-                         sibling="exec_ternary_kernel"),
+                         sibling="exec_ternary_kernel", mps_impl="ternary_alpha_mps_impl"),
 }
 
 # Stub parameter types a host kernel can convert to the kernel's scalar type: a Scalar, a number, a
@@ -145,7 +157,7 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
     delivery: Delivery = "none" if not scalars else ("alpha" if len(scalars) == 1 else "params")
     shape = KernelShape(inputs, scalars, delivery, tuple(operands or ()))
     shape = shape._replace(extend=_require_api(shape, stub, api))  # 2.7's where: no three-input kernel, first
-    if mixed is not None and shape.extend == SHAPES_27[(3, "none")] and inputs not in api.cast_inputs:
+    if mixed is not None and shape.extend == SHAPES[(3, "none")].mps_impl and inputs not in api.cast_inputs:
         # 2.7's where: only the condition has its own dtype; the change adds the kernels reading it as such
         return shape._replace(extend=TERNARY_COND_27)
     if mixed is not None and inputs not in api.cast_inputs:
@@ -173,7 +185,7 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
     if not api.functions:
         return ""  # no MetalShaderLibrary.h in the tree (a trimmed checkout): the registrations decide
     if api.binary_mps_impl and (shape.inputs > 1 or shape.scalars):  # 2.7 (no exec_binary_kernel)
-        return _shape_27(shape, stub, what, where)
+        return needed.mps_impl
     missing_exec = not api.has(needed.exec_fn) or (needed.takes_alpha and not api.takes_alpha(needed.exec_fn))
     missing_macro = bool(api.macros) and not {needed.macro, f"REGISTER_OPMATH_{needed.macro[9:]}"} & api.macros
     if (missing_exec or missing_macro) and needed.extend and api.has(needed.sibling):
@@ -191,28 +203,4 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
     return ""
 
 
-# PyTorch 2.7 has no exec_binary_kernel: two-input kernels run through BinaryKernel.mm's file-local
-# binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP, and exec_unary_kernel passes one
-# int64_t only.  With scalars the change adds their alpha forms (generate/api_extension's
-# "binary_alpha_mps_impl", "unary_alpha_mps_impl"); nothing there runs three inputs, so the change adds a
-# ternary form of binary_mps_impl and its kernels ("ternary_mps_impl"), with scalars their alpha form.
-SHAPES_27: dict[tuple[int, str], str] = {
-    (1, "alpha"): "unary_alpha_mps_impl",
-    (1, "params"): "unary_alpha_mps_impl",
-    (2, "none"): "",
-    (2, "alpha"): "binary_alpha_mps_impl",
-    (2, "params"): "binary_alpha_mps_impl",
-    (3, "none"): "ternary_mps_impl",
-    (3, "alpha"): "ternary_alpha_mps_impl",
-    (3, "params"): "ternary_alpha_mps_impl",
-}
-
 TERNARY_COND_27 = "ternary_cond_mps_impl"  # ternary_mps_impl's form with a condition of its own dtype first
-
-
-def _shape_27(shape: KernelShape, stub, what: str, where: dict[str, Any]) -> str:
-    key = (shape.inputs, shape.delivery)
-    if key in SHAPES_27:
-        return SHAPES_27[key]
-    raise MpsgenError(f"{stub.name} needs {what}; mpsgen writes no such kernel on this checkout",
-                      hint="write the kernel by hand", **where)

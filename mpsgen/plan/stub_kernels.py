@@ -11,10 +11,9 @@ from mpsgen.model import Command, KernelOptions
 from mpsgen.plan.kernel_choice import KernelChoice, choose_kernel
 from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.multistub import StubTarget
-from mpsgen.plan.result import Plan, Rendered
 from mpsgen.plan.retired import Retired
+from mpsgen.plan.routing import Routing
 from mpsgen.plan.split_outputs import OutputKernel
-from mpsgen.plan.texts import apply_edits
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
@@ -30,15 +29,16 @@ class StubKernel:
     code: KernelCode | None = None
     kept_kernel: str = ""
     notes: tuple[str, ...] = ()  # what the stub's branch changed: complex left to another stub, ...
+    opts: KernelOptions | None = None  # what the code phase runs with (the branch may drop complex or dtypes)
 
 
-def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
-                     checkout: Checkout, cs: Changeset, opts: KernelOptions,
-                     retired: Retired = Retired(), output: OutputKernel | None = None) -> StubKernel:
-    """*stub*'s kernel, its texts applied to *cs*; *routing*: plan/routing.Routing (family, index,
-    shared kernels, moved entries); *target*: the stub's StubTarget when the family calls several;
-    *retired*: the bespoke kernels the legacy code ran, and those a kept host file still runs;
-    *output*: the kernel computes one of the op's outputs (plan/split_outputs.py)."""
+def choose_stub_kernel(command: Command, routing: Routing, stub: stubs.StubDecl, entry: Entry,
+                       target: StubTarget | None, checkout: Checkout, cs: Changeset, opts: KernelOptions,
+                       retired: Retired = Retired(), output: OutputKernel | None = None) -> StubKernel:
+    """*stub*'s kernel choice (its texts for the planner to apply before the code phase: plan_stub_code);
+    *routing*: the family, index, shared kernels, moved entries; *target*: the stub's StubTarget when the
+    family calls several; *retired*: the bespoke kernels the legacy code ran, and those a kept host file
+    still runs; *output*: the kernel computes one of the op's outputs (plan/split_outputs.py)."""
     kept = registered_metal_kernel(stub, cs, checkout)
     if kept:
         return StubKernel(stub, kept_kernel=kept)
@@ -76,42 +76,25 @@ def plan_stub_kernel(command: Command, routing, stub: stubs.StubDecl, entry: Ent
             opts = opts._replace(drop_dtypes=",".join(filter(None, (opts.drop_dtypes, *lost))))
             notes.append(f"the CPU kernel has no {', '.join(lost)} case (torch raises) and {where} registers none: "
                          f"{', '.join(lost)} dropped, as --drop-dtypes {','.join(lost)} would")
-    apply_edits(cs, choice.edits)
-    if routing.two_outputs is not None:  # upstream's kernels write both outputs: only their host
-        from mpsgen.plan.two_outputs import plan_two_output_code
+    return StubKernel(stub, choice, notes=tuple(notes), opts=opts)
 
-        code = plan_two_output_code(choice, routing.two_outputs, cs, checkout, opts)
-    else:
-        code = plan_kernel_code(choice, cs, checkout, opts, output)
-    apply_edits(cs, code.edits)
-    return StubKernel(stub, choice, code, notes=tuple(notes))
+
+def plan_stub_code(sk: StubKernel, routing: Routing, cs: Changeset, checkout: Checkout,
+                   output: OutputKernel | None = None) -> KernelCode:
+    """The code of the kernel *sk* chose (its choice's texts applied), as plan/kernel_code writes it, or the
+    host of upstream's kernels of two outputs (plan/two_output_ops)."""
+    assert sk.choice is not None and sk.opts is not None  # a stub MPS already runs has no code to plan
+    if routing.two_outputs is not None:  # upstream's kernels write both outputs: only their host
+        from mpsgen.plan.two_output_ops import plan_two_output_code
+
+        return plan_two_output_code(sk.choice, routing.two_outputs, cs, checkout, sk.opts)
+    return plan_kernel_code(sk.choice, cs, checkout, sk.opts, output)
 
 
 def _cpu_refuses(kernel: str) -> tuple[str, ...]:
     from mpsgen.generate import catalog
 
     return tuple((catalog.load_catalog().get(kernel) or {}).get("cpu_refuses", ()))
-
-
-def stub_plan(command: Command, op: str, family: str, cs: Changeset, moved: tuple, sk: StubKernel,
-              overloads: tuple[str, ...] = ()) -> Plan:
-    """The Plan of one of the family's other stubs: its kernel as the numeric check, the summary and
-    --print read it (the yaml, legacy code and test lists are the family plan's; *overloads* the family
-    plan's selection, so an overload it kept, pow.Scalar_out, is kept for this stub too)."""
-    choice, code = sk.choice, sk.code
-    return Plan(
-        command, op, family, cs, moved=moved, stub=sk.stub, overloads=overloads,
-        spec=code.spec if code else None, kernel=code.spec.name if code else "",
-        arity=choice.arity if choice else "", shape=choice.shape if choice else None,
-        reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
-        binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
-        diverted=choice.diverted if choice else None, dtypes=code.spec.dtypes if code else (),
-        rendered=code.rendered if code else Rendered(), added=code.added if code else (),
-        api_added=choice.api_added if choice else (), removed=code.removed if code else (),
-        notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes, *(code.notes if code else ())),
-        dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (), other_stub=True,
-        check_op=choice.check_op if choice else "",
-    )
 
 
 def _refused_and_unregistered(kernel: str, cs: Changeset, checkout: Checkout) -> tuple[tuple[str, ...], str]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from mpsgen.model import Command
 from mpsgen.plan.dtypes import Row
-from mpsgen.plan.texts import TextEdit, folder_files, planned_texts
+from mpsgen.plan.texts import TextEdit, capabilities, folder_files, planned_texts
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import CMI_REL, Checkout
 
@@ -41,7 +41,7 @@ def plan_test_lists(family: str, command: Command, checkout: Checkout, cs: Chang
                     dropped: tuple[str, ...], drop_complex: bool) -> TestListsPhase:
     from mpsgen.sources import testlists
 
-    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    lists_rel = capabilities(cs).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
     missing = [name for name, there in (("common_mps.py (or test/test_mps.py)", lists_rel is not None),
                                         ("common_methods_invocations.py", checkout.path(CMI_REL).is_file())) if not there]
     if missing or lists_rel is None:
@@ -112,7 +112,7 @@ def dropped_xfails(table: tuple[Row, ...], key: str, cs: Changeset, checkout: Ch
     from mpsgen.sources.testlists.commonmps import add_unimplemented, listed_dtypes
 
     lost = [r.dtype for r in table if r.served and not r.registered and r.dtype != "complex64"]
-    lists_rel = checkout.test_lists_rel()  # common_mps.py, or 2.7's test_mps.py
+    lists_rel = capabilities(cs).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
     if not lost or lists_rel is None:
         return DroppedXfails()
     text = cs.current(lists_rel)

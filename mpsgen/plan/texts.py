@@ -5,15 +5,21 @@ from __future__ import annotations
 import functools
 import re
 import weakref
+from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
+if TYPE_CHECKING:
+    from mpsgen.sources.capabilities import Capabilities, Source
+
 
 _LISTINGS: weakref.WeakKeyDictionary[Changeset, dict[str, list[Path]]] = weakref.WeakKeyDictionary()
+_SOURCES: weakref.WeakKeyDictionary[Changeset, Source] = weakref.WeakKeyDictionary()
+_CAPABILITIES: weakref.WeakKeyDictionary[Changeset, Capabilities] = weakref.WeakKeyDictionary()
 
 
 class TextEdit(NamedTuple):
@@ -72,17 +78,32 @@ def planned_texts(cs: Changeset, paths: list[Path], checkout: Checkout) -> dict[
     return {cs.rel(p): cs.current(p) for p in paths}
 
 
-def c10_metal_texts(cs: Changeset) -> dict[str, str]:
-    """{path: planned text} of the checkout's c10/metal headers (none in a trimmed checkout)."""
-    return planned_texts(cs, folder_files(cs, "c10_metal_headers"), cs.checkout)
+def capabilities(cs: Changeset) -> Capabilities:
+    """What the checkout can do (sources/capabilities), as the changeset's planned texts say: read once,
+    and again only after an edit changed a text it was read from (a host API form the change adds)."""
+    from mpsgen.sources.capabilities import Capabilities, Source
+
+    source = _SOURCES.get(cs)
+    if source is None:
+        checkout = cs.checkout
+        source = _SOURCES[cs] = Source(read=_reader(cs), exists=lambda rel: checkout.path(rel).is_file(),
+                                       c10_headers=tuple(cs.rel(p) for p in folder_files(cs, "c10_metal_headers")))
+    caps = _CAPABILITIES.get(cs)
+    if caps is None or not caps.is_current(source):
+        caps = _CAPABILITIES[cs] = Capabilities(source)
+    return caps
 
 
-def c10_metal_macros(cs: Changeset) -> frozenset[str] | None:
-    """Macros the checkout's c10/metal headers define (None when the tree has no such headers)."""
-    from mpsgen.sources.metal.layout import macros_defined
+def _reader(cs: Changeset) -> Callable[[str], str]:
+    """cs.current without holding *cs* (the memos above are keyed by it, weakly)."""
+    ref = weakref.ref(cs)
 
-    texts = c10_metal_texts(cs)
-    return macros_defined(texts.values()) if texts else None
+    def read(rel: str) -> str:
+        live = ref()
+        assert live is not None, "capabilities asked after their changeset"
+        return live.current(rel)
+
+    return read
 
 
 def original_texts(cs: Changeset, paths: list[Path]) -> dict[str, str]:

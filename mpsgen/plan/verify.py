@@ -44,7 +44,7 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
     if plan.spec is not None:
         metal_texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), plan.kernel)
         if plan.two_outputs is not None:  # upstream's <kernel>_dense_<T>/<kernel>_strided_<T>, read again
-            from mpsgen.sources.metal.two_outputs import find_two_output_kernels
+            from mpsgen.sources.metal.two_output_kernels import find_two_output_kernels
 
             registered = find_two_output_kernels(metal_texts, plan.kernel) is not None
         else:

@@ -13,8 +13,11 @@ _BRACKETS = {o: re.compile(re.escape(o) + "|" + re.escape(c)) for o, c in _PAIRS
 
 
 def match_close(masked: str, open_pos: int) -> int | None:
-    """Index of the bracket closing the one at *open_pos* in a masked text, or None if unbalanced."""
+    """Index of the bracket closing the one at *open_pos* in a masked text, or None if unbalanced (or
+    if the text has no bracket there: one inside a comment or literal, masked)."""
     opener = masked[open_pos]
+    if opener not in _BRACKETS:
+        return None
     depth = 0
     for m in _BRACKETS[opener].finditer(masked, open_pos):
         depth += 1 if m.group(0) == opener else -1

@@ -20,6 +20,14 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+def above_comments(lines: list[str], line: int) -> int:
+    """The 1-based line of the first of the `//` comment lines directly above 1-based *line* (they
+    belong to what it starts), or *line*."""
+    while line > 1 and lines[line - 2].lstrip().startswith("//"):
+        line -= 1
+    return line
+
+
 def plain_lines(text: str) -> list[str]:
     """Lines of *text* without their endings ("\n", or "\r\n"), as str.splitlines() gives them for
     text that breaks lines only there."""

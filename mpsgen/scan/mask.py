@@ -165,6 +165,48 @@ def line_comments(text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e, _ in _tokens(text) if text.startswith("//", s)]
 
 
+@functools.lru_cache(maxsize=256)
+def blank_comments(text: str) -> str:
+    """*text* with its comments blanked (same length, line breaks kept) and its literals as written,
+    for readers of quoted names (`host_name("exp_" #DTYPE)`, "lgamma"): found as mask() finds them,
+    so a // inside a literal is no comment."""
+    out: list[str] = []
+    i = 0
+    for s, e, _ in _tokens(text):
+        if text[s] != "/":
+            continue  # a literal: kept
+        out.append(text[i:s])
+        out.append(" " * (e - s) if text.find("\n", s, e) < 0 else blank_keeping_breaks(text[s:e]))
+        i = e
+    out.append(text[i:])
+    return "".join(out)
+
+
+# Python's comments and strings (triple-quoted first), for the Python sources mpsgen edits (the MPS
+# test lists, OpInfo definitions): what a bracket there is matched outside of.
+_PY_TOKEN = re.compile(
+    r"#[^\n]*"
+    r'|"""(?:\\.|[^\\])*?"""'
+    r"|'''(?:\\.|[^\\])*?'''"
+    r'|"(?:\\.|[^"\\\n])*"'
+    r"|'(?:\\.|[^'\\\n])*'"
+)
+
+
+@functools.lru_cache(maxsize=8)
+def mask_python(text: str) -> str:
+    """Python source *text* with comments and string literals blanked (same length, line breaks kept)."""
+    out: list[str] = []
+    i = 0
+    for m in _PY_TOKEN.finditer(text):
+        s, e = m.span()
+        out.append(text[i:s])
+        out.append(" " * (e - s) if text.find("\n", s, e) < 0 else blank_keeping_breaks(text[s:e]))
+        i = e
+    out.append(text[i:])
+    return "".join(out)
+
+
 _DIRECTIVE = re.compile(r"^[ \t]*#", re.M)
 
 

@@ -10,7 +10,6 @@ from mpsgen.errors import MpsgenError
 
 YAML_REL = "aten/src/ATen/native/native_functions.yaml"
 NATIVE_REL = "aten/src/ATen/native"
-MPS_REL = "aten/src/ATen/native/mps"
 KERNELS_REL = "aten/src/ATen/native/mps/kernels"
 OPERATIONS_REL = "aten/src/ATen/native/mps/operations"
 COMMON_MPS_REL = "torch/testing/_internal/common_mps.py"
@@ -38,6 +37,7 @@ class Checkout:
         self._dirs: dict[str, str] = {}
         self._root_str = str(self.root)
         self._root_prefix = self._root_str.rstrip("/") + "/"
+        self.capabilities_memo: object = None  # tree/capabilities.of_checkout's record, kept with the checkout
 
     @classmethod
     def locate(cls, explicit: str | Path | None = None, cwd: Path | None = None) -> "Checkout":
@@ -102,15 +102,6 @@ class Checkout:
     @property
     def common_mps_path(self) -> Path:
         return self.root / COMMON_MPS_REL
-
-    def test_lists_rel(self) -> str | None:
-        """The file holding the MPS test lists (mps_ops_modifier's xfail/skip tables): common_mps.py, or
-        test/test_mps.py in PyTorch 2.7 and before, which has no common_mps.py; None when neither has them."""
-        if (self.root / COMMON_MPS_REL).is_file():
-            return COMMON_MPS_REL
-        if (self.root / TEST_MPS_REL).is_file() and "def mps_ops_modifier(" in self.read_text(TEST_MPS_REL):
-            return TEST_MPS_REL
-        return None
 
     @property
     def cmi_path(self) -> Path:

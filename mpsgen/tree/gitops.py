@@ -100,11 +100,6 @@ def _plain_work_tree_top(root: Path) -> str | None:
     return folder
 
 
-def is_git_repo(root: Path) -> bool:
-    """True when *root* is the top of a git work tree (a repository above it does not count)."""
-    return work_tree_prefix(root) == ""
-
-
 def dirty_paths(root: Path, paths: Iterable[str | Path]) -> set[str]:
     """Those of *paths* (relative to *root*) with uncommitted changes: staged, unstaged, deleted, or
     untracked.  *root* may be the top of the work tree or a folder inside it.
@@ -158,11 +153,6 @@ def head_blob_ids(root: Path, paths: Iterable[str | Path]) -> dict[str, str | No
         if len(fields) == 3 and fields[1] == "blob" and rel in ids:
             ids[rel] = fields[2]
     return ids
-
-
-def current_branch(root: Path) -> str | None:
-    repo = _repo(root)
-    return None if repo.head.is_detached else repo.active_branch.name
 
 
 def create_branch(root: Path, name: str) -> None:

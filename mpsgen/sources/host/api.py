@@ -31,6 +31,10 @@ class HostApi(NamedTuple):
     # binary_strided_cast / ternary_strided_cast and their `types` argument): the host picks them for
     # an iterator whose inputs differ (where: a bool condition, two T values), the functor gets T.
     cast_inputs: frozenset[int] = frozenset()
+    # What a kernel returning bool passes after its name to exec_<kind>_kernel ("unary", "binary") where
+    # that function takes the kernel's natural output dtype (2.13: comparisons "must pass kBool") -- kBool
+    # there, std::nullopt before it (generate/neighbours uses it when the host file has no bool kernel).
+    bool_result_args: dict[str, tuple[str, ...]] = {}
 
     def takes_alpha(self, fn: str) -> bool:
         """exec_<kind>_kernel(iter, name, alpha, ...): more than the iterator and the name."""
@@ -51,7 +55,24 @@ def read_host_api(header_text: str | None, macros: frozenset[str], header: str =
                 continue
             count = len([a for a in split_top_level(masked[m.end() : close]) if a.strip()])
             functions[m.group(1)] = max(functions.get(m.group(1), 0), count)
-    return HostApi(functions, macros, header)
+    bool_args = {kind: args for kind in ("unary", "binary") if (args := _natural_output_args(header_text, kind))}
+    return HostApi(functions, macros, header, bool_result_args=bool_args)
+
+
+def _natural_output_args(api_text: str | None, kind: str) -> tuple[str, ...]:
+    if not api_text:
+        return ()
+    masked = mask_code(api_text)
+    m = re.search(rf"\bexec_{kind}_kernel\s*\(", masked)
+    if m is None:
+        return ()
+    close = match_close(masked, m.end() - 1)
+    params = [" ".join(p.split("=")[0].split()) for p in split_top_level(masked[m.end():close])] if close else []
+    names = [p.split()[-1].strip("&*") if p else "" for p in params]
+    if "natural_output_dtype" not in names:
+        return ()
+    k = names.index("natural_output_dtype")
+    return tuple(["std::nullopt"] * (k - 2) + ["kBool"])
 
 
 _BINARY_MPS_IMPL = re.compile(r"\bstatic\s+void\s+binary_mps_impl\s*\(\s*TensorIteratorBase\s*&")

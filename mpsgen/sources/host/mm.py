@@ -383,9 +383,3 @@ def remove_op_include(text: str, op: str) -> str:
     for k in reversed(hits):
         lines = _tidy_after_removal(lines[:k] + lines[k + 1 :], k)
     return "".join(lines)
-
-
-def brace_balance(text: str) -> int:
-    """{ minus } outside comments and literals: 0 for a well-formed file."""
-    masked = mask_code(text)
-    return masked.count("{") - masked.count("}")

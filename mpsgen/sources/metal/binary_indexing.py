@@ -16,19 +16,14 @@ from mpsgen.model import KernelSpec
 from mpsgen.scan.lines import split_lines
 from mpsgen.sources.metal.edit import add_includes, existing_functor, insert_lines, newline_of
 from mpsgen.sources.metal.index import MetalIndex, index_metal
+from mpsgen.sources.metal.layout import BINARY_INDEXING_MACRO
 
-MACRO = "REGISTER_BINARY_INDEXING_OP"
+MACRO = BINARY_INDEXING_MACRO
 ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"  # added by the change (sources/metal/binary_alpha)
 # three inputs, added by the change (sources/metal/ternary_indexing)
 TERNARY_MACRO, TERNARY_ALPHA_MACRO = "REGISTER_TERNARY_INDEXING_OP", "REGISTER_TERNARY_ALPHA_INDEXING_OP"
 TERNARY_COND_MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"  # where's (sources/metal/ternary_cond)
 _MACROS = (MACRO, ALPHA_MACRO, TERNARY_MACRO, TERNARY_ALPHA_MACRO, TERNARY_COND_MACRO)
-
-
-def uses_binary_indexing(index: MetalIndex) -> bool:
-    """Whether the file defines its own REGISTER_BINARY_INDEXING_OP (the 2.7 scheme)."""
-    d = index.define(MACRO)
-    return d is not None and d.params is not None and len(d.params) == 2
 
 
 def registrations(spec: KernelSpec) -> list[str]:

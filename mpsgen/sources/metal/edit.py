@@ -13,7 +13,7 @@ from typing import Iterable
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec, MetalStyle  # noqa: F401  (MetalStyle: re-exported)
-from mpsgen.scan.lines import plain_lines, split_lines
+from mpsgen.scan.lines import above_comments, plain_lines, split_lines
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.metal.index import (  # noqa: F401  (style_of, metal_style, registered_kernel_names: re-exported)
     KERNELS2,
@@ -189,13 +189,6 @@ def _add_functor(text: str, path: str, spec: "KernelSpec", functor_text: str, nl
         line=1,
         hint="add the functor by hand, or point mpsgen at the .metal that matches the .mm",
     )
-
-
-def above_comments(lines: list[str], line: int) -> int:
-    """Move up from *line* over comment lines directly above it (they belong to it)."""
-    while line > 1 and lines[line - 2].lstrip().startswith("//"):
-        line -= 1
-    return line
 
 
 def _present(index: MetalIndex, reg: str, where: str | None) -> bool:

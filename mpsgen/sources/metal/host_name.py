@@ -15,8 +15,8 @@ from typing import NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.generate import template_kernel as tk
 from mpsgen.model import KernelSpec
-from mpsgen.scan.lines import split_lines
-from mpsgen.sources.metal.edit import above_comments, add_includes, existing_functor, insert_lines, newline_of
+from mpsgen.scan.lines import above_comments, split_lines
+from mpsgen.sources.metal.edit import add_includes, existing_functor, insert_lines, newline_of
 from mpsgen.sources.metal.index import KERNELS2, VEC2, MacroDef, MetalIndex, index_metal
 
 _HOST_NAME = re.compile(r'host_name\("(\w+?)_(complex_)?"\s*#\s*(\w+)\s*"_"\s*#\s*(\w+)\)')

@@ -8,28 +8,34 @@ file, the line where the layout shows, its name and what to do.
 from __future__ import annotations
 
 import re
-from enum import Enum
 from typing import Iterable, NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.model import MetalLayout
 from mpsgen.sources.metal.index import BUILTIN_REGISTER_MACROS, KERNELS2, VEC2, MacroDef, MetalIndex
 
 
-class MetalLayout(Enum):
-    TEMPLATE_HOST_NAME = "template kernels instantiated by `template [[host_name(...)]]` lines in INSTANTIATE_* macros (early 2025)"
-    FUNCTOR_LOCAL_MACROS = "functors registered by REGISTER_* macros #defined in the file itself (early 2025)"
-    FUNCTOR_REGISTER = ("functors registered by c10/metal's REGISTER_*_OP (directly, in INSTANTIATE_UNARY_KERNELS2/_VEC2 "
-                        "or in dtype-group macros such as REGISTER_FLOAT_BINARY_OP) (late 2025)")
-    FUNCTOR_REGISTER_WITH_TEMPLATES = ("FUNCTOR_REGISTER beside hand-written template kernels instantiated by "
-                                       "`template [[host_name(...)]]` in their own macros (2026)")
-    UNKNOWN = "no functor and no registration macro recognised"
+# What each layout looks like, and when PyTorch wrote it (in messages).
+DESCRIPTIONS: dict[MetalLayout, str] = {
+    "TEMPLATE_HOST_NAME": "template kernels instantiated by `template [[host_name(...)]]` lines in INSTANTIATE_* "
+                          "macros (early 2025)",
+    "BINARY_INDEXING": ("functors registered by the file's own REGISTER_BINARY_INDEXING_OP(NAME, DTYPE), run by "
+                        "BinaryKernel.mm's binary_mps_impl (early 2025)"),
+    "FUNCTOR_LOCAL_MACROS": "functors registered by REGISTER_* macros #defined in the file itself (early 2025)",
+    "FUNCTOR_REGISTER": ("functors registered by c10/metal's REGISTER_*_OP (directly, in INSTANTIATE_UNARY_KERNELS2/"
+                         "_VEC2 or in dtype-group macros such as REGISTER_FLOAT_BINARY_OP) (late 2025)"),
+    "FUNCTOR_REGISTER_WITH_TEMPLATES": ("FUNCTOR_REGISTER beside hand-written template kernels instantiated by "
+                                        "`template [[host_name(...)]]` in their own macros (2026)"),
+    "UNKNOWN": "no functor and no registration macro recognised",
+}
+BINARY_INDEXING_MACRO = "REGISTER_BINARY_INDEXING_OP"
 
-    @property
-    def writable(self) -> bool:
-        """False for a layout whose REGISTER_* kernels mpsgen cannot write (TEMPLATE_HOST_NAME takes plain
-        unary kernels through sources/metal/host_name.py).  UNKNOWN is left to the placement code, which
-        refuses when it finds no functor or registration to place new ones next to."""
-        return self is not MetalLayout.TEMPLATE_HOST_NAME
+
+def writable(layout: MetalLayout) -> bool:
+    """False for a layout whose REGISTER_* kernels mpsgen cannot write (TEMPLATE_HOST_NAME takes plain
+    unary kernels through sources/metal/host_name.py).  UNKNOWN is left to the placement code, which
+    refuses when it finds no functor or registration to place new ones next to."""
+    return layout != "TEMPLATE_HOST_NAME"
 
 
 class LayoutFound(NamedTuple):
@@ -44,22 +50,25 @@ def _in(d: MacroDef, lines: Iterable[int]) -> list[int]:
 
 def layout_of(index: MetalIndex) -> LayoutFound:
     """The layout of one indexed .metal file."""
+    d = index.define(BINARY_INDEXING_MACRO)
+    if d is not None and d.params is not None and len(d.params) == 2:  # 2.7's BinaryKernel.metal
+        return LayoutFound("BINARY_INDEXING", d.line, f"#define {BINARY_INDEXING_MACRO}(NAME, DTYPE) in the file")
     for name in (KERNELS2, VEC2):
         d = index.define(name)
         if d is not None and (hits := _in(d, index.host_name_lines)):
-            return LayoutFound(MetalLayout.TEMPLATE_HOST_NAME, hits[0], f"`template [[host_name(...)]]` inside {name}")
+            return LayoutFound("TEMPLATE_HOST_NAME", hits[0], f"`template [[host_name(...)]]` inside {name}")
     local = [d for d in index.defines if d.name in BUILTIN_REGISTER_MACROS]
     if local:
-        return LayoutFound(MetalLayout.FUNCTOR_LOCAL_MACROS, local[0].line, f"#define {local[0].name} in the file")
+        return LayoutFound("FUNCTOR_LOCAL_MACROS", local[0].line, f"#define {local[0].name} in the file")
     builtin = [c for c in index.calls if c.macro in BUILTIN_REGISTER_MACROS]
     if builtin:
         if index.host_name_lines:
-            return LayoutFound(MetalLayout.FUNCTOR_REGISTER_WITH_TEMPLATES, index.host_name_lines[0],
+            return LayoutFound("FUNCTOR_REGISTER_WITH_TEMPLATES", index.host_name_lines[0],
                                "`template [[host_name(...)]]` kernels beside functors")
-        return LayoutFound(MetalLayout.FUNCTOR_REGISTER, builtin[0].line, f"{builtin[0].macro}(...)")
+        return LayoutFound("FUNCTOR_REGISTER", builtin[0].line, f"{builtin[0].macro}(...)")
     if index.host_name_lines:
-        return LayoutFound(MetalLayout.TEMPLATE_HOST_NAME, index.host_name_lines[0], "`template [[host_name(...)]]`")
-    return LayoutFound(MetalLayout.UNKNOWN, 1, "no functor registration")
+        return LayoutFound("TEMPLATE_HOST_NAME", index.host_name_lines[0], "`template [[host_name(...)]]`")
+    return LayoutFound("UNKNOWN", 1, "no functor registration")
 
 
 def macros_defined(header_texts: Iterable[str]) -> frozenset[str]:
@@ -74,9 +83,9 @@ def require_writable(index: MetalIndex, registrations: list[str], available: fro
     """Refuse (MpsgenError) to write *registrations* into a layout, a macro body or with a macro
     mpsgen cannot write correctly; returns the layout found otherwise."""
     found = layout_of(index)
-    if not found.layout.writable:
+    if not writable(found.layout):
         raise MpsgenError(
-            f"layout {found.layout.name} ({found.evidence}, {found.layout.value.rsplit('(', 1)[-1]}; "
+            f"layout {found.layout} ({found.evidence}, {DESCRIPTIONS[found.layout].rsplit('(', 1)[-1]}; "
             "mpsgen writes plain unary kernels (one tensor, no scalar) there, and this one is not",
             path=index.path, line=found.line,
             hint="write this kernel and its instantiations by hand in the file's own style, "
@@ -88,7 +97,7 @@ def require_writable(index: MetalIndex, registrations: list[str], available: fro
         if available is not None and macro not in local and macro not in available:
             raise MpsgenError(
                 f"{macro} is neither #defined in {index.path} nor in this checkout's c10/metal headers "
-                f"(layout {found.layout.name})",
+                f"(layout {found.layout})",
                 path=index.path, line=found.line,
                 hint=f"this PyTorch predates {macro}; register the kernel by hand with the file's own macros",
             )
@@ -101,7 +110,7 @@ def require_writable(index: MetalIndex, registrations: list[str], available: fro
             line = (_in(d, index.host_name_lines) or [foreign[0].line])[0]
             raise MpsgenError(
                 f"#define {d.name} holds statements other than REGISTER_* lines; mpsgen will not insert "
-                f"`{reg.strip()}` among them (layout {found.layout.name})",
+                f"`{reg.strip()}` among them (layout {found.layout})",
                 path=index.path, line=line,
                 hint=f"add the registration to {d.name} by hand",
             )

@@ -23,10 +23,11 @@ from bisect import bisect_right
 from functools import cached_property
 from itertools import accumulate, count
 from operator import add as _plus
-from typing import Callable, Iterable, Mapping, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from mpsgen.scan.anchored import finditer_at, occurrences
 from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.scan.mask import blank_comments
 from mpsgen.sources.metal.macros import MacroBody
 from mpsgen.model import Location
 
@@ -40,8 +41,6 @@ SUFFIX_WORDS = frozenset(
     "dense strided cast castout scalar broadcast ilp lhs rhs".split()
 )
 
-_COMMENT_OR_LITERAL = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
-_COMMENT_OR_LITERAL_STARTS = ("/", '"', "'")  # every match opens with one of these
 _STRING = re.compile(r"\"(?:\\.|[^\"\\\n])*\"")
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?")
 # `\b([A-Z_][A-Z0-9_]*)\s*\(` with the word-start test after the first character (a pattern that opens
@@ -126,11 +125,6 @@ class MetalNames:
         return self.by_host_name.get(host_name, ())
 
 
-def index_names(texts: Mapping[str, str]) -> MetalNames:
-    """The names registered by each .metal text ({path: text})."""
-    return MetalNames(n for path, text in texts.items() for n in names_in(text, path))
-
-
 def names_in(text: str, path: str) -> list[MetalName]:
     """The names one .metal text registers, in order, one per (name, line)."""
     return names_and_registrations(text, path)[0]
@@ -175,37 +169,13 @@ def _scan_text(text: str, path: str, found: dict[tuple[str, int], MetalName],
                registrations: list[tuple[str, ...]] | None = None) -> None:
     """Scan a whole .metal text: comments blanked, preprocessor lines emptied (#define bodies are
     scanned where they are called)."""
-    lines = _blank_comments(text).split("\n")
+    lines = blank_comments(text).split("\n")
     defines, directive = _defines(lines)
     texts = list(lines)
     for number in directive:
         texts[number - 1] = ""
     file = _File(defines, path, found, registrations)
     _scan(texts, lambda k, macro: (_Frame(k + 1, texts[k], macro),), file, depth=0)
-
-
-def _blank_comments(text: str) -> str:
-    """*text* with its comments blanked (line breaks kept) and its literals as written: each
-    _COMMENT_OR_LITERAL match, the pattern tried only where a / " or ' is."""
-    out: list[str] = []
-    k = 0
-    for m in finditer_at(_COMMENT_OR_LITERAL, text, occurrences(text, _COMMENT_OR_LITERAL_STARTS)):
-        s = m.group(0)
-        if s[0] in "\"'":
-            continue  # a literal: kept (a // inside it is no comment)
-        out.append(text[k : m.start()])
-        out.append(_blank(s))
-        k = m.end()
-    out.append(text[k:])
-    return "".join(out)
-
-
-def _blank(s: str) -> str:
-    """*s* with every character but line breaks made a space (`re.sub(r"[^\\n]", " ", s)`, without
-    a replacement per character)."""
-    if "\n" not in s:
-        return " " * len(s)
-    return "\n".join(" " * len(line) for line in s.split("\n"))
 
 
 def _defines(lines: list[str]) -> tuple[dict[str, _Define], set[int]]:

@@ -18,6 +18,7 @@ from bisect import bisect_right
 from typing import Callable, NamedTuple
 
 from mpsgen.scan.lines import LineTable
+from mpsgen.scan.mask import blank_comments
 from mpsgen.sources.metal.index import MetalIndex, index_metal
 from mpsgen.sources.metal.macros import MacroBody, paste
 from mpsgen.sources.metal.names import SUFFIX_WORDS
@@ -26,7 +27,6 @@ _MAX_DEPTH = 8
 _HEADER_PREFIX = "REGISTER_"
 _HOST_NAME = re.compile(r"host_name\s*\(")
 _LITERAL = re.compile(r'"((?:\\.|[^"\\\n])*)"')
-_COMMENT_OR_LITERAL = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"", re.S)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 # A parameter that takes a dtype: DTYPE, DTYPE0, DTYPE_IN, DTYPEI, TYPE, T, T0 (NAME, OP, ... take names).
 _DTYPE_PARAM = re.compile(r"\w*TYPE\w*|T\d?|DT\w*")
@@ -116,7 +116,7 @@ class _Bodies:
     """The body lines of the file's #defines (comments blanked, literals kept), read when first expanded."""
 
     def __init__(self, text: str, ix: MetalIndex) -> None:
-        self.lines = _COMMENT_OR_LITERAL.sub(_blank_comment, text).split("\n")
+        self.lines = blank_comments(text).split("\n")
         self.ix = ix
         self._bodies: dict[str, MacroBody] = {}
 
@@ -133,11 +133,6 @@ class _Bodies:
             raw[0] = re.sub(r"^[ \t]*#[ \t]*define[ \t]+\w+\([^)]*\)", "", raw[0])
             found = self._bodies[name] = MacroBody([ln.rstrip().removesuffix("\\") for ln in raw], d.params)
         return found
-
-
-def _blank_comment(m: re.Match[str]) -> str:
-    s = m.group(0)
-    return s if s.startswith('"') else re.sub(r"[^\n]", " ", s)
 
 
 def _expand(macro: str, args: list[str], defines: dict, bodies: _Bodies, ix: MetalIndex,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from mpsgen.errors import MpsgenError
-from mpsgen.scan.lines import split_lines
+from mpsgen.scan.lines import above_comments, split_lines
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.index import identifier_counts
 
@@ -89,12 +89,6 @@ def _span_of_body(code: str, start: int, after: int) -> tuple[int, int] | None:
     return None
 
 
-def _above_comments(lines: list[str], first: int) -> int:
-    while first > 0 and lines[first - 1].lstrip().startswith("//"):
-        first -= 1
-    return first
-
-
 def _drop(lines: list[str], spans: list[tuple[int, int]]) -> list[str]:
     """*lines* without the 0-based inclusive *spans*, and without a blank line each removal doubled."""
     out = list(lines)
@@ -158,7 +152,7 @@ def retire_kernel(text: str, path: str, name: str) -> tuple[str, list[tuple[int,
     removed.extend((a + 1, f"an instance of {name} (no host runs it any more)") for a, _ in top)
     definition = _kernel_definition(masked, name)
     if definition is not None:
-        drop.append((_above_comments(lines, definition[0]), definition[1]))
+        drop.append((above_comments(lines, definition[0] + 1) - 1, definition[1]))
         removed.append((definition[0] + 1, f"template kernel {name} (no host runs it any more)"))
     for k in ends:
         _end_macro(lines, k)
@@ -188,4 +182,4 @@ def _drop_dead_helpers(text: str, before: dict[str, int], removed: list[tuple[in
         lines = split_lines(text)
         first, last = dead[1]
         removed.append((first + 1, f"{dead[0]} (used only by the retired kernels)"))
-        text = "".join(_drop(lines, [(_above_comments(lines, first), last)]))
+        text = "".join(_drop(lines, [(above_comments(lines, first + 1) - 1, last)]))

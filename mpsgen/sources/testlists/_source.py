@@ -1,4 +1,5 @@
-"""Text helpers for editing Python sources in place: offsets from `ast`, bracket matching, item removal.
+"""Text helpers for editing Python sources in place: offsets from `ast`, item removal (brackets are
+matched by scan/brackets on scan/mask.mask_python).
 
 Edits are made on the text itself (never by unparsing), so comments, quoting and layout outside the
 removed items stay byte-identical.  `ast` (C, fast) gives the positions; libcst is not needed.
@@ -12,34 +13,8 @@ import re
 
 from mpsgen.tree.checkout import newline_of
 
-# A string, a comment or a bracket.  Enough to match brackets in Python source.
-_TOKEN = re.compile(
-    r"#[^\n]*"
-    r'|"""(?:\\.|[^\\])*?"""'
-    r"|'''(?:\\.|[^\\])*?'''"
-    r'|"(?:\\.|[^"\\\n])*"'
-    r"|'(?:\\.|[^'\\\n])*'"
-    r"|[()\[\]{}]"
-)
-_OPENERS = "([{"
 # A comment line that is itself a disabled entry, e.g. `# "kthvalue": None,` - never deleted.
 _COMMENTED_ENTRY = re.compile(r"""^\s*#\s*(['"]).+?\1\s*[:,]""")
-
-
-def match_close(text: str, open_pos: int) -> int:
-    """Offset of the bracket closing the one at *open_pos*, or -1 when unbalanced."""
-    depth = 0
-    for m in _TOKEN.finditer(text, open_pos):
-        tok = m.group()
-        if len(tok) != 1:
-            continue  # string or comment
-        if tok in _OPENERS:
-            depth += 1
-        else:
-            depth -= 1
-            if depth == 0:
-                return m.start()
-    return -1
 
 
 class Lines:

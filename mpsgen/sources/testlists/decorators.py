@@ -8,7 +8,9 @@ from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.testlists import dtypes as dt
-from mpsgen.sources.testlists._source import Lines, has_lone_cr, match_close, remove_item
+from mpsgen.scan.brackets import match_close
+from mpsgen.scan.mask import mask_python
+from mpsgen.sources.testlists._source import Lines, has_lone_cr, remove_item
 from mpsgen.sources.testlists.records import Change, OpInfoRef
 
 DEFAULT_TESTS = ("test_output_match", "test_output_grad_match")
@@ -53,7 +55,10 @@ def plan_opinfo_decorators(
         if not text.startswith(ref.kind + "(", ref.offset):
             raise MpsgenError(f"{ref.kind} for {ref.key!r} is not at line {ref.line} any more", path=path,
                               line=ref.line, hint="re-read the file and plan again")
-        close = match_close(text, ref.offset + len(ref.kind))
+        close = match_close(mask_python(text), ref.offset + len(ref.kind))
+        if close is None:
+            raise MpsgenError(f"{ref.kind} for {ref.key!r} does not close", path=path, line=ref.line,
+                              hint="re-read the file and plan again")
         snippet = text[ref.offset : close + 1]
         new_snippet = _edit_call(snippet, ref, wanted, supported, path, changes)
         if new_snippet != snippet:

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from mpsgen.sources.testlists import dtypes as dt
-from mpsgen.sources.testlists._source import match_close
+from mpsgen.scan.brackets import match_close
+from mpsgen.scan.mask import mask_python
 from mpsgen.sources.testlists.opinfos import opinfo_keys
 from mpsgen.sources.testlists.records import OpInfoRef
 
@@ -107,7 +108,9 @@ def _starred(node: ast.expr) -> tuple[str, ...]:
 
 def _call(text: str, ref: OpInfoRef) -> ast.Call | None:
     open_paren = text.index("(", ref.offset)
-    close = match_close(text, open_paren)
+    close = match_close(mask_python(text), open_paren)
+    if close is None:
+        return None
     try:
         node = ast.parse(text[ref.offset : close + 1], mode="eval").body
     except SyntaxError:

@@ -11,7 +11,8 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 
-from mpsgen.sources.testlists._source import match_close
+from mpsgen.scan.brackets import match_close
+from mpsgen.scan.mask import mask_python
 from mpsgen.sources.testlists.records import OpInfoRef
 
 # ATen prefixes whose OpInfo names are dotted: special_log_ndtr -> special.log_ndtr.
@@ -96,8 +97,8 @@ def _enclosing_opinfo(text: str, pos: int, path: str) -> OpInfoRef | None:
         if kind in _NOT_OPINFO or not kind.isidentifier():
             cursor = start
             continue
-        close = match_close(text, at + 4)
-        if close < pos:
+        close = match_close(mask_python(text), at + 4)
+        if close is None or close < pos:
             return None
         return _read_call(text, start, close, path, kind)
 
@@ -149,8 +150,8 @@ def all_opinfos(text: str, path: str) -> Iterator[OpInfoRef]:
         if kind in _NOT_OPINFO:
             pos = m.end()
             continue
-        close = match_close(text, m.end() - 1)
-        if close == -1:
+        close = match_close(mask_python(text), m.end() - 1)
+        if close is None:
             pos = m.end()
             continue
         ref = _read_call(text, m.start(), close, path, kind)

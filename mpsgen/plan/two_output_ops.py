@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.model import TWO_OUTPUTS_NOTE, KernelSpec, Location
+from mpsgen.model import KernelSpec, Location
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
@@ -23,7 +23,7 @@ from mpsgen.tree.checkout import NATIVE_REL, OPERATIONS_REL, YAML_REL, Checkout
 
 if TYPE_CHECKING:
     from mpsgen.plan.kernel_code import KernelCode
-    from mpsgen.sources.metal.two_outputs import TwoOutputKernels
+    from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 
 _ADD_OUTPUT = re.compile(r"\.\s*add_output\s*\(\s*(\w*)")
 # upstream's two-output kernels are registered once per layout: <family>_dense_<T>, <family>_strided_<T>
@@ -118,7 +118,7 @@ def upstream_two_outputs(family: str, built: IteratorOutputs | None, cs: Changes
     """upstream's kernels writing the op's two outputs, when the shared kernel's iterator holds two
     (*built*) and the checkout's headers declare every name the host helper uses; None otherwise
     (the op is then refused by refuse_outputs)."""
-    from mpsgen.sources.metal.two_outputs import find_two_output_kernels
+    from mpsgen.sources.metal.two_output_kernels import find_two_output_kernels
 
     if built is None or built.number != 2:
         return None
@@ -164,7 +164,7 @@ def plan_two_output_code(choice, kernels: TwoOutputKernels, cs: Changeset, check
     skip = {d for d in dtype_plan.FLOATS if dtype_plan.METAL_NAME[d] not in kernels.types}
     if choice.command == "new-op" and facts.declared is not None:
         skip |= set(dtype_plan.FLOATS) - set(facts.declared)
-    spec = KernelSpec(family, "unary", expr=f"{kernels.call}(x, e)", dtypes=("float",), note=TWO_OUTPUTS_NOTE,
+    spec = KernelSpec(family, "unary", expr=f"{kernels.call}(x, e)", dtypes=("float",), two_outputs=True,
                       skip=tuple(dtype_plan.METAL_NAME[d] for d in dtype_plan.FLOATS if d in skip))
     table = [r._replace(after="registered upstream", registered=True) if r.after.startswith("registered") else r
              for r in dtype_plan.rows(facts, spec.dtypes, spec.result, skip)]

@@ -1,5 +1,5 @@
 """The numeric check of upstream's two-output kernels (2026's frexp_dense_<T>/frexp_strided_<T>): the
-functions their bodies call (`frexp_` and what it calls, lifted out of the .metal by plan/two_outputs),
+functions their bodies call (`frexp_` and what it calls, lifted out of the .metal by plan/two_output_ops),
 compiled with mpsgen's Metal emulation, run per dtype on edge and random values, and compared with
 torch's CPU op output by output (mantissa and exponent), bit for bit.  Both outputs of frexp are exact,
 so no tolerance applies; NaN matches NaN."""
