@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from mpsgen.compiler.memo import key_of, stamp
+from mpsgen.scan.lines import split_lines
 
 if TYPE_CHECKING:
     from clang import cindex
@@ -46,7 +47,7 @@ def include_block(text: str) -> str:
     per-operator includes blanked; "" when there is none. Line numbers are the file's."""
     out: list[str] = []
     in_comment = False
-    for line in text.splitlines(keepends=True):
+    for line in split_lines(text):
         s = line.strip()
         if in_comment:
             in_comment = "*/" not in s
