@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mpsgen.errors import MpsgenError
-from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.sources.host import mm as host
 from mpsgen.model import Location
 from mpsgen.scan.lines import split_lines
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import Checkout
+from mpsgen.tree.checkout import YAML_REL, Checkout
 
 
 def callers_first(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -37,6 +37,16 @@ class LegacyRemoval:
     notes: tuple[str, ...] = ()
 
 
+def _op_header(cs: Changeset, family: str) -> dict[str, frozenset[str]]:
+    """What ATen/ops/<family>_native.h declares (its entries' kernels, in the planned yaml), and the longer
+    families whose own headers declare the `<family>_*` names it does not (softplus_backward)."""
+    index = yaml_index(cs.current(YAML_REL))
+    declared = frozenset(d.kernel for e in index.family(family).entries for d in e.dispatch) \
+        if index.has_family(family) else frozenset()
+    longer = frozenset(f for f in index.family_names() if f.startswith(f"{family}_"))
+    return {"declared": declared, "longer_ops": longer}
+
+
 def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> LegacyRemoval:
     """Delete the implementation of a legacy yaml kernel, and its now unused include.
 
@@ -58,7 +68,7 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
         text = host.remove_implementation(before, impl, allow_metal=True)
         text = drop_orphaned_comments(text, impl.line, {name})  # its section comment, once nothing is under it
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
-        texts[impl.path] = host.remove_op_include(text, family)
+        texts[impl.path] = host.remove_op_include(text, family, **_op_header(cs, family))
         kind = impl.macro or impl.form
         runs = " (bespoke Metal, not through the stub)" if impl.backend == "metal" else ""
         removed.append(f"{impl.location}: {kind} {name}{runs}")
