@@ -57,7 +57,8 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
     impls = host.find_implementations(mm_texts, name)
     if not impls:
         return LegacyRemoval(notes=(f"no implementation of {name} found in operations/*.mm (already removed?)",))
-    from mpsgen.sources.host.deadcode import drop_orphaned_comments, referenced_names, remove_unused_helpers
+    from mpsgen.sources.host.deadcode import (drop_emptied_namespaces, drop_orphaned_comments, first_changed_line,
+                                              holds_no_code, referenced_names, remove_unused_helpers)
 
     texts: dict[str, str] = {}
     removed: list[str] = []
@@ -66,9 +67,13 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
         before = texts.get(impl.path, cs.current(impl.path))
         used = referenced_names("".join(split_lines(before)[impl.line - 1 : impl.end_line]))
         text = host.remove_implementation(before, impl, allow_metal=True)
-        text = drop_orphaned_comments(text, impl.line, {name})  # its section comment, once nothing is under it
+        # its section's comment, once nothing is under it
+        text = drop_orphaned_comments(text, first_changed_line(before, text), {name})
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
+        text = drop_emptied_namespaces(before, text, impl.path)  # a scope only they filled
         texts[impl.path] = host.remove_op_include(text, family, **_op_header(cs, family))
+        if holds_no_code(texts[impl.path], impl.path):
+            notes.append(f"{impl.path} holds no code any more: delete the file (mpsgen edits, it does not delete)")
         kind = impl.macro or impl.form
         runs = " (bespoke Metal, not through the stub)" if impl.backend == "metal" else ""
         removed.append(f"{impl.location}: {kind} {name}{runs}")
