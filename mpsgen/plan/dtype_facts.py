@@ -62,7 +62,8 @@ def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts
     listed = ListedDtypes({}, False)
     if checkout.path(CMI_REL).is_file():
         definitions = original_texts(cs, folder_files(cs, "opinfo_definition_files"))
-        op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, family, cmi_path=CMI_REL)
+        fixed = choice.binding.fixed if choice.binding is not None else ()  # div_trunc: div.trunc_rounding's
+        op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, family, cmi_path=CMI_REL, fixed=fixed)
     if lists_rel is not None:
         keys = [r.key for r in op_dtypes.refs] if op_dtypes and op_dtypes.refs else [family]
         listed = listed_dtypes(cs.original(lists_rel), keys, path=lists_rel)

@@ -9,6 +9,7 @@ new registrations miss is refused unless the user names it in `--drop-dtypes`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -169,7 +170,7 @@ def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] =
         elif facts.command == "new-op":
             table = facts.listed.failing.get(d)
             before = f"xfailed ({table})" if table else "no MPS kernel"
-        elif d == "complex64" and facts.has_lists and not facts.listed.complex_supported:
+        elif d == "complex64" and facts.has_lists and not facts.listed.complex_supported and not facts.listed.complex_after:
             before = "xfailed (not in SUPPORTED_COMPLEX_OPS)"
         elif d in facts.listed.failing:
             before = f"xfailed ({facts.listed.failing[d]})"
@@ -180,8 +181,16 @@ def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] =
             served = bool(kind)
         else:
             before, served = f"served by {facts.served_by}", True
+            if d == "complex64" and not facts.listed.complex_supported and facts.listed.complex_after:
+                before += f" from {_macos(facts.listed.complex_after)} ({facts.listed.complex_after})"
         out.append(Row(d, before, f"registered {kind}" if kind else "not registered", served, bool(kind)))
     return out
+
+
+def _macos(table: str) -> str:
+    """AFTER_MACOS_14_0_SUPPORTED_COMPLEX_OPS -> "macOS 14.0"."""
+    m = re.search(r"MACOS_(\d+)_(\d+)", table)
+    return f"macOS {m.group(1)}.{m.group(2)}" if m else "some macOS"
 
 
 def guard(table: list[Row], op: str, drop: frozenset[str], facts: Facts, *, user_dtypes: bool = False) -> None:

@@ -57,13 +57,14 @@ def plan_common_mps(
     tables = read_tables(text, path)
     complex_tables = [t for t in tables if t.name == COMPLEX_SET]
     listed = {k for t in complex_tables for k in t.keys}
-    listed_keys = [k for k in keys if k in listed]
+    every_complex_set = [t for t in tables if t.name.endswith(COMPLEX_SET)]  # 2.7: AFTER_MACOS_14_0_... too
+    listed_keys = [k for k in keys if any(k in t.keys for t in every_complex_set)]
 
     if complex_action == "refuse-if-listed" and listed_keys:
         key = listed_keys[0]
-        t = next(t for t in complex_tables if key in t.keys)
+        t = next(t for t in every_complex_set if key in t.keys)
         raise MpsgenError(
-            f'"{key}" is in {COMPLEX_SET}: MPSGraph served complex inputs, and the new kernel has no '
+            f'"{key}" is in {t.name}: MPSGraph served complex inputs, and the new kernel has no '
             "complex branch, so migrating would silently break complex64 on MPS",
             path=path,
             line=t.key_lines[t.keys.index(key)],
@@ -245,17 +246,21 @@ class ListedDtypes(NamedTuple):
 
     failing: dict[str, str]  # dtype -> table name
     complex_supported: bool  # a key is in SUPPORTED_COMPLEX_OPS (else complex64 is xfailed by default)
+    complex_after: str = ""  # the era's other complex set listing a key (2.7: AFTER_MACOS_14_0_SUPPORTED_COMPLEX_OPS)
 
 
 def listed_dtypes(text: str, keys: Iterable[str], *, path: str = "common_mps.py") -> ListedDtypes:
     wanted = set(keys)
     failing: dict[str, str] = {}
-    complex_ok = False
+    complex_ok, complex_after = False, ""
     for t in read_tables(text, path):
         if t.function != "mps_ops_modifier" or wanted.isdisjoint(t.keys):
             continue
         if t.name == COMPLEX_SET:
             complex_ok = True
+            continue
+        if t.name.endswith(COMPLEX_SET):  # supported from a macOS version on
+            complex_after = complex_after or t.name
             continue
         if t.name.startswith(_NOT_FAILURES) or t.kind != "dict":
             continue
@@ -272,7 +277,7 @@ def listed_dtypes(text: str, keys: Iterable[str], *, path: str = "common_mps.py"
                 continue
             for name in names:
                 failing.setdefault(name, t.name)
-    return ListedDtypes(failing, complex_ok)
+    return ListedDtypes(failing, complex_ok, complex_after)
 
 
 def add_unimplemented(text: str, key: str, dtypes: Iterable[str], *, path: str = "common_mps.py",
