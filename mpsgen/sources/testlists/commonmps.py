@@ -40,8 +40,12 @@ def plan_common_mps(
     supported_dtypes: Iterable[str] | None = None,
     complex_action: ComplexAction = "refuse-if-listed",
     path: str = "common_mps.py",
+    declared: Iterable[str] | None = None,
 ) -> tuple[str, list[Change]]:
     """Remove or narrow the op's *keys* in every xfail/skip table; handle SUPPORTED_COMPLEX_OPS.
+
+    *declared*: the dtypes the keys' OpInfos test (None = unknown): a None value narrows to those only
+    (gcd's OpInfo tests integers: its xfail goes, rather than becoming one of float dtypes never run).
 
     *supported_dtypes*: dtype names the new kernel supports (None = all).  A list value keeps only
     the dtypes the kernel does not support; a None value (every dtype fails) becomes the explicit
@@ -78,6 +82,7 @@ def plan_common_mps(
 
     supported = dt.normalise(supported_dtypes)
     supported = frozenset(dt.KNOWN) if supported is None else supported
+    tests_only = dt.normalise(declared)
     if complex_action == "add":
         supported |= {"complex64", "complex32"}
     elif complex_action in ("drop", "refuse-if-listed"):
@@ -107,7 +112,7 @@ def plan_common_mps(
             value = node.values[i]  # type: ignore[union-attr]
             tested = dt.MPS_GRAD_DTYPES if "grad" in t.function else dt.MPS_DTYPES
             if isinstance(value, ast.Constant) and value.value is None:
-                failing = [d for d in tested if d not in supported]
+                failing = [d for d in tested if d not in supported and (tests_only is None or d in tests_only)]
                 if t.function in complex_functions and not complex_listed_after[key]:
                     # The complex64 xfail comes from SUPPORTED_COMPLEX_OPS already.
                     failing = [d for d in failing if d not in dt.COMPLEX]

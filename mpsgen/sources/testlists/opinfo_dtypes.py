@@ -132,6 +132,20 @@ def sets_argument(call: ast.Call, name: str) -> str | None | bool:
     return None
 
 
+def ref_dtypes(text: str, ref: OpInfoRef) -> tuple[frozenset[str] | None, ast.Call | None]:
+    """(the MPS dtypes one OpInfo declares, None when they cannot be read; its call, None when it does
+    not parse)."""
+    call = _call(text, ref)
+    if call is None:
+        return None, None
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    node = kw.get("dtypesIfMPS") or kw.get("dtypes")
+    try:
+        return (frozenset(evaluate(node)) if node is not None else None), call
+    except _Unresolved:
+        return None, call
+
+
 def mps_dtypes(
     cmi_text: str,
     definitions: Mapping[str, str],
