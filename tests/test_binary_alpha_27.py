@@ -291,8 +291,16 @@ def test_addcmul_adds_the_ternary_helper_and_kernels_and_addcdiv_reuses_them(sca
     assert "mtl_setArgs(encoder, input, other, other2, out, alpha);" in helper
     assert "iter.shape(),\n" in helper and "iter.strides(3),\n" in helper and "generateKernelDataOffsets" not in helper
     assert 'mps::ternary_alpha_mps_impl(iter, "addcmul", value_value);' in mm
+    # addcmul's CPU kernel has no bool case and its OpInfo declares none: no bool kernel, nor a bool dispatch
+    assert f"{TERNARY}(addcmul, bool" not in metal and f"{TERNARY}(addcmul, uchar, uchar);" in metal
+    assert 'AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, iter.common_dtype(), "addcmul_mps"' in mm
+    assert "the CPU kernel has no bool case (torch raises) and MPS did not serve it: not registered" in addcmul
     assert 'mps::ternary_alpha_mps_impl(iter, "addcdiv", value_value);' in mm
     assert only_insertions(mm_before, mm)
+    # PointwiseOps.mm loses what it held for them: the helper, the comments heading it and the two kernels
+    pointwise = (root / "aten/src/ATen/native/mps/operations/PointwiseOps.mm").read_text()
+    assert pointwise.endswith("#endif\n\nnamespace at::native {} // namespace at::native\n") and "addc" not in pointwise
+    assert "PointwiseOps.mm holds no code any more: delete the file" in addcdiv
     assert _errors(root) == errors_before  # check knows the kernels' names ...
     (root / MM).write_text(mm.replace('ternary_alpha_mps_impl(iter, "addcdiv",', 'ternary_alpha_mps_impl(iter, "addcdivv",'))
     typo = [e for e in _errors(root) if e not in errors_before]  # ... run through the helper

@@ -211,6 +211,63 @@ def test_a_comment_stays_while_code_it_names_follows_or_when_it_names_something_
     assert drop_orphaned_comments(far, 4, {"hardtanh_backward_out_mps"}) == far
 
 
+# -- what a scope held only for deleted code (2.7's PointwiseOps.mm, cut) -----------------------------------
+
+POINTWISE = """#include <ATen/native/mps/OperationUtils.h>
+namespace at::native {
+// scope the MPS's internal methods to not expose them to at::native
+namespace mps {
+
+static void addc_out_mps(const Tensor& self, const Tensor& output) {
+  MPSGraph* mpsGraph = nil;
+}
+
+} // namespace mps
+
+// APIs exposed to at::native scope
+TORCH_IMPL_FUNC(addcmul_out_mps)(const Tensor& self, const Tensor& output) {
+  mps::addc_out_mps(self, output);
+}
+
+TORCH_IMPL_FUNC(addcdiv_out_mps)(const Tensor& self, const Tensor& output) {
+  mps::addc_out_mps(self, output);
+}
+} // namespace at::native
+"""
+
+
+def test_a_section_header_goes_with_the_last_thing_it_headed():
+    from mpsgen.sources.host.deadcode import drop_orphaned_comments, first_changed_line
+
+    one, _ = remove_kernel(POINTWISE, "addcmul_out_mps")  # at line 13: addcdiv_out_mps is still under the header
+    assert first_changed_line(POINTWISE, one) == 13 and drop_orphaned_comments(one, 13, {"addcmul_out_mps"}) == one
+    both, _ = remove_kernel(one, "addcdiv_out_mps")  # nothing under the header now (nor the blank line after it)
+    assert both.endswith("} // namespace mps\n\n// APIs exposed to at::native scope\n} // namespace at::native\n")
+    assert first_changed_line(one, both) == 13
+    out = drop_orphaned_comments(both, 13, {"addcdiv_out_mps"})
+    assert out == both.replace("// APIs exposed to at::native scope\n", "")
+    remark = "int f() {\n  return 1;\n}\n// the end of f's section\n\n} // namespace x\n"  # right under code: f's
+    assert drop_orphaned_comments(remark, 5, {"g"}) == remark
+
+
+def test_a_namespace_the_change_emptied_goes_with_its_comment_but_not_the_files_own():
+    from mpsgen.sources.host.deadcode import drop_emptied_namespaces, drop_orphaned_comments, holds_no_code
+
+    one, used = remove_kernel(POINTWISE, "addcmul_out_mps")
+    both, used2 = remove_kernel(one, "addcdiv_out_mps")
+    text, removed, _ = remove_unused_helpers(drop_orphaned_comments(both, 13, set()), PATH, used | used2)
+    assert removed == [(6, "static addc_out_mps")]
+    assert "// scope the MPS's internal methods to not expose them to at::native\nnamespace mps {\n\n}" in text
+    out = drop_emptied_namespaces(POINTWISE, text, PATH)
+    assert out == "#include <ATen/native/mps/OperationUtils.h>\nnamespace at::native {\n\n} // namespace at::native\n"
+    assert holds_no_code(out, PATH) and not holds_no_code(text.replace("namespace mps {", "int x;\nnamespace mps {"), PATH)
+    assert drop_emptied_namespaces(POINTWISE, out, PATH) == out  # the file's own namespace stays
+    # a namespace that was empty before is not the change's to remove
+    empty_before = POINTWISE.replace("namespace mps {\n", "namespace other {\n}\nnamespace mps {\n")
+    assert "namespace other {\n}\n" in drop_emptied_namespaces(empty_before, text.replace(
+        "namespace mps {\n", "namespace other {\n}\nnamespace mps {\n"), PATH)
+
+
 BESPOKE_METAL = """namespace at::native {
 namespace mps {
 static MetalShaderLibrary lib(R"METAL(kernel void bitwise_not(device int* out) {{}})METAL");

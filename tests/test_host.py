@@ -205,6 +205,42 @@ def test_remove_op_include_keeps_header_still_needed(mm):
     assert remove_op_include(text, "pow") == text  # pow_Scalar_out_mps is still declared there
 
 
+ACTIVATION = """#include <ATen/ops/_log_softmax_native.h>
+#include <ATen/ops/softplus_backward_native.h>
+#include <ATen/ops/softplus_native.h>
+#include <ATen/ops/threshold_native.h>
+
+namespace at::native {
+TORCH_IMPL_FUNC(softplus_backward_out_mps)
+(const Tensor& grad_output, const Tensor& self, const Scalar& beta, const Scalar& threshold, const Tensor& grad_input) {
+  MPSScalar threshold_scalar = getMPSScalar(threshold, ScalarType::Float);
+}
+
+TORCH_IMPL_FUNC(log_softmax_mps_out)(const Tensor& self, const int64_t dim, const bool half_to_float, const Tensor& out) {}
+} // namespace at::native
+"""
+
+
+def test_remove_op_include_a_longer_ops_name_or_a_variable_keeps_no_header():
+    """softplus_backward_out_mps is softplus_backward_native.h's: with softplus_out_mps gone, softplus_native.h goes;
+    `threshold` and `threshold_scalar` are variables, not kernels threshold_native.h declares."""
+    out = remove_op_include(ACTIVATION, "softplus", longer_ops={"softplus_backward", "softplus_backward_native"})
+    assert changed(ACTIVATION, out) == (["#include <ATen/ops/softplus_native.h>\n"], [])
+    assert remove_op_include(ACTIVATION, "softplus") == ACTIVATION  # without the yaml's ops: conservative
+    assert remove_op_include(ACTIVATION, "softplus_backward", longer_ops={"softplus"}) == ACTIVATION
+    out = remove_op_include(ACTIVATION, "threshold", longer_ops={"threshold_backward"})
+    assert changed(ACTIVATION, out) == (["#include <ATen/ops/threshold_native.h>\n"], [])
+    called = ACTIVATION.replace("getMPSScalar(threshold,", "getMPSScalar(at::native::threshold(self, 1, 0),")
+    assert remove_op_include(called, "threshold") == called  # a call: a kernel the header may declare
+
+
+def test_remove_op_include_keeps_a_kernel_the_yaml_names_after_another_stem():
+    """_log_softmax's MPS kernel is log_softmax_mps_out: no `_log_softmax_*` name, declared all the same."""
+    assert changed(ACTIVATION, remove_op_include(ACTIVATION, "_log_softmax")) == (
+        ["#include <ATen/ops/_log_softmax_native.h>\n"], [])
+    assert remove_op_include(ACTIVATION, "_log_softmax", declared={"log_softmax_mps_out", "log_softmax_cpu_out"}) == ACTIVATION
+
+
 def test_remove_op_include_unguarded_2026(mm):
     text = _remove(mm["UnaryOps_2026.mm"], "UnaryOps_2026.mm", "logical_not_out_mps")
     out = remove_op_include(text, "logical_not")

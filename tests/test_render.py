@@ -89,6 +89,24 @@ def test_bool_overload_excludes_bool_from_integral_branch():
     assert "enable_if_t<is_same_v<T, bool>, bool> = true>\n  inline float operator()" in text
 
 
+def test_no_overload_for_a_dtype_no_registration_instantiates():
+    """gcd registers the integers but not bool (its OpInfo has none): its bool body is dead code, not rendered;
+    a float body whose every float type is skipped goes the same way."""
+    gcd = KernelSpec("gcd", "binary", "a % b", bool_expr="a || b", dtypes=("integer",), skip=("bool",))
+    text = render_functor(gcd)
+    assert "a || b" not in text and "is_same_v<T, bool>" not in text
+    assert text == ("struct gcd_functor {\n  template <typename T, enable_if_t<is_integral_v<T>, bool> = true>\n"
+                    "  inline T operator()(const T a, const T b) {\n    return static_cast<T>(a % b);\n  }\n};")
+    with_bool = render_functor(gcd._replace(skip=()))
+    assert "enable_if_t<is_same_v<T, bool>, bool> = true>\n  inline T operator()(const T a, const T b) {\n" \
+           "    return a || b;" in with_bool and "is_integral_v<T> && !is_same_v<T, bool>" in with_bool
+    only_bool = gcd._replace(skip=("long", "int", "short", "char", "uchar"))
+    assert [o.trait for o in functor_overloads(only_bool)] == ["is_same_v<T, bool>"]
+    no_float = KernelSpec("op", "binary", "float(a)", int_expr="a + b", dtypes=("float", "integer"),
+                          skip=("float", "half", "bfloat"))
+    assert [o.body for o in functor_overloads(no_float)] == ["static_cast<T>(a + b)"]
+
+
 @pytest.mark.parametrize(
     ("arity", "signature"),
     [

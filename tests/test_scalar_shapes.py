@@ -75,7 +75,11 @@ def test_threshold_gets_a_params_struct_shared_by_host_and_kernel(scalar_tree: P
     for header_name in ("ATen/native/mps/kernels/BinaryKernel.h", "ATen/Dispatch.h", "ATen/OpMathType.h",
                         "ATen/native/Activation.h"):
         assert f"#include <{header_name}>" in mm
-    assert "threshold_out_mps" not in _read(scalar_tree, f"{NATIVE}/mps/operations/Activation.mm")
+    activation = _read(scalar_tree, f"{NATIVE}/mps/operations/Activation.mm")
+    assert "threshold_out_mps" not in activation
+    # its header goes although threshold_backward_out_mps (the other header's) and its `threshold` scalar stay
+    assert "#include <ATen/ops/threshold_native.h>" not in activation
+    assert "#include <ATen/ops/threshold_backward_native.h>" in activation and "threshold_backward_out_mps" in activation
     assert _mps_route(scalar_tree, "threshold.out") == "threshold_out"
     # every REGISTER_* macro written is one the checkout defines
     defined = set(re.findall(r"#define (REGISTER_\w+)\(", _read(scalar_tree, "c10/metal/indexing.h") + metal))

@@ -51,11 +51,15 @@ def is_statement_block(body: str) -> bool:
 
 
 def functor_overloads(spec: KernelSpec, c10_traits: bool = True) -> list[Overload]:
-    """One overload per dtype family; identical overloads collapse into one template.  *c10_traits*: the
+    """One overload per dtype family a registration instantiates (gcd's bool body goes unrendered when
+    bool is not registered); identical overloads collapse into one template.  *c10_traits*: the
     checkout's c10/metal/utils.h defines is_complex_v and is_scalar_*_v (2.8 and newer: its
     Capabilities); without them a functor selects its overloads with Metal's own traits."""
+    registered = set(input_types(spec))
     complex_ = "complex" in spec.dtypes
-    bool_branch = spec.bool_expr is not None
+    floats = "float" in spec.dtypes and bool(registered & set(FLOAT_TYPES))
+    bool_branch = spec.bool_expr is not None and "bool" in registered
+    ints = bool(registered & (set(INT_TYPES) - ({"bool"} if bool_branch else set())))  # bool: its own body, or theirs
     # Metal's is_floating_point_v/is_integral_v hold for vectors too: beside a complex branch the
     # scalar ones need is_scalar_v, which c10/metal spells is_scalar_*_v from 2.8 on.
     if not complex_:
@@ -68,15 +72,15 @@ def functor_overloads(spec: KernelSpec, c10_traits: bool = True) -> list[Overloa
         i_trait += " && !is_same_v<T, bool>"
     to_bool = spec.result == "bool"
     out: list[Overload] = []
-    if "float" in spec.dtypes and spec.result == "complex":  # complex(real, imag): the body builds the vector
+    if floats and spec.result == "complex":  # complex(real, imag): the body builds the vector
         out.append(Overload(f_trait, "c10::metal::vec2type_t<T>", spec.expr))
-    elif "float" in spec.dtypes:
+    elif floats:
         body = spec.expr if to_bool or is_statement_block(spec.expr) else f"static_cast<T>({spec.expr})"
         out.append(Overload(f_trait, "bool" if to_bool else "T", body))
     int_expr = spec.int_expr or spec.expr
-    if "int2float" in spec.dtypes:
+    if "int2float" in spec.dtypes and ints:
         out.append(Overload(i_trait, "float", int_expr))
-    elif "integer" in spec.dtypes:
+    elif "integer" in spec.dtypes and ints:
         body = int_expr if to_bool or is_statement_block(int_expr) else f"static_cast<T>({int_expr})"
         out.append(Overload(i_trait, "bool" if to_bool else "T", body))
     if bool_branch:

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError, Refusal
-from mpsgen.model import Command, KernelOptions, KernelSpec, Location
+from mpsgen.model import KernelOptions, KernelSpec
 from mpsgen.plan.kernel_choice import KernelChoice
-from mpsgen.plan.texts import capabilities
-from mpsgen.sources.native.dtype_checks import cpu_promotes, cpu_returns_bool, impl_body, mpsgraph_refusals
+from mpsgen.plan.dtype_facts import Facts, read_facts  # noqa: F401 (read_facts: two_outputs.py asks here)
 from mpsgen.sources.testlists import dtypes as dt
-from mpsgen.sources.testlists.commonmps import ListedDtypes
-from mpsgen.sources.testlists.opinfo_dtypes import OpDtypes
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
 
@@ -33,38 +30,6 @@ METAL_NAME = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "int6
               "int16": "short", "int8": "char", "uint8": "uchar", "bool": "bool", "complex64": "float2"}
 GROUPS = ("float", "int2float", "integer", "complex")  # render.DTYPE_TOKENS
 NOT_DECLARED = "not declared by the OpInfo"
-
-
-@dataclass(frozen=True)
-class Facts:
-    """What the tree says about the op's dtypes before the change."""
-
-    command: Command
-    op_dtypes: OpDtypes | None  # None: no OpInfo (or one mpsgen cannot evaluate)
-    listed: ListedDtypes
-    promotes: bool | None  # ints give float: OpInfo flag or CPU meta function; None: unknown
-    promotes_source: str = ""
-    mpsgraph_refuses: Mapping[str, str] = field(default_factory=dict)  # dtype -> the check that refuses it
-    mpsgraph_at: str = ""  # "path:line" of the MPSGraph implementation
-    served_by: str = "MPSGraph"  # what runs the op on MPS before: MPSGraph, or a legacy kernel's bespoke Metal
-    has_lists: bool = True  # common_mps.py exists (else nothing is known about xfails)
-    returns_bool: str = ""  # "path:line" of a CPU meta function building a bool output (isneginf)
-
-    @property
-    def declared(self) -> frozenset[str] | None:
-        return self.op_dtypes.declared if self.op_dtypes is not None and self.op_dtypes.found else None
-
-    @property
-    def returns_bool_anyway(self) -> bool:
-        """The op's result is bool whatever its input (its OpInfo or its CPU meta function says so)."""
-        return bool(self.returns_bool) or (self.op_dtypes is not None and self.op_dtypes.always_returns_bool)
-
-    @property
-    def opinfo_at(self) -> str:
-        if self.op_dtypes is None or not self.op_dtypes.refs:
-            return ""
-        ref = self.op_dtypes.refs[0]
-        return f"{ref.location}"
 
 
 class Row(NamedTuple):
@@ -158,16 +123,14 @@ def check_branches(facts: Facts, op: str, *, int_expr: str | None, complex_expr:
     if declared is None:
         return
     shown = ", ".join(d for d in METAL + NO_METAL if d in declared)
+    path, _, at = facts.opinfo_at.rpartition(":")
+    line = int(at) if at.isdigit() else None
     if int_expr is not None and not declared & set(INTS):
         raise MpsgenError(f"--int-expr given, but {op} takes no integer dtypes on MPS (its OpInfo declares {shown})",
-                          path=facts.opinfo_at.rsplit(":", 1)[0] or None,
-                          line=int(facts.opinfo_at.rsplit(":", 1)[1]) if facts.opinfo_at else None,
-                          hint="drop --int-expr, or add the integer dtypes to the OpInfo first")
+                          path=path or None, line=line, hint="drop --int-expr, or add the integer dtypes to the OpInfo first")
     if complex_expr is not None and "complex64" not in declared:
         raise MpsgenError(f"--complex-expr given, but {op} takes no complex dtypes on MPS (its OpInfo declares {shown})",
-                          path=facts.opinfo_at.rsplit(":", 1)[0] or None,
-                          line=int(facts.opinfo_at.rsplit(":", 1)[1]) if facts.opinfo_at else None,
-                          hint="drop --complex-expr, or add complex64 to the OpInfo's dtypes first")
+                          path=path or None, line=line, hint="drop --complex-expr, or add complex64 to the OpInfo's dtypes first")
 
 
 # -- before / after ----------------------------------------------------------------------------
@@ -207,7 +170,7 @@ def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] =
         elif facts.command == "new-op":
             table = facts.listed.failing.get(d)
             before = f"xfailed ({table})" if table else "no MPS kernel"
-        elif d == "complex64" and facts.has_lists and not facts.listed.complex_supported:
+        elif d == "complex64" and facts.has_lists and not facts.listed.complex_supported and not facts.listed.complex_after:
             before = "xfailed (not in SUPPORTED_COMPLEX_OPS)"
         elif d in facts.listed.failing:
             before = f"xfailed ({facts.listed.failing[d]})"
@@ -218,8 +181,16 @@ def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] =
             served = bool(kind)
         else:
             before, served = f"served by {facts.served_by}", True
+            if d == "complex64" and not facts.listed.complex_supported and facts.listed.complex_after:
+                before += f" from {_macos(facts.listed.complex_after)} ({facts.listed.complex_after})"
         out.append(Row(d, before, f"registered {kind}" if kind else "not registered", served, bool(kind)))
     return out
+
+
+def _macos(table: str) -> str:
+    """AFTER_MACOS_14_0_SUPPORTED_COMPLEX_OPS -> "macOS 14.0"."""
+    m = re.search(r"MACOS_(\d+)_(\d+)", table)
+    return f"macOS {m.group(1)}.{m.group(2)}" if m else "some macOS"
 
 
 def guard(table: list[Row], op: str, drop: frozenset[str], facts: Facts, *, user_dtypes: bool = False) -> None:
@@ -250,57 +221,6 @@ def format_rows(table: list[Row]) -> list[str]:
 
 
 # -- the planner's entry point -----------------------------------------------------------------
-
-
-def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts:
-    """Everything above, read from the planned tree's texts (nothing written)."""
-    from mpsgen.sources.testlists.commonmps import listed_dtypes
-    from mpsgen.plan.texts import folder_files, original_texts
-    from mpsgen.sources.testlists.opinfo_dtypes import mps_dtypes
-    from mpsgen.tree.checkout import CMI_REL
-
-    family = choice.family
-    lists_rel = capabilities(cs).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
-    op_dtypes = None
-    listed = ListedDtypes({}, False)
-    if checkout.path(CMI_REL).is_file():
-        definitions = original_texts(cs, folder_files(cs, "opinfo_definition_files"))
-        op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, family, cmi_path=CMI_REL)
-    if lists_rel is not None:
-        keys = [r.key for r in op_dtypes.refs] if op_dtypes and op_dtypes.refs else [family]
-        listed = listed_dtypes(cs.original(lists_rel), keys, path=lists_rel)
-    promotes: bool | None = None
-    source = returns_bool = ""
-    if op_dtypes is not None and op_dtypes.promotes_int_to_float:
-        promotes, source = True, f"promotes_int_to_float at {op_dtypes.refs[0].path}:{op_dtypes.refs[0].line}"
-    else:  # the CPU meta function says (a float op gives no bool)
-        pattern = re.compile(r"\b" + re.escape(family) + r"\b")
-        native = original_texts(cs, folder_files(cs, "native_sources"))
-        naming = {p: t for p, t in native.items() if family in t and pattern.search(t)}
-        at = cpu_promotes(naming, family)
-        if at:
-            promotes, source = True, f"CPU meta function at {at} builds a float op"
-        else:
-            returns_bool = cpu_returns_bool(naming, family)
-            if op_dtypes is not None and op_dtypes.refs:
-                promotes = False
-    refuses: dict[str, str] = {}
-    at, served_by = "", "MPSGraph"
-    if choice.legacy_kernels:
-        from mpsgen.sources.host import mm as host
-
-        mm = original_texts(cs, folder_files(cs, "mm_files"))
-        for name in choice.legacy_kernels:
-            for path, text in mm.items():
-                found = impl_body(text, name) if name in text else None
-                if found is not None:
-                    line, body = found
-                    refuses.update(mpsgraph_refusals(body))
-                    at = at or f"{Location(path, line)}"
-                    if all(i.backend == "metal" for i in host.find_implementations({path: text}, name)):
-                        served_by = "bespoke Metal"  # 2.7's BitwiseOps.mm: its own shaders, not the stub
-    return Facts(choice.command, op_dtypes, listed, promotes, source, refuses, at, served_by,
-                 has_lists=lists_rel is not None, returns_bool=returns_bool)
 
 
 @dataclass(frozen=True)
@@ -368,14 +288,20 @@ def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: K
     if opts.int_expr is not None and not {"int2float", "integer"} & set(spec.dtypes):
         raise MpsgenError(f"--int-expr given, but the registrations for {family} ({','.join(spec.dtypes)}) "
                           "have no integer types", hint="add integer or int2float to --dtypes, or drop --int-expr")
+    # The catalog's dtype table: torch's CPU kernel raises for these (threshold, addcmul: no bool case), so
+    # MPS registers them only where it served them before (the 2026 threshold's bool, which its OpInfo declares).
+    refused = set((entry or {}).get("cpu_refuses", ())) if opts.dtypes is None else set()
+    unserved = sorted(r.dtype for r in rows(facts, spec.dtypes, spec.result, skip)
+                      if r.dtype in refused and r.registered and not r.served and r.dtype not in kept_from_stub)
+    skip |= set(unserved)
     spec = spec._replace(skip=tuple(METAL_NAME[d] for d in METAL if d in skip))
     diverted_by = choice.diverted[1] if choice.diverted else ""
     table = [r._replace(after=f"handled by {diverted_by}, never reaches the stub", registered=True)
              if r.dtype in kept_from_stub else r for r in rows(facts, spec.dtypes, spec.result, skip)]
     guard(table, family, drop, facts, user_dtypes=opts.dtypes is not None)
-    notes = ((f"integer inputs return float: {facts.promotes_source}",)
-             if "int2float" in spec.dtypes and facts.promotes_source else ())
-    return DtypeChoice(spec, tuple(table), tuple(sorted(drop)), notes)
+    notes = [f"integer inputs return float: {facts.promotes_source}"] if "int2float" in spec.dtypes and facts.promotes_source else []
+    notes += [f"the CPU kernel has no {d} case (torch raises) and MPS did not serve it: not registered" for d in unserved]
+    return DtypeChoice(spec, tuple(table), tuple(sorted(drop)), tuple(notes))
 
 
 def _diverted_dtypes(diverted: tuple[str, str] | None) -> set[str]:

@@ -24,7 +24,7 @@ from mpsgen.plan.split_outputs import OutputKernel
 from mpsgen.plan.result import Plan, Rendered  # callers (commands/migrate.py, plan/group.py) import Plan from here
 from mpsgen.plan.routing import Routing, route
 from mpsgen.plan.stub_kernels import StubKernel, choose_stub_kernel, plan_stub_code
-from mpsgen.plan.test_lists import DroppedXfails, TestListsPhase, dropped_xfails, plan_test_lists
+from mpsgen.plan.test_lists import DroppedXfails, TestListsPhase, dropped_xfails, plan_test_lists, registered
 from mpsgen.plan.texts import TextEdit, apply_edits
 from mpsgen.plan.verify import verify_structure
 from mpsgen.sources.native import stubs
@@ -115,8 +115,10 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             tests = TestListsPhase(notes=(f"test lists left alone: {routing.stub.name}'s kernel serves "
                                           f"{routing.family} already",))
         else:
+            served = tuple((sk.choice.binding.fixed if sk.choice and sk.choice.binding else (),  # what selects it
+                            registered(sk.code.dtype_rows)) for sk in (first, *others) if sk.code is not None)
             tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=code.spec.dtypes,
-                                    dropped=code.dropped, drop_complex=opts.drop_complex)
+                                    dropped=code.dropped, drop_complex=opts.drop_complex, kernels=served)
         apply_edits(cs, tuple(TextEdit(path, text, ("test lists",)) for path, text in tests.texts.items()))
         xfails = DroppedXfails()
         if code is not None:

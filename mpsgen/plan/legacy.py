@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mpsgen.errors import MpsgenError
-from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.sources.host import mm as host
 from mpsgen.model import Location
 from mpsgen.scan.lines import split_lines
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import Checkout
+from mpsgen.tree.checkout import YAML_REL, Checkout
 
 
 def callers_first(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -37,6 +37,16 @@ class LegacyRemoval:
     notes: tuple[str, ...] = ()
 
 
+def _op_header(cs: Changeset, family: str) -> dict[str, frozenset[str]]:
+    """What ATen/ops/<family>_native.h declares (its entries' kernels, in the planned yaml), and the longer
+    families whose own headers declare the `<family>_*` names it does not (softplus_backward)."""
+    index = yaml_index(cs.current(YAML_REL))
+    declared = frozenset(d.kernel for e in index.family(family).entries for d in e.dispatch) \
+        if index.has_family(family) else frozenset()
+    longer = frozenset(f for f in index.family_names() if f.startswith(f"{family}_"))
+    return {"declared": declared, "longer_ops": longer}
+
+
 def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> LegacyRemoval:
     """Delete the implementation of a legacy yaml kernel, and its now unused include.
 
@@ -47,7 +57,8 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
     impls = host.find_implementations(mm_texts, name)
     if not impls:
         return LegacyRemoval(notes=(f"no implementation of {name} found in operations/*.mm (already removed?)",))
-    from mpsgen.sources.host.deadcode import drop_orphaned_comments, referenced_names, remove_unused_helpers
+    from mpsgen.sources.host.deadcode import (drop_emptied_namespaces, drop_orphaned_comments, first_changed_line,
+                                              holds_no_code, referenced_names, remove_unused_helpers)
 
     texts: dict[str, str] = {}
     removed: list[str] = []
@@ -56,9 +67,13 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
         before = texts.get(impl.path, cs.current(impl.path))
         used = referenced_names("".join(split_lines(before)[impl.line - 1 : impl.end_line]))
         text = host.remove_implementation(before, impl, allow_metal=True)
-        text = drop_orphaned_comments(text, impl.line, {name})  # its section comment, once nothing is under it
+        # its section's comment, once nothing is under it
+        text = drop_orphaned_comments(text, first_changed_line(before, text), {name})
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
-        texts[impl.path] = host.remove_op_include(text, family)
+        text = drop_emptied_namespaces(before, text, impl.path)  # a scope only they filled
+        texts[impl.path] = host.remove_op_include(text, family, **_op_header(cs, family))
+        if holds_no_code(texts[impl.path], impl.path):
+            notes.append(f"{impl.path} holds no code any more: delete the file (mpsgen edits, it does not delete)")
         kind = impl.macro or impl.form
         runs = " (bespoke Metal, not through the stub)" if impl.backend == "metal" else ""
         removed.append(f"{impl.location}: {kind} {name}{runs}")

@@ -37,8 +37,17 @@ def supported_dtypes(dtypes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(d for fam in dtypes for d in TORCH_DTYPES.get(fam, ()))
 
 
+def registered(rows: tuple[Row, ...]) -> tuple[str, ...]:
+    """The torch dtypes a kernel's dtype table says it registers (or that never reach it: ceil's integers)."""
+    return tuple(r.dtype for r in rows if r.registered)
+
+
 def plan_test_lists(family: str, command: Command, checkout: Checkout, cs: Changeset, *, dtypes: tuple[str, ...],
-                    dropped: tuple[str, ...], drop_complex: bool) -> TestListsPhase:
+                    dropped: tuple[str, ...], drop_complex: bool,
+                    kernels: tuple[tuple[tuple[tuple[str, str | None], ...], tuple[str, ...]], ...] | None = None,
+                    ) -> TestListsPhase:
+    """*kernels*: per stub kernel of the family, the arguments that select it and the dtypes its table
+    registers (each OpInfo key is edited for the kernels serving it); else the groups in *dtypes*."""
     from mpsgen.sources import testlists
 
     lists_rel = capabilities(cs).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
@@ -66,6 +75,7 @@ def plan_test_lists(family: str, command: Command, checkout: Checkout, cs: Chang
         tests=None if command == "new-op" else testlists.DEFAULT_TESTS,
         common_mps_path=lists_rel,
         cmi_path=CMI_REL,
+        kernels=kernels,
     )
     notes: tuple[str, ...] = ()
     grad: tuple[str, ...] = ()

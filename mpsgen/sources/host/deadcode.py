@@ -147,7 +147,8 @@ def remove_unused_helpers(
             return text, removed, [(c.line, c.what) for c in pasted]
         c = dead[0]
         code = "".join(split_lines(text)[c.line - 1 : c.end_line])
-        text = _remove(text, path, c)
+        new = _remove(text, path, c)
+        text = drop_orphaned_comments(new, first_changed_line(text, new), {c.name})  # and a section left empty
         pending |= referenced_names(code)  # its name stays: an overload of it may be dead too
         removed.append((c.line, c.what))
 
@@ -173,6 +174,13 @@ def _name_forms(names: set[str]) -> set[str]:
     return forms
 
 
+def first_changed_line(before: str, after: str) -> int:
+    """The 1-based line where *after* starts to differ from *before*: where code was deleted (the blank
+    line the deletion made redundant may have gone too, which impl.line does not know)."""
+    old, new = split_lines(before), split_lines(after)
+    return next((k + 1 for k, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)) + 1)
+
+
 def drop_orphaned_comments(text: str, at_line: int, names: set[str]) -> str:
     """*text* without the section comments naming code deleted at 1-based *at_line* (`// Hardtanh backward`
     over hardtanh_backward_out_mps) once no code they could name follows them, with the `// ---` rule
@@ -187,6 +195,8 @@ def drop_orphaned_comments(text: str, at_line: int, names: set[str]) -> str:
     following = "_".join(re.findall(r"[a-z0-9]+", (lines[last] if last < len(lines) else "").lower()))
     said = {k: _comment_name(lines[k]) or "" for k in range(first, last)}
     drop = {k for k, name in said.items() if name in forms and name not in following}
+    if last == len(lines) or lines[last].lstrip().startswith("}"):  # the scope ends: a header there heads nothing
+        drop |= _headers_of_nothing(lines, first, last)
     drop |= {k - 1 for k in drop if k - 1 >= first and _comment_name(lines[k - 1]) is not None
              and _RULE.match(_COMMENT.match(lines[k - 1].rstrip("\r\n")).group(1))}  # type: ignore[union-attr]
     if not drop:
@@ -199,3 +209,74 @@ def drop_orphaned_comments(text: str, at_line: int, names: set[str]) -> str:
             continue
         out.append(ln)
     return "".join(out)
+
+
+def _headers_of_nothing(lines: list[str], first: int, last: int) -> set[int]:
+    """The comment blocks of lines[first:last] (blank and comment lines before a scope's end) that start
+    after a blank line or the scope's `{`: section headers (`// APIs exposed to at::native scope`) whose
+    code is gone.  A block right under code is that code's trailing remark, and stays."""
+    out: set[int] = set()
+    for k in range(first, last):
+        above = lines[k - 1].rstrip() if k > 0 else "x"
+        if lines[k].strip() and (not above.strip() or k == first and above.endswith("{")):  # a block's start
+            end = k
+            while end < last and lines[end].strip():
+                end += 1
+            out |= set(range(k, end))
+    return out
+
+
+def _namespaces(text: str, path: str) -> list[tuple[tuple[str, ...], int, int, int, bool]]:
+    """(key, start, `{`, `}` offsets, empty) of each namespace block; the key is the names of the blocks
+    around it, its own, and its ordinal among blocks so named (stable across edits elsewhere)."""
+    ix = index_of(path, text)
+    found = [(m.group(1).strip() or "{anonymous}", m.start(), m.end() - 1, ix.brace_pairs[m.end() - 1])
+             for m in re.finditer(r"\bnamespace\b([\w: \t]*)\{", ix.masked) if m.end() - 1 in ix.brace_pairs]
+    seen: dict[tuple[str, ...], int] = {}
+    out = []
+    for name, start, open_, close in found:
+        chain = tuple(n for n, _, o, c in found if o < open_ and close <= c) + (name,)
+        seen[chain] = seen.get(chain, -1) + 1
+        out.append(((*chain, str(seen[chain])), start, open_, close, not ix.masked[open_ + 1 : close].strip()))
+    return out
+
+
+def drop_emptied_namespaces(before: str, text: str, path: str) -> str:
+    """*text* without the namespace blocks nested in another that the change emptied (non-empty in
+    *before*, only blank lines left), each with the comment right above it (`// scope the MPS's internal
+    methods ...` over PointwiseOps.mm's `namespace mps {`).  A file's outermost namespace stays: a file
+    without code is for its author to delete."""
+    had = {key for key, *_, empty in _namespaces(before, path) if not empty}
+    while True:
+        ix = index_of(path, text)
+        lines = split_lines(text)
+        emptied = [(start, close) for key, start, _, close, empty in _namespaces(text, path)
+                   if empty and key in had and len(key) > 2
+                   and not ix.masked[ix.lines.start_of(ix.line(start)) : start].strip()
+                   and not ix.masked[close + 1 : ix.lines.start_of(ix.line(close) + 1)].strip()]  # own lines
+        if not emptied:
+            return text
+        start, close = emptied[-1]
+        first, last = ix.line(start), ix.line(close)
+        while first > 1 and _comment_name(lines[first - 2]) is not None:
+            first -= 1
+        text = _drop_lines(text, first, last)
+
+
+_SCOPE_ONLY = re.compile(r"\bnamespace\b[\w: \t]*\{|\}")
+
+
+def holds_no_code(text: str, path: str) -> bool:
+    """Whether *text* is down to preprocessor lines, comments and empty namespaces (PointwiseOps.mm once
+    addcmul and addcdiv left it)."""
+    ix = index_of(path, text)
+    code = "".join(ix.masked[a:b] for a, b in _outside(ix.directives.spans, len(ix.masked)))
+    return not _SCOPE_ONLY.sub("", code).strip()
+
+
+def _outside(spans, length: int) -> list[tuple[int, int]]:
+    out, at = [], 0
+    for start, end in sorted(spans):
+        out.append((at, start))
+        at = max(at, end)
+    return [*out, (at, length)]

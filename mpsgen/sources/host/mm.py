@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterable, NamedTuple
+from typing import Collection, Iterable, NamedTuple
 
 import functools
 
@@ -363,11 +363,13 @@ def _end_of_statement(text: str, impl: Impl) -> int:
     return col
 
 
-def remove_op_include(text: str, op: str) -> str:
-    """Drop `#include <ATen/ops/<op>_native.h>` when no code left in the file names `<op>` or `<op>_*`.
+def remove_op_include(text: str, op: str, *, declared: Collection[str] = (), longer_ops: Collection[str] = ()) -> str:
+    """Drop `#include <ATen/ops/<op>_native.h>` when no code left in the file names what it declares.
 
-    The test is deliberately conservative: any identifier that could be declared by that header
-    (the op itself, `<op>_out_mps`, `structured_<op>...`) keeps the include.
+    It declares the kernels the yaml dispatches *op*'s entries to (*declared*, and `structured_<kernel>`);
+    beyond those, conservatively, any function (called, defined, TORCH_IMPL_FUNC'd) named `<op>` or `<op>_*`
+    but a longer op's of *longer_ops* (softplus_backward_out_mps is softplus_backward_native.h's). A
+    variable named after the op (softplus's `threshold`, `threshold_scalar`) is no kernel.
     """
     header = f"ATen/ops/{op.removesuffix('_native')}_native.h"
     stem = op.removesuffix("_native")
@@ -375,11 +377,16 @@ def remove_op_include(text: str, op: str) -> str:
     hits = [k for k, ln in enumerate(lines) if (m := _INCLUDE.match(ln)) and m.group(1) == header]
     if not hits:
         return text
-    masked = mask_code(text)
-    masked_lines = _lines(masked)
-    code = "".join(ln for k, ln in enumerate(masked_lines) if not _INCLUDE.match(lines[k]))
-    if re.search(rf"\b(?:structured_)?{re.escape(stem)}(?:_\w+)?\b", code):
+    code = "".join(ln for k, ln in enumerate(_lines(mask_code(text))) if not _INCLUDE.match(lines[k]))
+    names = set(re.findall(r"[A-Za-z_]\w*", code))
+    if any(k in names or f"structured_{k}" in names for k in declared):
         return text
+    others = [o for o in longer_ops if o.startswith(f"{stem}_")]
+    name = rf"(?:structured_)?({re.escape(stem)}(?:_\w+)?)"
+    for m in re.finditer(rf"\b{name}\s*\(|\bTORCH_IMPL_FUNC\s*\(\s*{name}\b", code):
+        function = m.group(1) or m.group(2)
+        if not any(function == o or function.startswith(f"{o}_") for o in others):
+            return text
     for k in reversed(hits):
         lines = _tidy_after_removal(lines[:k] + lines[k + 1 :], k)
     return "".join(lines)

@@ -146,6 +146,10 @@ class NativeIndex:
             groups.setdefault(key, []).append(head)
         return {k: tuple(v) for k, v in groups.items()}
 
+    def family_names(self) -> frozenset[str]:
+        """Every family's name (each is the root of an ATen/ops/<name>_native.h)."""
+        return frozenset(self._families)
+
     def has_family(self, key: str) -> bool:
         return bool(self._family_heads(key))
 

@@ -80,6 +80,9 @@ class TestListPlan(NamedTuple):
 TestListPlan.__test__ = False  # type: ignore[attr-defined]  # not a pytest test class
 
 
+Kernel = tuple[tuple[tuple[str, "str | None"], ...], tuple[str, ...]]  # (arguments fixed, dtypes registered)
+
+
 def plan_test_lists(
     op: str,
     *,
@@ -91,27 +94,61 @@ def plan_test_lists(
     tests: Iterable[str] | None = DEFAULT_TESTS,
     common_mps_path: str = "common_mps.py",
     cmi_path: str = "common_methods_invocations.py",
+    kernels: Iterable[Kernel] | None = None,
 ) -> TestListPlan:
     """The whole test-list edit for ATen op *op*: the keys of its OpInfos (name, variants) in
-    common_mps.py and their DecorateInfos.  An op with no OpInfo gets no edit (plan notes say why)."""
-    supported = None if supported_dtypes is None else tuple(supported_dtypes)
+    common_mps.py and their DecorateInfos.  An op with no OpInfo gets no edit (plan notes say why).
+
+    Each key is edited for what its OpInfo tests (the dtypes it declares for MPS) and the kernels that
+    serve it: *kernels* (one per stub of the family, with the arguments that select it) instead of
+    *supported_dtypes*; a key whose OpInfo passes div's rounding_mode="trunc" is div_trunc's alone."""
     refs = opinfo_keys(cmi_text, definitions, op, cmi_path=cmi_path)
     if not refs:  # common_mps.py keys are OpInfo names: with no OpInfo there is no key to add or remove
         return TestListPlan(refs=(), texts={}, changes=())
-    keys = [r.key for r in refs]
     texts: dict[str, str] = {}
     changes: list[Change] = []
-    new_text, found = plan_common_mps(common_mps_text, keys, supported_dtypes=supported,
-                                      complex_action=complex_action, path=common_mps_path)
+    by_key = _per_key(refs, {cmi_path: cmi_text, **definitions}, supported_dtypes, complex_action, kernels)
+    new_text = common_mps_text
+    for (supported, declared, action), keys in by_key.items():
+        new_text, found = plan_common_mps(new_text, keys, supported_dtypes=supported, complex_action=action,
+                                          path=common_mps_path, declared=declared)
+        changes += found
+    changes.sort(key=lambda c: c.line)  # one file's, in its order, whichever key group made them
     if new_text != common_mps_text:
         texts[common_mps_path] = new_text
-    changes += found
+    supported_for = {k: s for (s, _, _), keys in by_key.items() if s is not None for k in keys}
     for path, text in [(cmi_path, cmi_text), *definitions.items()]:
         mine = [r for r in refs if r.path == path]
         if not mine:
             continue
-        new_text, found = plan_opinfo_decorators(text, mine, tests=tests, supported_dtypes=supported, path=path)
+        new_text, found = plan_opinfo_decorators(text, mine, tests=tests, path=path, supported_for=supported_for,
+                                                 supported_dtypes=supported_dtypes)
         if new_text != text:
             texts[path] = new_text
         changes += found
     return TestListPlan(refs=tuple(refs), texts=texts, changes=tuple(changes))
+
+
+def _per_key(refs, texts: Mapping[str, str], supported_dtypes: Iterable[str] | None, action: ComplexAction,
+             kernels: Iterable[Kernel] | None) -> dict[tuple, list[str]]:
+    """(the dtypes a key's kernels register, the dtypes its OpInfo tests, its complex action) -> its keys."""
+    from mpsgen.sources.testlists.opinfo_dtypes import ref_dtypes, sets_argument
+
+    kernels = list(kernels) if kernels is not None else [((), tuple(supported_dtypes))] if supported_dtypes is not None \
+        else None
+    out: dict[tuple, list[str]] = {}
+    for ref in refs:
+        declared, call = ref_dtypes(texts[ref.path], ref)
+        supported = None
+        if kernels is not None:
+            mine = [d for f, d in kernels if call is not None and all(sets_argument(call, n) == v for n, v in f)]
+            supported = tuple(sorted(set().union(*(mine or [d for _, d in kernels]))))  # none says: all of them
+        own = action
+        if supported is not None and action == "add" and "complex64" not in supported:
+            own = "refuse-if-listed"  # div_trunc registers no complex, while div_true adds div's
+        if declared is not None and "complex64" not in declared and own in ("add", "refuse-if-listed"):
+            own = "keep"  # its OpInfo runs no complex: no complex list is this key's business
+        keys = out.setdefault((supported, declared, own), [])
+        if ref.key not in keys:
+            keys.append(ref.key)
+    return out

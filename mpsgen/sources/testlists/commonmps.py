@@ -40,8 +40,12 @@ def plan_common_mps(
     supported_dtypes: Iterable[str] | None = None,
     complex_action: ComplexAction = "refuse-if-listed",
     path: str = "common_mps.py",
+    declared: Iterable[str] | None = None,
 ) -> tuple[str, list[Change]]:
     """Remove or narrow the op's *keys* in every xfail/skip table; handle SUPPORTED_COMPLEX_OPS.
+
+    *declared*: the dtypes the keys' OpInfos test (None = unknown): a None value narrows to those only
+    (gcd's OpInfo tests integers: its xfail goes, rather than becoming one of float dtypes never run).
 
     *supported_dtypes*: dtype names the new kernel supports (None = all).  A list value keeps only
     the dtypes the kernel does not support; a None value (every dtype fails) becomes the explicit
@@ -57,13 +61,14 @@ def plan_common_mps(
     tables = read_tables(text, path)
     complex_tables = [t for t in tables if t.name == COMPLEX_SET]
     listed = {k for t in complex_tables for k in t.keys}
-    listed_keys = [k for k in keys if k in listed]
+    every_complex_set = [t for t in tables if t.name.endswith(COMPLEX_SET)]  # 2.7: AFTER_MACOS_14_0_... too
+    listed_keys = [k for k in keys if any(k in t.keys for t in every_complex_set)]
 
     if complex_action == "refuse-if-listed" and listed_keys:
         key = listed_keys[0]
-        t = next(t for t in complex_tables if key in t.keys)
+        t = next(t for t in every_complex_set if key in t.keys)
         raise MpsgenError(
-            f'"{key}" is in {COMPLEX_SET}: MPSGraph served complex inputs, and the new kernel has no '
+            f'"{key}" is in {t.name}: MPSGraph served complex inputs, and the new kernel has no '
             "complex branch, so migrating would silently break complex64 on MPS",
             path=path,
             line=t.key_lines[t.keys.index(key)],
@@ -77,6 +82,7 @@ def plan_common_mps(
 
     supported = dt.normalise(supported_dtypes)
     supported = frozenset(dt.KNOWN) if supported is None else supported
+    tests_only = dt.normalise(declared)
     if complex_action == "add":
         supported |= {"complex64", "complex32"}
     elif complex_action in ("drop", "refuse-if-listed"):
@@ -106,7 +112,7 @@ def plan_common_mps(
             value = node.values[i]  # type: ignore[union-attr]
             tested = dt.MPS_GRAD_DTYPES if "grad" in t.function else dt.MPS_DTYPES
             if isinstance(value, ast.Constant) and value.value is None:
-                failing = [d for d in tested if d not in supported]
+                failing = [d for d in tested if d not in supported and (tests_only is None or d in tests_only)]
                 if t.function in complex_functions and not complex_listed_after[key]:
                     # The complex64 xfail comes from SUPPORTED_COMPLEX_OPS already.
                     failing = [d for d in failing if d not in dt.COMPLEX]
@@ -245,17 +251,21 @@ class ListedDtypes(NamedTuple):
 
     failing: dict[str, str]  # dtype -> table name
     complex_supported: bool  # a key is in SUPPORTED_COMPLEX_OPS (else complex64 is xfailed by default)
+    complex_after: str = ""  # the era's other complex set listing a key (2.7: AFTER_MACOS_14_0_SUPPORTED_COMPLEX_OPS)
 
 
 def listed_dtypes(text: str, keys: Iterable[str], *, path: str = "common_mps.py") -> ListedDtypes:
     wanted = set(keys)
     failing: dict[str, str] = {}
-    complex_ok = False
+    complex_ok, complex_after = False, ""
     for t in read_tables(text, path):
         if t.function != "mps_ops_modifier" or wanted.isdisjoint(t.keys):
             continue
         if t.name == COMPLEX_SET:
             complex_ok = True
+            continue
+        if t.name.endswith(COMPLEX_SET):  # supported from a macOS version on
+            complex_after = complex_after or t.name
             continue
         if t.name.startswith(_NOT_FAILURES) or t.kind != "dict":
             continue
@@ -272,7 +282,7 @@ def listed_dtypes(text: str, keys: Iterable[str], *, path: str = "common_mps.py"
                 continue
             for name in names:
                 failing.setdefault(name, t.name)
-    return ListedDtypes(failing, complex_ok)
+    return ListedDtypes(failing, complex_ok, complex_after)
 
 
 def add_unimplemented(text: str, key: str, dtypes: Iterable[str], *, path: str = "common_mps.py",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
@@ -35,13 +35,14 @@ def plan_opinfo_decorators(
     tests: Iterable[str] | None = DEFAULT_TESTS,
     supported_dtypes: Iterable[str] | None = None,
     path: str = "common_methods_invocations.py",
+    supported_for: Mapping[str, Iterable[str]] | None = None,
 ) -> tuple[str, list[Change]]:
     """Remove the MPS expected-failure/skip DecorateInfos of *refs* (those located in *path*).
 
     A DecorateInfo is removed when it targets MPS (`device_type='mps'`, or TestConsistency without
     a device_type), its decorator is `unittest.expectedFailure` or `unittest.skip(...)`, and its
-    test name is in *tests* (None = any test).  With *supported_dtypes*, a decorator limited by
-    `dtypes=` keeps the dtypes the kernel does not support (removed when none is left).
+    test name is in *tests* (None = any test).  With *supported_dtypes* (*supported_for* a key's own), a
+    decorator limited by `dtypes=` keeps the dtypes the kernel does not support (removed when none is left).
     toleranceOverride and other decorators are kept; `active_if` is ignored (the kernel fixes the
     op on every macOS).
     """
@@ -60,7 +61,8 @@ def plan_opinfo_decorators(
             raise MpsgenError(f"{ref.kind} for {ref.key!r} does not close", path=path, line=ref.line,
                               hint="re-read the file and plan again")
         snippet = text[ref.offset : close + 1]
-        new_snippet = _edit_call(snippet, ref, wanted, supported, path, changes)
+        own = dt.normalise(supported_for[ref.key]) if supported_for and ref.key in supported_for else supported
+        new_snippet = _edit_call(snippet, ref, wanted, own, path, changes)
         if new_snippet != snippet:
             # Edits stay inside this call, so the file stays valid if the call does.
             ast.parse(new_snippet, mode="eval")

@@ -118,16 +118,54 @@ def _call(text: str, ref: OpInfoRef) -> ast.Call | None:
     return node if isinstance(node, ast.Call) else None
 
 
+def sets_argument(call: ast.Call, name: str) -> str | None | bool:
+    """The value an OpInfo's `sample_kwargs` gives argument *name* (div.trunc_rounding: "trunc"); None when
+    it gives it none; False when it is no literal mpsgen can read (a function defined elsewhere)."""
+    kwargs = next((k.value for k in call.keywords if k.arg == "sample_kwargs"), None)
+    if kwargs is None:
+        return None
+    if not isinstance(kwargs, ast.Lambda):
+        return False
+    for node in ast.walk(kwargs.body):
+        pairs = zip(node.keys, node.values) if isinstance(node, ast.Dict) else \
+            ((ast.Constant(k.arg), k.value) for k in node.keywords) if isinstance(node, ast.Call) else ()
+        for key, value in pairs:
+            if isinstance(key, ast.Constant) and key.value == name:
+                return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else False
+    return None
+
+
+def ref_dtypes(text: str, ref: OpInfoRef) -> tuple[frozenset[str] | None, ast.Call | None]:
+    """(the MPS dtypes one OpInfo declares, None when they cannot be read; its call, None when it does
+    not parse)."""
+    call = _call(text, ref)
+    if call is None:
+        return None, None
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    node = kw.get("dtypesIfMPS") or kw.get("dtypes")
+    try:
+        return (frozenset(evaluate(node)) if node is not None else None), call
+    except _Unresolved:
+        return None, call
+
+
 def mps_dtypes(
     cmi_text: str,
     definitions: Mapping[str, str],
     op: str,
     *,
     cmi_path: str = "common_methods_invocations.py",
+    fixed: tuple[tuple[str, str | None], ...] = (),
 ) -> OpDtypes:
-    """The union of the MPS dtypes every OpInfo of *op* declares, with its promotion flags."""
+    """The union of the MPS dtypes every OpInfo of *op* declares, with its promotion flags.  With *fixed*
+    (the arguments that select one of the op's stubs: div's rounding_mode="trunc"), only the OpInfos whose
+    samples pass those values (div.trunc_rounding), when any OpInfo says what it passes."""
     texts = {cmi_path: cmi_text, **definitions}
     refs = opinfo_keys(cmi_text, definitions, op, cmi_path=cmi_path)
+    if fixed:
+        calls = [(ref, _call(texts[ref.path], ref)) for ref in refs]
+        chosen = [ref for ref, call in calls if call is not None and all(sets_argument(call, n) == v for n, v in fixed)]
+        refs = chosen if chosen else refs  # no OpInfo says: every one counts
     declared: set[str] = set()
     promotes = returns_bool = False
     unresolved: list[str] = []
