@@ -28,6 +28,7 @@ import argparse
 import datetime
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -60,26 +61,43 @@ def clone(tree: Path, dest: Path) -> None:
 
 
 @dataclass
+class Timing:
+    """A whole process: wall time, and CPU time (user + system, its children included), which the
+    machine's load moves much less."""
+
+    wall: float
+    cpu: float
+
+    def __str__(self) -> str:
+        digits = 2 if self.wall < 10 else 0
+        return f"{self.wall:.{digits}f} s (CPU {self.cpu:.{digits}f} s)"
+
+
+@dataclass
 class Runner:
     root: Path
     cache: Path
     jobs: int
 
-    def __call__(self, *args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
+    def __call__(self, *args: str) -> tuple[Timing, subprocess.CompletedProcess[str]]:
         env = {**os.environ, "MPSGEN_CACHE_DIR": str(self.cache), "PYTHONPATH": str(REPO)}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "mpsgen", *args], cwd=self.root, capture_output=True,
                               text=True, env=env)
-        return time.perf_counter() - start, done
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return Timing(wall, cpu), done
 
-    def json(self, *args: str) -> tuple[float, dict]:
-        seconds, done = self(*args, "--format", "json")
+    def json(self, *args: str) -> tuple[Timing, dict]:
+        timing, done = self(*args, "--format", "json")
         try:
-            return seconds, json.loads(done.stdout)
+            return timing, json.loads(done.stdout)
         except json.JSONDecodeError:
             sys.exit(f"mpsgen {' '.join(args)} gave no JSON (exit {done.returncode}): {done.stderr[-2000:]}")
 
-    def batch(self, command: str, *extra: str) -> tuple[float, dict]:
+    def batch(self, command: str, *extra: str) -> tuple[Timing, dict]:
         return self.json(command, "--all", "--no-build", "--no-test", "--jobs", str(self.jobs), *extra)
 
 
@@ -111,29 +129,29 @@ def measure(label: str, tree: Path, jobs: int, branches: bool) -> TreeFigures:
         warm, _ = run.json("check")
         summary = report["summary"]
         rows["`check` on the pristine tree: errors, warnings"] = f"{summary['errors']}, {summary['warnings']}"
-        rows["`check`: first run (empty cache), re-run"] = f"{cold:.2f} s, {warm:.2f} s"
+        rows["`check`: first run (empty cache), re-run"] = f"{cold}, {warm}"
         _, status = run.json("status")
         listed = sum(1 for f in status["families"] if f["frontier"] == "candidate")
         rows["`status`: migration candidates listed (every state)"] = str(listed)
         rows["`status`: its `frontier:` line (MPSGraph families only)"] = str(status["frontier"]["candidate"])
         rows["`status`: new-op candidates"] = str(status["frontier"]["new-op candidate"])
-        seconds, report = run.batch("migrate", "--no-try")
-        rows["`migrate --all --no-build --no-test --no-try`: families that plan"] = f"{planned(report)} in {seconds:.0f} s"
-        seconds, report = run.batch("migrate")
+        timing, report = run.batch("migrate", "--no-try")
+        rows["`migrate --all --no-build --no-test --no-try`: families that plan"] = f"{planned(report)} in {timing}"
+        timing, report = run.batch("migrate")
         rows["`migrate --all --no-build --no-test`: families that plan, numbers checked"] = (
-            f"{planned(report)} in {seconds:.0f} s ({emulated_checks(report)} checks emulated)")
-        seconds, report = run.batch("new-op")
-        rows["`new-op --all --no-build --no-test`: families that plan"] = f"{planned(report)} in {seconds:.0f} s"
+            f"{planned(report)} in {timing}; {emulated_checks(report)} checks emulated")
+        timing, report = run.batch("new-op")
+        rows["`new-op --all --no-build --no-test`: families that plan"] = f"{planned(report)} in {timing}"
         if branches:
             base = git(root, "rev-parse", "HEAD").strip()
-            seconds, report = run.batch("migrate", "--stack", "--branch", STACK_BRANCH)
+            timing, report = run.batch("migrate", "--stack", "--branch", STACK_BRANCH)
             commits = git(root, "rev-list", "--count", f"{base}..{STACK_BRANCH}", check=False).strip() or "0"
             merges = git(root, "rev-list", "--count", "--min-parents=2", f"{base}..{STACK_BRANCH}", check=False).strip()
             rows["`migrate --all --stack --no-build --no-test`: commits (merges among them)"] = (
-                f"{commits} ({merges or 0}) in {seconds:.0f} s")
-            seconds, report = run.batch("migrate", "--branch-per-op", "--branch-prefix", PREFIX)
+                f"{commits} ({merges or 0}) in {timing}")
+            timing, report = run.batch("migrate", "--branch-per-op", "--branch-prefix", PREFIX)
             made = git(root, "for-each-ref", "--format=%(refname)", f"refs/heads/{PREFIX}").split()
-            rows["`migrate --all --branch-per-op --no-build --no-test`: branches"] = f"{len(made)} in {seconds:.0f} s"
+            rows["`migrate --all --branch-per-op --no-build --no-test`: branches"] = f"{len(made)} in {timing}"
             lint = subprocess.run([sys.executable, str(REPO / "benchmarks" / "lint_branches.py"), "--tree", str(root),
                                    "--prefix", PREFIX], capture_output=True, text=True,
                                   env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -153,8 +171,8 @@ def render(trees: list[TreeFigures], command: str, loads: tuple[float, float]) -
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     lines = [
         f"Measured {today} (UTC) by `{command}`, mpsgen at {mpsgen_commit()}, on {os.cpu_count()} CPUs with a "
-        f"1-minute load average of {loads[0]:.1f} at the start and {loads[1]:.1f} at the end (times grow with "
-        "the load). Each tree was a fresh clone with an empty mpsgen cache, the commands run in the order of the "
+        f"1-minute load average of {loads[0]:.1f} at the start and {loads[1]:.1f} at the end (wall times grow with "
+        "the load; CPU times, user + system of the process and its children, much less). Each tree was a fresh clone with an empty mpsgen cache, the commands run in the order of the "
         "rows; numeric checks ran emulated with the system C++ compiler (no Mac), the compile check on.",
         "",
         "| figure | " + " | ".join(f"{t.label}: {t.basis}" for t in trees) + " |",
