@@ -38,7 +38,7 @@ YAML = "aten/src/ATen/native/native_functions.yaml"
 OPS = "aten/src/ATen/native/mps/operations"
 KERNELS = "aten/src/ATen/native/mps/kernels"
 
-# The hook exactly as README.md's "As a pre-commit hook" section writes it.
+# The hook as README.md's "Set-up: CI, pre-commit, lintrunner" section writes it (without --compile).
 PRECOMMIT_CONFIG = """\
 repos:
   - repo: local

@@ -1,10 +1,11 @@
-"""The catalog's coverage as a markdown table (README.md carries it between markers; a test keeps it current)."""
+"""The catalog's coverage as a markdown table (docs/catalog.md carries it between markers; docs/regenerate.py
+writes it, tests/test_catalog_table.py keeps it current)."""
 
 from __future__ import annotations
 
 from mpsgen.generate import c10_shims, catalog
 
-BEGIN = "<!-- catalog-coverage: generated from templates/catalog.yaml (tests/test_catalog_table.py says how); do not edit -->"
+BEGIN = "<!-- catalog-coverage: generated from templates/catalog.yaml by docs/regenerate.py; do not edit -->"
 END = "<!-- end catalog-coverage -->"
 
 
@@ -22,7 +23,7 @@ def coverage_table() -> str:
 
 
 def with_table(readme: str) -> str:
-    """*readme* with the text between the markers replaced by the current table."""
+    """*readme* (the text of docs/catalog.md) with the text between the markers replaced by the current table."""
     head, _, rest = readme.partition(BEGIN)
     _, _, tail = rest.partition(END)
     return f"{head}{BEGIN}\n{coverage_table()}\n{END}{tail}"

@@ -4,7 +4,7 @@ Each rule is a function `Inventory -> findings` in a module of this package, dec
 `@rule(code, name, severity, summary)`; its docstring is the long description (which defect it
 detects: a link error, a runtime error, or a half-done migration mpsgen can finish, and how to fix
 it).  One function per code.  The modules are discovered on first use, so adding a rule is adding
-a decorated function; `mpsgen rules [CODE]` and the README's table are generated from here.
+a decorated function; `mpsgen rules [CODE]` and the table of docs/rules.md are generated from here.
 
 The rules ask the Inventory only for: yaml_rel, yaml (empty_dispatch), index, mps_entries,
 yaml_kernels, stub_use(), stub_declarations, legacy_definitions(), definitions, registrations,
@@ -102,7 +102,7 @@ def run_checks(inv: "Inventory", rules: Iterable[Rule] | None = None) -> list[Fi
 
 
 def markdown_table() -> str:
-    """The README's rule table."""
+    """The rule table (docs/rules.md carries it; docs/regenerate.py writes it)."""
     out = ["| code | name | severity | rule |", "|---|---|---|---|"]
     out += [f"| {r.code} | `{r.name}` | {r.severity} | {r.summary} |" for r in all_rules()]
     return "\n".join(out) + "\n"
