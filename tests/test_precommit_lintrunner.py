@@ -1,10 +1,11 @@
-"""The shipped pre-commit hook (`pre-commit try-repo`) and the lintrunner adapter, with the real tools.
+"""The shipped pre-commit hook (installed from its repository) and the lintrunner adapter, with the real tools.
 
-pre-commit installs mpsgen from a git repository into its own virtualenv, so the hook is tried from a
-committed snapshot of this working tree: try-repo on the repository itself would miss files that are not
-committed yet.  Nothing is downloaded: pip in that virtualenv has no index, and finds mpsgen's dependencies
-and setuptools already installed in the venv running the tests (on PYTHONPATH); virtualenv seeds it from
-its bundled wheels.  pre-commit's and virtualenv's homes are in the session's temporary folder (conftest.py).
+pre-commit installs mpsgen from a git repository into its own virtualenv, so the hook is installed from a
+committed snapshot of this working tree (the repository itself would miss files that are not committed yet),
+named with its revision in the checkout's .pre-commit-config.yaml as a user names it.  Nothing is downloaded:
+pip in that virtualenv has no index, and finds mpsgen's dependencies and setuptools already installed in the
+venv running the tests (on PYTHONPATH); virtualenv seeds it from its bundled wheels.  pre-commit's and
+virtualenv's homes are in the session's temporary folder (conftest.py).
 """
 
 from __future__ import annotations
@@ -77,23 +78,30 @@ def offline_pip_env(home: Path) -> dict[str, str]:
             "PYTHONPATH": os.pathsep.join(filter(None, here))}
 
 
-def test_pre_commit_try_repo(hook_repo: Path, broken_git_sample: Path, tmp_path_factory):
+def test_the_shipped_hook_installed_from_its_repository(hook_repo: Path, broken_git_sample: Path, tmp_path_factory):
+    # What `pre-commit try-repo` writes, but kept: try-repo installs the hook's virtualenv afresh on every
+    # call, a config naming the repository and revision installs it once and runs it three times.
     env = offline_pip_env(tmp_path_factory.mktemp("pre-commit-home"))
+    rev = git(hook_repo, "rev-parse", "HEAD").strip()
+    (broken_git_sample / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: mpsgen-check\n")
+    git(broken_git_sample, "add", ".pre-commit-config.yaml")
+    git(broken_git_sample, "commit", "-qm", "hook")  # the broken edits stay uncommitted
 
-    def try_repo(*files: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(BIN / "pre-commit"), "try-repo", str(hook_repo), "mpsgen-check", "--files", *files],
+    def run_hook(*files: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(BIN / "pre-commit"), "run", "mpsgen-check", "--files", *files],
                               cwd=broken_git_sample, env=env, capture_output=True, text=True, timeout=600)
 
-    both = try_repo(YAML_REL, COMMON_MPS_REL)
+    both = run_hook(YAML_REL, COMMON_MPS_REL)
     out = both.stdout + both.stderr
     assert both.returncode == 1, out
     assert f"{YAML_REL}:" in out and " MPS003 " in out and " MPS010 " in out and "Traceback" not in out
     # Only the warning's file: the hook passes (warnings alone exit 0) but still prints it.
-    warn = try_repo(COMMON_MPS_REL)
+    warn = run_hook(COMMON_MPS_REL)
     assert warn.returncode == 0, warn.stdout + warn.stderr
     assert "Passed" in warn.stdout
     # A file no finding rests on passes (the MPS003 rests on every MPS source: any could define the kernel).
-    clean = try_repo("aten/src/ATen/native/mps/kernels/BinaryKernel.metal")
+    clean = run_hook("aten/src/ATen/native/mps/kernels/BinaryKernel.metal")
     assert clean.returncode == 0 and "Passed" in clean.stdout, clean.stdout + clean.stderr
 
 
