@@ -289,8 +289,8 @@ def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: K
         raise MpsgenError(f"--int-expr given, but the registrations for {family} ({','.join(spec.dtypes)}) "
                           "have no integer types", hint="add integer or int2float to --dtypes, or drop --int-expr")
     # The catalog's dtype table: torch's CPU kernel raises for these (threshold, addcmul: no bool case), so
-    # MPS registers them only where it served them before (the 2026 threshold's bool, which its OpInfo declares).
-    refused = set((entry or {}).get("cpu_refuses", ())) if opts.dtypes is None else set()
+    # MPS registers them only where its OpInfo tests them (the 2026 threshold's bool: its dtypesIfMPS has it).
+    refused = set((entry or {}).get("cpu_refuses", ())) - set(facts.declared or METAL) if opts.dtypes is None else set()
     unserved = sorted(r.dtype for r in rows(facts, spec.dtypes, spec.result, skip)
                       if r.dtype in refused and r.registered and not r.served and r.dtype not in kept_from_stub)
     skip |= set(unserved)
@@ -300,7 +300,7 @@ def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: K
              if r.dtype in kept_from_stub else r for r in rows(facts, spec.dtypes, spec.result, skip)]
     guard(table, family, drop, facts, user_dtypes=opts.dtypes is not None)
     notes = [f"integer inputs return float: {facts.promotes_source}"] if "int2float" in spec.dtypes and facts.promotes_source else []
-    notes += [f"the CPU kernel has no {d} case (torch raises) and MPS did not serve it: not registered" for d in unserved]
+    notes += [f"the CPU kernel has no {d} case (torch raises) and the OpInfo runs none: not registered" for d in unserved]
     return DtypeChoice(spec, tuple(table), tuple(sorted(drop)), tuple(notes))
 
 
