@@ -78,5 +78,7 @@ def test_the_figures_carry_their_date_and_basis():
     text = (REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     block = text.split("<!-- figures: written by benchmarks/docs_figures.py; do not edit -->\n")[1].split(
         "<!-- end figures -->")[0]
+    if block.strip() == "(not measured yet)":  # says so, and shows no figure without its basis
+        return
     assert re.match(r"Measured \d{4}-\d{2}-\d{2} \(UTC\) by `python benchmarks/docs_figures.py ", block)
     assert "mpsgen at " in block and " CPUs " in block and "| figure |" in block
