@@ -130,12 +130,23 @@ def wheel_include(real_testing_dir: Path) -> Path:
     return real_testing_dir.parent.parent / "include"
 
 
-@pytest.fixture()
-def scalar_tree(sample_tree: Path, real_yaml_path: Path, real_testing_dir: Path, wheel_include: Path) -> Path:
-    """The scalar-ops tree (tests/scalar_ops_tree.py), committed in git."""
+@pytest.fixture(scope="session")
+def pristine_scalar_tree(tmp_path_factory: pytest.TempPathFactory, real_yaml_path: Path, real_testing_dir: Path,
+                         wheel_include: Path) -> Path:
+    """The scalar-ops tree (tests/scalar_ops_tree.py), committed in git, laid once per session."""
     from scalar_ops_tree import commit_all, lay_scalar_ops
     from test_checks import build_real_tree
 
-    root = lay_scalar_ops(build_real_tree(sample_tree, real_yaml_path, real_testing_dir), wheel_include)
+    dest = tmp_path_factory.mktemp("pristine-scalar") / "pytorch"
+    shutil.copytree(SAMPLE, dest, symlinks=True)
+    root = lay_scalar_ops(build_real_tree(dest, real_yaml_path, real_testing_dir), wheel_include)
     commit_all(root)
     return root
+
+
+@pytest.fixture()
+def scalar_tree(pristine_scalar_tree: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the scalar-ops tree (git history included)."""
+    dest = tmp_path / "pytorch"
+    shutil.copytree(pristine_scalar_tree, dest, symlinks=True)
+    return dest

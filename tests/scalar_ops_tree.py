@@ -1,7 +1,7 @@
 """The scalar-ops tree: the sample checkout with the torch 2.13 wheel's native_functions.yaml, test lists
 and MetalShaderLibrary.h, and tests/data/scalar_ops (hand-written Activation/PointwiseOps/Loss sources
 and MPSGraph .mm files in the real files' shapes) laid over it, committed in git.  conftest.py's
-`scalar_tree` fixture builds one per test."""
+`scalar_tree` fixture gives each test a copy of one laid per session."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ exec_ternary_kernel to model one on), so every run shows both.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -46,7 +47,27 @@ def run_all(root: Path, *flags: str) -> dict:
     return json.loads(result.stdout)
 
 
-def test_without_branches_it_plans_every_candidate_and_writes_nothing(scalar_tree: Path):
+@pytest.fixture(scope="module")
+def after_full_run(pristine_scalar_tree: Path, tmp_path_factory) -> tuple[Path, tuple, dict]:
+    """One complete `--all --branch-per-op` run on a fresh scalar-ops tree, which the tests below share:
+    the tree, its state before the run, and the run's report (a test that changes the tree copies it)."""
+    root = tmp_path_factory.mktemp("after-full-run") / "pytorch"
+    shutil.copytree(pristine_scalar_tree, root, symlinks=True)
+    before = state(root)
+    return root, before, run_all(root, "--branch-per-op")
+
+
+@pytest.fixture(scope="module")
+def unbranched(pristine_scalar_tree: Path, tmp_path_factory) -> Path:
+    """A scalar-ops tree the runs without --branch-per-op share: they write nothing (each test checks)."""
+    root = tmp_path_factory.mktemp("unbranched") / "pytorch"
+    shutil.copytree(pristine_scalar_tree, root, symlinks=True)
+    return root
+
+
+@pytest.mark.xdist_group("unbranched")
+def test_without_branches_it_plans_every_candidate_and_writes_nothing(unbranched: Path):
+    scalar_tree = unbranched
     before = state(scalar_tree)
     report = run_all(scalar_tree)
     rows = {f["family"]: f for f in report["families"]}
@@ -59,10 +80,10 @@ def test_without_branches_it_plans_every_candidate_and_writes_nothing(scalar_tre
     assert state(scalar_tree) == before and branches(scalar_tree) == {}
 
 
-def test_each_family_becomes_one_commit_on_its_own_branch_and_the_checkout_stays_as_it_was(scalar_tree: Path):
-    before = state(scalar_tree)
+@pytest.mark.xdist_group("after_full_run")
+def test_each_family_becomes_one_commit_on_its_own_branch_and_the_checkout_stays_as_it_was(after_full_run):
+    scalar_tree, before, report = after_full_run
     head = before[1].strip()
-    report = run_all(scalar_tree, "--branch-per-op")
     made = branches(scalar_tree)
     rows = {f["family"]: f for f in report["families"]}
     moved = [f for f, row in rows.items() if row["state"] == "branch"]
@@ -164,8 +185,10 @@ def test_what_all_cannot_combine_with_is_refused(scalar_tree: Path, flags, says)
     assert result.returncode == 2 and says in result.stderr and branches(scalar_tree) == {}
 
 
-def test_the_markdown_summary_is_a_table_to_paste(scalar_tree: Path):
-    result = mpsgen(*ALL, "--format", "markdown", cwd=scalar_tree)
+@pytest.mark.xdist_group("unbranched")
+def test_the_markdown_summary_is_a_table_to_paste(unbranched: Path):
+    before = state(unbranched)
+    result = mpsgen(*ALL, "--format", "markdown", cwd=unbranched)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "| family | result | branch | files | dtypes | numeric check, or why not |"
@@ -173,15 +196,19 @@ def test_the_markdown_summary_is_a_table_to_paste(scalar_tree: Path):
     addcmul = next(line for line in lines if line.startswith("| addcmul | refused |"))
     assert "exec_ternary_kernel(iter, name), the sibling to model on" in addcmul
     assert lines[-1].endswith("families would migrate")  # no --branch-per-op: nothing was written
+    assert state(unbranched) == before and branches(unbranched) == {}
 
 
-def test_reruns_after_a_complete_run_are_no_ops_also_for_a_unit_planned_family_by_family(scalar_tree: Path):
+@pytest.mark.xdist_group("after_full_run")
+def test_reruns_after_a_complete_run_are_no_ops_also_for_a_unit_planned_family_by_family(after_full_run, tmp_path: Path):
     """A unit refused together is planned one family at a time, and each family that plans gets a
     branch of its own: the rerun finds those, not the unit's, and must not plan them again (it used
     to end `cannot lock ref ...: reference already exists`, exit 1)."""
     from mpsgen.batch.branches import earlier_runs
 
-    first = run_all(scalar_tree, "--branch-per-op")
+    scalar_tree = tmp_path / "pytorch"  # a copy of the tree after the complete run: this test renames branches
+    shutil.copytree(after_full_run[0], scalar_tree, symlinks=True)
+    first = after_full_run[2]
     made = branches(scalar_tree)
     head = git(scalar_tree, "rev-parse", "HEAD").strip()
     # The shape the split leaves, on this tree: threshold_backward's branch alone, not the unit's.
@@ -314,14 +341,15 @@ def test_a_checkout_inside_a_larger_repository_gets_its_branches_there_with_file
     assert entry.startswith("100755 blob ")
 
 
-def test_every_branchs_test_plan_selects_tests_of_opinfos_that_exist(scalar_tree: Path):
+@pytest.mark.xdist_group("after_full_run")
+def test_every_branchs_test_plan_selects_tests_of_opinfos_that_exist(after_full_run):
     """A backward op without an OpInfo of its own is tested through its forward op's gradient test
     (`-k test_output_grad_match_…`), never by a test_output_match name no OpInfo has."""
     import re
 
     from mpsgen.sources.testlists.opinfos import all_opinfos
 
-    report = run_all(scalar_tree, "--branch-per-op")
+    scalar_tree, _, report = after_full_run
     testing = scalar_tree / "torch/testing/_internal"
     files = [testing / "common_methods_invocations.py", *sorted((testing / "opinfo/definitions").glob("*.py"))]
     known = {r.name.replace(".", "_") for f in files if f.is_file() for r in all_opinfos(f.read_text(), str(f))}
