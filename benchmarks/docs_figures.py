@@ -78,6 +78,7 @@ class Runner:
     root: Path
     cache: Path
     jobs: int
+    reports: Path | None = None  # where each command's JSON is kept (--reports)
 
     def __call__(self, *args: str) -> tuple[Timing, subprocess.CompletedProcess[str]]:
         env = {**os.environ, "MPSGEN_CACHE_DIR": str(self.cache), "PYTHONPATH": str(REPO)}
@@ -92,6 +93,10 @@ class Runner:
 
     def json(self, *args: str) -> tuple[Timing, dict]:
         timing, done = self(*args, "--format", "json")
+        if self.reports:
+            self.reports.mkdir(parents=True, exist_ok=True)
+            name = "-".join(a.lstrip("-").replace("/", "_") for a in args)
+            (self.reports / f"{self.root.name}-{name}.json").write_text(done.stdout)
         try:
             return timing, json.loads(done.stdout)
         except json.JSONDecodeError:
@@ -117,14 +122,14 @@ def emulated_checks(report: dict) -> int:
     return sum(1 for f in report["families"] if f["state"] in ("planned", "branch") and "emulated" in f["check"])
 
 
-def measure(label: str, tree: Path, jobs: int, branches: bool) -> TreeFigures:
+def measure(label: str, tree: Path, jobs: int, branches: bool, reports: Path | None) -> TreeFigures:
     head = git(tree, "log", "-1", "--format=%h %cs").split()
     figures = TreeFigures(label, f"`{tree}` at {head[0]} ({head[1]})")
     rows = figures.rows
     with tempfile.TemporaryDirectory(prefix="docs-figures-") as tmp:
         root = Path(tmp) / "tree"
         clone(tree, root)
-        run = Runner(root, Path(tmp) / "cache", jobs)
+        run = Runner(root, Path(tmp) / "cache", jobs, reports / label if reports else None)
         cold, report = run.json("check")
         warm, _ = run.json("check")
         summary = report["summary"]
@@ -147,11 +152,12 @@ def measure(label: str, tree: Path, jobs: int, branches: bool) -> TreeFigures:
             timing, report = run.batch("migrate", "--stack", "--branch", STACK_BRANCH)
             commits = git(root, "rev-list", "--count", f"{base}..{STACK_BRANCH}", check=False).strip() or "0"
             merges = git(root, "rev-list", "--count", "--min-parents=2", f"{base}..{STACK_BRANCH}", check=False).strip()
-            rows["`migrate --all --stack --no-build --no-test`: commits (merges among them)"] = (
-                f"{commits} ({merges or 0}) in {timing}")
+            rows["`migrate --all --stack --no-build --no-test`: families on the stack, commits (merges among them)"] = (
+                f"{planned(report)}, {commits} ({merges or 0}) in {timing}")
             timing, report = run.batch("migrate", "--branch-per-op", "--branch-prefix", PREFIX)
             made = git(root, "for-each-ref", "--format=%(refname)", f"refs/heads/{PREFIX}").split()
-            rows["`migrate --all --branch-per-op --no-build --no-test`: branches"] = f"{len(made)} in {timing}"
+            rows["`migrate --all --branch-per-op --no-build --no-test`: families on branches, branches"] = (
+                f"{planned(report)}, {len(made)} in {timing}")
             lint = subprocess.run([sys.executable, str(REPO / "benchmarks" / "lint_branches.py"), "--tree", str(root),
                                    "--prefix", PREFIX], capture_output=True, text=True,
                                   env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -190,6 +196,7 @@ def main() -> None:
     parser.add_argument("--branches", action="store_true", help="also time --stack and --branch-per-op (on the clone)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--print", action="store_true", help="print the block instead of writing docs/benchmarks.md")
+    parser.add_argument("--reports", type=Path, help="keep each command's JSON report in this folder")
     args = parser.parse_args()
     start_load = os.getloadavg()[0]
     trees = []
@@ -197,7 +204,7 @@ def main() -> None:
         label, _, path = spec.partition("=")
         if not path:
             parser.error(f"--tree {spec!r}: expected LABEL=PATH")
-        trees.append(measure(label, Path(path), args.jobs, args.branches))
+        trees.append(measure(label, Path(path), args.jobs, args.branches, args.reports))
     command = "python benchmarks/docs_figures.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     block = render(trees, command, (start_load, os.getloadavg()[0]))
     if args.print:
