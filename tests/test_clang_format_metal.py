@@ -138,6 +138,15 @@ def test_a_namespace_a_deletion_empties_is_joined_as_lintrunner_would(tmp_path: 
     assert text == "namespace mps {} // namespace mps\n\nint  keep ;\n"
 
 
+def test_a_deletion_among_lines_that_were_never_clang_format_clean_leaves_them(tmp_path: Path):
+    """2.7's UnaryOps.h, which lintrunner does not format, losing its stale clamp_stub declaration: the
+    neighbours keep their `void(*)` as the file has it."""
+    keep = "DECLARE_DISPATCH(void(*)(TensorIteratorBase&), polygamma_stub)\n"
+    before = keep + "DECLARE_DISPATCH(void(*)(TensorIteratorBase&, const Scalar& a), clamp_stub)\n" + keep
+    text, note = format_lines(before, keep + keep, tmp_path / "UnaryOps.h", tmp_path)
+    assert (text, note) == (keep + keep, "")
+
+
 def test_an_entry_added_to_a_macro_lays_out_the_whole_macro(tmp_path: Path):
     """clang-format reads a #define as one line: an entry too long for the macro's backslash column
     re-wraps its unchanged last line too, which counts as written (2.7's INSTANTIATE_UNARY_KERNELS_VEC2)."""

@@ -43,12 +43,13 @@ def changed_ranges(before: str, after: str) -> list[tuple[int, int]]:
     return [_whole_macro(new, j1 + 1, j2) for tag, _, _, j1, j2 in _opcodes(old, new) if tag != "equal" and j2 > j1]
 
 
-def gap_ranges(before: str, after: str) -> list[tuple[int, int]]:
-    """The lines of *after* around each run *before* lost: what they enclose may now be empty
-    (`namespace mps {` and its closing line once the last function inside went), which clang-format
-    joins as lintrunner would."""
+def gap_ranges(before: str, after: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The lines of *after* around each run *before* lost, with the lines of *before* around and in that
+    run: what they enclose may now be empty (`namespace mps {` and its closing line once the last function
+    inside went), which clang-format joins as lintrunner would."""
     old, new = split_lines(before), split_lines(after)
-    return [_around(new, j1) for tag, _, _, j1, _ in _opcodes(old, new) if tag == "delete" and new]
+    return [(_around(new, j1), (_around(old, i1)[0], _around(old, i2)[1]))
+            for tag, i1, i2, j1, _ in _opcodes(old, new) if tag == "delete" and new]
 
 
 def _opcodes(old: list[str], new: list[str]):
@@ -122,13 +123,17 @@ def format_lines(before: str, after: str, path: Path, root: Path) -> tuple[str, 
 
 
 def _close_gaps(before: str, after: str, path: Path, root: Path) -> str:
-    """*after* with the lines around each deletion laid out, one gap at a time, the last first; a gap
-    whose layout would move lines beyond it (a macro that was never clang-format clean) stays as it is."""
+    """*after* with the lines around each deletion laid out, one gap at a time, the last first.  A gap
+    stays as it is where those lines were not clang-format clean before the deletion (a header the
+    linter does not cover, 2.7's UnaryOps.h) or where the layout would move lines beyond it (a macro
+    that was never clean)."""
     exe = clang_format_executable()
     if exe is None:
         return after
-    for a, b in reversed(gap_ranges(before, after)):
-        after = _run(exe, root, path, after, [(a, b)])[0]
+    for gap, was in reversed(gap_ranges(before, after)):
+        if _run(exe, root, path, before, [was]) != (before, ""):
+            continue
+        after = _run(exe, root, path, after, [gap])[0]
     return after
 
 

@@ -201,6 +201,9 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
         for include in (*named[:1], "ATen/Dispatch.h", *extra, *named[1:]):
             new_mm = host.ensure_include(new_mm, include, path=mm_rel)
     draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+    from mpsgen.plan.stale_twin import drop_stale_twins
+
+    removed.extend(drop_stale_twins(draft, mm_rel, new_mm))  # 2.7's clamp_stub in UnaryOps.h beside TensorCompare.h's
     rendered = Rendered("" if registered_at else functor, registrations, host_text, register_line, metal_rel, mm_rel)
     return KernelCode(spec, rendered, dtype_rows, dtypes.dropped, draft.edits, tuple(added), tuple(removed),
                       tuple(notes), registered_at, reused_functor)
