@@ -81,7 +81,9 @@ def check_two_outputs(op: str, call: str, helpers: str, types: tuple[str, ...], 
                       reference: Any = None) -> TryResult:
     """Run `call(x, e)` (its result the first output, `e` the second) for every Metal type in *types*
     and compare both with torch.<op> on the CPU.  *reference* overrides torch.<op> (tests)."""
-    import torch
+    from mpsgen.emulate.reference import import_torch
+
+    torch = import_torch()  # the installed one, also where the working folder is a checkout's root
 
     root = Path(include_root)
     lib = ctypes.CDLL(str(_build(_driver(call, helpers, types, root), root)))

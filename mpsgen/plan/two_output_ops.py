@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec, Location
-from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import capabilities, folder_files, mentioning, planned_texts
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
@@ -23,6 +23,7 @@ from mpsgen.tree.checkout import NATIVE_REL, OPERATIONS_REL, YAML_REL, Checkout
 
 if TYPE_CHECKING:
     from mpsgen.plan.kernel_code import KernelCode
+    from mpsgen.sources.host.launch import Launch
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 
 _ADD_OUTPUT = re.compile(r"\.\s*add_output\s*\(\s*(\w*)")
@@ -108,7 +109,7 @@ def output_kernels(family: str, built: IteratorOutputs | None, catalogued: Calla
 
 # The names the helper's text uses, and the headers of the checkout that must declare them.
 _HELPER_NAMES = {"mps/OperationUtils.h": ("bind_iter_tensors", "mtl_setArgs", "mtl_dispatch1DJob",
-                                          "scalarToMetalTypeString", "dispatch_sync_with_rethrow"),
+                                          "scalarToMetalTypeString"),
                  "mps/MetalShaderLibrary.h": ("getPipelineStateForFunc",)}
 HELPER = "exec_two_outputs_kernel"
 
@@ -185,7 +186,7 @@ def plan_two_output_code(choice, kernels: TwoOutputKernels, cs: Changeset, check
     if not re.search(rf"\bstatic\s+void\s+{HELPER}\s*\(", new_mm):
         at = new_mm.index(f"static void {fn}(")
         nl = "\r\n" if "\r\n" in mm_text else "\n"
-        new_mm = new_mm[:at] + _helper_text(opts.templates_dir).replace("\n", nl) + nl + nl + new_mm[at:]
+        new_mm = new_mm[:at] + _helper_text(opts.templates_dir, capabilities(cs).launch).replace("\n", nl) + nl + nl + new_mm[at:]
         added.insert(0, f"{mm_rel}: {HELPER} (binds two outputs and an input, as exec_ternary_kernel binds its tensors)")
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
     new_mm = host.ensure_include(new_mm, "fmt/format.h", path=mm_rel)
@@ -197,7 +198,7 @@ def plan_two_output_code(choice, kernels: TwoOutputKernels, cs: Changeset, check
                       reused_kernel=kernels.shown(), two_outputs=kernels)
 
 
-def _helper_text(templates_dir) -> str:
+def _helper_text(templates_dir, launch: Launch) -> str:
     from mpsgen.generate.templating import render_template
 
-    return render_template("two_outputs_helper.mm.j2", templates_dir, helper=HELPER)
+    return render_template("two_outputs_helper.mm.j2", templates_dir, helper=HELPER, launch=launch)

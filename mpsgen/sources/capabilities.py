@@ -25,6 +25,7 @@ from mpsgen.tree.checkout import COMMON_MPS_REL, OPERATIONS_REL, TEST_MPS_REL
 
 if TYPE_CHECKING:  # the readers are imported where a fact is first asked: lint asks only where the test lists are
     from mpsgen.sources.host.api import HostApi
+    from mpsgen.sources.host.launch import Launch
     from mpsgen.sources.metal.layout import LayoutFound
     from mpsgen.sources.metal.math_mode import MathMode
 
@@ -109,6 +110,13 @@ class Capabilities:
         if binary_mm is not None:
             api = api._replace(binary_mps_impl=defines_binary_mps_impl(binary_mm))
         return api
+
+    @cached_property
+    def launch(self) -> Launch:
+        """How the host headers spell a kernel launch written out by hand (sources/host/launch)."""
+        from mpsgen.sources.host.launch import READ_FROM, read_launch
+
+        return read_launch({rel: self._text(rel) for rel in READ_FROM})
 
     # -- kernels/*.metal ------------------------------------------------------------------
     def metal_layout(self, rel: str) -> LayoutFound:
