@@ -172,6 +172,33 @@ def test_ctrl_c_kills_the_process_group(tmp_path: Path):
     assert "interrupted" in (root / "build" / "mpsgen-build.log").read_text()
 
 
+def test_ctrl_c_while_the_child_is_starting_still_stops_it(tmp_path: Path, monkeypatch):
+    """A Ctrl-C arriving inside Popen (the child has started, Popen has not returned: under load, the
+    window in which `migrate`'s build was interrupted to click's bare "Aborted!") still stops the child
+    and says so."""
+    import subprocess
+
+    from mpsgen.verify import processes
+
+    started: list[subprocess.Popen] = []
+    real_popen = subprocess.Popen
+
+    def popen_then_ctrl_c(*args, **kwargs):
+        proc = real_popen(*args, **kwargs)
+        if not started:  # the build's child; not kill_group's `ps`
+            started.append(proc)
+            os.kill(os.getpid(), signal.SIGINT)
+        return proc
+
+    monkeypatch.setattr(processes.subprocess, "Popen", popen_then_ctrl_c)
+    log = io.StringIO()
+    with pytest.raises(Interrupted) as info:
+        processes.stream(["sleep", "60"], tmp_path, log, lambda line: None, "build", tmp_path / "build.log")
+    assert info.value.phase == "build"
+    assert started[0].poll() is not None  # stopped and reaped
+    assert f"interrupted; process group {started[0].pid} stopped" in log.getvalue()
+
+
 def test_needs_reconfigure_reads_the_glob(tmp_path: Path):
     cm = tmp_path / "aten/src/ATen/CMakeLists.txt"
     cm.parent.mkdir(parents=True)

@@ -12,8 +12,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Sequence, TextIO
+from typing import Callable, Iterator, Sequence, TextIO
 
 from mpsgen.errors import MpsgenError
 from mpsgen.tree.checkout import BUILD_REL
@@ -82,8 +84,43 @@ def stream(
     return its exit code.  On Ctrl-C stop the child's process group and raise `Interrupted`."""
     log.write(f"$ {shown_command(argv)}  (in {cwd})\n")
     log.flush()
+    with _ctrl_c_deferred() as pressed:  # a Ctrl-C while Popen waits for the exec lands below, child in hand
+        proc = _start(argv, cwd, env, phase)
     try:
-        proc = subprocess.Popen(
+        if pressed:
+            raise KeyboardInterrupt
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            log.write(line)
+            on_line(line.rstrip("\r\n"))
+        return proc.wait()
+    except KeyboardInterrupt:
+        kill_group(proc)
+        log.write(f"\n[mpsgen] interrupted; process group {proc.pid} stopped\n")
+        log.flush()
+        raise Interrupted(phase, argv, log_path) from None
+    finally:
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+@contextmanager
+def _ctrl_c_deferred() -> Iterator[list[bool]]:
+    """SIGINT only noted (the list gets True) while the block runs, in the main thread; elsewhere as is."""
+    pressed: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield pressed
+        return
+    previous = signal.signal(signal.SIGINT, lambda *_: pressed.append(True))
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _start(argv: Sequence[str], cwd: Path, env: dict[str, str] | None, phase: str) -> subprocess.Popen:
+    try:
+        return subprocess.Popen(
             list(argv),
             cwd=cwd,
             stdin=subprocess.DEVNULL,
@@ -98,20 +135,6 @@ def stream(
         )
     except FileNotFoundError:
         raise missing_executable(argv[0], phase) from None
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            log.write(line)
-            on_line(line.rstrip("\r\n"))
-        return proc.wait()
-    except KeyboardInterrupt:
-        kill_group(proc)
-        log.write(f"\n[mpsgen] interrupted; process group {proc.pid} stopped\n")
-        log.flush()
-        raise Interrupted(phase, argv, log_path) from None
-    finally:
-        if proc.stdout is not None:
-            proc.stdout.close()
 
 
 def kill_group(proc: subprocess.Popen) -> None:
