@@ -280,12 +280,17 @@ def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
     argv = emulation_argv(cxx, root)
     # the math mode (and where it was read, which the cached result's backend names) is part of the key
     flags = " ".join(a for a in argv if a.startswith("-") and not a.startswith("-I")) + f" {math_mode_of(root)}"
+    headers = _header_digest(root)
     key = hashlib.sha256("\0".join([DRIVER_VERSION, repr(sorted(spec._asdict().items())), functor, flags,
-                                    _header_digest(root), _compiler_id(cxx), written]).encode()).hexdigest()[:32]
+                                    headers, _compiler_id(cxx), written]).encode()).hexdigest()[:32]
     folder = cache_dir()
     lib = folder / f"{key}.so"
     if lib.is_file():
         return PendingBuild(Build(lib, True, key))
+    from mpsgen.emulate.preamble import with_preamble
+
+    argv = with_preamble(argv, [h for h in BASE_HEADERS if (root / h).is_file()],
+                         "\0".join([flags, headers, _compiler_id(cxx)]), folder)
     source = driver_source(spec, functor, root)
     folder.mkdir(parents=True, exist_ok=True)
     src = folder / f"{key}.{os.getpid()}.cpp"

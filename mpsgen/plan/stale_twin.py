@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from mpsgen.plan.texts import Draft, folder_files, planned_texts
+from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.native.stubs import StubDecl, index_stub_declarations
 from mpsgen.tree.changeset import Changeset
@@ -41,13 +42,13 @@ def _only_live_users(cs: Changeset, live: StubDecl, stale: StubDecl) -> bool:
     """Every file naming the stub, but the two headers, includes the live declaration's header."""
     word = re.compile(rf"\b{re.escape(live.name)}\b")
     known = {*cs.base_paths, *cs.changed_paths}  # a stacked commit's text, or this plan's
-    for path in sorted(cs.checkout.native_dir.rglob("*")):
-        if path.suffix not in _SOURCE_SUFFIXES or not path.is_file():
-            continue
-        rel = cs.rel(path)
+    native = cs.checkout.native_dir
+    found = cs.checkout.sources_naming(native, live.name, _SOURCE_SUFFIXES)
+    inside = cs.checkout.rel(native) + "/"
+    for rel in sorted(set(found) | {k for k in known if k.startswith(inside) and k.endswith(_SOURCE_SUFFIXES)}):
         if rel in (live.path, stale.path):
             continue
-        text = cs.current(rel) if rel in known else path.read_text(errors="replace")
+        text = cs.current(rel) if rel in known else found[rel]
         if live.name in text and word.search(mask_code(text)) and not _includes(text, live.header):
             return False
     return True
@@ -55,7 +56,7 @@ def _only_live_users(cs: Changeset, live: StubDecl, stale: StubDecl) -> bool:
 
 def _without_declaration(text: str, decl: StubDecl) -> str | None:
     """*text* without the DECLARE_DISPATCH statement at decl.line, when that statement has its lines to itself."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     start = decl.line - 1
     if start >= len(lines) or not lines[start].lstrip().startswith("DECLARE_DISPATCH("):
         return None
@@ -89,10 +90,10 @@ def drop_stale_twins(draft: Draft, mm_rel: str, new_mm: str) -> list[str]:
         if pair is None or not _only_live_users(cs, *pair):
             continue
         live, stale = pair
-        text = _without_declaration(draft.current(stale.path), stale)
-        if text is None:
+        without = _without_declaration(draft.current(stale.path), stale)
+        if without is None:
             continue
-        draft.set_text(stale.path, text, f"stale DECLARE_DISPATCH of {live.name}")
+        draft.set_text(stale.path, without, f"stale DECLARE_DISPATCH of {live.name}")
         removed.append(f"{stale.location}: DECLARE_DISPATCH of a second {live.name} ({stale.fn_type}), which nothing "
                        f"defines and {Path(live.path).name}'s conflicts with in {Path(mm_rel).name}")
     return removed

@@ -160,6 +160,17 @@ class Checkout:
         self._texts[p] = text
         return text
 
+    def sources_naming(self, folder: Path, word: str, suffixes: tuple[str, ...]) -> dict[str, str]:
+        """{checkout path: text} of the files under *folder* (recursively) with one of *suffixes* whose
+        bytes contain *word*; decoded leniently and not cached: a whole-folder search (a backend's .cu
+        file need not be UTF-8), not files mpsgen edits."""
+        needle = word.encode()
+        found = {}
+        for p in sorted(folder.rglob("*")):
+            if p.suffix in suffixes and p.is_file() and needle in (data := p.read_bytes()):
+                found[self.rel(p)] = data.decode("utf-8", errors="replace")
+        return found
+
     def forget(self, path: str | Path) -> None:
         """Drop a cached text (after the file was written)."""
         p = Path(path)
