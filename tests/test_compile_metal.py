@@ -70,6 +70,17 @@ def test_new_diagnostics_are_messages_head_lacks() -> None:
     assert new_diagnostics([a, other], [a]) == [other]
 
 
+def test_an_error_in_an_edited_header_that_moved_with_an_insertion_above_it_is_not_new() -> None:
+    """A header error is shown at the .mm's #include, its message led by the header's own line, which an
+    insertion in the header above it moves (OperationUtils.h gaining a host API form)."""
+    head = Diagnostic("op.mm", 3, 1, ERROR, "aten/src/ATen/native/mps/OperationUtils.h:254: use of undeclared "
+                                              "identifier 'dispatch_sync_with_rethrow'")
+    moved = head._replace(message=head.message.replace(":254:", ":911:"))
+    other = head._replace(message="aten/src/ATen/native/mps/OperationUtils.h:916: no matching member function "
+                                  "for call to 'beginProfileKernel'")
+    assert new_diagnostics([moved, other], [head]) == [other]
+
+
 def test_a_removed_yaml_kernel_brings_in_the_mm_that_names_it(sample_tree: Path) -> None:
     yaml = "aten/src/ATen/native/native_functions.yaml"
     old = "- func: f.out(Tensor self) -> Tensor\n  dispatch:\n    CPU, CUDA: f_out\n    MPS: f_out_mps\n"

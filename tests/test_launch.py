@@ -39,3 +39,18 @@ def test_a_declaration_in_a_comment_does_not_count():
 
 def test_a_trimmed_checkout_gets_the_2_7_spelling():
     assert read_launch({}) == Launch("dispatch_sync_with_rethrow", False, False)
+
+
+def test_a_sibling_passing_the_stream_is_respelled_for_a_profiler_without_that_overload():
+    from mpsgen.sources.host.launch import respelled
+
+    sibling = ("  getMPSProfiler().beginProfileKernel(\n      pso, kernel_name, {input, other1, other2}, mpsStream);\n"
+               "  mtl_dispatch1DJob(computeEncoder, pso, numel);\n"
+               "  getMPSProfiler().endProfileKernel(pso, mpsStream);\n"
+               "  getMPSProfiler().beginProfileKernel(pso, name, {input});  // 3 arguments, as declared\n")
+    assert respelled(sibling, Launch()) == (
+        "  getMPSProfiler().beginProfileKernel(\n      pso, kernel_name, {input, other1, other2});\n"
+        "  mtl_dispatch1DJob(computeEncoder, pso, numel);\n"
+        "  getMPSProfiler().endProfileKernel(pso);\n"
+        "  getMPSProfiler().beginProfileKernel(pso, name, {input});  // 3 arguments, as declared\n")
+    assert respelled(sibling, Launch(begin_takes_stream=True, end_takes_stream=True)) == sibling

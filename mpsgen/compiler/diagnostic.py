@@ -9,6 +9,7 @@ are not the change's."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, NamedTuple
 
 ERROR = "error"
@@ -29,5 +30,14 @@ class Diagnostic(NamedTuple):
 def new_diagnostics(after: Iterable[Diagnostic], before: Iterable[Diagnostic]) -> list[Diagnostic]:
     """The diagnostics of *after* whose path, severity and message no diagnostic of *before* has, in
     *after*'s order."""
-    known = {(d.path, d.severity, d.message) for d in before}
-    return [d for d in after if (d.path, d.severity, d.message) not in known]
+    known = {_kind(d) for d in before}
+    return [d for d in after if _kind(d) not in known]
+
+
+# A diagnostic inside an included header is shown at the #include line, its message led by the header's
+# own `path:line:` (compiler/objcxx.py): that line moves too when the change edits the header.
+_HEADER_LINE = re.compile(r"^([^\s:]+\.(?:h|hpp|cuh|inc)):\d+: ")
+
+
+def _kind(d: Diagnostic) -> tuple[str, str, str]:
+    return d.path, d.severity, _HEADER_LINE.sub(r"\1: ", d.message)

@@ -15,6 +15,7 @@ from typing import Callable, NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.host import api_extend as host_api_extend
 from mpsgen.sources.host import binary_alpha as host_binary_alpha
+from mpsgen.sources.host import launch
 from mpsgen.sources.host import ternary_mps_impl as host_ternary
 from mpsgen.sources.host import unary_alpha as host_unary_alpha
 from mpsgen.sources.metal import api_extend as metal_api_extend
@@ -63,6 +64,9 @@ def _ternary_params(read: Callable[[str], str | None]) -> list[Edit]:
     sibling_file = _definer(read, host_api_extend.DEFINITION_FILES, host_api_extend.defines_sibling,
                             "MetalShaderLibrary::exec_ternary_kernel(iter, name)")
     sibling = host_api_extend.ternary_definition(str(read(sibling_file)), sibling_file)
+    # Copied from the .mm into the header beside exec_binary_kernel_with_params: its profiler calls as the
+    # checkout's MPSProfiler.h declares them (a 2026 OperationUtils.mm passes a stream 2.13's does not take).
+    sibling = launch.respelled(sibling, launch.read_launch({rel: read(rel) for rel in launch.READ_FROM}))
     files = (host_api_extend.HEADER_DEFINITIONS, *host_api_extend.DEFINITION_FILES)
     definer = _definer(read, files, lambda t: bool(host_api_extend.find_callables(
         t, host_api_extend.BINARY_PARAMS, qualified=True)), f"MetalShaderLibrary::{host_api_extend.BINARY_PARAMS}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.mask import mask_code
 
 PROFILER_REL = "aten/src/ATen/mps/MPSProfiler.h"
@@ -43,3 +44,22 @@ def read_launch(texts: dict[str, str | None]) -> Launch:
     return Launch("dispatch_sync_with_rethrow" if rethrow else "dispatch_sync",
                   _declared_with_stream(profiler, "beginProfileKernel"),
                   _declared_with_stream(profiler, "endProfileKernel"))
+
+
+def respelled(text: str, launch: Launch) -> str:
+    """*text* (a sibling's definition copied into the change) with its profiler calls given the arity
+    *launch* declares: a sibling from a newer OperationUtils.mm than the checkout's MPSProfiler.h passes
+    the stream the header's overloads do not take.  Calls of the declared arity are left as written."""
+    for fn, takes_stream, arity in (("beginProfileKernel", launch.begin_takes_stream, 4),
+                                    ("endProfileKernel", launch.end_takes_stream, 2)):
+        if takes_stream:
+            continue
+        masked = mask_code(text)
+        for m in reversed(list(re.finditer(rf"\b{fn}\s*\(", masked))):
+            close = match_close(masked, m.end() - 1)
+            args = split_top_level(masked[m.end():close]) if close is not None else []
+            if len(args) == arity and "stream" in args[-1].lower():
+                cut = masked.rindex(",", m.end(), close)
+                text = text[:cut] + text[close:]
+                masked = mask_code(text)
+    return text
