@@ -44,7 +44,9 @@ class Draft:
 
     def exists(self, path: str) -> bool:
         rel = self.cs.rel(path)
-        return rel in self._texts or self.cs.is_new(rel) or self.cs.checkout.path(rel).is_file()
+        # a file an earlier commit of the stack created stands in base_paths, not on the disk
+        return (rel in self._texts or self.cs.is_new(rel) or rel in self.cs.base_paths
+                or self.cs.checkout.path(rel).is_file())
 
     def set_text(self, path: str, text: str, why: str) -> None:
         rel = self.cs.rel(path)
