@@ -11,32 +11,18 @@ exec_binary_kernel's alpha path to model on), committed.  addcdiv and addcmul bo
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
 from cli_support import mpsgen
 
 from mpsgen.tree.gitops import MPSGEN_TRAILER
 
 from scalar_ops_tree import LIBRARY_H
+from test_host_api_extend import MM_REL, api_tree  # noqa: F401  (a fixture: the tree with real headers)
 from test_stack import STACK, chain, git
 
-MM = Path(__file__).resolve().parent / "data" / "host_api" / "OperationUtils.mm"
-MM_REL = "aten/src/ATen/native/mps/OperationUtils.mm"
 INDEXING = "c10/metal/indexing.h"
 API_FILES = sorted([LIBRARY_H, MM_REL, INDEXING])
-
-
-@pytest.fixture()
-def api_tree(scalar_tree: Path, wheel_include: Path) -> Path:
-    shutil.rmtree(scalar_tree / "c10/metal")
-    shutil.copytree(wheel_include / "c10/metal", scalar_tree / "c10/metal")
-    shutil.copyfile(MM, scalar_tree / MM_REL)
-    subprocess.run(["git", "add", "-A"], cwd=scalar_tree, check=True)
-    subprocess.run(["git", "commit", "-qm", "real c10/metal, OperationUtils.mm"], cwd=scalar_tree, check=True)
-    return scalar_tree
 
 
 def touched(root: Path, commit: str) -> list[str]:
