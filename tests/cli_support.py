@@ -6,6 +6,7 @@ activating the venv).  test_packaging.py checks the installed console script its
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -16,7 +17,66 @@ MPSGEN = [sys.executable, "-m", "mpsgen"]
 
 def mpsgen(*args: str, cwd: Path | None = None, env: dict | None = None,
            timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*MPSGEN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    """`python -m mpsgen ARGS`, in a process of its own: forked from the worker's warm interpreter
+    (warm_mpsgen.py), or a fresh one where *env* changes how the interpreter starts."""
+    environment = dict(os.environ if env is None else env)
+    server = _warm_server()
+    if any(environment.get(k) != server.started_with.get(k) for k in _INTERPRETER_VARS):
+        return subprocess.run([*MPSGEN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    return server.run(list(args), Path(cwd or os.getcwd()), environment, timeout)
+
+
+# What the warm interpreter fixed when it started: a command whose environment differs in one of them
+# runs in a fresh interpreter.
+_INTERPRETER_VARS = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONNOUSERSITE", "PYTHONUSERBASE",
+                     "MPSGEN_WT", "VIRTUAL_ENV")
+
+
+class _WarmServer:
+    def __init__(self) -> None:
+        self.started_with = dict(os.environ)
+        self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("warm_mpsgen.py"))],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def run(self, args: list[str], cwd: Path, env: dict, timeout: float) -> subprocess.CompletedProcess[str]:
+        import json
+        import select
+        import tempfile
+
+        assert self.process.stdin is not None and self.process.stdout is not None
+        with tempfile.TemporaryDirectory(prefix="mpsgen-run-") as folder:
+            out, err = Path(folder, "out"), Path(folder, "err")
+            request = {"args": args, "cwd": str(cwd), "env": env, "out": str(out), "err": str(err)}
+            self.process.stdin.write(json.dumps(request) + "\n")
+            pid = json.loads(self.process.stdout.readline())["pid"]
+            ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+            if not ready:
+                os.kill(pid, 9)
+                self.process.stdout.readline()
+                raise subprocess.TimeoutExpired([*MPSGEN, *args], timeout)
+            code = json.loads(self.process.stdout.readline())["code"]
+            return subprocess.CompletedProcess([*MPSGEN, *args], code, out.read_text(), err.read_text())
+
+
+_SERVER: list[_WarmServer] = []
+
+
+def _warm_server() -> _WarmServer:
+    if not _SERVER or _SERVER[0].process.poll() is not None:
+        if not _SERVER:
+            import atexit
+
+            atexit.register(_stop_server)
+        _SERVER[:] = [_WarmServer()]
+    return _SERVER[0]
+
+
+def _stop_server() -> None:
+    """At the worker's exit: the server's input closed, it ends, it is waited for (no process left behind)."""
+    for server in _SERVER:
+        assert server.process.stdin is not None
+        server.process.stdin.close()
+        server.process.wait(timeout=30)
 
 
 def tracked_bytes(root: Path) -> dict[str, bytes]:

@@ -1,0 +1,35 @@
+"""The tests' warm `python -m mpsgen` (warm_mpsgen.py) behaves as a fresh interpreter would: the same
+stdout, stderr and exit code, the caller's working folder and environment, nothing kept between commands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from cli_support import MPSGEN, mpsgen
+
+
+def _fresh(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*MPSGEN, *args], cwd=cwd, capture_output=True, text=True, env=env)
+
+
+def test_output_and_exit_code_are_a_fresh_interpreters(tmp_path: Path) -> None:
+    for args in (("--help",), ("-C", str(tmp_path / "nowhere"), "status"), ("migrate", "--no-such-option")):
+        warm, fresh = mpsgen(*args, cwd=tmp_path), _fresh(*args, cwd=tmp_path)
+        assert (warm.returncode, warm.stdout, warm.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr), args
+    assert warm.returncode == 2 and "no-such-option" in warm.stderr
+
+
+def test_each_command_gets_the_callers_folder_and_environment(tmp_path: Path) -> None:
+    made = mpsgen("sample", "here", cwd=tmp_path)  # a relative path: the caller's working folder
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "here" / "aten/src/ATen/native/native_functions.yaml").is_file()
+    # XDG_CACHE_HOME is read when the command runs: the status cache goes where this command's environment says
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k != "MPSGEN_CACHE_DIR"} | {"XDG_CACHE_HOME": str(cache)}
+    done = mpsgen("-C", str(tmp_path / "here"), "status", env=env)
+    assert done.returncode == 0 and "atan2" in done.stdout, done.stderr
+    assert (cache / "mpsgen").is_dir()
+    again = mpsgen("-C", str(tmp_path / "here"), "status")  # the next command: the session's cache again
+    assert again.stdout == done.stdout and sorted(p.name for p in cache.iterdir()) == ["mpsgen"]
