@@ -17,6 +17,12 @@ from mpsgen.tree.checkout import YAML_REL, Checkout
 def callers_first(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
     """*names* with those whose body calls another of them first: hardtanh_backward_mps only calls
     hardtanh_backward_out_mps, and is MPSGraph code only while that one is still there to say so."""
+    callers = calling(cs, checkout, names)
+    return sorted(names, key=lambda n: n not in callers)
+
+
+def calling(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | list[str]) -> set[str]:
+    """Those of *names* whose body calls another of them."""
     texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
 
     def calls_another(name: str) -> bool:
@@ -24,7 +30,7 @@ def callers_first(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | li
         bodies = ["".join(split_lines(texts[i.path])[i.line - 1 : i.end_line]) for i in impls]
         return any(other != name and f"{other}(" in body for body in bodies for other in names)
 
-    return sorted(names, key=lambda n: not calls_another(n))
+    return {n for n in names if calls_another(n)}
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,22 @@ def _remove(text: str, path: str, c: _Candidate) -> str:
     if c.kind == "#define":
         return _drop_lines(text, c.line, c.end_line)
     impl = next(d.impl for d in host.definitions(path, text) if d.name == c.name and d.impl.line == c.line)
-    return host.remove_implementation(text, impl, allow_unknown=True, allow_metal=True)
+    new = host.remove_implementation(text, impl, allow_unknown=True, allow_metal=True)
+    first = _doc_comment_start(split_lines(text), c.line)
+    return _drop_lines(new, first, c.line - 1) if first < c.line else new
+
+
+def _doc_comment_start(lines: list[str], line: int) -> int:
+    """The 1-based first line of the `//` comment block right above 1-based *line* (no blank line between)
+    that starts a paragraph (a blank line or a scope's `{` above it): the function's own comment
+    (`// returns false if tensor cannot be filled with fillBuffer()`), which goes with it; *line* if none."""
+    k = line - 1  # 1-based line above
+    while k >= 1 and _comment_name(lines[k - 1]) is not None:
+        k -= 1
+    if k == line - 1:
+        return line
+    above = lines[k - 1].rstrip() if k >= 1 else ""
+    return k + 1 if not above.strip() or above.endswith("{") else line
 
 
 def remove_unused_helpers(
