@@ -25,9 +25,12 @@ def render_metal(name: str, stub: str, *, bfloat_guarded: bool, templates_dir: s
                            types=types, guarded=(BFLOAT,) if bfloat_guarded else ()) + "\n"
 
 
-def render_host(fn: str, params: str, *, op: str, name: str, value: str, templates_dir: str | Path | None) -> str:
-    """`static void fn(params)` filling iter's output with *value* (an expression of the host's parameters)."""
-    return render_template("nullary_host.mm.j2", templates_dir, fn=fn, params=params, op=op, name=name, value=value)
+def render_host(fn: str, params: str, *, op: str, name: str, value: str, dispatch: str,
+                templates_dir: str | Path | None) -> str:
+    """`static void fn(params)` filling iter's output with *value* (an expression of the host's parameters),
+    its encoder run through *dispatch* (dispatch_sync_with_rethrow where the checkout declares it)."""
+    return render_template("nullary_host.mm.j2", templates_dir, fn=fn, params=params, op=op, name=name, value=value,
+                           dispatch=dispatch)
 
 
 def render_library(stem: str, templates_dir: str | Path | None) -> str:

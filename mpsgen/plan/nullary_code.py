@@ -74,7 +74,7 @@ def plan_nullary_code(routing: Routing, checkout: Checkout, cs: Changeset, opts:
     if kept:  # zero_ once fill_ moved: only its dispatch and MPSGraph code go
         return NullaryCode(kept=kept, value=nullary.value)
     name = nullary.owner
-    mm_rel = _host_file(routing, checkout, cs, name)
+    mm_rel, dead = _host_file(routing, checkout, cs, name)
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
     mm_text = draft.current(mm_rel)
@@ -96,7 +96,7 @@ def plan_nullary_code(routing: Routing, checkout: Checkout, cs: Changeset, opts:
     fn = host_kernel_name(name)
     params = stubs.host_params(stub, ("value",))
     iterator = params.split(",", 1)[0].split()[-1]
-    host_text = render.render_host(fn, params, op=f"{name}_", name=name, value="value",
+    host_text = render.render_host(fn, params, op=f"{name}_", name=name, value="value", dispatch=_dispatch(cs, checkout),
                                    templates_dir=opts.templates_dir).replace("iter.tensor(0)",
                                                                              f"{iterator}.tensor(0)")
     semicolon, ampersand = host.register_dispatch_style(mm_text)
@@ -113,25 +113,38 @@ def plan_nullary_code(routing: Routing, checkout: Checkout, cs: Changeset, opts:
     rows = tuple(Row(dtype, before, f"registered ({metal})", bool(routing.legacy_kernels), True)
                  for dtype, metal in DTYPES.items())
     notes = (f"the value reaches {name}_dense_<T>/{name}_strided_<T> converted by getMPSScalar (Scalar::to<T>, "
-             "as the CPU kernel converts it); a dense output and a value of all-zero bits: a blit fill",)
+             "as the CPU kernel converts it); a dense output and a value of all-zero bits: a blit fill",
+             *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
+                "delete by hand",) if dead else ()))
     return NullaryCode(name, metal_rel, mm_rel, metal_text, host_text, register_line, rows, draft.edits,
                        tuple(added), notes, value=nullary.value)
 
 
-def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> str:
+def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:
     """The .mm holding the legacy MPSGraph code (its kernels' place), else the one still defining
-    `<name>_*mps*` functions no yaml line names (the 2026-shaped tree's ConstantOps.mm)."""
+    `<name>_*mps*` functions no yaml line names (the 2026-shaped tree's ConstantOps.mm), with those."""
     mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     for legacy in routing.legacy_kernels:
         impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
         if impls:
-            return impls[0].path
+            return impls[0].path, ()
     pattern = re.compile(rf"^{re.escape(name)}_\w*mps\w*$")
     for path, text in mentioning(mm_texts, f"{name}_").items():
-        if any(pattern.match(d.name) for d in host.definitions(path, text)):
-            return path
+        dead = tuple(d.name for d in host.definitions(path, text) if not d.static and d.name.endswith(("_mps", "_mps_")))
+        if any(pattern.match(n) for n in dead):
+            return path, dead
     raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put {name}'s host kernel beside",
                       path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
+
+
+def _dispatch(cs: Changeset, checkout: Checkout) -> str:
+    """dispatch_sync_with_rethrow where the checkout's MPS headers declare it (an exception in the block reaches
+    the caller), else GCD's dispatch_sync (the 2026-shaped tree declares none)."""
+    declared = re.compile(r"\bvoid\s+dispatch_sync_with_rethrow\s*\(")
+    for rel in ("aten/src/ATen/native/mps/OperationUtils.h", "aten/src/ATen/mps/MPSStream.h"):
+        if checkout.path(rel).is_file() and declared.search(cs.current(rel)):
+            return "dispatch_sync_with_rethrow"
+    return "dispatch_sync"
 
 
 def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:

@@ -38,6 +38,7 @@ def route_nullary(checkout: Checkout, cs: Changeset, index: nf.NativeIndex,
                   shared: tuple[str, ...]) -> NullaryRoute | None:
     """The nullary route of a family MPS shares *shared* for, or None when one of them reaches no
     output-only stub, they reach different ones, or the stub takes anything but one Scalar."""
+    shared = tuple(dict.fromkeys(shared))  # fill_.Scalar and fill_.Tensor both share fill_
     if not shared:
         return None
     native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
