@@ -165,7 +165,7 @@ def check_fill(kernel: str, metal: str, include_root: str | Path) -> TryResult:
                                                  "-I", str(torch_dir / "include")],
                      ("-L", str(torch_dir / "lib"), "-lc10", f"-Wl,-rpath,{torch_dir / 'lib'}"))
     rows = tuple(_check_dtype(k, dtype, mt, kernels, convert, torch) for k, (dtype, (mt, _)) in enumerate(TYPES.items()))
-    return TryResult(f"{kernel}_", "torch.Tensor.fill_ (CPU)", f"emulated ({cxx[0]})", rows)
+    return TryResult(f"{kernel}_", "torch.Tensor.fill_", f"emulated ({cxx[0]})", rows)
 
 
 def _check_dtype(k: int, dtype: str, mt: str, kernels: ctypes.CDLL, convert: ctypes.CDLL, torch) -> DtypeResult:

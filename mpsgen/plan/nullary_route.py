@@ -70,3 +70,21 @@ def route_nullary(checkout: Checkout, cs: Changeset, index: nf.NativeIndex,
     owner = name.removesuffix("_stub")
     return NullaryRoute(decl, tuple(reaches), next(iter(literals)) if len(literals) == 1 else "",
                         owner if index.has_family(owner) else reaches[0].kernel.rstrip("_"))
+
+
+def nullary_in_tree(checkout: Checkout, cs: Changeset, op: str) -> tuple[str, str] | None:
+    """(kernel name, .metal path) of the nullary kernels the tree already runs for *op* (fill_ once migrated:
+    fill, kernels/ConstantKernel.metal), or None."""
+    from mpsgen.plan.texts import yaml_index
+    from mpsgen.sources.metal.nullary import registered_types
+    from mpsgen.tree.checkout import YAML_REL
+
+    index = yaml_index(cs.current(YAML_REL))
+    family = nf.select_overloads(index, op)
+    shared = tuple(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel))
+    found = route_nullary(checkout, cs, index, shared)
+    if found is None:
+        return None
+    metal = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), f'"{found.owner}_dense_"')
+    return next(((found.owner, path) for path, text in sorted(metal.items()) if registered_types(text, found.owner)),
+                None)
