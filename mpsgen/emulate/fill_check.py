@@ -146,7 +146,9 @@ def _build(name: str, source: str, argv: list[str], libs: tuple[str, ...] = ()) 
         if done.returncode != 0:
             from mpsgen.errors import MpsgenError
 
-            first = next((ln for ln in done.stderr.splitlines() if "error" in ln), done.stderr.strip()[:300])
+            from mpsgen.scan.lines import plain_lines
+
+            first = next((ln for ln in plain_lines(done.stderr) if "error" in ln), done.stderr.strip()[:300])
             raise MpsgenError(f"the fill check's {name} does not compile: {first}")
         tmp.replace(lib)
     return ctypes.CDLL(str(lib))

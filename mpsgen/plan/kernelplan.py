@@ -20,6 +20,7 @@ from mpsgen.plan.kernel_choice import KernelChoice, choose_kernel
 from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.legacy import LegacyRemoval, callers_first, remove_legacy
 from mpsgen.plan.multistub import StubTarget
+from mpsgen.plan.nullary_record import DTYPE_GROUPS as NULLARY_GROUPS
 from mpsgen.plan.retired import Retired, retire_bespoke_kernels
 from mpsgen.plan.split_outputs import OutputKernel
 from mpsgen.plan.result import Plan, Rendered  # callers (commands/migrate.py, plan/group.py) import Plan from here
@@ -35,7 +36,7 @@ from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
 if TYPE_CHECKING:
-    from mpsgen.plan.nullary_code import NullaryCode
+    from mpsgen.plan.nullary_record import NullaryCode
 
 
 @dataclass(frozen=True)
@@ -89,12 +90,13 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         retired = retire_bespoke_kernels(cs, checkout, routing.legacy_kernels, routing.family)
         apply_edits(cs, retired.edits)
         nullary = None
+        no_others: tuple[StubKernel, ...] = ()
         if routing.nullary is not None:  # fill_: a stub of an output-only iterator (plan/nullary_code.py)
             from mpsgen.plan.nullary_code import plan_nullary_code
 
             nullary = plan_nullary_code(routing, checkout, cs, opts)
             apply_edits(cs, nullary.edits)
-            first, others = StubKernel(routing.stub, kept_kernel=nullary.kept), ()
+            first, others = StubKernel(routing.stub, kept_kernel=nullary.kept), no_others
         elif routing.outputs:  # one kernel per output (plan/split_outputs.py), the host placed with the last
             kernels: list[StubKernel] = []
             for k in range(len(routing.outputs)):
@@ -123,10 +125,8 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
                 cs.set_text(path, text, f"removed the legacy {legacy}")  # MPSGraph or bespoke Metal
             removals.append(removal)
             legacy_notes.extend(removal.notes)
-        if nullary is not None and not nullary.kept:  # its kernels serve every dtype the CPU kernel fills
-            from mpsgen.plan.nullary_code import DTYPE_GROUPS
-
-            tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=DTYPE_GROUPS, dropped=(),
+        if nullary is not None:  # fill_stub's kernels (new or kept) serve every dtype the CPU kernel fills
+            tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=NULLARY_GROUPS, dropped=(),
                                     drop_complex=False)
         elif code is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
             tests = TestListsPhase(notes=(f"test lists left alone: {routing.stub.name}'s kernel serves "
@@ -201,32 +201,26 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
              other_stub: bool = False, check_op: str = "", nullary: NullaryCode | None = None) -> Plan:
     """The one place a Plan is built: a stub's kernel from its choice and code records (or the nullary kind's
     code), the rest given."""
-    if nullary is not None:
-        return Plan(command, op, family, cs, nothing_to_do=nothing_to_do, moved=moved, stub=stub, kernel=nullary.kernel,
-                    kind="nullary", dtypes=nullary_groups(), rendered=Rendered(nullary.metal_text, (), nullary.host_code,
-                                                                               nullary.register_line, nullary.metal_path,
-                                                                               nullary.mm_path),
-                    added=added, removed=removed, notes=notes, test_lists=(*(tests.changes if tests else ()), *xfail_changes),
-                    test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
-                    overloads=overloads, files=files, dtype_rows=nullary.rows, nullary=nullary)
     return Plan(
         command, op, family, cs, nothing_to_do=nothing_to_do, moved=moved, stub=stub,
-        spec=code.spec if code else None, kernel=code.spec.name if code else (choice.kernel if choice else ""),
+        spec=code.spec if code else None,
+        kernel=nullary.kernel if nullary else code.spec.name if code else (choice.kernel if choice else ""),
         arity=choice.arity if choice else "", shape=choice.shape if choice else None,
         reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
         two_outputs=code.two_outputs if code else None,
         binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
-        diverted=choice.diverted if choice else None, dtypes=code.spec.dtypes if code else (),
-        rendered=code.rendered if code else Rendered(), added=added, api_added=api_added, removed=removed,
+        diverted=choice.diverted if choice else None,
+        dtypes=NULLARY_GROUPS if nullary else code.spec.dtypes if code else (),
+        rendered=code.rendered if code else _nullary_rendered(nullary) if nullary else Rendered(), added=added, api_added=api_added, removed=removed,
         notes=notes, test_lists=(*(tests.changes if tests else ()), *xfail_changes),
         test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
         grad_test_names=tests.grad_test_names if tests else (), overloads=overloads, files=files,
-        dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
-        other_stub=other_stub, check_op=check_op,
+        dtype_rows=nullary.rows if nullary else code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
+        other_stub=other_stub, check_op=check_op, kind="nullary" if nullary else "pointwise", nullary=nullary,
     )
 
 
-def nullary_groups() -> tuple[str, ...]:
-    from mpsgen.plan.nullary_code import DTYPE_GROUPS
-
-    return DTYPE_GROUPS
+def _nullary_rendered(nullary: NullaryCode) -> Rendered:
+    """What --print shows of the nullary kind: the .metal file, the host kernel and its registration."""
+    return Rendered(nullary.metal_text, (), nullary.host_code, nullary.register_line, nullary.metal_path,
+                    nullary.mm_path)

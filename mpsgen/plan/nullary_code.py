@@ -13,47 +13,20 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.dtypes import Row
+from mpsgen.plan.nullary_record import DTYPES, NullaryCode
 from mpsgen.plan.routing import Routing
-from mpsgen.plan.texts import Draft, TextEdit, folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import Draft, folder_files, mentioning, planned_texts
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
 
-# torch dtype -> the Metal type its kernels are instantiated for (scalarToMetalTypeString's names)
-DTYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "int64": "long", "int32": "int",
-          "int16": "short", "int8": "char", "uint8": "uchar", "bool": "bool", "complex64": "float2",
-          "complex32": "half2"}
-DTYPE_GROUPS = ("float", "integer", "complex")  # what the test lists are narrowed to: every one of them
 _LIB = re.compile(r"\bgetBundledLibrary\b|\bMetalShaderLibrary\s+lib\b|_metallib\.h")
 _NAMESPACE = re.compile(r"^namespace at::native \{[^\n]*\n", re.MULTILINE)
-
-
-class NullaryCode(NamedTuple):
-    """What the nullary kind's code phase planned (kept: the stub already runs a kernel that is not MPSGraph)."""
-
-    kernel: str = ""  # the kernels' prefix: fill -> fill_dense_<T>, fill_strided_<T>
-    metal_path: str = ""
-    mm_path: str = ""
-    metal_text: str = ""  # the kernels as rendered (the numeric check compiles the planned file)
-    host_code: str = ""
-    register_line: str = ""
-    rows: tuple[Row, ...] = ()
-    edits: tuple[TextEdit, ...] = ()
-    added: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-    kept: str = ""  # why nothing was written: the stub's registration
-    value: str = ""  # a literal the op passes as the value (zero_: "0"), else the op's scalar argument
-
-    @property
-    def metal_types(self) -> tuple[str, ...]:
-        """The Metal types its kernels must be instantiated for."""
-        return tuple(DTYPES.values())
 
 
 def metal_stem(mm_path: str) -> str:

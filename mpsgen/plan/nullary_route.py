@@ -85,6 +85,6 @@ def nullary_in_tree(checkout: Checkout, cs: Changeset, op: str) -> tuple[str, st
     found = route_nullary(checkout, cs, index, shared)
     if found is None:
         return None
-    metal = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), f'"{found.owner}_dense_"')
+    metal = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), f"{found.owner}_dense_")
     return next(((found.owner, path) for path, text in sorted(metal.items()) if registered_types(text, found.owner)),
                 None)

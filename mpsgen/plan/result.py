@@ -15,7 +15,7 @@ from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 
 if TYPE_CHECKING:
-    from mpsgen.plan.nullary_code import NullaryCode
+    from mpsgen.plan.nullary_record import NullaryCode
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
     from mpsgen.plan.binding import Binding
     from mpsgen.plan.dtypes import Row
