@@ -94,11 +94,11 @@ def test_reach_follows_calls_and_dispatched_ops_and_needs_an_output_only_iterato
     text = (DATA / "Fill.cpp").read_text()
     sources = {f"{NATIVE}/Fill.cpp": text}
     ops = {"fill_": "fill_"}.get
-    zero = nullary_reach(sources, "zero_", ops)
+    zero = nullary_reach(lambda _: sources, "zero_", ops)
     assert zero is not None and zero.stub == "fill_stub" and zero.literal == "0"
     assert [h.split(" ")[0] for h in zero.hops] == ["zero_", "fill_", "fill_out"]  # not zero_cpu_'s CPU shortcut
     with_input = {f"{NATIVE}/Fill.cpp": text.replace(".add_output(self)", ".add_output(self)\n    .add_input(self)")}
-    assert nullary_reach(with_input, "fill_", ops) is None
+    assert nullary_reach(lambda _: with_input, "fill_", ops) is None
 
 
 def test_whole_functions_replaced_in_one_file_break_no_statement() -> None:

@@ -52,7 +52,7 @@ def route_nullary(checkout: Checkout, cs: Changeset, index: nf.NativeIndex,
 
     reaches = []
     for kernel in shared:
-        reach = nullary_reach(native, kernel, op_kernel)
+        reach = nullary_reach(lambda name: mentioning(native, name), kernel, op_kernel)
         if reach is None:
             return None
         reaches.append(reach)

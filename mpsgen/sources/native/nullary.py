@@ -64,10 +64,12 @@ def builds_output_only(text: str, impl: SharedImpl) -> bool:
     return False
 
 
-def nullary_reach(sources: dict[str, str], kernel: str, op_kernel: Callable[[str], str | None],
+def nullary_reach(sources_for: Callable[[str], dict[str, str]], kernel: str, op_kernel: Callable[[str], str | None],
                   _depth: int = 1) -> NullaryReach | None:
     """How the shared CPU/CUDA kernel *kernel* reaches a stub of an output-only iterator, or None.
+    *sources_for(name)*: the native sources that may define *name* (those mentioning it: each is indexed);
     *op_kernel(op)*: the one CPU kernel of the yaml op *op* (fill_ -> fill_), None when it has none."""
+    sources = sources_for(kernel)
     impl = find_shared_impl(sources, kernel)
     if impl is None:
         return None
@@ -96,7 +98,7 @@ def nullary_reach(sources: dict[str, str], kernel: str, op_kernel: Callable[[str
             continue
         if callee is None:
             continue
-        found = nullary_reach(sources, callee, op_kernel, _depth + 1)
+        found = nullary_reach(sources_for, callee, op_kernel, _depth + 1)
         if found is None:
             continue
         close = match_close(ix.masked, m.end() - 1)
