@@ -70,13 +70,26 @@ def test_fill_and_zero_move_to_fill_stubs_metal_kernels(tree: Path) -> None:
     assert tracked_bytes(root) == before and (root / METAL).read_text() == metal
 
 
-def test_fill_alone_points_zero_mps_at_at_fill_and_zero_then_follows(tree: Path) -> None:
+def test_fill_alone_points_zero_mps_at_at_fill_and_zero_follows(tree: Path) -> None:
     root = _lay(tree)
     r = mpsgen("migrate", "fill_", *FAST, cwd=root)
     assert r.returncode == 0, r.stdout + r.stderr
     mm = (root / MM).read_text()
     assert "Tensor& zero_mps_(Tensor& self) {\n  return at::fill_(self, 0.0f);\n}" in mm
     z = mpsgen("migrate", "zero_", *FAST, cwd=root)  # fill_stub now runs Metal: only zero_'s dispatch moves
+    assert z.returncode == 0, z.stderr
+    assert "function zero_mps_ (a call of an at:: op only)" in z.stdout
+    assert "fill_stub is already registered for MPS" in z.stdout
+    assert "zero_mps_" not in (root / MM).read_text() and "    CPU, CUDA, MPS: zero_\n" in (root / YAML).read_text()
+
+
+def test_a_legacy_kernel_doing_more_than_redispatching_is_still_refused(tree: Path) -> None:
+    root = _lay(tree)
+    assert mpsgen("migrate", "fill_", *FAST, cwd=root).returncode == 0
+    mm = (root / MM).read_text().replace("  return at::fill_(self, 0.0f);", "  self.mul_(0);\n  return at::fill_(self, 0.0f);")
+    (root / MM).write_text(mm)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "more"], cwd=root, check=True)
+    z = mpsgen("migrate", "zero_", *FAST, cwd=root)
     assert z.returncode == 2 and "cannot tell whether zero_mps_ runs MPSGraph or Metal" in z.stderr
 
 

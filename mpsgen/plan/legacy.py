@@ -3,6 +3,7 @@ now unused include."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from mpsgen.errors import MpsgenError
@@ -10,8 +11,12 @@ from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_inde
 from mpsgen.sources.host import mm as host
 from mpsgen.model import Location
 from mpsgen.scan.lines import split_lines
+from mpsgen.scan.mask import mask_code
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
+
+
+_REDISPATCH = re.compile(r"\)\s*\{\s*return\s+(?:::)?at::\w+\s*\([^;{}]*\)\s*;\s*\}\s*$")
 
 
 def callers_first(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -71,8 +76,12 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
     notes: list[str] = []
     for impl in impls:
         before = texts.get(impl.path, cs.current(impl.path))
-        used = referenced_names("".join(split_lines(before)[impl.line - 1 : impl.end_line]))
-        text = host.remove_implementation(before, impl, allow_metal=True)
+        body = "".join(split_lines(before)[impl.line - 1 : impl.end_line])
+        used = referenced_names(body)
+        # one `return at::op(...)`: it runs neither MPSGraph nor Metal itself, only the op its yaml line no
+        # longer reaches (2.7's zero_mps_ once `migrate fill_` pointed it at at::fill_)
+        redispatch = impl.backend == "unknown" and _REDISPATCH.search(mask_code(body)) is not None
+        text = host.remove_implementation(before, impl, allow_metal=True, allow_unknown=redispatch)
         # its section's comment, once nothing is under it
         text = drop_orphaned_comments(text, first_changed_line(before, text), {name})
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
@@ -81,7 +90,8 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
         if holds_no_code(texts[impl.path], impl.path):
             notes.append(f"{impl.path} holds no code any more: delete the file (mpsgen edits, it does not delete)")
         kind = impl.macro or impl.form
-        runs = " (bespoke Metal, not through the stub)" if impl.backend == "metal" else ""
+        runs = " (bespoke Metal, not through the stub)" if impl.backend == "metal" else \
+            " (a call of an at:: op only)" if redispatch else ""
         removed.append(f"{impl.location}: {kind} {name}{runs}")
         removed.extend(f"{Location(impl.path, line)}: {what} (used only by {name})" for line, what in dead)
         notes.extend(f"{Location(impl.path, line)}: {what} is not named any more, but a macro's `##` could build "
