@@ -45,8 +45,9 @@ def test_fill_and_zero_move_to_fill_stubs_metal_kernels(tree: Path) -> None:
 
     mm = (root / MM).read_text()
     for gone in ("fill_scalar_mps", "fill_tensor_mps_", "zero_mps_", "fill_mps_tensor_", "CachedGraph",
-                 "// false when fillBuffer()", "ATen/ops/zero_native.h"):
+                 "// false when fillBuffer()", "ATen/ops/zero_native.h", "view_as_real"):
         assert gone not in mm, gone
+    assert f"{MM}: #include <ATen/ops/view_as_real.h> (used only by fill_scalar_mps)" in r.stdout
     assert "static void fill_mps_kernel(TensorIterator& iter, const c10::Scalar& value) {" in mm
     assert "REGISTER_DISPATCH(fill_stub, &fill_mps_kernel);" in mm
     assert "#include <ATen/native/Fill.h>" in mm and "#include <ATen/TensorIterator.h>" in mm

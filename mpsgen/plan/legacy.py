@@ -69,7 +69,8 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
     if not impls:
         return LegacyRemoval(notes=(f"no implementation of {name} found in operations/*.mm (already removed?)",))
     from mpsgen.sources.host.deadcode import (drop_emptied_namespaces, drop_orphaned_comments, first_changed_line,
-                                              holds_no_code, referenced_names, remove_unused_helpers)
+                                              holds_no_code, referenced_names, remove_unused_helpers,
+                                              remove_unused_op_headers)
 
     texts: dict[str, str] = {}
     removed: list[str] = []
@@ -86,6 +87,7 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
         text = drop_orphaned_comments(text, first_changed_line(before, text), {name})
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
         text = drop_emptied_namespaces(before, text, impl.path)  # a scope only they filled
+        text, headers = remove_unused_op_headers(text, used)  # at::view_as_real's, only the deleted code called
         texts[impl.path] = host.remove_op_include(text, family, **_op_header(cs, family))
         if holds_no_code(texts[impl.path], impl.path):
             notes.append(f"{impl.path} holds no code any more: delete the file (mpsgen edits, it does not delete)")
@@ -94,6 +96,7 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
             " (a call of an at:: op only)" if redispatch else ""
         removed.append(f"{impl.location}: {kind} {name}{runs}")
         removed.extend(f"{Location(impl.path, line)}: {what} (used only by {name})" for line, what in dead)
+        removed.extend(f"{impl.path}: #include <{h}> (used only by {name})" for h in headers)
         notes.extend(f"{Location(impl.path, line)}: {what} is not named any more, but a macro's `##` could build "
                      "its name: left in place" for line, what in kept)
     return LegacyRemoval(texts, tuple(removed), tuple(notes))

@@ -295,3 +295,19 @@ def _outside(spans, length: int) -> list[tuple[int, int]]:
         out.append((at, start))
         at = max(at, end)
     return [*out, (at, length)]
+
+
+_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*(?:include|import)\b.*$", re.M)
+_OP_HEADER = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<ATen/ops/(\w+)\.h>[ \t]*\r?\n", re.M)
+
+
+def remove_unused_op_headers(text: str, used: set[str]) -> tuple[str, list[str]]:
+    """*text* without the `#include <ATen/ops/<op>.h>` lines (the at:: functions' headers, not `_native.h`) of
+    an op the deleted code named (*used*) that no code left in the file names at all, as a whole word
+    (2.7's ConstantOps.mm: view_as_real.h once fill_scalar_mps is gone); with the headers dropped."""
+    code = _INCLUDE_LINE.sub("", mask_code(text))
+    dropped = [m for m in _OP_HEADER.finditer(text) if not m.group(1).endswith("_native") and m.group(1) in used
+               and re.search(rf"\b{re.escape(m.group(1))}\b", code) is None]
+    for m in reversed(dropped):
+        text = text[: m.start()] + text[m.end():]
+    return text, [f"ATen/ops/{m.group(1)}.h" for m in dropped]

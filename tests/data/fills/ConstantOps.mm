@@ -8,6 +8,7 @@
 #include <ATen/NativeFunctions.h>
 #else
 #include <ATen/ops/fill_native.h>
+#include <ATen/ops/view_as_real.h>
 #include <ATen/ops/zero_native.h>
 #endif
 
@@ -43,6 +44,12 @@ static bool fill_mps_tensor_(Tensor& self, uint8_t value) {
 }
 
 Tensor& fill_scalar_mps(Tensor& self, const Scalar& value) {
+  if (isComplexType(self.scalar_type())) {
+    auto self_as_real = at::view_as_real(self);
+    fill_scalar_mps_impl(self_as_real.select(self.dim(), 0), value);
+    fill_scalar_mps_impl(self_as_real.select(self.dim(), 1), 0.0f);
+    return self;
+  }
   if (value.toDouble() == 0.0 && fill_mps_tensor_(self, 0) == true)
     return self;
   return fill_scalar_mps_impl(self, value);
