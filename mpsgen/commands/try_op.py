@@ -30,10 +30,27 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
     calling several stubs (div) has a kernel per stub: each is checked, each table printed."""
     from mpsgen.emulate.compile import CompileError
 
-    subjects = cached_subjects(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
-                               dtypes=dtypes, templates_dir=templates_dir)
     stream = out or sys.stdout
     from mpsgen.emulate.compare import render_json, render_text
+
+    try:
+        subjects = cached_subjects(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
+                                   dtypes=dtypes, templates_dir=templates_dir)
+    except MpsgenError:  # no functor to check: a fill kernel's (the nullary kind) has none
+        if expr is not None or int_expr is not None or complex_expr is not None:
+            raise
+        filled = _try_nullary(checkout, op, templates_dir, include_root)
+        if filled is None:
+            raise
+        source, result = filled
+        if fmt == "json":
+            import json
+
+            stream.write(render_json(result).replace("{", "{" + json.dumps({"checked": source})[1:-1] + ", ", 1))
+        else:
+            stream.write(f"checked: {source}\n")
+            stream.write(render_text(result))
+        return EXIT_OK if result.ok else EXIT_FINDINGS
 
     ok = True
     for subject in subjects:
@@ -180,6 +197,29 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
     arity = _arity(op, expr)
     spec = catalog.spec_for(op, arity, expr, int_expr, complex_expr, dtypes)
     return [Subject(spec, render.render_functor(spec, templates_dir), source)]
+
+
+def _try_nullary(checkout: Checkout, op: str, templates_dir: str | None,
+                 include_root: str | Path | None):  # -> (source, emulate.compare.TryResult) | None
+    """The fill kernels migrate would write for *op* (or those the tree already runs), checked against torch's
+    CPU fill_; None when *op* is no nullary kind."""
+    from mpsgen.emulate.fill_check import check_fill
+    from mpsgen.model import KernelOptions
+    from mpsgen.plan.nullary_route import nullary_in_tree
+
+    try:
+        plan = _plan_for_try(checkout, KernelOptions(op=op, templates_dir=templates_dir))
+    except MpsgenError:
+        return None
+    root = include_root or checkout.root
+    if plan.nullary is not None:
+        text = plan.changeset.current(plan.nullary.metal_path)
+        return f"plan ({plan.nullary.metal_path})", check_fill(plan.kernel, text, root)
+    found = nullary_in_tree(checkout, plan.changeset, op)
+    if found is None:
+        return None
+    kernel, path = found
+    return f"{IN_TREE}, {path}", check_fill(kernel, plan.changeset.current(path), root)
 
 
 def _where(kernel) -> str:  # plan.in_tree.InTree

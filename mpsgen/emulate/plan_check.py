@@ -120,6 +120,18 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
     headers = planned_headers(group.changeset)  # the whole group's: a macro an earlier op added
     done: list[OpCheck] = []
     for plan in group.kernel_plans:
+        if plan.nullary is not None:  # fill_stub's kernels: the planned .metal against torch's CPU fill_
+            from mpsgen.emulate.fill_check import check_fill
+
+            try:
+                filled = check_fill(plan.kernel, group.changeset.current(plan.nullary.metal_path), checkout.root)
+            except ToolMissing as why:
+                done.append(OpCheck(plan.family, "skipped", reason=why.render()))
+                continue
+            done.append(OpCheck(plan.family, "agreed" if filled.ok else "disagreed", filled))
+            if not filled.ok:
+                break
+            continue
         spec = plan.spec
         if spec is None:  # a stub MPS already runs: no new kernel to check
             continue

@@ -107,7 +107,7 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
     _refuse_repeats(ops, yaml_index(cs.current(YAML_REL)))
     whole = f"planning the group `mpsgen {command} {' '.join(ops)}` (nothing is written for any op)"
     with context(lambda: whole):
-        for op in ops:
+        for op in _callers_first(ops, cs, checkout):
             group.plans.append(plan_kernel_command(command, checkout, base._replace(op=op), cs))
         # A later op edits files an earlier one planned: check each op again on the final texts.
         for p in group.todo:
@@ -146,3 +146,21 @@ def _refuse_repeats(ops: list[str], index: nf.NativeIndex) -> None:
                                   hint="name each op or overload once")
             owner[e.name] = op
         chosen[op] = names
+
+
+
+def _callers_first(ops: list[str], cs: Changeset, checkout: Checkout) -> list[str]:
+    """*ops*, those whose MPSGraph kernel calls another op's first (zero_mps_ calls fill_scalar_mps): planned
+    after, the callee's migration would point the caller at an at:: op, leaving a kernel its own migration
+    cannot classify.  Otherwise the order given."""
+    from mpsgen.plan.legacy import calling
+
+    index = yaml_index(cs.current(YAML_REL))
+    legacy = {op: nf.select_overloads(index, op).legacy_kernels for op in ops}
+
+    def calls_other_op(op: str) -> bool:
+        others = [k for other in ops if other != op for k in legacy[other]]
+        return bool(others) and any(k in calling(cs, checkout, [k, *others]) for k in legacy[op])
+
+    first = [op for op in ops if calls_other_op(op)]
+    return first + [op for op in ops if op not in first]

@@ -12,6 +12,7 @@ dtypes.DroppedXfails); the Plan is assembled from them, then re-read (verify).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from mpsgen.errors import context
 from mpsgen.model import Command, KernelOptions
@@ -19,6 +20,7 @@ from mpsgen.plan.kernel_choice import KernelChoice, choose_kernel
 from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_metal_kernel
 from mpsgen.plan.legacy import LegacyRemoval, callers_first, remove_legacy
 from mpsgen.plan.multistub import StubTarget
+from mpsgen.plan.nullary_record import DTYPE_GROUPS as NULLARY_GROUPS
 from mpsgen.plan.retired import Retired, retire_bespoke_kernels
 from mpsgen.plan.split_outputs import OutputKernel
 from mpsgen.plan.result import Plan, Rendered  # callers (commands/migrate.py, plan/group.py) import Plan from here
@@ -32,6 +34,9 @@ from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
+
+if TYPE_CHECKING:
+    from mpsgen.plan.nullary_record import NullaryCode
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,7 @@ class Phases:
     xfails: DroppedXfails = DroppedXfails()
     first_notes: tuple[str, ...] = ()  # what the first stub's branch changed (a family calling several)
     others: tuple[StubKernel, ...] = ()  # the family's other stubs (plan/multistub.py), one kernel each
+    nullary: NullaryCode | None = None  # the nullary kind's kernels (fill_stub; plan/nullary_code.py)
 
 
 def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOptions,
@@ -83,7 +89,15 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         # The bespoke kernels only the legacy code runs go with it, before the new kernel takes their names.
         retired = retire_bespoke_kernels(cs, checkout, routing.legacy_kernels, routing.family)
         apply_edits(cs, retired.edits)
-        if routing.outputs:  # one kernel per output (plan/split_outputs.py), the host placed with the last
+        nullary = None
+        no_others: tuple[StubKernel, ...] = ()
+        if routing.nullary is not None:  # fill_: a stub of an output-only iterator (plan/nullary_code.py)
+            from mpsgen.plan.nullary_code import plan_nullary_code
+
+            nullary = plan_nullary_code(routing, checkout, cs, opts)
+            apply_edits(cs, nullary.edits)
+            first, others = StubKernel(routing.stub, kept_kernel=nullary.kept), no_others
+        elif routing.outputs:  # one kernel per output (plan/split_outputs.py), the host placed with the last
             kernels: list[StubKernel] = []
             for k in range(len(routing.outputs)):
                 output = OutputKernel(k, routing.outputs, tuple(sk.code.rendered.host_code for sk in kernels
@@ -111,7 +125,10 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
                 cs.set_text(path, text, f"removed the legacy {legacy}")  # MPSGraph or bespoke Metal
             removals.append(removal)
             legacy_notes.extend(removal.notes)
-        if code is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
+        if nullary is not None:  # fill_stub's kernels (new or kept) serve every dtype the CPU kernel fills
+            tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=NULLARY_GROUPS, dropped=(),
+                                    drop_complex=False)
+        elif code is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
             tests = TestListsPhase(notes=(f"test lists left alone: {routing.stub.name}'s kernel serves "
                                           f"{routing.family} already",))
         else:
@@ -125,7 +142,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             xfails = dropped_xfails(code.dtype_rows, next(iter(tests.test_keys.values()), routing.family), cs, checkout)
             apply_edits(cs, xfails.edits)
     return Phases(routing, choice, code, kept_kernel, tuple(removals), tuple(legacy_notes), tests, xfails,
-                  first.notes, others)
+                  first.notes, others, nullary)
 
 
 def _stub_kernel(command: Command, routing: Routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
@@ -158,20 +175,21 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
                           notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes,
                                  *(sk.code.notes if sk.code else ())))
                  for sk in phases.others)
+    nullary = phases.nullary
     notes = (*routing.kept, *routing.notes, *((phases.kept_kernel,) if phases.kept_kernel else ()),
-             *phases.first_notes, *(code.notes if code else ()),
+             *phases.first_notes, *(code.notes if code else ()), *(nullary.notes if nullary else ()),
              *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,
              *(tests.notes if tests else ()), *phases.xfails.notes, *formatted)
     api_added = (*(choice.api_added if choice else ()), *(a for sub in subs for a in sub.api_added))
     return _plan_of(
         command, op, routing.family, cs, choice, code, nothing_to_do=nothing_to_do,
         moved=routing.moved if not routing.nothing_to_do else (), stub=routing.stub,
-        added=(*(code.added if code else ()), *(a for sub in subs for a in sub.added)),
+        added=(*(code.added if code else ()), *(nullary.added if nullary else ()), *(a for sub in subs for a in sub.added)),
         api_added=tuple(dict.fromkeys(api_added)),
         removed=(*(code.removed if code else ()), *(r for sub in subs for r in sub.removed),
                  *(r for x in phases.removals for r in x.removed)),
         notes=notes, tests=tests, xfail_changes=phases.xfails.changes, overloads=routing.overloads, files=files,
-        stub_plans=subs,
+        stub_plans=subs, nullary=nullary if nullary and not nullary.kept else None,
     )
 
 
@@ -180,20 +198,29 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
              added: tuple[str, ...], api_added: tuple[str, ...], removed: tuple[str, ...], notes: tuple[str, ...],
              overloads: tuple[str, ...], nothing_to_do: str = "", tests: TestListsPhase | None = None,
              xfail_changes: tuple[str, ...] = (), files: tuple[str, ...] = (), stub_plans: tuple[Plan, ...] = (),
-             other_stub: bool = False, check_op: str = "") -> Plan:
-    """The one place a Plan is built: a stub's kernel from its choice and code records, the rest given."""
+             other_stub: bool = False, check_op: str = "", nullary: NullaryCode | None = None) -> Plan:
+    """The one place a Plan is built: a stub's kernel from its choice and code records (or the nullary kind's
+    code), the rest given."""
     return Plan(
         command, op, family, cs, nothing_to_do=nothing_to_do, moved=moved, stub=stub,
-        spec=code.spec if code else None, kernel=code.spec.name if code else (choice.kernel if choice else ""),
+        spec=code.spec if code else None,
+        kernel=nullary.kernel if nullary else code.spec.name if code else (choice.kernel if choice else ""),
         arity=choice.arity if choice else "", shape=choice.shape if choice else None,
         reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
         two_outputs=code.two_outputs if code else None,
         binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
-        diverted=choice.diverted if choice else None, dtypes=code.spec.dtypes if code else (),
-        rendered=code.rendered if code else Rendered(), added=added, api_added=api_added, removed=removed,
+        diverted=choice.diverted if choice else None,
+        dtypes=NULLARY_GROUPS if nullary else code.spec.dtypes if code else (),
+        rendered=code.rendered if code else _nullary_rendered(nullary) if nullary else Rendered(), added=added, api_added=api_added, removed=removed,
         notes=notes, test_lists=(*(tests.changes if tests else ()), *xfail_changes),
         test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
         grad_test_names=tests.grad_test_names if tests else (), overloads=overloads, files=files,
-        dtype_rows=code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
-        other_stub=other_stub, check_op=check_op,
+        dtype_rows=nullary.rows if nullary else code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
+        other_stub=other_stub, check_op=check_op, kind="nullary" if nullary else "pointwise", nullary=nullary,
     )
+
+
+def _nullary_rendered(nullary: NullaryCode) -> Rendered:
+    """What --print shows of the nullary kind: the .metal file, the host kernel and its registration."""
+    return Rendered(nullary.metal_text, (), nullary.host_code, nullary.register_line, nullary.metal_path,
+                    nullary.mm_path)

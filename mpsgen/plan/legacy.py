@@ -3,6 +3,7 @@ now unused include."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from mpsgen.errors import MpsgenError
@@ -10,13 +11,23 @@ from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_inde
 from mpsgen.sources.host import mm as host
 from mpsgen.model import Location
 from mpsgen.scan.lines import split_lines
+from mpsgen.scan.mask import mask_code
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
+
+
+_REDISPATCH = re.compile(r"\)\s*\{\s*return\s+(?:::)?at::\w+\s*\([^;{}]*\)\s*;\s*\}\s*$")
 
 
 def callers_first(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
     """*names* with those whose body calls another of them first: hardtanh_backward_mps only calls
     hardtanh_backward_out_mps, and is MPSGraph code only while that one is still there to say so."""
+    callers = calling(cs, checkout, names)
+    return sorted(names, key=lambda n: n not in callers)
+
+
+def calling(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | list[str]) -> set[str]:
+    """Those of *names* whose body calls another of them."""
     texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
 
     def calls_another(name: str) -> bool:
@@ -24,7 +35,7 @@ def callers_first(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | li
         bodies = ["".join(split_lines(texts[i.path])[i.line - 1 : i.end_line]) for i in impls]
         return any(other != name and f"{other}(" in body for body in bodies for other in names)
 
-    return sorted(names, key=lambda n: not calls_another(n))
+    return {n for n in names if calls_another(n)}
 
 
 @dataclass(frozen=True)
@@ -58,26 +69,34 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
     if not impls:
         return LegacyRemoval(notes=(f"no implementation of {name} found in operations/*.mm (already removed?)",))
     from mpsgen.sources.host.deadcode import (drop_emptied_namespaces, drop_orphaned_comments, first_changed_line,
-                                              holds_no_code, referenced_names, remove_unused_helpers)
+                                              holds_no_code, referenced_names, remove_unused_helpers,
+                                              remove_unused_op_headers)
 
     texts: dict[str, str] = {}
     removed: list[str] = []
     notes: list[str] = []
     for impl in impls:
         before = texts.get(impl.path, cs.current(impl.path))
-        used = referenced_names("".join(split_lines(before)[impl.line - 1 : impl.end_line]))
-        text = host.remove_implementation(before, impl, allow_metal=True)
+        body = "".join(split_lines(before)[impl.line - 1 : impl.end_line])
+        used = referenced_names(body)
+        # one `return at::op(...)`: it runs neither MPSGraph nor Metal itself, only the op its yaml line no
+        # longer reaches (2.7's zero_mps_ once `migrate fill_` pointed it at at::fill_)
+        redispatch = impl.backend == "unknown" and _REDISPATCH.search(mask_code(body)) is not None
+        text = host.remove_implementation(before, impl, allow_metal=True, allow_unknown=redispatch)
         # its section's comment, once nothing is under it
         text = drop_orphaned_comments(text, first_changed_line(before, text), {name})
         text, dead, kept = remove_unused_helpers(text, impl.path, used)
         text = drop_emptied_namespaces(before, text, impl.path)  # a scope only they filled
+        text, headers = remove_unused_op_headers(text, used)  # at::view_as_real's, only the deleted code called
         texts[impl.path] = host.remove_op_include(text, family, **_op_header(cs, family))
         if holds_no_code(texts[impl.path], impl.path):
             notes.append(f"{impl.path} holds no code any more: delete the file (mpsgen edits, it does not delete)")
         kind = impl.macro or impl.form
-        runs = " (bespoke Metal, not through the stub)" if impl.backend == "metal" else ""
+        runs = " (bespoke Metal, not through the stub)" if impl.backend == "metal" else \
+            " (a call of an at:: op only)" if redispatch else ""
         removed.append(f"{impl.location}: {kind} {name}{runs}")
         removed.extend(f"{Location(impl.path, line)}: {what} (used only by {name})" for line, what in dead)
+        removed.extend(f"{impl.path}: #include <{h}> (used only by {name})" for h in headers)
         notes.extend(f"{Location(impl.path, line)}: {what} is not named any more, but a macro's `##` could build "
                      "its name: left in place" for line, what in kept)
     return LegacyRemoval(texts, tuple(removed), tuple(notes))

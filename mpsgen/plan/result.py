@@ -9,12 +9,13 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from mpsgen.model import Arity, Command, KernelSpec
+from mpsgen.model import Arity, Command, KernelKind, KernelSpec
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 
 if TYPE_CHECKING:
+    from mpsgen.plan.nullary_record import NullaryCode
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
     from mpsgen.plan.binding import Binding
     from mpsgen.plan.dtypes import Row
@@ -79,6 +80,8 @@ class Plan:
     stub_plans: tuple[Plan, ...] = ()
     other_stub: bool = False
     check_op: str = ""  # the op the numeric check compares with, when not the family's (KernelChoice.check_op)
+    kind: KernelKind = "pointwise"  # "nullary": a stub filling its output with a scalar (fill_stub)
+    nullary: NullaryCode | None = None  # that kind's kernels and host (plan/nullary_code.py)
 
     @property
     def kernel_plans(self) -> tuple[Plan, ...]:
@@ -98,6 +101,7 @@ class Plan:
                 "name": self.stub.name, "type": self.stub.fn_type, "header": self.stub.header,
                 "declared_at": f"{self.stub.location}"},
             "kernel": self.kernel,
+            "kind": self.kind,
             "arity": self.arity,
             "scalars": [] if self.shape is None else [p.name for p in self.shape.scalars],
             "stub_kernels": [{"stub": p.stub.name if p.stub else None, "kernel": p.kernel, "arity": p.arity,

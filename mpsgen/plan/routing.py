@@ -22,6 +22,7 @@ from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
 if TYPE_CHECKING:
+    from mpsgen.plan.nullary_route import NullaryRoute
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 
 
@@ -50,6 +51,8 @@ class Routing:
     # calls of kernels the change deletes, rewritten to the op's at:: function (plan/callers.py)
     caller_edits: tuple[TextEdit, ...] = ()
     notes: tuple[str, ...] = ()  # overloads moved with the family through their shared kernel, calls rewritten
+    # the nullary kind: the shared kernels reach a stub of an output-only iterator (fill_stub; plan/nullary_route.py)
+    nullary: NullaryRoute | None = None
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -65,7 +68,7 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
     if command == "migrate" and only is None:
         only, kept, moved_notes, delegating = _movable_overloads(checkout, cs, family)
     with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
-        done, native = _already_native(checkout, cs, family, opts, only)
+        done, native = _already_native(checkout, cs, family, opts, only, index)
         if done:
             return Routing(family.name, only or (), tuple(kept), nothing_to_do=done, native=native)
         if command == "migrate":
@@ -118,17 +121,26 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
                 outputs = output_kernels(family.name, built, load_catalog().__contains__)
             if two_outputs is None and not outputs:
                 raise refuse_outputs(family.name, schema_entry, returns, built, cs, checkout)
-        _require_elementwise(checkout, cs, family, edit, delegating)
-        targets = () if opts.stub_override or outputs else _targets(checkout, cs, family, edit, shared)
+        nullary = None
+        if not (opts.stub_override or outputs or two_outputs):
+            from mpsgen.plan.nullary_route import route_nullary
+
+            nullary = route_nullary(checkout, cs, index, shared)
+        if nullary is None:
+            _require_elementwise(checkout, cs, family, edit, delegating)
+        targets = () if opts.stub_override or outputs or nullary else _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel
             stub, schema_entry = targets[0].stub, targets[0].entry
+        elif nullary is not None:  # fill_: the stub its shared kernel reaches through fill_out
+            stub = nullary.stub
+            notes += nullary.notes()
         else:
             stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
                    legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets,
                    two_outputs=two_outputs, outputs=outputs, caller_edits=spared.edits if spared else (),
-                   notes=tuple(notes))
+                   notes=tuple(notes), nullary=nullary)
 
 
 def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:
@@ -222,7 +234,7 @@ def _delegating(checkout: Checkout, cs: Changeset, family, stubless: dict[str, t
 
 
 def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions,
-                    only: tuple[str, ...] | None) -> tuple[str, host.Registration | None]:
+                    only: tuple[str, ...] | None, index: nf.NativeIndex) -> tuple[str, host.Registration | None]:
     """Why there is nothing to do, and the registration that makes it so: every MPS entry (of those
     *only* names) shares its CPU/CUDA kernel and every stub they call (pow's two, once on Metal) is
     registered by a kernel that does not run MPSGraph (REGISTER_MPS_UNARY_STUB, or a host function whose
@@ -231,8 +243,14 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
     if not any(e.mps_lines for e in entries) or any(e.legacy_lines for e in entries):
         return "", None
     shared = tuple(dict.fromkeys(k for e in entries if e.mps_route == "shared" and (k := e.mps_kernel)))
-    targets = () if opts.stub_override else _targets(checkout, cs, family, None, shared)
-    found = [t.stub for t in targets] or [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)]
+    nullary = None
+    if not opts.stub_override:
+        from mpsgen.plan.nullary_route import route_nullary
+
+        nullary = route_nullary(checkout, cs, index, shared)  # fill_: fill_stub, reached through fill_out
+    targets = () if opts.stub_override or nullary else _targets(checkout, cs, family, None, shared)
+    found = [t.stub for t in targets] or ([nullary.stub] if nullary else
+                                          [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)])
     mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     runs: list[tuple[stubs.StubDecl, Registration, str]] = []
     for stub in found:  # every stub must already run a kernel that is not MPSGraph

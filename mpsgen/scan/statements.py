@@ -82,7 +82,7 @@ def statements(text: str) -> list[Statement]:
 def first_broken_statement(old: str, new: str) -> int | None:
     """1-based line in *new* of the first statement of *old* that the edit changed (rather than
     inserted or deleted whole), or None when the structure outside the edit is intact."""
-    a, b = statements(old), statements(new)
+    a, b = _without_unshared_definitions(old, new)
     # The statements before and after the edit are equal: only the middle needs a diff (difflib
     # on a whole 35 KB .metal file costs more than splitting it).
     head = 0
@@ -151,3 +151,26 @@ def _definitions_replaced(old: list[Statement], new: list[Statement]) -> bool:
         return False
     return not any(difflib.SequenceMatcher(None, o.text, n.text, autojunk=False).ratio() >= 0.6
                    for o in old for n in new)
+
+
+def _without_unshared_definitions(old: str, new: str) -> tuple[list[Statement], list[Statement]]:
+    """The statements of *old* and *new* but those of whole function definitions only one side names at
+    all (a legacy function deleted, a host kernel added in the same file, as fill's ConstantOps.mm): an
+    edit adding or deleting a whole definition breaks no statement, however difflib would pair their
+    bodies' look-alike lines (`using namespace mps;`)."""
+    from mpsgen.scan.definitions import function_definitions
+
+    a, b = statements(old), statements(new)
+    masked_old, masked_new = mask_code(old), mask_code(new)
+
+    def spans(masked: str, other: str) -> list[tuple[int, int]]:
+        found = []
+        for d in function_definitions(masked):
+            if re.search(rf"\b{re.escape(d.name)}\b", other) is None:
+                found.append((masked.rfind("\n", 0, d.start) + 1, d.body_close))
+        return found
+
+    def outside(items: list[Statement], dropped: list[tuple[int, int]]) -> list[Statement]:
+        return [st for st in items if not any(s <= st.pos <= e for s, e in dropped)] if dropped else items
+
+    return outside(a, spans(masked_old, new)), outside(b, spans(masked_new, old))

@@ -127,7 +127,22 @@ def _remove(text: str, path: str, c: _Candidate) -> str:
     if c.kind == "#define":
         return _drop_lines(text, c.line, c.end_line)
     impl = next(d.impl for d in host.definitions(path, text) if d.name == c.name and d.impl.line == c.line)
-    return host.remove_implementation(text, impl, allow_unknown=True, allow_metal=True)
+    new = host.remove_implementation(text, impl, allow_unknown=True, allow_metal=True)
+    first = _doc_comment_start(split_lines(text), c.line)
+    return _drop_lines(new, first, c.line - 1) if first < c.line else new
+
+
+def _doc_comment_start(lines: list[str], line: int) -> int:
+    """The 1-based first line of the `//` comment block right above 1-based *line* (no blank line between)
+    that starts a paragraph (a blank line or a scope's `{` above it): the function's own comment
+    (`// returns false if tensor cannot be filled with fillBuffer()`), which goes with it; *line* if none."""
+    k = line - 1  # 1-based line above
+    while k >= 1 and _comment_name(lines[k - 1]) is not None:
+        k -= 1
+    if k == line - 1:
+        return line
+    above = lines[k - 1].rstrip() if k >= 1 else ""
+    return k + 1 if not above.strip() or above.endswith("{") else line
 
 
 def remove_unused_helpers(
@@ -280,3 +295,19 @@ def _outside(spans, length: int) -> list[tuple[int, int]]:
         out.append((at, start))
         at = max(at, end)
     return [*out, (at, length)]
+
+
+_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*(?:include|import)\b.*$", re.M)
+_OP_HEADER = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<ATen/ops/(\w+)\.h>[ \t]*\r?\n", re.M)
+
+
+def remove_unused_op_headers(text: str, used: set[str]) -> tuple[str, list[str]]:
+    """*text* without the `#include <ATen/ops/<op>.h>` lines (the at:: functions' headers, not `_native.h`) of
+    an op the deleted code named (*used*) that no code left in the file names at all, as a whole word
+    (2.7's ConstantOps.mm: view_as_real.h once fill_scalar_mps is gone); with the headers dropped."""
+    code = _INCLUDE_LINE.sub("", mask_code(text))
+    dropped = [m for m in _OP_HEADER.finditer(text) if not m.group(1).endswith("_native") and m.group(1) in used
+               and re.search(rf"\b{re.escape(m.group(1))}\b", code) is None]
+    for m in reversed(dropped):
+        text = text[: m.start()] + text[m.end():]
+    return text, [f"ATen/ops/{m.group(1)}.h" for m in dropped]
