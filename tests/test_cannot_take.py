@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from mpsgen.emulate.cannot_take import Rule, parse, without_rows
+from mpsgen.emulate.cannot_take import Rule, without_rows
+from mpsgen.emulate.row_conditions import parse
 from mpsgen.emulate.check import cpu_cannot_take
 from mpsgen.emulate.inputs import Inputs
 from mpsgen.errors import MpsgenError

@@ -157,8 +157,8 @@ def _validate_cannot_take(op: str, entry: dict[str, Any], file: Path) -> None:
                 and isinstance(rule.get("where"), str) and isinstance(rule.get("note"), str)
                 and isinstance(rule.get("dtypes", []), list) and all(isinstance(d, str) for d in rule.get("dtypes", []))):
             raise MpsgenError(f"catalog entry '{op}': cpu_cannot_take must be {shape}", path=file)
-        from mpsgen.emulate.cannot_take import LANGUAGE, parse
-        from mpsgen.emulate.reference import TORCH_DTYPES
+        from mpsgen.emulate.dtype_names import TORCH_DTYPES
+        from mpsgen.emulate.row_conditions import LANGUAGE, parse
 
         unknown = sorted(set(rule.get("dtypes", [])) - set(TORCH_DTYPES.values()))
         if unknown:
