@@ -342,6 +342,46 @@ def test_a_plan_is_built_in_one_place() -> None:
     assert [call.split(":")[0] for call in _calls_of("Plan")] == ["mpsgen/plan/kernelplan.py"]
 
 
+# plan/ composes facts: C++/ObjC++/Metal text is read only in sources/ (over scan/'s masked text).  The
+# regexes plan/ keeps read no source text: (module, pattern) -> what it reads.
+PLAN_REGEXES: dict[tuple[str, str], str] = {
+    ("mpsgen/plan/dtypes.py", r"MACOS_(\d+)_(\d+)"):
+        "the macOS version in a test-list table's name (AFTER_MACOS_14_0_SUPPORTED_COMPLEX_OPS)",
+    ("mpsgen/plan/multistub.py", r"_kernel(?=_|$)"):
+        "a stub's name -> its kernel's name (lerp_kernel_scalar_weight -> lerp_scalar_weight)",
+}
+
+
+def _regex_uses(path: Path) -> list[tuple[str, str]]:
+    """(pattern, where) of every `re.<function>(...)` call of *path*: the pattern's text, or "<computed>"
+    when it is not a literal; `from re import ...` counts as a use of its own."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "re":
+            found.append(("<from re import>", f"line {node.lineno}"))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+              and node.func.value.id == "re" and node.func.attr != "escape"):
+            first = node.args[0] if node.args else None
+            literal = isinstance(first, ast.Constant) and isinstance(first.value, str)
+            found.append((first.value if literal else "<computed>", f"re.{node.func.attr} at line {node.lineno}"))
+    return found
+
+
+def test_plan_applies_no_regex_to_source_text() -> None:
+    """docs/ARCHITECTURE.md: plan/ reads C++ and Metal through sources/'s readers, never with a regex of its own."""
+    offenders = {f"{m.rel}: {where}": pattern for m in MODULES.values() if m.rel.startswith("mpsgen/plan/")
+                 for pattern, where in _regex_uses(m.path) if (m.rel, pattern) not in PLAN_REGEXES}
+    assert offenders == {}
+
+
+def test_regex_check_sees_literal_computed_and_imported_patterns(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("import re\nfrom re import search\nre.search(r'\\bx', t)\nre.compile(rf'{w}')\nre.escape(w)\n")
+    assert _regex_uses(src) == [("<from re import>", "line 2"), (r"\bx", "re.search at line 3"),
+                                ("<computed>", "re.compile at line 4")]
+
+
 def test_layering_allowlists_are_current() -> None:
+    assert [key for key in PLAN_REGEXES if key[1] not in {p for p, _ in _regex_uses(REPO / key[0])}] == []
     assert [p for p in KNOWN_IO if not _io_uses(REPO / p)] == []
     assert [p for p in KNOWN_SPLITLINES if not _splitlines_uses(REPO / p)] == []

@@ -102,3 +102,24 @@ def test_a_stand_in_carries_the_one_it_calls_once_and_says_why() -> None:
     assert [m.split("\n")[1].split("(")[0] for m in both] == ["inline float erfcx_", "inline float log1p_",
                                                               "inline float erfc_"]
     assert both[0].startswith("// this checkout's c10/metal has no erfcx\n")
+
+
+def test_every_stand_in_has_its_metal_text_in_templates_and_nothing_else_is_there() -> None:
+    """The stand-ins' Metal lives in templates/c10_shims/<name>.metal (shipped in the wheel), one file per
+    stand-in the module names that is not derived; each is one or more member functions, ending in `}`."""
+    from mpsgen.generate.templating import default_templates_dir
+
+    folder = default_templates_dir() / c10_shims.SHIMS_DIR
+    assert {p.stem for p in folder.glob("*.metal")} == c10_shims.SHIMS - set(c10_shims.DERIVED)
+    for name in sorted(c10_shims.SHIMS):
+        text = c10_shims.shim_text(name)
+        assert f" {name}_(" in text.split("\n", 2)[0] + text.split("\n", 2)[1] and text.endswith("}")
+        assert not text.endswith("\n")  # the functor places the newline
+
+
+def test_a_member_function_is_the_files_text_after_why(tmp_path) -> None:
+    from mpsgen.generate.templating import default_templates_dir
+
+    file_text = (default_templates_dir() / c10_shims.SHIMS_DIR / "hypot.metal").read_text(encoding="utf-8")
+    assert c10_shims.member_functions(("hypot",)) == ["// this checkout's c10/metal has no hypot\n" + file_text[:-1]]
+    assert file_text.endswith("}\n")

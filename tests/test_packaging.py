@@ -28,7 +28,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_ships_every_module_template_and_sample_file(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = {f"mpsgen/{p.relative_to(REPO / 'mpsgen').as_posix()}" for p in (REPO / "mpsgen").rglob("*.py")}
-    templates = {f"mpsgen/templates/{p.name}" for p in (REPO / "templates").iterdir() if p.suffix in {".j2", ".yaml"}}
+    templates = {f"mpsgen/templates/{p.relative_to(REPO / 'templates').as_posix()}" for p in (REPO / "templates").rglob("*")
+                 if p.suffix in {".j2", ".yaml", ".metal"}}
+    assert any(t.startswith("mpsgen/templates/c10_shims/") for t in templates)  # the stand-ins' Metal
     sample = REPO / "fixtures" / "sample"
     tracked = subprocess.run(["git", "ls-files", "fixtures/sample"], cwd=REPO, capture_output=True, text=True).stdout
     sample_files = {f"mpsgen/sample_tree/{Path(f).relative_to('fixtures/sample').as_posix()}" for f in tracked.split()}

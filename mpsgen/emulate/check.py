@@ -10,15 +10,14 @@ the input set), so a re-run needs neither the compiler nor torch's import.
 
 from __future__ import annotations
 
-import re
-
 import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from mpsgen.errors import MpsgenError
-from mpsgen.model import KernelSpec
+from mpsgen.model import VARIABLES, KernelSpec
+from . import cannot_take
 from . import compile as cc
 from . import inputs as inp
 from .compare import DtypeResult, TryResult, compare, crashed
@@ -120,15 +119,12 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
     use = bound.needed(spec, binding)
     fn = bound.reference(binding) if use else ref.resolve(op)
     rows: list[DtypeResult] = []
+    untakeable = cpu_cannot_take(op)
     for reg in cc.registrations(spec):
         spread = bound.spread(binding) if use else None  # kernel input k -> generated column
         nargs = len(set(spread)) if spread else None
         data = inp.make_inputs(reg.in_type, spec.arity, reg.alpha_type, nargs=nargs)
-        degree_note = ""
-        if _POLYNOMIAL.fullmatch(op) and len(data.columns) == 2:
-            data, degree_note = _moderate_degrees(data)
-        if op == "lcm" and reg.in_type in ("long", "int") and len(data.columns) == 2:
-            data, degree_note = _without_lcm_traps(data, reg.in_type)
+        data, untaken_note = cannot_take.without_rows(untakeable, data, reg.in_type, VARIABLES[spec.arity])
         if use and spec.scalars:
             data = data._replace(alphas=bound.scalar_cases(binding, spec, reg.in_type))
         note = ""
@@ -170,7 +166,7 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
             rows.append(crashed(ref.TORCH_DTYPES[reg.in_type], ref.TORCH_DTYPES[reg.out_type],
                                 len(shown) * len(alphas), crash.signal, crash.meaning, culprit, note))
             continue
-        note = "; ".join(filter(None, (note, degree_note)))
+        note = "; ".join(filter(None, (note, untaken_note)))
         if reg.in_type == "half2":
             note = (note + "; " if note else "") + "reference computed in complex64, rounded to complex32"
         note = "; ".join(filter(None, (note, refused)))
@@ -183,6 +179,15 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
         rows.append(compare(ref.TORCH_DTYPES[reg.in_type], ref.TORCH_DTYPES[reg.out_type], rows_in, exp_all,
                             got_all, note, signed_zero=spec.arity == "unary", second_opinion=scalar_path))
     return TryResult(op, fn.name, backend, tuple(rows))
+
+
+def cpu_cannot_take(op: str) -> tuple[cannot_take.Rule, ...]:
+    """The catalog's rules for the inputs *op*'s CPU reference cannot take (whichever body the kernel runs)."""
+    from mpsgen.generate.catalog import load_catalog
+
+    entry = load_catalog().get(op) or {}
+    return tuple(cannot_take.Rule(r["where"], r["note"], tuple(r.get("dtypes", ())))
+                 for r in entry.get("cpu_cannot_take", ()))
 
 
 def _expected(fn: Any, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registration) -> tuple[list[Any], str]:
@@ -241,30 +246,6 @@ def _as_bool(spec: KernelSpec, args: list[Any]) -> list[Any]:
     return [a != 0 if k in spec.bool_inputs else a for k, a in enumerate(args)]
 
 
-# special_*_polynomial_*(x, n): the CPU runs its recurrence n times, so a degree of 1e18 never returns
-# there (nor on the GPU).  Degrees beyond MAX_DEGREE are not compared; the rest (n < 0, NaN, n = 0, 1,
-# the |x| = 1 and x = 0 cases) are.
-_POLYNOMIAL = re.compile(r"(?:special_)?\w+_polynomial_\w+")
-MAX_DEGREE = 1000
-
-
-def _moderate_degrees(data: inp.Inputs) -> tuple[inp.Inputs, str]:
-    def number(v: object) -> float | None:
-        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-    degrees = [number(n) for n in data.columns[1]]
-    huge = [n is not None and n > MAX_DEGREE for n in degrees]
-    # torch 2.13's loop stops at a NaN before its first assignment and returns an uninitialised value
-    nan_x = [(x := number(v)) is not None and x != x and n is not None and n >= 2
-             for v, n in zip(data.columns[0], degrees)]
-    notes = [f"{huge.count(True)} degree(s) n > {MAX_DEGREE} not compared (the CPU recurrence runs n times)"
-             if any(huge) else "",
-             f"{nan_x.count(True)} NaN x with n >= 2 not compared (the CPU returns an uninitialised value)"
-             if any(nan_x) else ""]
-    keep = [not (h or z) for h, z in zip(huge, nan_x)]
-    return inp.drop_rows(data, keep), "; ".join(filter(None, notes))
-
-
 def _refusal(name: str, dtype: str, err: BaseException) -> MpsgenError:
     first = plain_lines(str(err).strip())[0] if str(err).strip() else type(err).__name__
     return NoReference(f"cannot call the reference {name} on {dtype} tensors: {first}",
@@ -277,19 +258,3 @@ def _without_zero_divisors(data: inp.Inputs, metal: str) -> inp.Inputs:
     a, b = data.columns[0], data.columns[1]
     keep = [bool(y) and not (x == lo and y == -1) for x, y in zip(a, b)]
     return inp.drop_rows(data, keep)
-
-
-def _without_lcm_traps(data: inp.Inputs, metal: str) -> tuple[inp.Inputs, str]:
-    """lcm's CPU kernel divides a by calc_gcd(a, b), which is -1 for the most negative a and some b
-    (std::abs wraps there): in int32 and int64 that division traps (SIGFPE) on the host, killing the
-    process (the GPU returns some value).  Those rows are not compared; the rest are."""
-    from . import reference as ref
-
-    torch = ref.import_torch()
-    lo = inp.INT_RANGES[metal][0]
-    dtype = getattr(torch, ref.TORCH_DTYPES[metal])
-    a, b = data.columns[0], data.columns[1]
-    g = torch.gcd(torch.tensor(a, dtype=dtype), torch.tensor(b, dtype=dtype)).tolist()
-    keep = [not (x == lo and d == -1) for x, d in zip(a, g)]
-    note = f"{keep.count(False)} input(s) where the CPU's a / gcd(a, b) traps not compared" if not all(keep) else ""
-    return inp.drop_rows(data, keep), note

@@ -13,13 +13,7 @@ from typing import Any, Callable, Iterator, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from .compile import ToolMissing
-
-# Metal type name -> torch dtype name (half2 is torch.complex32, "ComplexHalf").
-TORCH_DTYPES = {
-    "float": "float32", "half": "float16", "bfloat": "bfloat16", "long": "int64", "int": "int32",
-    "short": "int16", "char": "int8", "uchar": "uint8", "bool": "bool", "float2": "complex64",
-    "half2": "complex32",
-}
+from .dtype_names import TORCH_DTYPES as TORCH_DTYPES  # Metal type -> torch dtype name, as ref.TORCH_DTYPES
 
 
 @contextmanager

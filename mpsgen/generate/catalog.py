@@ -15,6 +15,14 @@ CATALOG_FILE = "catalog.yaml"
 PARAM_TYPES = ("scalar", "opmath")
 
 
+class CannotTake(TypedDict, total=False):
+    """One rule of an entry's cpu_cannot_take: the inputs *where* matches are not compared (emulate/cannot_take.py)."""
+
+    where: str  # required
+    note: str  # required: what the count of rows left out is followed by
+    dtypes: list[str]  # torch dtypes the rule applies to (default: all)
+
+
 class CatalogEntry(TypedDict, total=False):
     """One op's entry in templates/catalog.yaml, as validated by _validate_entry (its keys: _KEYS)."""
 
@@ -35,6 +43,7 @@ class CatalogEntry(TypedDict, total=False):
     bool_inputs: list[int]
     cpu_refuses: list[str]  # torch dtypes the CPU kernel has no case for (torch raises): never registered
     unused: list[str]  # inputs the value does not depend on (prelu's grad_weight: weight), left unnamed
+    cpu_cannot_take: list[CannotTake]  # inputs the CPU reference cannot take: the numeric check leaves them out
 
 
 _KEYS = frozenset(CatalogEntry.__annotations__)
@@ -135,6 +144,31 @@ def _validate_entry(op: str, entry: Any, file: Path) -> None:
     if entry.get("result", "same") not in RESULTS:
         raise MpsgenError(f"catalog entry '{op}': result must be one of {', '.join(RESULTS)}", path=file)
     parse_dtypes(entry.get("dtypes", ["float"]), where=f"catalog entry '{op}'")
+    _validate_cannot_take(op, entry, file)
+
+
+def _validate_cannot_take(op: str, entry: dict[str, Any], file: Path) -> None:
+    rules = entry.get("cpu_cannot_take", [])
+    shape = "a list of {where: <condition>, note: <text>, dtypes: [<torch dtype>, ...]}"
+    if not isinstance(rules, list):
+        raise MpsgenError(f"catalog entry '{op}': cpu_cannot_take must be {shape}", path=file)
+    for rule in rules:
+        if not (isinstance(rule, dict) and set(rule) <= {"where", "note", "dtypes"}
+                and isinstance(rule.get("where"), str) and isinstance(rule.get("note"), str)
+                and isinstance(rule.get("dtypes", []), list) and all(isinstance(d, str) for d in rule.get("dtypes", []))):
+            raise MpsgenError(f"catalog entry '{op}': cpu_cannot_take must be {shape}", path=file)
+        from mpsgen.emulate.dtype_names import TORCH_DTYPES
+        from mpsgen.emulate.row_conditions import LANGUAGE, parse
+
+        unknown = sorted(set(rule.get("dtypes", [])) - set(TORCH_DTYPES.values()))
+        if unknown:
+            raise MpsgenError(f"catalog entry '{op}': cpu_cannot_take names unknown dtypes: {', '.join(unknown)}",
+                              path=file, hint=f"torch dtypes: {', '.join(TORCH_DTYPES.values())}")
+        try:
+            parse(rule["where"], VARIABLES[entry["arity"]])
+        except ValueError as err:
+            raise MpsgenError(f"catalog entry '{op}': cpu_cannot_take's where {rule['where']!r}: {err}", path=file,
+                              hint=LANGUAGE) from None
 
 
 def parse_dtypes(dtypes: str | Iterable[str], where: str = "--dtypes") -> tuple[str, ...]:

@@ -9,17 +9,11 @@ and feed the same values to torch's CPU op and to the kernel.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
-from mpsgen.scan.brackets import split_top_level
-
-
-class SchemaArg(NamedTuple):
-    type: str  # "Tensor", "Scalar", "float?", "int", ...
-    name: str
-    default: str | None
-    kwarg_only: bool
+from mpsgen.sources.native.arguments import argument_read, is_number
+from mpsgen.sources.native_yaml.schema import SchemaArg as SchemaArg  # re-exported: plan.binding.SchemaArg
+from mpsgen.sources.native_yaml.schema import schema_args as schema_args  # re-exported
 
 
 class Binding(NamedTuple):
@@ -40,24 +34,6 @@ class Binding(NamedTuple):
         return all(self.scalars) and -1 not in self.tensors
 
 
-def schema_args(func: str) -> tuple[SchemaArg, ...]:
-    """The non-out arguments of a native_functions.yaml `func:` schema."""
-    end = func.rindex(") ->") if ") ->" in func else func.rindex(")")
-    inner = func[func.index("(") + 1 : end]
-    out: list[SchemaArg] = []
-    kwarg_only = False
-    for part in split_top_level(inner):
-        part = part.strip()
-        if part == "*":
-            kwarg_only = True
-            continue
-        m = re.fullmatch(r"(.+?)\s+(\w+)(?:\s*=\s*(.+))?", part)
-        if not m or "!" in m.group(1):
-            continue  # an out argument (Tensor(a!)) or a shape mpsgen does not read
-        out.append(SchemaArg(m.group(1).strip(), m.group(2), m.group(3), kwarg_only))
-    return tuple(out)
-
-
 def bind(op: str, func: str, operands: tuple[str, ...], operand_params: tuple[str, ...],
          sources: tuple[str, ...], impl_params: tuple[str, ...]) -> Binding:
     """The binding of a kernel whose inputs are *operands* (named among *operand_params*, the parameters
@@ -73,20 +49,14 @@ def bind(op: str, func: str, operands: tuple[str, ...], operand_params: tuple[st
         tensors.append(at if at < len(args) else -1)
     scalars = []
     for src in sources:
-        src = _unwrapped(src)
+        src = argument_read(src)
         if src in impl_params and impl_params.index(src) < len(args):
             scalars.append(f"arg:{impl_params.index(src)}")
-        elif re.fullmatch(r"-?\d+(?:\.\d*)?", src):
+        elif is_number(src):
             scalars.append(f"const:{src}")
         else:
             scalars.append("")
     return Binding(op.split(".", 1)[0], args, tuple(tensors), tuple(scalars))
-
-
-def _unwrapped(source: str) -> str:
-    """The argument an expression reads as it is: clamp_out passes `min.get()`, div `*rounding_mode`."""
-    m = re.fullmatch(r"\*?\s*([A-Za-z_]\w*)(?:\s*\.\s*(?:get|value)\s*\(\s*\))?", source)
-    return m.group(1) if m else source
 
 
 def fixing(binding: Binding | None, op: str, func: str, inputs: int,

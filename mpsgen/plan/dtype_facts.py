@@ -4,13 +4,13 @@ what the MPSGraph implementation refuses (plan/dtypes.py decides the registratio
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mpsgen.model import Command, Location
 from mpsgen.plan.kernel_choice import KernelChoice
 from mpsgen.plan.texts import capabilities
+from mpsgen.scan import words
 from mpsgen.sources.native.dtype_checks import cpu_promotes, cpu_returns_bool, impl_body, mpsgraph_refusals
 from mpsgen.sources.testlists.commonmps import ListedDtypes
 from mpsgen.sources.testlists.opinfo_dtypes import OpDtypes
@@ -73,9 +73,8 @@ def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts
     if op_dtypes is not None and op_dtypes.promotes_int_to_float:
         promotes, source = True, f"promotes_int_to_float at {op_dtypes.refs[0].path}:{op_dtypes.refs[0].line}"
     else:  # the CPU meta function says (a float op gives no bool)
-        pattern = re.compile(r"\b" + re.escape(family) + r"\b")
         native = original_texts(cs, folder_files(cs, "native_sources"))
-        naming = {p: t for p, t in native.items() if family in t and pattern.search(t)}
+        naming = {p: t for p, t in native.items() if words.names(t, family)}
         at = cpu_promotes(naming, family)
         if at:
             promotes, source = True, f"CPU meta function at {at} builds a float op"

@@ -4,7 +4,6 @@ bind to the kernel's, as one frozen `KernelChoice`: the input of the dtype and k
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from mpsgen.errors import MpsgenError
@@ -16,6 +15,7 @@ from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native.iterator_builder import IteratorBuilder, iterator_builder
 from mpsgen.sources.native_yaml.facts import Entry
+from mpsgen.sources.native_yaml.schema import schema_tensors, takes_optional_tensor
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
 
@@ -49,13 +49,6 @@ class KernelChoice:
     @property
     def arity(self) -> Arity:
         return self.shape.arity
-
-
-def schema_tensors(schema: str) -> int:
-    """Tensor inputs of a schema (the fallback when the iterator's inputs cannot be read)."""
-    args = schema.split("(", 1)[1].rsplit(")", 1)[0]
-    inputs = args.split("*", 1)[0] if "*" in args else args
-    return len(re.findall(r"(?:^|,)\s*Tensor\b(?!\(\w!\))(?!\[)", inputs))
 
 
 def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout: Checkout, cs: Changeset,
@@ -108,7 +101,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
     tensors = schema_tensors(entry.func)
     check_op = ""
     reads = {"unary": 1, "binary": 2, "ternary": 3}.get(str(body.get("arity", "")).split("_")[0])
-    if name and reads and re.search(r"\bTensor\?", entry.func) and reads < (len(operands.names) if operands
+    if name and reads and takes_optional_tensor(entry.func) and reads < (len(operands.names) if operands
                                                                             else tensors):
         # the meta function builds one iterator per branch (clamp.Tensor: self, min and max; or self and one
         # of them, for maximum_stub/minimum_stub): the catalogued kernel of this stub says how many it reads
@@ -140,16 +133,13 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
 def _mixed_input_dtypes(text: str, impl, inputs: tuple[str, ...]) -> MixedInputs | None:
     """Where the iterator is built with check_all_same_dtype(false) over several inputs (where: a bool
     condition and two T values), for plan/shape.py to decide; None when its inputs share one dtype."""
-    from mpsgen.sources.native.same_dtype import inputs_checked_same
+    from mpsgen.sources.native.same_dtype import inputs_checked_same, unchecked_dtype_line
 
-    lines = text.split("\n")[impl.line - 1 : impl.end_line]
-    for k, line in enumerate(lines):
-        if re.search(r"\.check_all_same_dtype\(\s*false\s*\)", line):
-            # complex_out checks real and imag share one dtype: only its complex output differs
-            if inputs_checked_same(impl.path, text, impl.line, impl.end_line, inputs):
-                return None
-            return MixedInputs(impl.kernel, inputs, impl.path, impl.line + k)
-    return None
+    line = unchecked_dtype_line(text, impl.line, impl.end_line)
+    # complex_out checks real and imag share one dtype: only its complex output differs
+    if line is None or inputs_checked_same(impl.path, text, impl.line, impl.end_line, inputs):
+        return None
+    return MixedInputs(impl.kernel, inputs, impl.path, line)
 
 
 def _kernel_registered(checkout: Checkout, cs: Changeset, name: str) -> bool:

@@ -4,7 +4,6 @@ frozen `KernelCode` whose edits the planner applies."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from mpsgen.plan.kernel_choice import KernelChoice
 from mpsgen.plan.result import Rendered
 from mpsgen.plan.split_outputs import OutputKernel, stub_host_kernel
 from mpsgen.plan.texts import Draft, TextEdit, capabilities, folder_files, mentioning, planned_texts
+from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.metal import edit as metal
 from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
@@ -190,7 +190,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
             register_line = host_code.render_register_dispatch(stub.name, registered, semicolon, ampersand,
                                                                opts.templates_dir)
             new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
-            if output is not None and not re.search(r"#include\s*<ATen/(?:native/)?TensorIterator\.h>", new_mm):
+            if output is not None and not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
                 new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
             added.append(f"{mm_rel}: {fn}" + (f", {registered}" if registered != fn else "")
                          + f" + REGISTER_DISPATCH({stub.name}, …)")

@@ -18,7 +18,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
-from mpsgen.sources.native.stub_guard import Guard, guard_of_call
+from mpsgen.sources.native.stub_guard import Guard, condition_of, guard_of_call
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
 
@@ -47,17 +47,15 @@ def stub_kernel_name(stub: str) -> str:
 def meaning(guard: Guard, arg_names: frozenset[str]) -> tuple[tuple[tuple[str, str | None], ...], Complex]:
     """What a branch's condition says of the inputs reaching the stub: arguments it fixes (only those
     the op's schema names) and whether complex inputs get there.  Anything else: nothing."""
-    cond = guard.condition
-    if re.fullmatch(r"(?:\w+\.is_complex\(\)|(?:at::|c10::)?isComplexType\(.+\))", cond):
+    cond = condition_of(guard.condition)
+    if cond.kind == "complex":
         return (), ("never" if guard.negated else "only")
-    if guard.negated:
+    if guard.negated or cond.argument not in arg_names:
         return (), ""
-    m = re.fullmatch(r"\*?(\w+)(?:\.value\(\))?\s*==\s*\"(\w*)\"", cond)
-    if m and m.group(1) in arg_names:
-        return ((m.group(1), m.group(2)),), ""
-    m = re.fullmatch(r"!\s*(\w+)(?:\.has_value\(\))?", cond)
-    if m and m.group(1) in arg_names:
-        return ((m.group(1), None),), ""
+    if cond.kind == "equals":
+        return ((cond.argument, cond.value),), ""
+    if cond.kind == "absent":
+        return ((cond.argument, None),), ""
     return (), ""
 
 

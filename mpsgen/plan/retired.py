@@ -11,19 +11,16 @@ new kernel takes a name of its own rather than a duplicate host name.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from mpsgen.model import Location
 from mpsgen.plan.legacy import callers_first, remove_legacy
 from mpsgen.plan.texts import TextEdit, folder_files, planned_texts
-from mpsgen.scan.mask import blank_comments
+from mpsgen.sources.host.callers import identifier_literals
 from mpsgen.sources.metal.index import index_metal, registered_kernel_names
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
-
-_LITERAL = re.compile(r'"([A-Za-z_]\w*)"')
 
 
 class Retired(NamedTuple):
@@ -35,12 +32,6 @@ class Retired(NamedTuple):
 
     def kept_at(self, name: str) -> str:
         return next((where for kernel, where in self.kept if kernel == name), "")
-
-
-def _literals(text: str) -> list[tuple[str, int]]:
-    """(string literal, 1-based line) of each identifier-like literal outside comments."""
-    code = blank_comments(text)
-    return [(m.group(1), code.count("\n", 0, m.start()) + 1) for m in _LITERAL.finditer(code)]
 
 
 def _runs(literal: str, kernel: str) -> bool:
@@ -77,8 +68,8 @@ def retire_bespoke_kernels(cs: Changeset, checkout: Checkout, legacy_kernels: tu
         for path, text in remove_legacy(scratch, checkout, legacy, family).texts.items():
             scratch.set_text(path, text)
     after = planned_texts(scratch, folder_files(scratch, "mm_files"), checkout)
-    ran = {lit for path, text in before.items() if after.get(path) != text for lit, _ in _literals(text)}
-    still = [(lit, Location(path, line)) for path, text in after.items() for lit, line in _literals(text)]
+    ran = {lit for path, text in before.items() if after.get(path) != text for lit, _ in identifier_literals(text)}
+    still = [(lit, Location(path, line)) for path, text in after.items() for lit, line in identifier_literals(text)]
     edits: list[TextEdit] = []
     removed: list[str] = []
     kept: list[tuple[str, str]] = []

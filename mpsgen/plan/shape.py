@@ -20,7 +20,6 @@ SHAPES, its rendering in generate/render.py, and its tests.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal, NamedTuple, cast
 
 from mpsgen.errors import MpsgenError
@@ -29,7 +28,9 @@ from mpsgen.model import Arity
 # How a kernel's scalars reach it: none, one alpha argument, or a params struct.
 Delivery = Literal["none", "alpha", "params"]
 from mpsgen.sources.host.api import HostApi
+from mpsgen.sources.native.arguments import is_name
 from mpsgen.sources.native.shared_impl import StubCall
+from mpsgen.sources.native.stubs import is_default_name, is_scalar_type
 
 _KIND = {1: "unary", 2: "binary", 3: "ternary"}
 
@@ -72,12 +73,6 @@ SHAPES: dict[tuple[int, str], Shape] = {
     (3, "params"): Shape("exec_ternary_kernel_with_params", "REGISTER_TERNARY_ALPHA_OP", extend="ternary_params",
                          sibling="exec_ternary_kernel", mps_impl="ternary_alpha_mps_impl"),
 }
-
-# Stub parameter types a host kernel can convert to the kernel's scalar type: a Scalar, a number, a
-# bool (elu_backward's is_result) or an optional double, passed by value or const reference.
-_SCALAR_TYPES = re.compile(r"(?:const\s*)?(?:(?:c10::|at::)?Scalar|double|float|bool|int64_t|(?:std::|c10::)?optional<double>)"
-                           r"\s*&?")
-
 
 class ScalarParam(NamedTuple):
     name: str  # the functor's (or params struct's) name for it
@@ -122,8 +117,8 @@ def _names(stub_params: tuple[tuple[str, str], ...], call: StubCall | None,
     for k, (_, decl_name) in enumerate(stub_params):
         arg = passed[k] if k < len(passed) else ""
         # (sources/native/stubs names an unnamed Scalar parameter alpha, alpha2, ...: a name only for one)
-        declared_name = "" if re.fullmatch(r"alpha\d*", decl_name) else decl_name
-        name = arg if re.fullmatch(r"[A-Za-z_]\w*", arg) else declared_name
+        declared_name = "" if is_default_name(decl_name) else decl_name
+        name = arg if is_name(arg) else declared_name
         name = name or ("alpha" if len(stub_params) == 1 else f"p{k}")
         while name in out:
             name += "_"
@@ -144,8 +139,7 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
     if inputs not in _KIND:
         raise MpsgenError(f"{stub.name}'s kernel reads {inputs} tensors; mpsgen writes kernels of 1 to 3 inputs",
                           hint="write the host kernel by hand", **where)
-    bad = [t for t, _ in extra if not _SCALAR_TYPES.fullmatch(t.replace(" ", ""))
-           and not _SCALAR_TYPES.fullmatch(t)]
+    bad = [t for t, _ in extra if not is_scalar_type(t)]
     if bad:
         raise MpsgenError(
             f"{stub.name} takes {', '.join(bad)}; mpsgen passes Scalar, double, int64_t, bool and optional<double> "

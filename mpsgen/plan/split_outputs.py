@@ -8,11 +8,10 @@ goes into the .mm with the last output's plan, so a half-planned op leaves no un
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from mpsgen.generate.host_code import host_kernel_name
-from mpsgen.scan.brackets import split_top_level
+from mpsgen.sources.native.stubs import host_param_names
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,7 @@ def stub_host_kernel(fn: str, params: str, family: str, kernels: tuple[str, ...]
     """`static void fn(TensorIterator& iter)` (*params*) running each output's host function on an
     iterator of that output and *inputs* inputs of iter, in add_output order (clang-format lays the
     chains out).  An empty iterator runs nothing, as the MPSGraph code it replaces returned early."""
-    it, *scalars = (re.sub(r".*[\s&*]", "", p.strip()) for p in split_top_level(params))  # "TensorIterator& iter" -> iter
+    it, *scalars = host_param_names(params)  # "TensorIterator& iter" -> iter
     lines = [f"static void {fn}({params}) {{",
              f"  if ({it}.numel() == 0) {{", "    return;", "  }",
              "  // one kernel per output, each on an iterator of that output and the inputs"]

@@ -8,12 +8,11 @@ using the stale one.  The live one is the declaration the file defining the stub
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from mpsgen.plan.texts import Draft, folder_files, planned_texts
-from mpsgen.scan.lines import split_lines
-from mpsgen.scan.mask import mask_code
+from mpsgen.scan.includes import includes_header
+from mpsgen.sources.native.stub_twins import defines_stub, uses_name, without_declaration
 from mpsgen.sources.native.stubs import StubDecl, index_stub_declarations
 from mpsgen.tree.changeset import Changeset
 
@@ -21,18 +20,13 @@ from mpsgen.tree.changeset import Changeset
 _SOURCE_SUFFIXES = (".cpp", ".cu", ".cuh", ".h", ".mm", ".hip")
 
 
-def _includes(text: str, header: str) -> bool:
-    return re.search(rf'^\s*#\s*include\s*[<"]{re.escape(header)}[>"]', text, re.MULTILINE) is not None
-
-
 def _live_and_stale(cs: Changeset, twins: list[StubDecl]) -> tuple[StubDecl, StubDecl] | None:
     """(live, stale) of two declarations: the live one's header is the one the DEFINE_DISPATCH file includes."""
-    define = re.compile(rf"\bDEFINE_DISPATCH\(\s*{re.escape(twins[0].name)}\s*\)")
     sources = planned_texts(cs, folder_files(cs, "native_sources"), cs.checkout)
-    definer = next((t for t in sources.values() if twins[0].name in t and define.search(mask_code(t))), None)
+    definer = next((t for t in sources.values() if defines_stub(t, twins[0].name)), None)
     if definer is None:
         return None
-    live = [d for d in twins if _includes(definer, d.header)]
+    live = [d for d in twins if includes_header(definer, d.header)]
     if len(live) != 1:
         return None
     return live[0], next(d for d in twins if d is not live[0])
@@ -40,7 +34,6 @@ def _live_and_stale(cs: Changeset, twins: list[StubDecl]) -> tuple[StubDecl, Stu
 
 def _only_live_users(cs: Changeset, live: StubDecl, stale: StubDecl) -> bool:
     """Every file naming the stub, but the two headers, includes the live declaration's header."""
-    word = re.compile(rf"\b{re.escape(live.name)}\b")
     known = {*cs.base_paths, *cs.changed_paths}  # a stacked commit's text, or this plan's
     native = cs.checkout.native_dir
     found = cs.checkout.sources_naming(native, live.name, _SOURCE_SUFFIXES)
@@ -49,25 +42,9 @@ def _only_live_users(cs: Changeset, live: StubDecl, stale: StubDecl) -> bool:
         if rel in (live.path, stale.path):
             continue
         text = cs.current(rel) if rel in known else found[rel]
-        if live.name in text and word.search(mask_code(text)) and not _includes(text, live.header):
+        if uses_name(text, live.name) and not includes_header(text, live.header):
             return False
     return True
-
-
-def _without_declaration(text: str, decl: StubDecl) -> str | None:
-    """*text* without the DECLARE_DISPATCH statement at decl.line, when that statement has its lines to itself."""
-    lines = split_lines(text)
-    start = decl.line - 1
-    if start >= len(lines) or not lines[start].lstrip().startswith("DECLARE_DISPATCH("):
-        return None
-    depth = 0
-    for end in range(start, len(lines)):
-        depth += lines[end].count("(") - lines[end].count(")")
-        if depth <= 0:
-            if not re.fullmatch(r"[^;]*\)\s*;?\s*", lines[end]):  # something else follows the statement
-                return None
-            return "".join(lines[:start] + lines[end + 1:])
-    return None
 
 
 def drop_stale_twins(draft: Draft, mm_rel: str, new_mm: str) -> list[str]:
@@ -79,18 +56,18 @@ def drop_stale_twins(draft: Draft, mm_rel: str, new_mm: str) -> list[str]:
     headers = planned_texts(cs, folder_files(cs, "native_headers"), cs.checkout)
     declared: dict[str, list[StubDecl]] = {}
     for path, text in headers.items():
-        if "DECLARE_DISPATCH" in text and _includes(new_mm, _header_of(path)):
+        if "DECLARE_DISPATCH" in text and includes_header(new_mm, _header_of(path)):
             for name, decl in index_stub_declarations({path: text}).items():
                 declared.setdefault(name, []).append(decl)
     removed = []
     for twins in declared.values():
-        if len(twins) != 2 or all(_includes(old_mm, d.header) for d in twins):
+        if len(twins) != 2 or all(includes_header(old_mm, d.header) for d in twins):
             continue  # not twins, or both seen before this change: not its business
         pair = _live_and_stale(cs, twins)
         if pair is None or not _only_live_users(cs, *pair):
             continue
         live, stale = pair
-        without = _without_declaration(draft.current(stale.path), stale)
+        without = without_declaration(draft.current(stale.path), stale.line)
         if without is None:
             continue
         draft.set_text(stale.path, without, f"stale DECLARE_DISPATCH of {live.name}")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import re
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from mpsgen.scan import words
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
@@ -121,15 +121,13 @@ _MENTIONS: dict[tuple[str, str], tuple[str, bool]] = {}
 
 def mentioning(texts: dict[str, str], word: str) -> dict[str, str]:
     """Only the texts that mention *word* as an identifier prefix: a cheap filter before scanning."""
-    pattern = None
     found = {}
     for path, text in texts.items():
         seen = _MENTIONS.get((word, path))
         if seen is not None and seen[0] is text:
             hit = seen[1]
         else:
-            pattern = pattern or re.compile(r"\b" + re.escape(word))
-            hit = word in text and pattern.search(text) is not None  # `in` first: C speed
+            hit = words.mentions(text, word)
             _MENTIONS[(word, path)] = (text, hit)
         if hit:
             found[path] = text

@@ -9,13 +9,13 @@ says where its iterator's outputs are built: mpsgen's functors and registration 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec, Location
 from mpsgen.plan.texts import capabilities, folder_files, mentioning, planned_texts
+from mpsgen.scan import words
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.tree.changeset import Changeset
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from mpsgen.sources.host.launch import Launch
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 
-_ADD_OUTPUT = re.compile(r"\.\s*add_output\s*\(\s*(\w*)")
 # upstream's two-output kernels are registered once per layout: <family>_dense_<T>, <family>_strided_<T>
 _LAYOUTS = ("dense", "strided")
 
@@ -42,7 +41,7 @@ class IteratorOutputs(NamedTuple):
 def iterator_outputs(family: str, shared: tuple[str, ...], cs: Changeset,
                      checkout: Checkout) -> IteratorOutputs | None:
     """The outputs the shared kernel's iterator is built with, when it has several; None otherwise."""
-    from mpsgen.scan.lines import LineTable
+    from mpsgen.sources.native.iterator_operands import add_output_calls
 
     native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
     for kernel in shared:
@@ -50,13 +49,9 @@ def iterator_outputs(family: str, shared: tuple[str, ...], cs: Changeset,
         impl = stubs.find_shared_impl(sources, kernel)
         if impl is None or impl.path not in sources:
             continue
-        text = sources[impl.path]
-        table = LineTable(text)
-        ends = [*table.starts, len(text)]
-        calls = list(_ADD_OUTPUT.finditer(text, ends[impl.line - 1], ends[min(impl.end_line, len(ends) - 1)]))
+        calls = add_output_calls(sources[impl.path], impl.line, impl.end_line)
         if len(calls) > 1:
-            return IteratorOutputs(len(calls), Location(impl.path, table.line(calls[0].start())),
-                                   tuple(c.group(1) for c in calls))
+            return IteratorOutputs(len(calls), Location(impl.path, calls[0][0]), tuple(name for _, name in calls))
     return None
 
 
@@ -119,30 +114,20 @@ def upstream_two_outputs(family: str, built: IteratorOutputs | None, cs: Changes
     """upstream's kernels writing the op's two outputs, when the shared kernel's iterator holds two
     (*built*) and the checkout's headers declare every name the host helper uses; None otherwise
     (the op is then refused by refuse_outputs)."""
-    from mpsgen.sources.metal.two_output_kernels import find_two_output_kernels
+    from mpsgen.sources.metal.two_output_kernels import find_two_output_kernels, strided_takes_shape_strides_ndim
 
     if built is None or built.number != 2:
         return None
     metal = planned_texts(cs, folder_files(cs, "metal_files"), checkout)
     kernels = find_two_output_kernels(mentioning(metal, family), family)
-    if kernels is None or not kernels.call or not _strided_takes_shape_strides_ndim(metal[kernels.path], family):
+    if kernels is None or not kernels.call or not strided_takes_shape_strides_ndim(metal[kernels.path], family):
         return None
     for header, names in _HELPER_NAMES.items():
         rel = f"{NATIVE_REL}/{header}"
         text = cs.current(rel) if checkout.path(rel).is_file() else ""
-        if any(not re.search(rf"\b{n}\b", text) for n in names):
+        if any(not words.names(text, n) for n in names):
             return None
     return kernels
-
-
-def _strided_takes_shape_strides_ndim(text: str, family: str) -> bool:
-    """`<family>_strided(out0, out1, in, sizes, 3 strides, uint ndim, index)`: what the helper binds."""
-    m = re.search(rf"\bkernel\s+void\s+{family}_strided\s*\(([^{{]*)\)\s*{{", text)
-    if m is None:
-        return False
-    params = [p.strip() for p in m.group(1).split(",")]
-    return (len(params) == 9 and all(p.startswith("device") for p in params[:2])
-            and all(p.startswith("constant long*") for p in params[3:7]) and params[7].startswith("constant uint&"))
 
 
 def plan_two_output_code(choice, kernels: TwoOutputKernels, cs: Changeset, checkout: Checkout, opts) -> KernelCode:
@@ -183,7 +168,7 @@ def plan_two_output_code(choice, kernels: TwoOutputKernels, cs: Changeset, check
     register_line = host_code.render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
     new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
     added = [f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)"]
-    if not re.search(rf"\bstatic\s+void\s+{HELPER}\s*\(", new_mm):
+    if not host.defines_static_void(new_mm, HELPER):
         at = new_mm.index(f"static void {fn}(")
         nl = "\r\n" if "\r\n" in mm_text else "\n"
         new_mm = new_mm[:at] + _helper_text(opts.templates_dir, capabilities(cs).launch).replace("\n", nl) + nl + nl + new_mm[at:]

@@ -36,3 +36,8 @@ def candidates(include: Include, including: str, roots: tuple[str, ...]) -> tupl
         if not p.startswith("../"):
             out.append(p)
     return tuple(dict.fromkeys(out))
+
+
+def includes_header(text: str, *headers: str) -> bool:
+    """Whether *text* has an #include (or #import) of one of *headers*, spelled so (<...> or "...")."""
+    return any(inc.spelled in headers for inc in includes(text))

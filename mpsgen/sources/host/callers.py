@@ -105,3 +105,15 @@ def rewrite_call(text: str, use: Use, callee: str) -> str:
     if text[use.end - len(use.name) : use.end] != use.name:
         return text
     return text[: use.start] + callee + text[use.end :]
+
+
+_LITERAL = re.compile(r'"([A-Za-z_]\w*)"')
+
+
+def identifier_literals(text: str) -> list[tuple[str, int]]:
+    """(string literal, 1-based line) of each identifier-like literal outside comments: the kernel names
+    a host file asks its library for ("lgamma", or a prefix "renorm_" it appends a type to)."""
+    from mpsgen.scan.mask import blank_comments
+
+    code = blank_comments(text)
+    return [(m.group(1), code.count("\n", 0, m.start()) + 1) for m in _LITERAL.finditer(code)]

@@ -36,6 +36,7 @@ from mpsgen.sources.host.register import (  # noqa: F401  (re-exported: callers 
     format_register_line,
     add_host_kernel,
     ensure_include,
+    defines_static_void,
 )
 
 

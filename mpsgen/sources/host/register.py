@@ -367,3 +367,8 @@ def ensure_include(text: str, header: str, *, path: str = "<text>") -> str:
             position = k
             break
     return "".join(_join_after(lines, position, [f"#include <{header}>{nl}"]))
+
+
+def defines_static_void(text: str, name: str) -> bool:
+    """Whether *text*'s code has `static void name(` (a file-local helper a host kernel calls, written once)."""
+    return re.search(rf"\bstatic\s+void\s+{re.escape(name)}\s*\(", mask_code(text)) is not None

@@ -96,3 +96,14 @@ def _lift(text: str, kernel_at: int) -> tuple[str, str]:
         end = table.starts[table.line(s.body_close)] if table.line(s.body_close) < len(table.starts) else len(text)
         pieces.append(text[start:end])
     return call, "".join(pieces)
+
+
+def strided_takes_shape_strides_ndim(text: str, family: str) -> bool:
+    """`kernel void <family>_strided(out0, out1, in, sizes, 3 strides, uint ndim, index)` in *text*: the
+    parameters a host helper binding the iterator's two outputs and input passes."""
+    m = re.search(rf"\bkernel\s+void\s+{family}_strided\s*\(([^{{]*)\)\s*{{", mask_code(text))
+    if m is None:
+        return False
+    params = [p.strip() for p in m.group(1).split(",")]
+    return (len(params) == 9 and all(p.startswith("device") for p in params[:2])
+            and all(p.startswith("constant long*") for p in params[3:7]) and params[7].startswith("constant uint&"))

@@ -179,3 +179,19 @@ def _own_iterator(ix, impl: SharedImpl) -> Operands | None:
         return None
     names = operands_in(ix.masked_slice(f.body_open, f.body_close + 1))
     return Operands(names, impl.path, impl.line, parameter_names(ix.masked, f.body_open)) if names else None
+
+
+_ADD_OUTPUT = re.compile(r"\.\s*add_output\s*\(\s*(\w*)")
+
+
+def add_output_calls(text: str, line: int, end_line: int) -> list[tuple[int, str]]:
+    """The `.add_output(` calls on lines *line*..*end_line* of *text* (a shared kernel's
+    TensorIteratorConfig), outside comments and strings: (1-based line, the name it passes or "" for an
+    expression), in order."""
+    from mpsgen.scan.lines import LineTable
+    from mpsgen.scan.mask import mask_code
+
+    table = LineTable(text)
+    ends = [*table.starts, len(text)]
+    return [(table.line(m.start()), m.group(1))
+            for m in _ADD_OUTPUT.finditer(mask_code(text), ends[line - 1], ends[min(end_line, len(ends) - 1)])]

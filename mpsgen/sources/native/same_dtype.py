@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.scan.mask import mask_code
 from mpsgen.sources.index import index_of
 from mpsgen.sources.native.iterator_operands import parameter_names
 
@@ -42,3 +43,15 @@ def inputs_checked_same(path: str, text: str, line: int, end_line: int, inputs: 
     for _ in inputs:  # grow the class of names checked equal to the first input
         same |= {b for a, b in pairs if a in same} | {a for a, b in pairs if b in same}
     return set(inputs) <= same
+
+
+_UNCHECKED = re.compile(r"\.check_all_same_dtype\(\s*false\s*\)")
+
+
+def unchecked_dtype_line(text: str, line: int, end_line: int) -> int | None:
+    """The first of lines *line*..*end_line* of *text* (a shared kernel) that builds its iterator with
+    check_all_same_dtype(false), outside comments: its inputs may then differ in dtype (where's bool condition)."""
+    for k, code in enumerate(mask_code(text).split("\n")[line - 1 : end_line]):
+        if _UNCHECKED.search(code):
+            return line + k
+    return None

@@ -2,8 +2,9 @@
 { sign_stub(...) }`, `else if (*rounding_mode == "trunc") { div_trunc_stub(...) }`.
 
 A reader: given the source text and the line of a stub call, the condition of the `if` whose block
-holds the call (as written, string literals kept) and whether the call sits in its `else` block.
-What a condition means (which inputs or arguments reach the stub) is the planner's business.
+holds the call (as written, string literals kept) and whether the call sits in its `else` block;
+condition_of reads the forms of condition the planner understands.  What they mean for the op (which
+inputs or arguments reach the stub) is the planner's business (plan/multistub.py).
 """
 
 from __future__ import annotations
@@ -93,3 +94,25 @@ def guard_of_call(text: str, line: int, stub: str, first_line: int = 1) -> Guard
     cond = _if_condition(text, masked, then_open)
     return Guard(cond[1], True) if cond is not None else _NO_GUARD
 
+
+
+class Condition(NamedTuple):
+    """What a guard's condition tests, where it is one of the forms the planner reads."""
+
+    kind: str  # "complex": x.is_complex() / isComplexType(...); "equals": *arg == "text"; "absent": !arg; "" else
+    argument: str = ""
+    value: str = ""  # the text an "equals" condition compares with
+
+
+def condition_of(cond: str) -> Condition:
+    """The reading of a Guard's condition: `self.is_complex()`, `*rounding_mode == "trunc"` (or
+    `rounding_mode.value() == "trunc"`), `!rounding_mode` (or `!rounding_mode.has_value()`)."""
+    if re.fullmatch(r"(?:\w+\.is_complex\(\)|(?:at::|c10::)?isComplexType\(.+\))", cond):
+        return Condition("complex")
+    m = re.fullmatch(r"\*?(\w+)(?:\.value\(\))?\s*==\s*\"(\w*)\"", cond)
+    if m:
+        return Condition("equals", m.group(1), m.group(2))
+    m = re.fullmatch(r"!\s*(\w+)(?:\.has_value\(\))?", cond)
+    if m:
+        return Condition("absent", m.group(1))
+    return Condition("")

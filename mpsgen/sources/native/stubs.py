@@ -216,6 +216,12 @@ def _param_names(decl: StubDecl) -> tuple[str, ...]:
     return tuple(names)
 
 
+def is_default_name(name: str) -> bool:
+    """Whether *name* is the one _param_names gives an unnamed Scalar parameter (alpha, alpha2, ...):
+    a name only when the stub has one such parameter."""
+    return re.fullmatch(r"alpha\d*", name) is not None
+
+
 def _default_name(ptype: str) -> str:
     if "Scalar" in ptype:
         return "alpha"
@@ -236,6 +242,22 @@ def host_params(decl: StubDecl, names: Iterable[str] = ()) -> str:
     declared = _param_names(decl)
     chosen = [given[k - 1] if 0 < k <= len(given) else n for k, n in enumerate(declared)]
     return ", ".join(f"{t} {n}" for t, n in zip(decl.params, chosen))
+
+
+def host_param_names(params: str) -> tuple[str, ...]:
+    """The names host_params' list declares: "TensorIteratorBase& iter, const Scalar& alpha" -> (iter, alpha)."""
+    return tuple(re.sub(r".*[\s&*]", "", p.strip()) for p in split_top_level(params))
+
+
+# Stub parameter types a host kernel can convert to the kernel's scalar type: a Scalar, a number, a
+# bool (elu_backward's is_result) or an optional double, passed by value or const reference.
+_SCALAR_TYPES = re.compile(r"(?:const\s*)?(?:(?:c10::|at::)?Scalar|double|float|bool|int64_t|(?:std::|c10::)?optional<double>)"
+                           r"\s*&?")
+
+
+def is_scalar_type(cpp_type: str) -> bool:
+    """Whether a stub parameter of *cpp_type* is a scalar a host kernel can pass to a kernel."""
+    return bool(_SCALAR_TYPES.fullmatch(cpp_type.replace(" ", "")) or _SCALAR_TYPES.fullmatch(cpp_type))
 
 
 # --------------------------------------------------------------------------------------------
