@@ -3,20 +3,16 @@ now unused include."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.sources.host import mm as host
+from mpsgen.sources.host.callers import only_returns_an_at_call
 from mpsgen.model import Location
 from mpsgen.scan.lines import split_lines
-from mpsgen.scan.mask import mask_code
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
-
-
-_REDISPATCH = re.compile(r"\)\s*\{\s*return\s+(?:::)?at::\w+\s*\([^;{}]*\)\s*;\s*\}\s*$")
 
 
 def callers_first(cs: Changeset, checkout: Checkout, names: tuple[str, ...] | list[str]) -> list[str]:
@@ -81,7 +77,7 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
         used = referenced_names(body)
         # one `return at::op(...)`: it runs neither MPSGraph nor Metal itself, only the op its yaml line no
         # longer reaches (2.7's zero_mps_ once `migrate fill_` pointed it at at::fill_)
-        redispatch = impl.backend == "unknown" and _REDISPATCH.search(mask_code(body)) is not None
+        redispatch = impl.backend == "unknown" and only_returns_an_at_call(body)
         text = host.remove_implementation(before, impl, allow_metal=True, allow_unknown=redispatch)
         # its section's comment, once nothing is under it
         text = drop_orphaned_comments(text, first_changed_line(before, text), {name})

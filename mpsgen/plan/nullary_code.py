@@ -11,7 +11,6 @@ zero path was.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
@@ -19,14 +18,14 @@ from mpsgen.model import KernelOptions
 from mpsgen.plan.dtypes import Row
 from mpsgen.plan.nullary_record import DTYPES, NullaryCode
 from mpsgen.plan.routing import Routing
-from mpsgen.plan.texts import Draft, folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
+from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
+from mpsgen.sources.host.library import runs_a_shader_library, with_library
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
 
-_LIB = re.compile(r"\bgetBundledLibrary\b|\bMetalShaderLibrary\s+lib\b|_metallib\.h")
-_NAMESPACE = re.compile(r"^namespace at::native \{[^\n]*\n", re.MULTILINE)
 
 
 def metal_stem(mm_path: str) -> str:
@@ -51,7 +50,7 @@ def plan_nullary_code(routing: Routing, checkout: Checkout, cs: Changeset, opts:
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
     mm_text = draft.current(mm_rel)
-    if _LIB.search(mm_text):
+    if runs_a_shader_library(mm_text):
         raise MpsgenError(f"{Path(mm_rel).name} already runs a shader library: the {name} kernels would need a "
                           "file of that library", path=mm_rel, hint=f"register {stub.name} by hand")
     metal_text = render.render_metal(name, stub.name, bfloat_guarded=_bfloat_guarded(cs, checkout),
@@ -69,16 +68,16 @@ def plan_nullary_code(routing: Routing, checkout: Checkout, cs: Changeset, opts:
     fn = host_kernel_name(name)
     params = stubs.host_params(stub, ("value",))
     iterator = params.split(",", 1)[0].split()[-1]
-    host_text = render.render_host(fn, params, op=f"{name}_", name=name, value="value", dispatch=_dispatch(cs, checkout),
+    host_text = render.render_host(fn, params, op=f"{name}_", name=name, value="value", dispatch=capabilities(cs).launch.dispatch,
                                    templates_dir=opts.templates_dir).replace("iter.tensor(0)",
                                                                              f"{iterator}.tensor(0)")
     semicolon, ampersand = host.register_dispatch_style(mm_text)
     register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
     new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)  # Fill.h declares TensorIterator only
-    if not re.search(r"#\s*include\s*[<\"]ATen/(?:native/)?TensorIterator\.h", new_mm):
+    if not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
         new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
-    new_mm = _with_library(new_mm, render.render_library(Path(metal_rel).stem, opts.templates_dir), mm_rel)
+    new_mm = with_library(new_mm, render.render_library(Path(metal_rel).stem, opts.templates_dir), mm_rel)
     draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
     added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …), the {Path(metal_rel).stem} library")
     before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
@@ -101,37 +100,15 @@ def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -
         impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
         if impls:
             return impls[0].path, ()
-    pattern = re.compile(rf"^{re.escape(name)}_\w*mps\w*$")
     for path, text in mentioning(mm_texts, f"{name}_").items():
         dead = tuple(d.name for d in host.definitions(path, text) if not d.static and d.name.endswith(("_mps", "_mps_")))
-        if any(pattern.match(n) for n in dead):
+        if any(n.startswith(f"{name}_") and "mps" in n[len(name) + 1:] for n in dead):
             return path, dead
     raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put {name}'s host kernel beside",
                       path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
-
-
-def _dispatch(cs: Changeset, checkout: Checkout) -> str:
-    """dispatch_sync_with_rethrow where the checkout's MPS headers declare it (an exception in the block reaches
-    the caller), else GCD's dispatch_sync (the 2026-shaped tree declares none)."""
-    declared = re.compile(r"\bvoid\s+dispatch_sync_with_rethrow\s*\(")
-    for rel in ("aten/src/ATen/native/mps/OperationUtils.h", "aten/src/ATen/mps/MPSStream.h"):
-        if checkout.path(rel).is_file() and declared.search(cs.current(rel)):
-            return "dispatch_sync_with_rethrow"
-    return "dispatch_sync"
 
 
 def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:
     """The checkout's c10/metal guards bfloat by the Metal version (2.7), so the kernels do too."""
     rel = "c10/metal/utils.h"
     return checkout.path(rel).is_file() and "__METAL_VERSION__ >= 310" in cs.current(rel)
-
-
-def _with_library(text: str, library: str, path: str) -> str:
-    """*library* after the file's `namespace at::native {` line, a blank line after it."""
-    m = _NAMESPACE.search(text)
-    if m is None:
-        raise MpsgenError("no `namespace at::native {` line to declare the shader library in", path=path,
-                          hint="register the stub by hand")
-    nl = "\r\n" if m.group(0).endswith("\r\n") else "\n"
-    block = nl + library.replace("\n", nl) + nl
-    return text[: m.end()] + block + text[m.end():]

@@ -8,7 +8,6 @@ plan/nullary_code.py's.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
@@ -17,9 +16,6 @@ from mpsgen.sources.native.nullary import NullaryReach, nullary_reach
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
-
-# The one parameter after the iterator a fill kernel converts to its output's dtype.
-_SCALAR = re.compile(r"(?:const\s*)?(?:c10::|at::)?Scalar\s*&?")
 
 
 class NullaryRoute(NamedTuple):
@@ -64,7 +60,7 @@ def route_nullary(checkout: Checkout, cs: Changeset, index: nf.NativeIndex,
     if decl is None or not decl.resolved or decl.iterator_type is None:
         return None
     extra = decl.params[1:]
-    if len(extra) != 1 or not _SCALAR.fullmatch(extra[0].strip()):
+    if len(extra) != 1 or not stubs.is_c10_scalar(extra[0]):
         return None
     literals = {r.literal for r in reaches}
     owner = name.removesuffix("_stub")

@@ -15,6 +15,7 @@ from typing import Literal, NamedTuple
 from mpsgen.model import Location
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import is_word_char, looks_like_definition_name
+from mpsgen.scan.mask import mask_code
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.index import index_of
 
@@ -23,6 +24,7 @@ UseForm = Literal["call", "address", "other", "prototype"]
 NATIVE_QUALIFIERS = ("", "native::", "at::native::", "::at::native::")
 _QUALIFIER = re.compile(r"(?:\b\w+\s*::\s*)+$|::\s*$")
 _PROTOTYPE_END = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?;")
+_ONLY_RETURNS_AN_AT_CALL = re.compile(r"\)\s*\{\s*return\s+(?:::)?at::\w+\s*\([^;{}]*\)\s*;\s*\}\s*$")
 
 
 class Use(NamedTuple):
@@ -117,3 +119,9 @@ def identifier_literals(text: str) -> list[tuple[str, int]]:
 
     code = blank_comments(text)
     return [(m.group(1), code.count("\n", 0, m.start()) + 1) for m in _LITERAL.finditer(code)]
+
+
+def only_returns_an_at_call(definition: str) -> bool:
+    """Whether a function *definition*'s body is one `return at::op(...);`: it runs neither MPSGraph nor
+    Metal itself, only the op (2.7's zero_mps_ once `migrate fill_` pointed it at at::fill_)."""
+    return _ONLY_RETURNS_AN_AT_CALL.search(mask_code(definition)) is not None

@@ -255,6 +255,14 @@ _SCALAR_TYPES = re.compile(r"(?:const\s*)?(?:(?:c10::|at::)?Scalar|double|float|
                            r"\s*&?")
 
 
+_C10_SCALAR = re.compile(r"(?:const\s*)?(?:c10::|at::)?Scalar\s*&?")
+
+
+def is_c10_scalar(cpp_type: str) -> bool:
+    """Whether a stub parameter of *cpp_type* is a `c10::Scalar` (fill_stub's value), not a C++ number."""
+    return bool(_C10_SCALAR.fullmatch(cpp_type.strip()))
+
+
 def is_scalar_type(cpp_type: str) -> bool:
     """Whether a stub parameter of *cpp_type* is a scalar a host kernel can pass to a kernel."""
     return bool(_SCALAR_TYPES.fullmatch(cpp_type.replace(" ", "")) or _SCALAR_TYPES.fullmatch(cpp_type))
