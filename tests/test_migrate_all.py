@@ -18,7 +18,10 @@ import pytest
 from cli_support import mpsgen, tracked_bytes
 
 
-ALL = ("migrate", "--all", "--no-build", "--no-test", "--no-try")
+# The batch's own behaviour (branches, reruns, interrupts) needs no compile check: after_full_run's run keeps
+# it, and its test reads each family's result.
+COMPILED = ("migrate", "--all", "--no-build", "--no-test", "--no-try")
+ALL = (*COMPILED, "--no-compile")
 
 
 def git(root: Path, *args: str) -> str:
@@ -41,8 +44,8 @@ def branched(report: dict) -> int:
     return sum(f["state"] in ("branch", "done earlier") for f in report["families"])
 
 
-def run_all(root: Path, *flags: str) -> dict:
-    result = mpsgen(*ALL, *flags, "--format", "json", cwd=root)
+def run_all(root: Path, *flags: str, command: tuple[str, ...] = ALL) -> dict:
+    result = mpsgen(*command, *flags, "--format", "json", cwd=root)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -54,7 +57,7 @@ def after_full_run(pristine_scalar_tree: Path, tmp_path_factory) -> tuple[Path, 
     root = tmp_path_factory.mktemp("after-full-run") / "pytorch"
     shutil.copytree(pristine_scalar_tree, root, symlinks=True)
     before = state(root)
-    return root, before, run_all(root, "--branch-per-op")
+    return root, before, run_all(root, "--branch-per-op", command=COMPILED)
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +102,8 @@ def test_each_family_becomes_one_commit_on_its_own_branch_and_the_checkout_stays
         diff = git(scalar_tree, "diff", head, branch)
         others = [f for f in moved if f != family and f"struct {f}_functor" in diff]
         assert others == [], f"{branch} carries {others}' kernels"
+        # the compile check ran on the family's change: its .metal (the sample has no ATen headers for the .mm)
+        assert rows[family]["compiled"].startswith("compiled 1 file: no new diagnostic; "), rows[family]["compiled"]
     message = git(scalar_tree, "log", "-1", "--format=%B", "mps-metal/threshold")
     assert message.startswith("[MPS] Migrate threshold and threshold_backward from MPSGraph to native Metal kernels\n\n")
     for part in ("### threshold\n\nDispatch (native_functions.yaml):\n- threshold.out", "### threshold_backward\n",
@@ -131,7 +136,8 @@ def test_an_interrupted_run_keeps_its_finished_branches_and_the_rerun_completes(
         return made[-1]
 
     monkeypatch.setattr(plumbing, "commit_on_branch", interrupted_third)
-    code = run_migrate_all(Checkout(scalar_tree), BatchOptions(branch_per_op=True, jobs=1, no_try=True))
+    code = run_migrate_all(Checkout(scalar_tree), BatchOptions(branch_per_op=True, jobs=1, no_try=True,
+                                                               no_compile=True))
     assert code == 130 and len(branches(scalar_tree)) == 2 and state(scalar_tree) == before
     # the summary counts against every candidate, not only the families finished before Ctrl-C
     candidates = len([f for unit in candidate_units(Checkout(scalar_tree)) for f in unit])
@@ -251,7 +257,8 @@ def test_a_branch_another_run_made_meanwhile_on_the_same_head_is_done_earlier(sc
         return real(root, base, branch, files, message, replacing)
 
     monkeypatch.setattr(plumbing, "commit_on_branch", raced)
-    code = run_migrate_all(Checkout(scalar_tree), BatchOptions(branch_per_op=True, jobs=1, no_try=True, fmt="json"))
+    code = run_migrate_all(Checkout(scalar_tree), BatchOptions(branch_per_op=True, jobs=1, no_try=True,
+                                                               no_compile=True, fmt="json"))
     assert code == 0 and branches(scalar_tree)
 
 
