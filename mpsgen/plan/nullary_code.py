@@ -68,9 +68,9 @@ def plan_nullary_code(routing: Routing, checkout: Checkout, cs: Changeset, opts:
     fn = host_kernel_name(name)
     params = stubs.host_params(stub, ("value",))
     iterator = params.split(",", 1)[0].split()[-1]
-    host_text = render.render_host(fn, params, op=f"{name}_", name=name, value="value", dispatch=capabilities(cs).launch.dispatch,
-                                   templates_dir=opts.templates_dir).replace("iter.tensor(0)",
-                                                                             f"{iterator}.tensor(0)")
+    host_text = render.render_host(fn, params, op=f"{name}_", name=name, value="value",
+                                   dispatch=capabilities(cs).launch.dispatch,
+                                   templates_dir=opts.templates_dir).replace("iter.tensor(0)", f"{iterator}.tensor(0)")
     semicolon, ampersand = host.register_dispatch_style(mm_text)
     register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
     new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
