@@ -8,6 +8,7 @@ it still ties the two modules together.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -106,7 +107,10 @@ def _imports(module: Module) -> tuple[set[str], list[Use]]:
     return targets, uses
 
 
-IMPORTS = {name: _imports(m) for name, m in MODULES.items()}
+@functools.cache
+def imports() -> dict[str, tuple[set[str], list[Use]]]:
+    """Every module's imports, read when a test first asks (not at collection, by every xdist worker)."""
+    return {name: _imports(m) for name, m in MODULES.items()}
 
 
 def _is_private(name: str) -> bool:
@@ -118,7 +122,7 @@ def _private_uses() -> dict[str, str]:
 
     A private module (testlists/_source.py) may be imported inside its own package."""
     found = {}
-    for name, (targets, uses) in IMPORTS.items():
+    for name, (targets, uses) in imports().items():
         module = MODULES[name]
         for target in targets:
             parts = target.split(".")
@@ -195,9 +199,9 @@ def test_module_imports_in_a_fresh_interpreter(name: str) -> None:
 
 
 def test_the_import_graph_sees_lazy_and_relative_imports() -> None:
-    targets, _ = IMPORTS["mpsgen.commands.migrate"]
+    targets, _ = imports()["mpsgen.commands.migrate"]
     assert "mpsgen.verify.runner" in targets  # imported inside a function
-    assert "mpsgen.sources.testlists._source" in IMPORTS["mpsgen.sources.testlists.commonmps"][0]
+    assert "mpsgen.sources.testlists._source" in imports()["mpsgen.sources.testlists.commonmps"][0]
 
 
 def test_cycles_are_reported_as_paths() -> None:
@@ -218,7 +222,7 @@ def test_the_import_graph_sees_private_uses(tmp_path: Path) -> None:
 
 
 def test_no_import_cycles() -> None:
-    graph = {name: sorted(targets) for name, (targets, _) in IMPORTS.items()}
+    graph = {name: sorted(targets) for name, (targets, _) in imports().items()}
     assert [" -> ".join(c) for c in _cycles(graph)] == []
 
 
