@@ -10,15 +10,36 @@ through the dispatcher (`at::floor_divide_out(`, `at::floor_divide_outf(`).
 from __future__ import annotations
 
 import re
-from typing import Collection, NamedTuple
+from typing import Collection, Iterator, NamedTuple
 
 from mpsgen.model import Location
 from mpsgen.sources.index import index_of
 from mpsgen.sources.native.shared_impl import SharedImpl
 
-_CALL = re.compile(r"((?:::\s*)?(?:\b\w+\s*::\s*)*)\b(\w+)\s*\(")
-_NATIVE = ("", "native::", "at::native::", "::at::native::")
-_DISPATCHED = ("at::", "::at::")
+# A call: its qualifier (a method call's `.`, or the `ns::` names before it) and the name called.
+_CALL = re.compile(r"(\.\s*|(?:::\s*)?(?:\b\w+\s*::\s*)*)\b(\w+)\s*\(")
+NATIVE = ("", "native::", "at::native::", "::at::native::")  # how code calls a function of at::native
+DISPATCHED = ("at::", "::at::")  # an op through the dispatcher
+
+
+class BodyCall(NamedTuple):
+    """One call in a function body: `qualifier` without spaces ("", "native::", "at::", "." for a method)."""
+
+    qualifier: str
+    name: str
+    at: int  # offset of the name in the file's text
+    open_paren: int  # offset of its "("
+
+
+def body_calls(text: str, impl: SharedImpl) -> Iterator[BodyCall]:
+    """The calls in *impl*'s body (its file's *text*, masked: none in a comment or a literal), in order."""
+    ix = index_of(impl.path, text)
+    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    body_open = ix.masked.find("{", start, end)
+    if body_open < 0:
+        return
+    for m in _CALL.finditer(ix.masked, body_open, end):
+        yield BodyCall(re.sub(r"\s+", "", m.group(1)), m.group(2), m.start(2), m.end() - 1)
 
 
 class Delegation(NamedTuple):
@@ -43,14 +64,10 @@ def delegation(sources: dict[str, str], impl: SharedImpl, native: Collection[str
     if text is None:
         return None
     ix = index_of(impl.path, text)
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
-    body_open = ix.masked.find("{", start, end)
-    if body_open < 0:
-        return None
-    for m in _CALL.finditer(ix.masked, body_open, end):
-        qualifier, name = re.sub(r"\s+", "", m.group(1)), m.group(2)
-        if name in native and qualifier in _NATIVE:
-            return Delegation(qualifier + name, name, impl.path, ix.line(m.start(2)), False)
-        if name in dispatched and qualifier in _DISPATCHED:
-            return Delegation(qualifier + name, name, impl.path, ix.line(m.start(2)), True)
+    for call in body_calls(text, impl):
+        qualifier = "" if call.qualifier == "." else call.qualifier  # `x.name(` was read as a plain call
+        if call.name in native and qualifier in NATIVE:
+            return Delegation(qualifier + call.name, call.name, impl.path, ix.line(call.at), False)
+        if call.name in dispatched and qualifier in DISPATCHED:
+            return Delegation(qualifier + call.name, call.name, impl.path, ix.line(call.at), True)
     return None

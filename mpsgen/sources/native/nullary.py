@@ -16,12 +16,10 @@ from typing import Callable, NamedTuple
 from mpsgen.model import Location
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.index import index_of
+from mpsgen.sources.native.delegates import DISPATCHED, NATIVE, body_calls
 from mpsgen.sources.native.shared_impl import SharedImpl, find_shared_impl
 
 MAX_FUNCTIONS = 3  # zero_ -> fill_ -> fill_out
-_CALL = re.compile(r"(\.\s*|(?:::\s*)?(?:\b\w+\s*::\s*)*)\b(\w+)\s*\(")
-_NATIVE = ("", "native::", "at::native::", "::at::native::")
-_DISPATCHED = ("at::", "::at::")
 _INPUT = re.compile(r"\.\s*add_(?:owned_)?(?:const_)?input\s*\(")
 _OUTPUT = re.compile(r"\.\s*add_(?:owned_)?output\s*\(")
 _CONFIG = re.compile(r"\bTensorIteratorConfig\s*\(\s*\)")
@@ -82,17 +80,13 @@ def nullary_reach(sources_for: Callable[[str], dict[str, str]], kernel: str, op_
     if _depth >= MAX_FUNCTIONS:
         return None
     ix = index_of(impl.path, sources[impl.path])
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
-    body_open = ix.masked.find("{", start, end)
-    if body_open < 0:
-        return None
-    for m in _CALL.finditer(ix.masked, body_open, end):
-        qualifier, name = re.sub(r"\s+", "", m.group(1)), m.group(2)
+    for call in body_calls(sources[impl.path], impl):
+        qualifier, name = call.qualifier, call.name
         if name == kernel:
             continue
-        if qualifier in _NATIVE and ix.plain_function(name) is not None:
+        if qualifier in NATIVE and ix.plain_function(name) is not None:
             callee: str | None = name
-        elif qualifier == "." or qualifier in _DISPATCHED:
+        elif qualifier == "." or qualifier in DISPATCHED:
             callee = op_kernel(name)
         else:
             continue
@@ -101,8 +95,8 @@ def nullary_reach(sources_for: Callable[[str], dict[str, str]], kernel: str, op_
         found = nullary_reach(sources_for, callee, op_kernel, _depth + 1)
         if found is None:
             continue
-        close = match_close(ix.masked, m.end() - 1)
-        args = split_top_level(ix.text[m.end(): close]) if close is not None else []
+        close = match_close(ix.masked, call.open_paren)
+        args = split_top_level(ix.text[call.open_paren + 1: close]) if close is not None else []
         value = args[0 if qualifier == "." else 1].strip() if len(args) > (0 if qualifier == "." else 1) else ""
         literal = value if _LITERAL.fullmatch(value) else ""
         return found._replace(kernel=kernel, hops=(hop, *found.hops), literal=literal or found.literal)
