@@ -87,6 +87,13 @@ def test_compare_rules() -> None:
     assert not compare.compare("int64", "int64", [(1,)], [2**62], [2**62 + 1]).ok
     second = compare.compare("float32", "float32", [(1,)], [nan], [0.5], second_opinion=lambda i: 0.5)
     assert second.ok and "scalar CPU path" in second.note
+    # equal values (compared without their tolerance) and complex parts: no error; the worst is the mismatch
+    mixed = compare.compare("float32", "float32", [(1,), (2,), (3,)], [2.0, 0.0, 3.0], [2.0, 0.0, 3.5])
+    assert (mixed.mismatches, mixed.max_abs_error, mixed.worst_input) == (1, 0.5, "3")
+    exact = compare.compare("complex64", "complex64", [(1,), (2,)], [complex(1, -0.0), complex(inf, 2)],
+                            [complex(1, 0.0), complex(inf, 2)])
+    assert exact.ok and (exact.max_abs_error, exact.max_ulp_error) == (0.0, 0.0)
+    assert not compare.compare("complex64", "complex64", [(1,)], [complex(nan, 1)], [complex(1, 1)]).ok
 
 
 def test_the_worst_case_columns_describe_one_element() -> None:

@@ -164,6 +164,9 @@ def crashed(dtype: str, out_dtype: str, values: int, signal: str, reason: str, i
                        crash_inputs=tuple(fmt(a) for a in inputs))
 
 
+_EXACT = (True, 0.0, 0.0, 0.0)
+
+
 def _element(e: object, g: object, out_dtype: str, comp: str, floating: bool,
              signed_zero: bool) -> tuple[bool, float, float, float]:
     """(agrees, abs error, ULP error, error / tolerance) of one element."""
@@ -173,9 +176,14 @@ def _element(e: object, g: object, out_dtype: str, comp: str, floating: bool,
         return ok, abs_err, abs_err, 0.0 if ok else math.inf
     if out_dtype.startswith("complex"):
         ce, cg = complex(e), complex(g)  # type: ignore[call-overload]
+        if ce == cg:  # most elements: equal parts agree with no error (NaN is never equal; +-0 is no signed zero here)
+            return _EXACT
         parts = [_component(ce.real, cg.real, comp, False), _component(ce.imag, cg.imag, comp, False)]
     else:
-        parts = [_component(float(e), float(g), comp, signed_zero)]  # type: ignore[arg-type]
+        fe, fg = float(e), float(g)  # type: ignore[arg-type]
+        if fe == fg and (fe != 0 or math.copysign(1, fe) == math.copysign(1, fg)):
+            return _EXACT  # what _component says of equal values (a -0 for +0 aside)
+        parts = [_component(fe, fg, comp, signed_zero)]
     return (all(p[0] for p in parts), max(p[1] for p in parts), max(p[2] for p in parts),
             max(p[3] for p in parts))
 
