@@ -113,6 +113,20 @@ def test_reach_follows_calls_and_dispatched_ops_and_needs_an_output_only_iterato
     assert [h.split(" ")[0] for h in zero.hops] == ["zero_", "fill_", "fill_out"]  # not zero_cpu_'s CPU shortcut
     with_input = {f"{NATIVE}/Fill.cpp": text.replace(".add_output(self)", ".add_output(self)\n    .add_input(self)")}
     assert nullary_reach(lambda _: with_input, "fill_", ops) is None
+    # a kernel that fills its output on the way to other work (2.7's isin_Tensor_Tensor_out) is no fill
+    isin = text + ("\nTensor& isin_out(const Tensor& e, const Tensor& t, Tensor& out) {\n  out.fill_(false);\n"
+                   "  isin_sorting(e, t, out);\n  return out;\n}\n")
+    assert nullary_reach(lambda _: {f"{NATIVE}/Fill.cpp": isin}, "isin_out", ops) is None
+
+
+def test_status_lists_fill_and_zero_as_candidates_of_the_nullary_kind(tree: Path) -> None:
+    root = _lay(tree)
+    r = mpsgen("-C", str(root), "status", "--op", "zero")
+    assert r.returncode == 0, r.stderr
+    assert "frontier: candidate" in r.stdout
+    assert ("zero_ (zero_mps_): candidate: zero_ (aten/src/ATen/native/Fill.cpp:50) -> fill_ "
+            "(aten/src/ATen/native/Fill.cpp:22) -> fill_out (aten/src/ATen/native/Fill.cpp:8) -> fill_stub: "
+            "an iterator of its output only (the nullary kind)") in r.stdout
 
 
 def test_whole_functions_replaced_in_one_file_break_no_statement() -> None:

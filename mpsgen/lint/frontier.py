@@ -84,6 +84,11 @@ class FrontierIndex:
             return Overload(e.name, mps_kernel, site.kernel, None, (), None, False,
                             f"{site.kernel} is not defined in native/*.cpp")
         at = f"{use.impl.location}"
+        if not use.impl.stub_names:
+            nullary = self._nullary(site.kernel)
+            if nullary is not None:
+                return Overload(e.name, mps_kernel, site.kernel, at, (nullary.stub,), None, True,
+                                f"{nullary.shown()}: an iterator of its output only (the nullary kind)")
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
@@ -108,6 +113,32 @@ class FrontierIndex:
         return Overload(e.name, mps_kernel, site.kernel, at, stubs, None, True,
                         f"{site.kernel} ({at}) calls {', '.join(stubs)} (a pointwise entry; "
                         "the stub's declaration is not in native/*.h)")
+
+    def _nullary(self, kernel: str):  # -> NullaryReach | None
+        """How *kernel*, which calls no stub itself, reaches a stub of an output-only iterator taking one
+        Scalar (fill_ -> fill_out -> fill_stub): what plan/nullary_route.py plans; None otherwise.  Each hop
+        is found through the shared kernels' cached search, not by indexing every file naming it."""
+        from mpsgen.sources.native import stubs
+        from mpsgen.sources.native.nullary import nullary_reach
+        from mpsgen.sources.native_yaml.facts import family_key
+
+        inv = self.inv
+        found = inv.shared_kernels
+
+        def sources_for(name: str) -> dict[str, str]:
+            impl = found.impl(name)
+            return {impl.path: found.text(impl.path)} if impl is not None else {}
+
+        def op_kernel(op: str) -> str | None:
+            kernels = {k for head in inv.family_heads.get(family_key(op), ()) if head.name.split(".")[0] == op
+                       for k in inv.index.parse(head).cpu_cuda_kernels}
+            return next(iter(kernels)) if len(kernels) == 1 else None
+
+        reach = nullary_reach(sources_for, kernel, op_kernel)
+        decl = inv.stub_declarations.get(reach.stub) if reach is not None else None
+        if decl is None or decl.iterator_type is None or len(decl.params) != 2 or not stubs.is_c10_scalar(decl.params[1]):
+            return None
+        return reach
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub

@@ -4,7 +4,8 @@ iterator holds an output only (2.7's `fill_out`: `TensorIteratorConfig().add_out
 
 The stub may sit a few calls away: `fill_` is `return fill_out(self, value);`, and `zero_` calls
 `self.fill_(0)`, the op whose CPU kernel is `fill_`.  Followed are calls of native functions of the
-sources and of ops through the dispatcher (`at::op(` or `.op(`), at most MAX_FUNCTIONS functions deep
+sources and of ops through the dispatcher (`at::op(` or `.op(`) whose result the function returns (isin's
+`out.fill_(invert);` on the way to its own stub is no fill), at most MAX_FUNCTIONS functions deep
 (a CPU-only shortcut such as zero_cpu_'s `fill_(0)` fallback is one deeper and is not taken).
 """
 
@@ -62,6 +63,14 @@ def builds_output_only(text: str, impl: SharedImpl) -> bool:
     return False
 
 
+def _returned(masked: str, at: int) -> bool:
+    """Whether the call whose name is at *at* is what its statement returns (`return fill_out(...)`,
+    `return self.fill_(0)`): a kernel that fills its output on the way to other work (isin's
+    `out.fill_(invert);`) is no fill."""
+    start = max(masked.rfind(c, 0, at) for c in ";{}") + 1
+    return masked[start:at].split(maxsplit=1)[:1] == ["return"]
+
+
 def nullary_reach(sources_for: Callable[[str], dict[str, str]], kernel: str, op_kernel: Callable[[str], str | None],
                   _depth: int = 1) -> NullaryReach | None:
     """How the shared CPU/CUDA kernel *kernel* reaches a stub of an output-only iterator, or None.
@@ -82,7 +91,7 @@ def nullary_reach(sources_for: Callable[[str], dict[str, str]], kernel: str, op_
     ix = index_of(impl.path, sources[impl.path])
     for call in body_calls(sources[impl.path], impl):
         qualifier, name = call.qualifier, call.name
-        if name == kernel:
+        if name == kernel or not _returned(ix.masked, call.at):
             continue
         if qualifier in NATIVE and ix.plain_function(name) is not None:
             callee: str | None = name
