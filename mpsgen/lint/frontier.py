@@ -136,9 +136,9 @@ class FrontierIndex:
 
         reach = nullary_reach(sources_for, kernel, op_kernel)
         decl = inv.stub_declarations.get(reach.stub) if reach is not None else None
-        if decl is None or decl.iterator_type is None or len(decl.params) != 2 or not stubs.is_c10_scalar(decl.params[1]):
+        if decl is None or decl.iterator_type is None or len(decl.params) != 2:
             return None
-        return reach
+        return reach if stubs.is_c10_scalar(decl.params[1]) else None
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub
