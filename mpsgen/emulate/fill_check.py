@@ -14,12 +14,15 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import math
+import os
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import FLAGS, ToolMissing, cache_dir, emulation_argv, find_compiler
+from mpsgen.errors import MpsgenError
+from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:
     import torch
@@ -139,18 +142,19 @@ def _build(name: str, source: str, argv: list[str], libs: tuple[str, ...] = ()) 
     folder.mkdir(parents=True, exist_ok=True)
     lib = folder / f"{name}-{key}.so"
     if not lib.exists():
-        src = folder / f"{name}-{key}.cpp"
+        # this process's own source and output (concurrent runs build the same key), renamed into place
+        src = folder / f"{name}-{key}.{os.getpid()}.cpp"
+        tmp = folder / f"{name}-{key}.{os.getpid()}.so"
         src.write_text(source, encoding="utf-8")
-        tmp = lib.with_suffix(".tmp.so")
-        done = subprocess.run([*argv, str(src), "-o", str(tmp), *libs], capture_output=True, text=True)
-        if done.returncode != 0:
-            from mpsgen.errors import MpsgenError
-
-            from mpsgen.scan.lines import plain_lines
-
-            first = next((ln for ln in plain_lines(done.stderr) if "error" in ln), done.stderr.strip()[:300])
-            raise MpsgenError(f"the fill check's {name} does not compile: {first}")
-        tmp.replace(lib)
+        try:
+            done = subprocess.run([*argv, str(src), "-o", str(tmp), *libs], capture_output=True, text=True)
+            if done.returncode != 0:
+                first = next((ln for ln in plain_lines(done.stderr) if "error" in ln), done.stderr.strip()[:300])
+                raise MpsgenError(f"the fill check's {name} does not compile: {first}")
+            os.replace(tmp, lib)
+        finally:
+            src.unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
     return ctypes.CDLL(str(lib))
 
 
