@@ -1,0 +1,147 @@
+"""Upstream's own 2.7 -> 2.13 moves replayed: for every family PyTorch moved from an MPS-only kernel to the
+CPU's shared one, does `mpsgen migrate FAMILY` on the 2.7 checkout write the MPS dispatch 2.13 ships?
+
+The families come from the two yamls alone (torchgen's parse of each): an overload of the checkout whose MPS
+kernel differs from its CPU kernel and whose 2.13 MPS kernel is 2.13's CPU kernel was moved; a family is its
+op's name without the in-place `_` (fill_ and fill.out: fill).  Each family is migrated alone in the clone
+(numeric check on, compile check off unless --compile; no build or tests), the edited yaml parsed by torchgen,
+then undone.  A family is reproduced when every moved overload's MPS kernel is 2.13's, and wrong when any
+overload the change touched got another kernel than 2.13's; otherwise it was refused (mpsgen's first line).
+
+    python benchmarks/upstream_replay.py --tree /tmp/pt27-clone [--compile] [--only sum,fill] [--json out.json]
+
+The clone must be clean; it is left as it was found (`mpsgen undo` after each family, checked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+YAML = "aten/src/ATen/native/native_functions.yaml"
+TAGS = "aten/src/ATen/native/tags.yaml"
+
+
+def wheel_yaml() -> Path:
+    import torchgen
+
+    return Path(torchgen.__file__).parent / "packaged/ATen/native/native_functions.yaml"
+
+
+# Run by the torchgen of the yaml's own era (2.13's cannot read 2.7's `Dimname` schemas): a child whose
+# sys.path starts at that torchgen's parent, printing {overload: {"CPU": kernel, "MPS": kernel}}.
+_PARSE = r"""
+import json, sys
+from torchgen.gen import parse_native_yaml
+parsed = parse_native_yaml(sys.argv[1], sys.argv[2], skip_native_fns_gen=True)
+indices = {str(k): i for k, i in parsed.backend_indices.items() if str(k) in ("CPU", "MPS")}
+out = {}
+for f in parsed.native_functions:
+    out[str(f.func.name)] = {k: m.kernel for k, i in indices.items() if (m := i.get_kernel(f)) is not None}
+print(json.dumps(out))
+"""
+
+
+def kernels(yaml_text: str, torchgen_parent: Path, tags: Path) -> dict[str, dict[str, str]]:
+    """overload -> {"CPU": kernel, "MPS": kernel} as torchgen (the one under *torchgen_parent*) reads
+    *yaml_text*."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "native_functions.yaml"
+        path.write_text(yaml_text, encoding="utf-8")
+        run = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(torchgen_parent)!r})\n" + _PARSE,
+                              str(path), str(tags)], capture_output=True, text=True, cwd=tmp)
+    if run.returncode != 0:
+        raise SystemExit(f"torchgen could not parse the yaml:\n{run.stderr[-2000:]}")
+    return json.loads(run.stdout)
+
+
+def family_of(overload: str) -> str:
+    base = overload.split(".")[0]
+    return base[:-1] if base.endswith("_") and not base.endswith("__") else base
+
+
+def moved_families(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> dict[str, list[str]]:
+    """family -> the overloads upstream moved from an MPS-only kernel to the shared CPU kernel."""
+    families: dict[str, list[str]] = defaultdict(list)
+    for name, was in old.items():
+        now = new.get(name, {})
+        if "MPS" in was and was["MPS"] != was.get("CPU") and "CPU" in now and now.get("MPS") == now["CPU"]:
+            families[family_of(name)].append(name)
+    return dict(sorted(families.items()))
+
+
+def mpsgen(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mpsgen", "-C", str(tree), *args], capture_output=True, text=True)
+
+
+def replay(tree: Path, family: str, moved: list[str], before: dict[str, dict[str, str]],
+           upstream: dict[str, dict[str, str]], compile_check: bool) -> dict:
+    checks = [] if compile_check else ["--no-compile"]
+    names = [family, f"{family}_"]
+    run = None
+    for name in names:  # fill is known by its in-place op only
+        run = mpsgen(tree, "migrate", name, "--no-build", "--no-test", *checks)
+        if "unknown op" not in run.stderr:
+            break
+    assert run is not None
+    out = {"family": family, "moved": moved, "exit": run.returncode}
+    changed = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True).stdout
+    if run.returncode != 0 or not changed.strip():
+        lines = [ln for ln in (run.stderr + run.stdout).splitlines() if ln.strip()]
+        out.update(result="refused", why=next((ln for ln in lines if "error" in ln), lines[-1] if lines else ""))
+        return out
+    after = kernels((tree / YAML).read_text(encoding="utf-8"), tree, tree / TAGS)
+    mpsgen(tree, "undo")
+    left = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True).stdout
+    if left.strip():
+        raise SystemExit(f"{tree}: `mpsgen undo` left changes after {family}:\n{left}")
+    touched = {name for name in after if after[name].get("MPS") != before.get(name, {}).get("MPS")}
+    wrong = sorted(name for name in touched
+                   if name in upstream and after[name].get("MPS") != upstream[name].get("MPS"))
+    missing = sorted(name for name in moved if after.get(name, {}).get("MPS") != upstream[name].get("MPS"))
+    out.update(touched=sorted(touched), wrong=wrong, missing=missing,
+               result="wrong" if wrong else "partial" if missing else "reproduced")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tree", type=Path, required=True, help="a clean clone of the 2.7 checkout (written, undone)")
+    parser.add_argument("--upstream", type=Path, default=None, help="2.13's native_functions.yaml (the wheel's)")
+    parser.add_argument("--compile", action="store_true", help="also run mpsgen's compile check")
+    parser.add_argument("--only", default="", help="comma-separated families")
+    parser.add_argument("--json", type=Path, help="write every family's result here")
+    args = parser.parse_args()
+    tree = args.tree.resolve()
+    if subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True).stdout.strip():
+        raise SystemExit(f"{tree}: not clean")
+    before = kernels((tree / YAML).read_text(encoding="utf-8"), tree, tree / TAGS)
+    wheel = wheel_yaml()
+    upstream = kernels((args.upstream or wheel).read_text(encoding="utf-8"), wheel.parents[4], wheel.parent / "tags.yaml")
+    families = moved_families(before, upstream)
+    wanted = [f for f in args.only.split(",") if f] or list(families)
+    results = []
+    start = time.monotonic()
+    for family in wanted:
+        result = replay(tree, family, families[family], before, upstream, args.compile)
+        results.append(result)
+        print(f"{result['result']:<10} {family:<28} {result.get('why', ', '.join(result.get('wrong') or result.get('missing') or []))}",
+              flush=True)
+    counts = defaultdict(int)
+    for r in results:
+        counts[r["result"]] += 1
+    print(f"\n{counts['reproduced']} of {len(results)} families reproduced (2.13's MPS dispatch), "
+          f"{counts['wrong']} with another dispatch, {counts['partial']} partly, {counts['refused']} refused; "
+          f"{time.monotonic() - start:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
