@@ -1,0 +1,33 @@
+"""The texts of the indexing kind (plan/indexing_code.py): index_fill_stub's kernel template and its
+per-element-size instances, appended to the host's kernels/<Stem>.metal, and the host kernel registered
+on the stub; from templates/index_fill_*.j2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpsgen.generate.templating import render_template
+
+# (getBitSizeString's suffix, the Metal type of that size): the kernel copies a value's bits, so one
+# instance per element size serves every dtype of that size (2.7's masked_fill_scalar_<N>bit do the same)
+BIT_SIZES = (("8bit", "char"), ("16bit", "short"), ("32bit", "int"), ("64bit", "long"))
+
+
+def register_macro(name: str) -> str:
+    return f"REGISTER_{name.upper()}_OP"
+
+
+def render_metal(name: str, stub: str, templates_dir: str | Path | None) -> str:
+    """The kernel template and its `REGISTER_<NAME>_OP(SIZE, T);` lines, to append to a .metal."""
+    return render_template("index_fill_kernel.metal.j2", templates_dir, name=name, stub=stub,
+                           macro=register_macro(name), sizes=BIT_SIZES) + "\n"
+
+
+def render_host(fn: str, params: str, names: tuple[str, ...], *, op: str, name: str, dispatch: str,
+                templates_dir: str | Path | None) -> str:
+    """`static void fn(params)`: *names* are the host parameters' names in the stub's order (iter, dim,
+    self_dim_size, self_dim_stride, source)."""
+    iter_, dim, dim_size, dim_stride, value = names
+    return render_template("index_fill_host.mm.j2", templates_dir, fn=fn, params=params, op=op, name=name,
+                           iter=iter_, dim=dim, dim_size=dim_size, dim_stride=dim_stride, value=value,
+                           dispatch=dispatch)

@@ -1,0 +1,106 @@
+"""The kernel-code phase of the indexing kind (index_fill_stub; plan/indexing_route.py), as one frozen
+`IndexingCode`.
+
+Written: the kernel template and one instance per element size (`index_fill_<N>bit`, N from the
+checkout's getBitSizeString, as its masked_fill_scalar_<N>bit kernels are named), appended to the
+kernels/<Stem>.metal paired with the host's .mm (Indexing.mm -> Indexing.metal, upstream's pairing);
+the host kernel in the .mm that held the MPSGraph code, registered on the stub, with the stub's header.
+The value reaches the kernel converted by the checkout's getMPSScalar (Scalar::to<T> per dtype, the
+CPU kernel's conversion), so copying its bits serves every dtype of a size.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpsgen.errors import MpsgenError
+from mpsgen.model import KernelOptions
+from mpsgen.plan.dtypes import Row
+from mpsgen.plan.indexing_record import DTYPES, IndexingCode
+from mpsgen.plan.routing import Routing
+from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
+from mpsgen.scan.includes import includes_header
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.host.library import runs_a_shader_library, with_library
+from mpsgen.sources.metal.indexing import holds_kernel, jit_library_stem
+from mpsgen.sources.native import stubs
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
+
+BIT_SIZE_HELPER = "getBitSizeString"  # the .mm's own: ScalarType -> "8bit" ... "64bit"
+
+
+def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> IndexingCode:
+    """The kernel, the host kernel and its registration for *routing*'s indexing stub (nothing set in *cs*)."""
+    from mpsgen.generate import indexing_kernel as render
+    from mpsgen.generate.host_code import host_kernel_name, render_register_dispatch
+    from mpsgen.generate.nullary_kernel import render_library
+    from mpsgen.plan.kernel_code import registered_metal_kernel
+    from mpsgen.plan.nullary_code import metal_stem
+
+    indexing, stub = routing.indexing, routing.stub
+    assert indexing is not None and stub is not None
+    kept = registered_metal_kernel(stub, cs, checkout)
+    if kept:
+        return IndexingCode(stub=stub.name, kept=kept)
+    name = indexing.name
+    mm_rel = _host_file(routing, checkout, cs)
+    metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
+    draft = Draft(cs)
+    mm_text = draft.current(mm_rel)
+    if not any(d.name == BIT_SIZE_HELPER for d in host.definitions(mm_rel, mm_text)):
+        raise MpsgenError(f"{Path(mm_rel).name} defines no {BIT_SIZE_HELPER}, which names the {name} kernel per "
+                          "element size", path=mm_rel, hint=f"register {stub.name} by hand")
+    library = jit_library_stem(mm_text)
+    if library is not None and library != Path(metal_rel).stem:
+        raise MpsgenError(f"{Path(mm_rel).name} runs {library}.metal's library, not {Path(metal_rel).name}",
+                          path=mm_rel, hint=f"register {stub.name} by hand")
+    metal_text = render.render_metal(name, stub.name, opts.templates_dir)
+    added: list[str] = []
+    if draft.exists(metal_rel):
+        current = draft.current(metal_rel)
+        if holds_kernel(current, name):
+            raise MpsgenError(f"{Path(metal_rel).name} already holds a {name} kernel", path=metal_rel,
+                              hint=f"register {stub.name} by hand")
+        draft.set_text(metal_rel, current.rstrip("\n") + "\n\n" + metal_text, f"{name} kernel of {stub.name}")
+    else:
+        draft.set_text(metal_rel, "#include <metal_stdlib>\nusing namespace metal;\n\n" + metal_text,
+                       f"{name} kernel of {stub.name}")
+    sizes = tuple(dict.fromkeys(DTYPES.values()))
+    added.append(f"{metal_rel}: {name}<T> and {name}_<N>bit for {', '.join(sizes)}")
+    fn = host_kernel_name(name)
+    params = stubs.host_params(stub)
+    names = stubs.host_param_names(params)
+    host_text = render.render_host(fn, params, names, op=f"{name}_", name=name,
+                                   dispatch=capabilities(cs).launch.dispatch, templates_dir=opts.templates_dir)
+    semicolon, ampersand = host.register_dispatch_style(mm_text)
+    register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
+    new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
+    new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
+    if not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
+        new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
+    if not runs_a_shader_library(new_mm):
+        new_mm = with_library(new_mm, render_library(Path(metal_rel).stem, opts.templates_dir), mm_rel)
+    draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+    added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
+    before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
+              else f"no MPS kernel ({stub.name} unregistered)")
+    rows = tuple(Row(dtype, before, f"registered ({name}_{size})", bool(routing.legacy_kernels), True)
+                 for dtype, size in DTYPES.items())
+    notes = (f"the value reaches {name}_<N>bit converted by getMPSScalar (Scalar::to<T>, as the CPU kernel converts "
+             "it); the kernel copies its bits",
+             f"an index outside [-size, size) of the dim writes nothing on MPS (the CPU kernel raises IndexError; "
+             "2.7's MPSGraph scatter raised nothing either)")
+    return IndexingCode(name, stub.name, metal_rel, mm_rel, metal_text, host_text, register_line, rows, draft.edits,
+                        tuple(added), notes)
+
+
+def _host_file(routing: Routing, checkout: Checkout, cs: Changeset) -> str:
+    """The .mm holding the legacy MPSGraph code: the host kernel's place."""
+    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
+    for legacy in routing.legacy_kernels:
+        impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
+        if impls:
+            return impls[0].path
+    raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
+                      path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")

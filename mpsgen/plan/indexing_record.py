@@ -1,0 +1,39 @@
+"""The record the indexing kind's code phase returns (plan/indexing_code.py), apart from that phase so the
+Plan (plan/result.py) can hold it without importing the planner."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from mpsgen.plan.dtypes import Row
+    from mpsgen.plan.texts import TextEdit
+
+# torch dtype the CPU kernel fills (AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4 less double) -> the element size
+# whose kernel copies its bits (getBitSizeString's names)
+DTYPES = {"float32": "32bit", "float16": "16bit", "bfloat16": "16bit", "int64": "64bit", "int32": "32bit",
+          "int16": "16bit", "int8": "8bit", "uint8": "8bit", "bool": "8bit", "complex64": "64bit",
+          "complex32": "32bit"}
+DTYPE_GROUPS = ("float", "integer", "complex")  # what the test lists are narrowed to: every one of them
+
+
+class IndexingCode(NamedTuple):
+    """What the indexing kind's code phase planned (kept: the stub already runs a kernel that is not MPSGraph)."""
+
+    kernel: str = ""  # the kernels' name: index_fill -> index_fill_<N>bit
+    stub: str = ""
+    metal_path: str = ""
+    mm_path: str = ""
+    metal_text: str = ""  # the kernel as rendered (appended to metal_path; the numeric check compiles that file)
+    host_code: str = ""
+    register_line: str = ""
+    rows: tuple[Row, ...] = ()
+    edits: tuple[TextEdit, ...] = ()
+    added: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    kept: str = ""  # why nothing was written: the stub's registration
+
+    @property
+    def bit_sizes(self) -> tuple[str, ...]:
+        """The element sizes its kernel must be instantiated for."""
+        return tuple(dict.fromkeys(DTYPES.values()))

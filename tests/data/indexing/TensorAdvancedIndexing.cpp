@@ -1,0 +1,44 @@
+// Mirrors the index_fill_ kernels of PyTorch 2.7's aten/src/ATen/native/TensorAdvancedIndexing.cpp in shape
+// (self restrided along dim, the index restrided over it, one iterator, the stub), written for mpsgen's tests.
+#include <ATen/native/IndexKernel.h>
+#include <ATen/native/TensorIterator.h>
+
+namespace at::native {
+
+DEFINE_DISPATCH(index_fill_stub);
+
+Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& source) {
+  TORCH_CHECK_INDEX(index.scalar_type() == ScalarType::Long, "index_fill_(): Expected dtype int64 for index.");
+  Tensor self_nonzero_dim = (self.dim() == 0) ? self.unsqueeze(-1) : self;
+  dim = at::maybe_wrap_dim(dim, self_nonzero_dim);
+  auto index_sizes = std::vector<int64_t>(self_nonzero_dim.dim(), 1);
+  auto index_strides = std::vector<int64_t>(self_nonzero_dim.dim(), 0);
+  index_sizes[dim] = index.numel();
+  index_strides[dim] = (index.dim() > 0) ? index.stride(0) : 1;
+  auto index_restrided = index.as_strided(index_sizes, index_strides);
+  auto self_sizes = self_nonzero_dim.sizes().vec();
+  auto self_strides = self_nonzero_dim.strides().vec();
+  self_sizes[dim] = index.numel();
+  self_strides[dim] = 0;
+  auto self_restrided = self_nonzero_dim.as_strided(self_sizes, self_strides);
+  auto iter = TensorIteratorConfig()
+                  .set_check_mem_overlap(false)
+                  .check_all_same_dtype(false)
+                  .resize_outputs(false)
+                  .add_output(self_restrided)
+                  .add_const_input(index_restrided)
+                  .build();
+  index_fill_stub(iter.device_type(), iter, dim, self_nonzero_dim.size(dim), self_nonzero_dim.stride(dim), source);
+  return self;
+}
+
+Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  TORCH_CHECK(source.dim() == 0, "index_fill_ only supports a 0-dimensional value tensor");
+  return self.index_fill_(dim, index, source.item());
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& source) {
+  return self.clone(at::MemoryFormat::Preserve).index_fill_(dim, index, source);
+}
+
+} // namespace at::native
