@@ -44,7 +44,7 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     if kept:
         return IndexingCode(stub=stub.name, kept=kept)
     name = indexing.name
-    mm_rel = _host_file(routing, checkout, cs)
+    mm_rel, dead = _host_file(routing, checkout, cs, name)
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
     mm_text = draft.current(mm_rel)
@@ -90,17 +90,25 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     notes = (f"the value reaches {name}_<N>bit converted by getMPSScalar (Scalar::to<T>, as the CPU kernel converts "
              "it); the kernel copies its bits",
              f"an index outside [-size, size) of the dim writes nothing on MPS (the CPU kernel raises IndexError; "
-             "2.7's MPSGraph scatter raised nothing either)")
+             "2.7's MPSGraph scatter raised nothing either)",
+             *((f"{mm_rel}: {', '.join(dict.fromkeys(dead))} named by no yaml line (MPSGraph code the dispatch left): "
+                "left in place, delete by hand",) if dead else ()))
     return IndexingCode(name, stub.name, metal_rel, mm_rel, metal_text, host_text, register_line, rows, draft.edits,
                         tuple(added), notes)
 
 
-def _host_file(routing: Routing, checkout: Checkout, cs: Changeset) -> str:
-    """The .mm holding the legacy MPSGraph code: the host kernel's place."""
+def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:
+    """The .mm holding the legacy MPSGraph code (the host kernel's place), else the one still defining
+    `<name>_*mps*` functions no yaml line names (the 2026-shaped tree's Indexing.mm), with those."""
     mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     for legacy in routing.legacy_kernels:
         impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
         if impls:
-            return impls[0].path
+            return impls[0].path, ()
+    for path, text in sorted(mentioning(mm_texts, f"{name}_").items()):
+        dead = tuple(d.name for d in host.definitions(path, text) if not d.static
+                     and d.name.startswith(f"{name}_") and "mps" in d.name[len(name) + 1:])
+        if dead:
+            return path, dead
     raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
                       path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
