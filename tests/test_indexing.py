@@ -1,7 +1,8 @@
-"""The indexing kind (index_fill_stub): `migrate index_fill_` on the sample laid with 2.7-shaped indexing
-files (tests/data/indexing: IndexKernel.h, TensorAdvancedIndexing.cpp, NamedTensor.cpp, Indexing.mm,
-Indexing.metal and the yaml entries, written after the real files' shapes), the shared kernel found past
-the named-tensor overload, the refusal of another stub signature, status, and the numeric check."""
+"""The indexing kind (index_fill_stub, gather_stub): `migrate index_fill_` and `migrate gather` on the sample
+laid with 2.7-shaped indexing files (tests/data/indexing: IndexKernel.h, TensorAdvancedIndexing.h/.cpp,
+NamedTensor.cpp, Indexing.mm, Indexing.metal, ScatterGather.mm and the yaml entries, written after the real
+files' shapes), the shared kernel found past the named-tensor overload, the stub only a CPU tensor reaches,
+the refusal of another stub signature, status, and the numeric checks."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ DATA = Path(__file__).parent / "data" / "indexing"
 NATIVE = "aten/src/ATen/native"
 MM = f"{NATIVE}/mps/operations/Indexing.mm"
 METAL = f"{NATIVE}/mps/kernels/Indexing.metal"
+SG_MM = f"{NATIVE}/mps/operations/ScatterGather.mm"
+SG_METAL = f"{NATIVE}/mps/kernels/ScatterGather.metal"
 YAML = f"{NATIVE}/native_functions.yaml"
 CMI = "torch/testing/_internal/common_methods_invocations.py"
 COMMON_MPS = "torch/testing/_internal/common_mps.py"
@@ -25,9 +28,10 @@ GRAD_XFAIL = '            "index_fill": [torch.float16, torch.float32],  # missi
 
 def _lay(root: Path, index_kernel_h: str | None = None) -> Path:
     (root / NATIVE / "IndexKernel.h").write_text(index_kernel_h or (DATA / "IndexKernel.h").read_text())
-    for name in ("TensorAdvancedIndexing.cpp", "NamedTensor.cpp"):
+    for name in ("TensorAdvancedIndexing.h", "TensorAdvancedIndexing.cpp", "NamedTensor.cpp"):
         (root / NATIVE / name).write_text((DATA / name).read_text())
     (root / MM).write_text((DATA / "Indexing.mm").read_text())
+    (root / SG_MM).write_text((DATA / "ScatterGather.mm").read_text())
     (root / METAL).write_text((DATA / "Indexing.metal").read_text())
     entries = (DATA / "native_functions.yaml").read_text().split("\n", 1)[1]  # without its header comment
     (root / YAML).write_text((root / YAML).read_text() + entries)
@@ -52,8 +56,7 @@ def test_index_fill_moves_to_index_fill_stubs_metal_kernel(tree: Path) -> None:
     assert "    CPU, CUDA, MPS: index_fill_\n" in yaml  # the int_Tensor overload's shared line
     assert "- func: index_fill_.Dimname_Scalar(Tensor(a!) self, Dimname dim, Tensor index, Scalar value) -> " \
            "Tensor(a!)\n  device_check: NoCheck   # TensorIterator\n  variants: method\n" in yaml  # left alone
-    assert (f"index_fill_ ({NATIVE}/TensorAdvancedIndexing.cpp:10) -> index_fill_stub: an iterator of one output "
-            "and one index, the indexing kind") in r.stdout
+    assert f"index_fill_ ({NATIVE}/TensorAdvancedIndexing.cpp:14) -> index_fill_stub: the indexing kind\n" in r.stdout
     assert "function index_fill_mps_ (a method call of an op only)" in r.stdout
 
     mm = (root / MM).read_text()
@@ -86,10 +89,52 @@ def test_index_fill_moves_to_index_fill_stubs_metal_kernel(tree: Path) -> None:
     assert " error" not in check.stdout.replace("0 errors", ""), check.stdout
 
 
+def test_gather_moves_to_gather_stubs_metal_kernel_in_a_new_scatter_gather_metal(tree: Path) -> None:
+    root = _lay(tree)
+    r = mpsgen("migrate", "gather", *FAST, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "    CPU, CUDA, MPS: gather_out\n" in (root / YAML).read_text()
+    assert (f"gather_out ({NATIVE}/TensorAdvancedIndexing.cpp:55) -> gather_stub: the indexing kind "
+            "(gather_expanded_index_stub: only a CPU tensor reaches it)") in r.stdout
+    mm = (root / SG_MM).read_text()
+    assert "gather_out_mps" not in mm and "TORCH_IMPL_FUNC(scatter_src_out_mps)" in mm  # scatter's code stays
+    assert ("namespace at::native {\n\n#ifndef PYTORCH_JIT_COMPILE_SHADERS\n"
+            "static auto& lib = mps::MetalShaderLibrary::getBundledLibrary();\n#else\n"
+            "#include <ATen/native/mps/ScatterGather_metallib.h>\n#endif\n") in mm
+    assert 'lib.getPipelineStateForFunc("gather_" + std::to_string(self_.element_size() * 8) + "bit");' in mm
+    assert "static void gather_mps_kernel(const Tensor& result, const Tensor& self, int64_t dim, const Tensor& index)" in mm
+    assert mm.endswith("REGISTER_DISPATCH(gather_stub, &gather_mps_kernel);\n} // namespace at::native\n")
+    metal = (root / SG_METAL).read_text()
+    assert metal.startswith("#include <metal_stdlib>\nusing namespace metal;\n\n// gather_stub's kernel.")
+    assert "result[result_offset] = self[self_offset + idx * self_strides[dim]];" in metal
+    assert [ln for ln in metal.splitlines() if ln.startswith("REGISTER_GATHER_OP(")] == [
+        "REGISTER_GATHER_OP(8bit, char);", "REGISTER_GATHER_OP(16bit, short);", "REGISTER_GATHER_OP(32bit, int);",
+        "REGISTER_GATHER_OP(64bit, long);"]
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "gather", *FAST, cwd=root)
+    assert again.returncode == 0 and "nothing to do: gather is already on a native Metal kernel" in again.stdout
+    assert tracked_bytes(root) == before
+    check = mpsgen("-C", str(root), "check")
+    assert " error" not in check.stdout.replace("0 errors", ""), check.stdout
+
+
+def test_a_stub_a_tensor_off_the_cpu_reaches_is_not_passed_over(tree: Path) -> None:
+    text = (DATA / "TensorAdvancedIndexing.cpp").read_text().replace(
+        "  if (!self.device().is_cpu()) {\n    return false;\n  }\n", "")
+    root = _lay(tree)
+    (root / NATIVE / "TensorAdvancedIndexing.cpp").write_text(text)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "any device"], cwd=root,
+                   check=True)
+    before = tracked_bytes(root)
+    r = mpsgen("migrate", "gather", *FAST, cwd=root)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert tracked_bytes(root) == before
+
+
 def test_the_shared_kernel_is_the_int_overload_not_the_named_one() -> None:
     sources = {f"{NATIVE}/{n}": (DATA / n).read_text() for n in ("NamedTensor.cpp", "TensorAdvancedIndexing.cpp")}
     impl = find_shared_impl(sources, "index_fill_")
-    assert impl is not None and impl.path.endswith("TensorAdvancedIndexing.cpp") and impl.line == 10
+    assert impl is not None and impl.path.endswith("TensorAdvancedIndexing.cpp") and impl.line == 14
     assert impl.stub_names == ("index_fill_stub",)
     alone = find_shared_impl({f"{NATIVE}/NamedTensor.cpp": sources[f"{NATIVE}/NamedTensor.cpp"]}, "index_fill_")
     assert alone is None  # a Dimname overload is never a dispatch key's kernel
@@ -110,8 +155,20 @@ def test_status_lists_index_fill_as_a_candidate_of_the_indexing_kind(tree: Path)
     r = mpsgen("-C", str(root), "status", "--op", "index_fill")
     assert r.returncode == 0, r.stderr
     assert "frontier: candidate" in r.stdout
-    assert (f"index_fill_.int_Scalar (index_fill_mps_): candidate: index_fill_ ({NATIVE}/TensorAdvancedIndexing.cpp:10)"
-            " calls index_fill_stub: an iterator of one output and one index (the indexing kind)") in r.stdout
+    assert (f"index_fill_.int_Scalar (index_fill_mps_): candidate: index_fill_ ({NATIVE}/TensorAdvancedIndexing.cpp:14)"
+            " calls index_fill_stub: the indexing kind") in r.stdout
+
+
+def test_gather_check_agrees_and_catches_a_kernel_ignoring_dim() -> None:
+    from mpsgen.emulate.gather_check import TYPES, check_gather
+    from mpsgen.generate.indexing_kernel import render_metal
+
+    metal = "#include <metal_stdlib>\n\n" + render_metal("gather", "gather_stub", None)
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "sample"
+    good = check_gather("gather", "gather_stub", metal, root)
+    assert good.ok and [r.dtype for r in good.rows] == list(TYPES)
+    wrong = check_gather("gather", "gather_stub", metal.replace("if (d != int(dim)) {", "if (true) {"), root)
+    assert all(r.mismatches for r in wrong.rows) and wrong.rows[0].first_mismatches[0].inputs[0].startswith("dim 0,")
 
 
 def test_index_fill_check_agrees_and_catches_an_unwrapped_negative_index() -> None:

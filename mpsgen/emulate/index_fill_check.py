@@ -77,7 +77,8 @@ extern "C" int mpsgen_to(int dtype, double re, double im, long long i, int kind,
 """
 
 
-def _build(name: str, source: str, argv: list[str], libs: tuple[str, ...] = ()) -> ctypes.CDLL:
+def build_library(name: str, source: str, argv: list[str], libs: tuple[str, ...] = ()) -> ctypes.CDLL:
+    """*source* compiled with *argv* into a shared library, cached by its text and command."""
     key = hashlib.sha256(("1\0" + source + "\0".join((*argv, "--", *libs))).encode()).hexdigest()[:20]
     folder = cache_dir() / "index_fill"
     folder.mkdir(parents=True, exist_ok=True)
@@ -104,9 +105,9 @@ def check_index_fill(kernel: str, stub: str, metal: str, include_root: str | Pat
     torch = import_torch()
     cxx = find_compiler()
     torch_dir = Path(torch.__file__).parent
-    kernels = _build("kernels", _driver(kernel, kernel_region(metal, stub)), emulation_argv(cxx, include_root))
+    kernels = build_library("kernels", _driver(kernel, kernel_region(metal, stub)), emulation_argv(cxx, include_root))
     abi = int(torch.compiled_with_cxx11_abi())
-    convert = _build("convert", _converter(), [*cxx, *[f for f in FLAGS if f != "-fwrapv"],
+    convert = build_library("convert", _converter(), [*cxx, *[f for f in FLAGS if f != "-fwrapv"],
                                                  f"-D_GLIBCXX_USE_CXX11_ABI={abi}", "-I", str(torch_dir / "include")],
                      ("-L", str(torch_dir / "lib"), "-lc10", f"-Wl,-rpath,{torch_dir / 'lib'}"))
     with warnings.catch_warnings():  # complex32 tensors: torch's "ComplexHalf support is experimental"

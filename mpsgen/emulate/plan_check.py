@@ -172,11 +172,15 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
 
 
 def _kind_check(plan, current, root):  # -> TryResult
-    """The planned .metal of the nullary kind (fill_) or the indexing kind (index_fill_) against torch CPU."""
+    """The planned .metal of the nullary kind (fill_) or the indexing kind (index_fill_, gather) against torch CPU."""
     if plan.nullary is not None:
         from mpsgen.emulate.fill_check import check_fill
 
         return check_fill(plan.kernel, current(plan.nullary.metal_path), root)
+    if plan.indexing.stub == "gather_stub":
+        from mpsgen.emulate.gather_check import check_gather
+
+        return check_gather(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
     from mpsgen.emulate.index_fill_check import check_index_fill
 
     return check_index_fill(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)

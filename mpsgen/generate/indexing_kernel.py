@@ -17,17 +17,25 @@ def register_macro(name: str) -> str:
     return f"REGISTER_{name.upper()}_OP"
 
 
+# per stub, the roles of the host kernel's parameters in the stub's order (the templates' names for them)
+ROLES = {"index_fill_stub": ("iter", "dim", "dim_size", "dim_stride", "value"),
+         "gather_stub": ("result", "input", "dim", "index")}  # `self` is render()'s own
+
+
 def render_metal(name: str, stub: str, templates_dir: str | Path | None) -> str:
     """The kernel template and its `REGISTER_<NAME>_OP(SIZE, T);` lines, to append to a .metal."""
-    return render_template("index_fill_kernel.metal.j2", templates_dir, name=name, stub=stub,
+    return render_template(f"{name}_kernel.metal.j2", templates_dir, name=name, stub=stub,
                            macro=register_macro(name), sizes=BIT_SIZES) + "\n"
 
 
-def render_host(fn: str, params: str, names: tuple[str, ...], *, op: str, name: str, dispatch: str,
-                templates_dir: str | Path | None) -> str:
-    """`static void fn(params)`: *names* are the host parameters' names in the stub's order (iter, dim,
-    self_dim_size, self_dim_stride, source)."""
-    iter_, dim, dim_size, dim_stride, value = names
-    return render_template("index_fill_host.mm.j2", templates_dir, fn=fn, params=params, op=op, name=name,
-                           iter=iter_, dim=dim, dim_size=dim_size, dim_stride=dim_stride, value=value,
-                           dispatch=dispatch)
+def render_host(fn: str, params: str, names: tuple[str, ...], *, stub: str, name: str, dispatch: str,
+                bit_size_helper: bool, templates_dir: str | Path | None) -> str:
+    """`static void fn(params)`: *names* are the host parameters' names in the stub's order; the kernel's
+    element-size suffix from the .mm's getBitSizeString where it has one (*bit_size_helper*), else inline."""
+
+    def bits(tensor: str) -> str:
+        return (f"getBitSizeString({tensor}.scalar_type())" if bit_size_helper
+                else f'std::to_string({tensor}.element_size() * 8) + "bit"')
+
+    return render_template(f"{name}_host.mm.j2", templates_dir, fn=fn, params=params, op=f"{name}_", name=name,
+                           dispatch=dispatch, bits=bits, **dict(zip(ROLES[stub], names)))

@@ -91,9 +91,8 @@ class FrontierIndex:
                                 f"{nullary.shown()}: an iterator of its output only (the nullary kind)")
         indexing = self._indexing(use.impl)
         if indexing:  # index_fill_ -> index_fill_stub (plan/indexing_route.py)
-            return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, indexing, True,
-                            f"{site.kernel} ({at}) calls {use.impl.stub_names[0]}: an iterator of one output and "
-                            "one index (the indexing kind)")
+            return Overload(e.name, mps_kernel, site.kernel, at, (indexing.name,), indexing.fn_type, True,
+                            f"{site.kernel} ({at}) calls {indexing.name}: the indexing kind")
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
@@ -145,15 +144,11 @@ class FrontierIndex:
             return None
         return reach if stubs.is_c10_scalar(decl.params[1]) else None
 
-    def _indexing(self, impl) -> str | None:
-        """The stub's type when *impl* calls a stub of the indexing kind over one output and one index (what
-        plan/indexing_route.py plans), else None."""
-        from mpsgen.sources.native.indexing import is_indexing_stub, one_output_one_index
+    def _indexing(self, impl):  # -> StubDecl | None
+        """The stub of the indexing kind *impl* calls (what plan/indexing_route.py plans), else None."""
+        from mpsgen.sources.native.indexing import indexing_stub
 
-        decl = self.inv.stub_declarations.get(impl.stub_names[0]) if len(impl.stub_names) == 1 else None
-        if decl is None or not is_indexing_stub(decl):
-            return None
-        return decl.fn_type if one_output_one_index(self.inv.shared_kernels.text(impl.path), impl) else None
+        return indexing_stub(self.inv.shared_kernels.text(impl.path), impl, self.inv.stub_declarations)
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub

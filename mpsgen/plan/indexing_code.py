@@ -16,7 +16,7 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.dtypes import Row
-from mpsgen.plan.indexing_record import DTYPES, IndexingCode
+from mpsgen.plan.indexing_record import DTYPES, SIZES, IndexingCode
 from mpsgen.plan.routing import Routing
 from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
 from mpsgen.scan.includes import includes_header
@@ -27,7 +27,18 @@ from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
 
-BIT_SIZE_HELPER = "getBitSizeString"  # the .mm's own: ScalarType -> "8bit" ... "64bit"
+BIT_SIZE_HELPER = "getBitSizeString"  # the .mm's own where it has one: ScalarType -> "8bit" ... "64bit"
+NOTES = {
+    "index_fill_stub": (
+        "the value reaches index_fill_<N>bit converted by getMPSScalar (Scalar::to<T>, as the CPU kernel converts it); "
+        "the kernel copies its bits",
+        "an index outside [-size, size) of the dim writes nothing on MPS (the CPU kernel raises IndexError; 2.7's "
+        "MPSGraph scatter raised nothing either)"),
+    "gather_stub": (
+        "gather_<N>bit copies each element's bits; the index is int64 (2.7's gather meta refuses int32)",
+        "an index outside [0, size) of the dim leaves its result element unwritten on MPS (the CPU kernel raises "
+        "RuntimeError)"),
+}
 
 
 def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> IndexingCode:
@@ -48,9 +59,6 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
     mm_text = draft.current(mm_rel)
-    if not any(d.name == BIT_SIZE_HELPER for d in host.definitions(mm_rel, mm_text)):
-        raise MpsgenError(f"{Path(mm_rel).name} defines no {BIT_SIZE_HELPER}, which names the {name} kernel per "
-                          "element size", path=mm_rel, hint=f"register {stub.name} by hand")
     library = jit_library_stem(mm_text)
     if library is not None and library != Path(metal_rel).stem:
         raise MpsgenError(f"{Path(mm_rel).name} runs {library}.metal's library, not {Path(metal_rel).name}",
@@ -66,18 +74,20 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     else:
         draft.set_text(metal_rel, "#include <metal_stdlib>\nusing namespace metal;\n\n" + metal_text,
                        f"{name} kernel of {stub.name}")
-    sizes = tuple(dict.fromkeys(DTYPES.values()))
+    dtypes = DTYPES[stub.name]
+    sizes = tuple(dict.fromkeys(SIZES[d] for d in dtypes))
     added.append(f"{metal_rel}: {name}<T> and {name}_<N>bit for {', '.join(sizes)}")
     fn = host_kernel_name(name)
     params = stubs.host_params(stub)
-    names = stubs.host_param_names(params)
-    host_text = render.render_host(fn, params, names, op=f"{name}_", name=name,
-                                   dispatch=capabilities(cs).launch.dispatch, templates_dir=opts.templates_dir)
+    helper = any(d.name == BIT_SIZE_HELPER for d in host.definitions(mm_rel, mm_text))
+    host_text = render.render_host(fn, params, stubs.host_param_names(params), stub=stub.name, name=name,
+                                   dispatch=capabilities(cs).launch.dispatch, bit_size_helper=helper,
+                                   templates_dir=opts.templates_dir)
     semicolon, ampersand = host.register_dispatch_style(mm_text)
     register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
     new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
-    if not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
+    if stub.iterator_type and not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
         new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
     if not runs_a_shader_library(new_mm):
         new_mm = with_library(new_mm, render_library(Path(metal_rel).stem, opts.templates_dir), mm_rel)
@@ -85,12 +95,9 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
     before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
               else f"no MPS kernel ({stub.name} unregistered)")
-    rows = tuple(Row(dtype, before, f"registered ({name}_{size})", bool(routing.legacy_kernels), True)
-                 for dtype, size in DTYPES.items())
-    notes = (f"the value reaches {name}_<N>bit converted by getMPSScalar (Scalar::to<T>, as the CPU kernel converts "
-             "it); the kernel copies its bits",
-             f"an index outside [-size, size) of the dim writes nothing on MPS (the CPU kernel raises IndexError; "
-             "2.7's MPSGraph scatter raised nothing either)",
+    rows = tuple(Row(dtype, before, f"registered ({name}_{SIZES[dtype]})", bool(routing.legacy_kernels), True)
+                 for dtype in dtypes)
+    notes = (*NOTES[stub.name],
              *((f"{mm_rel}: {', '.join(dict.fromkeys(dead))} named by no yaml line (MPSGraph code the dispatch left): "
                 "left in place, delete by hand",) if dead else ()))
     return IndexingCode(name, stub.name, metal_rel, mm_rel, metal_text, host_text, register_line, rows, draft.edits,

@@ -9,11 +9,13 @@ if TYPE_CHECKING:
     from mpsgen.plan.dtypes import Row
     from mpsgen.plan.texts import TextEdit
 
-# torch dtype the CPU kernel fills (AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4 less double) -> the element size
-# whose kernel copies its bits (getBitSizeString's names)
-DTYPES = {"float32": "32bit", "float16": "16bit", "bfloat16": "16bit", "int64": "64bit", "int32": "32bit",
-          "int16": "16bit", "int8": "8bit", "uint8": "8bit", "bool": "8bit", "complex64": "64bit",
-          "complex32": "32bit"}
+# torch dtype -> its element size, whose kernel copies its bits (getBitSizeString's names)
+SIZES = {"float32": "32bit", "float16": "16bit", "bfloat16": "16bit", "int64": "64bit", "int32": "32bit",
+         "int16": "16bit", "int8": "8bit", "uint8": "8bit", "bool": "8bit", "complex64": "64bit",
+         "complex32": "32bit"}
+# per stub, the dtypes its CPU kernel takes on MPS (no double): index_fill's AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4
+# has kComplexHalf, the scatter/gather kernels' AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3 do not
+DTYPES = {"index_fill_stub": tuple(SIZES), "gather_stub": tuple(d for d in SIZES if d != "complex32")}
 DTYPE_GROUPS = ("float", "integer", "complex")  # what the test lists are narrowed to: every one of them
 
 
@@ -36,4 +38,4 @@ class IndexingCode(NamedTuple):
     @property
     def bit_sizes(self) -> tuple[str, ...]:
         """The element sizes its kernel must be instantiated for."""
-        return tuple(dict.fromkeys(DTYPES.values()))
+        return tuple(dict.fromkeys(SIZES[d] for d in DTYPES.get(self.stub, ())))

@@ -256,11 +256,12 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
     if not any(e.mps_lines for e in entries) or any(e.legacy_lines for e in entries):
         return "", None
     shared = tuple(dict.fromkeys(k for e in entries if e.mps_route == "shared" and (k := e.mps_kernel)))
-    nullary = None
+    nullary: NullaryRoute | IndexingRoute | None = None  # either kind's route names its stub
     if not opts.stub_override:
         from mpsgen.plan.nullary_route import route_nullary
 
         nullary = route_nullary(checkout, cs, index, shared)  # fill_: fill_stub, reached through fill_out
+        nullary = nullary or _indexing(checkout, cs, index, shared)  # gather_out: gather_stub (indexing kind)
     targets = () if opts.stub_override or nullary else _targets(checkout, cs, family, None, shared)
     found = [t.stub for t in targets] or ([nullary.stub] if nullary else
                                           [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)])

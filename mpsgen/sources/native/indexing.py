@@ -1,7 +1,10 @@
 """Whether a shared kernel calls a stub of the indexing kind (plan/indexing_route.py): a stub of a known
-indexing signature (index_fill_stub `void(*)(TensorIterator&, int64_t dim, int64_t self_dim_size, int64_t
-self_dim_stride, const Scalar&)`) over an iterator of one output and one input (2.7's index_fill_: `self`
-restrided along dim, the index restrided over it)."""
+indexing signature, index_fill_stub `void(*)(TensorIterator&, int64_t dim, int64_t self_dim_size, int64_t
+self_dim_stride, const Scalar&)` over an iterator of one output and one input (2.7's index_fill_: `self`
+restrided along dim, the index restrided over it), or gather_stub `void(*)(const Tensor& result, const
+Tensor& self, int64_t dim, const Tensor& index)`; besides it, the shared kernel may call a stub only a CPU
+tensor reaches (gather_out's gather_expanded_index_stub, behind can_use_expanded_index_path, which returns
+false off the CPU)."""
 
 from __future__ import annotations
 
@@ -12,9 +15,13 @@ from mpsgen.sources.native.iterator_operands import add_output_calls, operands_i
 from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.sources.native.stubs import StubDecl
 
-# stub -> its parameter types after the iterator (spelled loosely: const, &, c10:: dropped): the kind's
-# stubs mpsgen writes a kernel for
-SIGNATURES = {"index_fill_stub": ("int64_t", "int64_t", "int64_t", "Scalar")}
+# stub -> its parameter types (spelled loosely: const, &, c10:: dropped): the kind's stubs mpsgen writes a
+# kernel for
+SIGNATURES = {"index_fill_stub": ("TensorIterator", "int64_t", "int64_t", "int64_t", "Scalar"),
+              "gather_stub": ("Tensor", "Tensor", "int64_t", "Tensor")}
+# a stub the shared kernel calls only when a function says so, which returns false for a tensor off the CPU
+CPU_ONLY = {"gather_expanded_index_stub": "can_use_expanded_index_path"}
+_OFF_CPU_FALSE = re.compile(r"if\s*\(\s*!\s*\w+\s*\.\s*device\s*\(\s*\)\s*\.\s*is_cpu\s*\(\s*\)\s*\)\s*\{?\s*return\s+false\b")
 
 
 def _loose(cpp_type: str) -> str:
@@ -22,9 +29,35 @@ def _loose(cpp_type: str) -> str:
 
 
 def is_indexing_stub(decl: StubDecl) -> bool:
-    """*decl* is a stub of SIGNATURES, declared with that signature after a TensorIterator."""
-    return (decl.name in SIGNATURES and decl.resolved and decl.iterator_type is not None
-            and tuple(_loose(p) for p in decl.params[1:]) == SIGNATURES[decl.name])
+    """*decl* is a stub of SIGNATURES, declared with that signature."""
+    return (decl.name in SIGNATURES and decl.resolved
+            and tuple(_loose(p) for p in decl.params) == SIGNATURES[decl.name])
+
+
+# `name_stub(<device>, ...`: the device spelled `iter.device_type()` or `result.device().type()` (gather_out's)
+_STUB_CALL = re.compile(r"\b(\w+_stub)\s*\(\s*[\w.\->]*(?:device_type\s*\(\s*\)|device\s*\(\s*\)\s*\.\s*type\s*\(\s*\))\s*,")
+
+
+def called_stubs(text: str, impl: SharedImpl) -> tuple[str, ...]:
+    """The stubs *impl* (defined in *text*) calls: those the shared reader found, and those it passes a
+    tensor's `.device().type()` (which that reader, reading for pointwise kernels, leaves out)."""
+    ix = index_of(impl.path, text)
+    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+    return tuple(dict.fromkeys((*impl.stub_names, *(m.group(1) for m in _STUB_CALL.finditer(body)))))
+
+
+def reaching_stubs(text: str, impl: SharedImpl) -> tuple[str, ...]:
+    """The stubs *impl* (defined in *text*) calls that a tensor off the CPU can reach: those of CPU_ONLY go
+    when their guard is called in the body and, defined in *text*, returns false off the CPU."""
+    ix = index_of(impl.path, text)
+    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+
+    def cpu_only(stub: str) -> bool:
+        guard = CPU_ONLY.get(stub)
+        f = ix.plain_function(guard) if guard and re.search(rf"\b{guard}\s*\(", body) else None
+        return f is not None and _OFF_CPU_FALSE.search(ix.masked[f.body_open: f.body_close]) is not None
+
+    return tuple(s for s in called_stubs(text, impl) if not cpu_only(s))
 
 
 def one_output_one_index(text: str, impl: SharedImpl) -> bool:
@@ -33,3 +66,12 @@ def one_output_one_index(text: str, impl: SharedImpl) -> bool:
     body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
     inputs = operands_in(body)
     return inputs is not None and len(inputs) == 1 and len(add_output_calls(text, impl.line, impl.end_line)) == 1
+
+
+def indexing_stub(text: str, impl: SharedImpl, declarations: dict[str, StubDecl]) -> StubDecl | None:
+    """The one stub of the indexing kind *impl* runs off the CPU, from *declarations*, or None."""
+    names = reaching_stubs(text, impl)
+    decl = declarations.get(names[0]) if len(names) == 1 else None
+    if decl is None or not is_indexing_stub(decl):
+        return None
+    return decl if decl.iterator_type is None or one_output_one_index(text, impl) else None

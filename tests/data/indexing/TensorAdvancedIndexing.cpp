@@ -1,11 +1,15 @@
 // Mirrors the index_fill_ kernels of PyTorch 2.7's aten/src/ATen/native/TensorAdvancedIndexing.cpp in shape
-// (self restrided along dim, the index restrided over it, one iterator, the stub), written for mpsgen's tests.
+// (self restrided along dim, the index restrided over it, one iterator, the stub) and of gather_out (a stub
+// only a CPU tensor reaches, then gather_stub), written for mpsgen's tests.
 #include <ATen/native/IndexKernel.h>
+#include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/native/TensorIterator.h>
 
 namespace at::native {
 
 DEFINE_DISPATCH(index_fill_stub);
+DEFINE_DISPATCH(gather_stub);
+DEFINE_DISPATCH(gather_expanded_index_stub);
 
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& source) {
   TORCH_CHECK_INDEX(index.scalar_type() == ScalarType::Long, "index_fill_(): Expected dtype int64 for index.");
@@ -39,6 +43,25 @@ Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& source) {
   return self.clone(at::MemoryFormat::Preserve).index_fill_(dim, index, source);
+}
+
+static bool can_use_expanded_index_path(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  if (!self.device().is_cpu()) {
+    return false;
+  }
+  return index.stride(dim) == 0 && src.is_contiguous();
+}
+
+TORCH_IMPL_FUNC(gather_out)
+(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad, const Tensor& result) {
+  if (index.numel() == 0)
+    return;
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  if (can_use_expanded_index_path(result, dim, index, self)) {
+    gather_expanded_index_stub(result.device().type(), result, self, index);
+  } else {
+    gather_stub(result.device().type(), result, self, dim, index);
+  }
 }
 
 } // namespace at::native

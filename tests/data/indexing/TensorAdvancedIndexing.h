@@ -1,0 +1,18 @@
+// Mirrors aten/src/ATen/native/TensorAdvancedIndexing.h of PyTorch 2.7 (the gather stubs' declarations), cut down for mpsgen's tests.
+#pragma once
+#include <ATen/native/DispatchStub.h>
+
+namespace at::native {
+
+using gather_fn = void (*)(
+    const Tensor& result,
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index);
+using gather_expanded_index_fn =
+    void (*)(const Tensor&, const Tensor&, const Tensor&);
+
+DECLARE_DISPATCH(gather_fn, gather_stub)
+DECLARE_DISPATCH(gather_expanded_index_fn, gather_expanded_index_stub)
+
+} // namespace at::native
