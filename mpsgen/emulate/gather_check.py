@@ -84,24 +84,25 @@ def check_gather(kernel: str, stub: str, metal: str, include_root: str | Path) -
     return TryResult(f"{kernel}", "torch.gather", f"emulated ({cxx[0]})", tuple(rows))
 
 
-def _guarded(torch, data, view: View):
+def guarded(torch, data, view: View):
     """(padded storage, the view on it, the guard length): *data* between two zero guards of its length."""
     n = data.numel()
     padded = torch.cat([torch.zeros(max(n, 1), dtype=data.dtype), data, torch.zeros(max(n, 1), dtype=data.dtype)])
     return padded, padded.as_strided(view.size, view.stride, max(n, 1) + view.offset), max(n, 1)
 
 
-def _storage(torch, tdtype, elements: int, seed: int):
+def dtype_values(torch, tdtype, elements: int, seed: int):
     """Valid values of the dtype, most of them distinct (bool: 0 and 1; the CPU copies a bool or a NaN as a
     value, not as bits)."""
     values = torch.arange(seed, seed + elements, dtype=torch.float64)
     if tdtype == torch.bool:
         return values.remainder(2).to(torch.bool)
-    values = values.remainder(97).sub(48)
+    values = values.remainder(97).sub(48).mul(0.37 if tdtype.is_floating_point or tdtype.is_complex else 1)
     return torch.complex(values, -values).to(tdtype) if tdtype.is_complex else values.to(tdtype)
 
 
-def _span(view: View) -> int:
+def span(view: View) -> int:
+    """The storage elements *view* reaches, from 0."""
     return view.offset + 1 + sum((s - 1) * st for s, st in zip(view.size, view.stride) if s > 0)
 
 
@@ -109,18 +110,18 @@ def _compare(torch, tdtype, case: Case, run) -> tuple[bytes, bytes]:
     """(CPU's result storage, the kernel's, with "guard" appended when a guard zone changed)."""
     out = case.result or View(case.index_.size, tuple(
         int(x) for x in torch.empty(case.index_.size).stride()) if case.index_.size else ())
-    index_data = torch.tensor(list(case.values) + [0] * max(0, _span(case.index_) - len(case.values)), dtype=torch.int64)
-    self_data = _storage(torch, tdtype, _span(case.self_), 1)
-    out_data = _storage(torch, tdtype, _span(out), 7)
+    index_data = torch.tensor(list(case.values) + [0] * max(0, span(case.index_) - len(case.values)), dtype=torch.int64)
+    self_data = dtype_values(torch, tdtype, span(case.self_), 1)
+    out_data = dtype_values(torch, tdtype, span(out), 7)
 
     cpu_out = out_data.clone()
     torch.gather(self_data.as_strided(case.self_.size, case.self_.stride, case.self_.offset), case.dim,
                  index_data.as_strided(case.index_.size, case.index_.stride, case.index_.offset),
                  out=cpu_out.as_strided(out.size, out.stride, out.offset))
 
-    self_pad, self_view, _ = _guarded(torch, self_data, case.self_)
-    index_pad, index_view, _ = _guarded(torch, index_data, case.index_)
-    out_pad, out_view, guard = _guarded(torch, out_data, out)
+    self_pad, self_view, _ = guarded(torch, self_data, case.self_)
+    index_pad, index_view, _ = guarded(torch, index_data, case.index_)
+    out_pad, out_view, guard = guarded(torch, out_data, out)
     views = [t.view(1) if t.dim() == 0 else t for t in (out_view, self_view, index_view)]
     numel = index_view.numel()
     if numel:

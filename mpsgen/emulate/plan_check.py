@@ -172,15 +172,20 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
 
 
 def _kind_check(plan, current, root):  # -> TryResult
-    """The planned .metal of the nullary kind (fill_) or the indexing kind (index_fill_, gather) against torch CPU."""
+    """The planned .metal of the nullary kind (fill_) or the indexing kind (index_fill_, gather, scatter_add) against
+    torch CPU."""
     if plan.nullary is not None:
         from mpsgen.emulate.fill_check import check_fill
 
         return check_fill(plan.kernel, current(plan.nullary.metal_path), root)
-    if plan.indexing.stub == "gather_stub":
-        from mpsgen.emulate.gather_check import check_gather
+    from importlib import import_module
 
-        return check_gather(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
-    from mpsgen.emulate.index_fill_check import check_index_fill
+    module, function = INDEXING_CHECKS[plan.indexing.stub]
+    check = getattr(import_module(f"mpsgen.emulate.{module}"), function)
+    return check(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
 
-    return check_index_fill(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
+
+# the indexing kind's stub -> the module and function of its numeric check
+INDEXING_CHECKS = {"index_fill_stub": ("index_fill_check", "check_index_fill"),
+                   "gather_stub": ("gather_check", "check_gather"),
+                   "scatter_add_stub": ("scatter_add_check", "check_scatter_add")}

@@ -19,13 +19,21 @@ def register_macro(name: str) -> str:
 
 # per stub, the roles of the host kernel's parameters in the stub's order (the templates' names for them)
 ROLES = {"index_fill_stub": ("iter", "dim", "dim_size", "dim_stride", "value"),
-         "gather_stub": ("result", "input", "dim", "index")}  # `self` is render()'s own
+         "gather_stub": ("result", "input", "dim", "index"),  # `self` is render()'s own
+         "scatter_add_stub": ("input", "dim", "index", "src")}
+# Metal types a kernel that computes is instantiated for (scalarToMetalTypeString's names); bfloat only
+# where the Metal version has it (the checkout's c10/metal guards it so)
+METAL_TYPES = ("float", "half", "long", "int", "short", "char", "uchar", "bool", "float2")
+BFLOAT = "bfloat"
 
 
-def render_metal(name: str, stub: str, templates_dir: str | Path | None) -> str:
-    """The kernel template and its `REGISTER_<NAME>_OP(SIZE, T);` lines, to append to a .metal."""
+def render_metal(name: str, stub: str, templates_dir: str | Path | None, *, bfloat_guarded: bool = False) -> str:
+    """The kernel template and its `REGISTER_<NAME>_OP(...)` lines (per element size, or per Metal type with
+    bfloat under `__METAL_VERSION__ >= 310` where *bfloat_guarded*), to append to a .metal."""
+    types = METAL_TYPES if bfloat_guarded else (*METAL_TYPES, BFLOAT)
     return render_template(f"{name}_kernel.metal.j2", templates_dir, name=name, stub=stub,
-                           macro=register_macro(name), sizes=BIT_SIZES) + "\n"
+                           macro=register_macro(name), sizes=BIT_SIZES, types=types,
+                           guarded=(BFLOAT,) if bfloat_guarded else ()) + "\n"
 
 
 def render_host(fn: str, params: str, names: tuple[str, ...], *, stub: str, name: str, dispatch: str,

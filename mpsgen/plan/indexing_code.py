@@ -16,7 +16,7 @@ from pathlib import Path
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.dtypes import Row
-from mpsgen.plan.indexing_record import DTYPES, SIZES, IndexingCode
+from mpsgen.plan.indexing_record import DTYPES, IndexingCode, instance
 from mpsgen.plan.routing import Routing
 from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
 from mpsgen.scan.includes import includes_header
@@ -38,6 +38,10 @@ NOTES = {
         "gather_<N>bit copies each element's bits; the index is int64 (2.7's gather meta refuses int32)",
         "an index outside [0, size) of the dim leaves its result element unwritten on MPS (the CPU kernel raises "
         "RuntimeError)"),
+    "scatter_add_stub": (
+        "scatter_add_<T>: one thread per element of self within the index's extent, summing in index order as the "
+        "CPU kernel does (deterministic, no atomics; it reads the index along dim once per element of self)",
+        "an index outside [0, size) of the dim adds nothing on MPS (the CPU kernel raises RuntimeError)"),
 }
 
 
@@ -63,7 +67,7 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     if library is not None and library != Path(metal_rel).stem:
         raise MpsgenError(f"{Path(mm_rel).name} runs {library}.metal's library, not {Path(metal_rel).name}",
                           path=mm_rel, hint=f"register {stub.name} by hand")
-    metal_text = render.render_metal(name, stub.name, opts.templates_dir)
+    metal_text = render.render_metal(name, stub.name, opts.templates_dir, bfloat_guarded=_bfloat_guarded(cs, checkout))
     added: list[str] = []
     if draft.exists(metal_rel):
         current = draft.current(metal_rel)
@@ -75,8 +79,8 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
         draft.set_text(metal_rel, "#include <metal_stdlib>\nusing namespace metal;\n\n" + metal_text,
                        f"{name} kernel of {stub.name}")
     dtypes = DTYPES[stub.name]
-    sizes = tuple(dict.fromkeys(SIZES[d] for d in dtypes))
-    added.append(f"{metal_rel}: {name}<T> and {name}_<N>bit for {', '.join(sizes)}")
+    suffixes = tuple(dict.fromkeys(instance(stub.name, d) for d in dtypes))
+    added.append(f"{metal_rel}: {name}<T> as {', '.join(f'{name}_{x}' for x in suffixes)}")
     fn = host_kernel_name(name)
     params = stubs.host_params(stub)
     helper = any(d.name == BIT_SIZE_HELPER for d in host.definitions(mm_rel, mm_text))
@@ -95,7 +99,7 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
     before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
               else f"no MPS kernel ({stub.name} unregistered)")
-    rows = tuple(Row(dtype, before, f"registered ({name}_{SIZES[dtype]})", bool(routing.legacy_kernels), True)
+    rows = tuple(Row(dtype, before, f"registered ({name}_{instance(stub.name, dtype)})", bool(routing.legacy_kernels), True)
                  for dtype in dtypes)
     notes = (*NOTES[stub.name],
              *((f"{mm_rel}: {', '.join(dict.fromkeys(dead))} named by no yaml line (MPSGraph code the dispatch left): "
@@ -119,3 +123,9 @@ def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -
             return path, dead
     raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
                       path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
+
+
+def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:
+    """The checkout's c10/metal guards bfloat by the Metal version (2.7), so a per-type kernel does too."""
+    rel = "c10/metal/utils.h"
+    return checkout.path(rel).is_file() and "__METAL_VERSION__ >= 310" in cs.current(rel)

@@ -15,7 +15,18 @@ SIZES = {"float32": "32bit", "float16": "16bit", "bfloat16": "16bit", "int64": "
          "complex32": "32bit"}
 # per stub, the dtypes its CPU kernel takes on MPS (no double): index_fill's AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND4
 # has kComplexHalf, the scatter/gather kernels' AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3 do not
-DTYPES = {"index_fill_stub": tuple(SIZES), "gather_stub": tuple(d for d in SIZES if d != "complex32")}
+DTYPES = {"index_fill_stub": tuple(SIZES), "gather_stub": tuple(d for d in SIZES if d != "complex32"),
+          "scatter_add_stub": tuple(d for d in SIZES if d != "complex32")}
+# torch dtype -> the Metal type a kernel that computes (scatter_add's sums) is instantiated for
+METAL_TYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "int64": "long", "int32": "int",
+               "int16": "short", "int8": "char", "uint8": "uchar", "bool": "bool", "complex64": "float2",
+               "complex32": "half2"}
+PER_TYPE = frozenset({"scatter_add_stub"})  # its kernel adds: one instance per Metal type, not per element size
+
+
+def instance(stub: str, dtype: str) -> str:
+    """The suffix of the kernel *stub*'s host runs for *dtype*: its element size, or its Metal type."""
+    return METAL_TYPES[dtype] if stub in PER_TYPE else SIZES[dtype]
 DTYPE_GROUPS = ("float", "integer", "complex")  # what the test lists are narrowed to: every one of them
 
 
@@ -36,6 +47,6 @@ class IndexingCode(NamedTuple):
     kept: str = ""  # why nothing was written: the stub's registration
 
     @property
-    def bit_sizes(self) -> tuple[str, ...]:
-        """The element sizes its kernel must be instantiated for."""
-        return tuple(dict.fromkeys(SIZES[d] for d in DTYPES.get(self.stub, ())))
+    def instances(self) -> tuple[str, ...]:
+        """The suffixes its kernel must be instantiated for (element sizes, or Metal types)."""
+        return tuple(dict.fromkeys(instance(self.stub, d) for d in DTYPES.get(self.stub, ())))

@@ -54,9 +54,9 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
 
         path = plan.indexing.metal_path
         have = {n.name for n in names_in(cs.current(path), path)}
-        missing = [s for s in plan.indexing.bit_sizes if f"{plan.kernel}_{s}" not in have]
+        missing = [s for s in plan.indexing.instances if f"{plan.kernel}_{s}" not in have]
         if missing:
-            problems.append(f"kernel '{plan.kernel}_<N>bit' is not registered for {', '.join(missing)} in {path}")
+            problems.append(f"kernel '{plan.kernel}' is not registered for {', '.join(missing)} in {path}")
     if plan.spec is not None:
         metal_texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), plan.kernel)
         if plan.two_outputs is not None:  # upstream's <kernel>_dense_<T>/<kernel>_strided_<T>, read again

@@ -18,9 +18,11 @@ from mpsgen.sources.native.stubs import StubDecl
 # stub -> its parameter types (spelled loosely: const, &, c10:: dropped): the kind's stubs mpsgen writes a
 # kernel for
 SIGNATURES = {"index_fill_stub": ("TensorIterator", "int64_t", "int64_t", "int64_t", "Scalar"),
-              "gather_stub": ("Tensor", "Tensor", "int64_t", "Tensor")}
+              "gather_stub": ("Tensor", "Tensor", "int64_t", "Tensor"),
+              "scatter_add_stub": ("Tensor", "int64_t", "Tensor", "Tensor")}
 # a stub the shared kernel calls only when a function says so, which returns false for a tensor off the CPU
-CPU_ONLY = {"gather_expanded_index_stub": "can_use_expanded_index_path"}
+CPU_ONLY = {"gather_expanded_index_stub": "can_use_expanded_index_path",
+            "scatter_add_expanded_index_stub": "can_use_expanded_index_path"}
 _OFF_CPU_FALSE = re.compile(r"if\s*\(\s*!\s*\w+\s*\.\s*device\s*\(\s*\)\s*\.\s*is_cpu\s*\(\s*\)\s*\)\s*\{?\s*return\s+false\b")
 
 

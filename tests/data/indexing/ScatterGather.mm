@@ -9,6 +9,7 @@
 #include <ATen/NativeFunctions.h>
 #else
 #include <ATen/ops/gather_native.h>
+#include <ATen/ops/scatter_add_native.h>
 #include <ATen/ops/scatter_native.h>
 #endif
 
@@ -43,6 +44,11 @@ static void scatter_mps_general(const Tensor& self, int64_t dim, const Tensor& i
 }
 
 TORCH_IMPL_FUNC(scatter_src_out_mps)
+(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& output) {
+  scatter_mps_general(output, dim, index, src);
+}
+
+TORCH_IMPL_FUNC(scatter_add_mps_out)
 (const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& output) {
   scatter_mps_general(output, dim, index, src);
 }

@@ -1,6 +1,6 @@
 // Mirrors the index_fill_ kernels of PyTorch 2.7's aten/src/ATen/native/TensorAdvancedIndexing.cpp in shape
 // (self restrided along dim, the index restrided over it, one iterator, the stub) and of gather_out (a stub
-// only a CPU tensor reaches, then gather_stub), written for mpsgen's tests.
+// only a CPU tensor reaches, then gather_stub) and scatter_add, written for mpsgen's tests.
 #include <ATen/native/IndexKernel.h>
 #include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/native/TensorIterator.h>
@@ -10,6 +10,8 @@ namespace at::native {
 DEFINE_DISPATCH(index_fill_stub);
 DEFINE_DISPATCH(gather_stub);
 DEFINE_DISPATCH(gather_expanded_index_stub);
+DEFINE_DISPATCH(scatter_add_stub);
+DEFINE_DISPATCH(scatter_add_expanded_index_stub);
 
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& source) {
   TORCH_CHECK_INDEX(index.scalar_type() == ScalarType::Long, "index_fill_(): Expected dtype int64 for index.");
@@ -61,6 +63,26 @@ TORCH_IMPL_FUNC(gather_out)
     gather_expanded_index_stub(result.device().type(), result, self, index);
   } else {
     gather_stub(result.device().type(), result, self, dim, index);
+  }
+}
+
+TORCH_IMPL_FUNC(scatter_add)
+(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  auto mut_out = const_cast<Tensor&>(out);
+  dim = maybe_wrap_dim(dim, self.dim());
+  if (!self.is_same(mut_out)) {
+    mut_out.copy_(self);
+  }
+  if (index.numel() == 0)
+    return;
+  if (globalContext().deterministicAlgorithms() && self.device().type() == DeviceType::CUDA) {
+    _scatter_via_index_put(self, dim, index, src, mut_out, /*accumulate*/ true);
+  } else {
+    if (can_use_expanded_index_path(mut_out, dim, index, src)) {
+      scatter_add_expanded_index_stub(self.device().type(), mut_out, index, src);
+    } else {
+      scatter_add_stub(self.device().type(), mut_out, dim, index, src);
+    }
   }
 }
 

@@ -1,4 +1,4 @@
-// Mirrors aten/src/ATen/native/TensorAdvancedIndexing.h of PyTorch 2.7 (the gather stubs' declarations), cut down for mpsgen's tests.
+// Mirrors aten/src/ATen/native/TensorAdvancedIndexing.h of PyTorch 2.7 (the gather and scatter_add stubs' declarations), cut down for mpsgen's tests.
 #pragma once
 #include <ATen/native/DispatchStub.h>
 
@@ -9,10 +9,19 @@ using gather_fn = void (*)(
     const Tensor& self,
     int64_t dim,
     const Tensor& index);
+using scatter_add_fn = void (*)(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src);
 using gather_expanded_index_fn =
+    void (*)(const Tensor&, const Tensor&, const Tensor&);
+using scatter_add_expanded_index_fn =
     void (*)(const Tensor&, const Tensor&, const Tensor&);
 
 DECLARE_DISPATCH(gather_fn, gather_stub)
+DECLARE_DISPATCH(scatter_add_fn, scatter_add_stub)
 DECLARE_DISPATCH(gather_expanded_index_fn, gather_expanded_index_stub)
+DECLARE_DISPATCH(scatter_add_expanded_index_fn, scatter_add_expanded_index_stub)
 
 } // namespace at::native
