@@ -1,5 +1,5 @@
-"""The indexing kind (index_fill_stub, gather_stub, scatter_add_stub): `migrate index_fill_`, `gather` and
-`scatter_add` on the sample
+"""The indexing kind (index_fill_stub, gather_stub, scatter_add_stub, scatter's four stubs): `migrate
+index_fill_`, `gather`, `scatter_add` and `scatter` on the sample
 laid with 2.7-shaped indexing files (tests/data/indexing: IndexKernel.h, TensorAdvancedIndexing.h/.cpp,
 NamedTensor.cpp, Indexing.mm, Indexing.metal, ScatterGather.mm and the yaml entries, written after the real
 files' shapes), the shared kernel found past the named-tensor overload, the stub only a CPU tensor reaches,
@@ -57,7 +57,7 @@ def test_index_fill_moves_to_index_fill_stubs_metal_kernel(tree: Path) -> None:
     assert "    CPU, CUDA, MPS: index_fill_\n" in yaml  # the int_Tensor overload's shared line
     assert "- func: index_fill_.Dimname_Scalar(Tensor(a!) self, Dimname dim, Tensor index, Scalar value) -> " \
            "Tensor(a!)\n  device_check: NoCheck   # TensorIterator\n  variants: method\n" in yaml  # left alone
-    assert f"index_fill_ ({NATIVE}/TensorAdvancedIndexing.cpp:16) -> index_fill_stub: the indexing kind\n" in r.stdout
+    assert f"index_fill_ ({NATIVE}/TensorAdvancedIndexing.cpp:21) -> index_fill_stub: the indexing kind\n" in r.stdout
     assert "function index_fill_mps_ (a method call of an op only)" in r.stdout
 
     mm = (root / MM).read_text()
@@ -95,7 +95,7 @@ def test_gather_moves_to_gather_stubs_metal_kernel_in_a_new_scatter_gather_metal
     r = mpsgen("migrate", "gather", *FAST, cwd=root)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "    CPU, CUDA, MPS: gather_out\n" in (root / YAML).read_text()
-    assert (f"gather_out ({NATIVE}/TensorAdvancedIndexing.cpp:57) -> gather_stub: the indexing kind "
+    assert (f"gather_out ({NATIVE}/TensorAdvancedIndexing.cpp:62) -> gather_stub: the indexing kind "
             "(gather_expanded_index_stub: only a CPU tensor reaches it)") in r.stdout
     mm = (root / SG_MM).read_text()
     assert "gather_out_mps" not in mm and "TORCH_IMPL_FUNC(scatter_src_out_mps)" in mm  # scatter's code stays
@@ -124,7 +124,7 @@ def test_scatter_add_after_gather_appends_to_scatter_gather_metal(tree: Path) ->
     r = mpsgen("migrate", "gather", "scatter_add", *FAST, cwd=root)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "    CPU, CUDA, MPS: scatter_add\n" in (root / YAML).read_text()
-    assert (f"scatter_add ({NATIVE}/TensorAdvancedIndexing.cpp:69) -> scatter_add_stub: the indexing kind "
+    assert (f"scatter_add ({NATIVE}/TensorAdvancedIndexing.cpp:74) -> scatter_add_stub: the indexing kind "
             "(scatter_add_expanded_index_stub: only a CPU tensor reaches it)") in r.stdout
     mm = (root / SG_MM).read_text()
     assert "scatter_add_mps_out" not in mm and "static void scatter_mps_general(" in mm  # scatter's helper stays
@@ -143,6 +143,35 @@ def test_scatter_add_after_gather_appends_to_scatter_gather_metal(tree: Path) ->
     assert tracked_bytes(root) == before
 
 
+def test_scatter_registers_its_four_stubs_on_one_kernel(tree: Path) -> None:
+    root = _lay(tree)
+    r = mpsgen("migrate", "scatter", *FAST, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    yaml = (root / YAML).read_text()
+    assert "    CPU, CUDA, MPS: scatter_src_out\n" in yaml and "    CPU, CUDA, MPS: scatter_value_out\n" in yaml
+    assert (f"scatter_src_out ({NATIVE}/TensorAdvancedIndexing.cpp:112) -> scatter_stub, scatter_fill_stub, "
+            "scatter_reduce_stub, scatter_scalar_reduce_stub: the indexing kind") in r.stdout
+    mm = (root / SG_MM).read_text()
+    assert "scatter_src_out_mps" not in mm and "scatter_value_out_mps" not in mm and "scatter_add_mps_out" in mm
+    assert mm.endswith("REGISTER_DISPATCH(scatter_stub, &scatter_mps_kernel);\n"
+                       "REGISTER_DISPATCH(scatter_fill_stub, &scatter_fill_mps_kernel);\n"
+                       "REGISTER_DISPATCH(scatter_reduce_stub, &scatter_reduce_mps_kernel);\n"
+                       "REGISTER_DISPATCH(scatter_scalar_reduce_stub, &scatter_scalar_reduce_mps_kernel);\n"
+                       "} // namespace at::native\n")
+    fill = mm[mm.index("static void scatter_fill_mps_kernel("): mm.index("static void scatter_reduce_mps_kernel(")]
+    assert "getMPSScalar(src, self_.scalar_type())," in fill and "const uint32_t op = 0;" in fill
+    reduce = mm[mm.index("static void scatter_scalar_reduce_mps_kernel("):]
+    assert "const uint32_t op = reduce == ReductionType::SUM ? 1 : 2;" in reduce and "src_strides," in reduce
+    metal = (root / SG_METAL).read_text()
+    assert metal.count("kernel void scatter(") == 1 and "inline float2 scatter_mul(float2 a, float2 b) {" in metal
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "scatter", *FAST, cwd=root)
+    assert again.returncode == 0 and "nothing to do: scatter is already" in again.stdout
+    assert tracked_bytes(root) == before
+    check = mpsgen("-C", str(root), "check")
+    assert " error" not in check.stdout.replace("0 errors", ""), check.stdout
+
+
 def test_a_stub_a_tensor_off_the_cpu_reaches_is_not_passed_over(tree: Path) -> None:
     text = (DATA / "TensorAdvancedIndexing.cpp").read_text().replace(
         "  if (!self.device().is_cpu()) {\n    return false;\n  }\n", "")
@@ -159,7 +188,7 @@ def test_a_stub_a_tensor_off_the_cpu_reaches_is_not_passed_over(tree: Path) -> N
 def test_the_shared_kernel_is_the_int_overload_not_the_named_one() -> None:
     sources = {f"{NATIVE}/{n}": (DATA / n).read_text() for n in ("NamedTensor.cpp", "TensorAdvancedIndexing.cpp")}
     impl = find_shared_impl(sources, "index_fill_")
-    assert impl is not None and impl.path.endswith("TensorAdvancedIndexing.cpp") and impl.line == 16
+    assert impl is not None and impl.path.endswith("TensorAdvancedIndexing.cpp") and impl.line == 21
     assert impl.stub_names == ("index_fill_stub",)
     alone = find_shared_impl({f"{NATIVE}/NamedTensor.cpp": sources[f"{NATIVE}/NamedTensor.cpp"]}, "index_fill_")
     assert alone is None  # a Dimname overload is never a dispatch key's kernel
@@ -180,7 +209,7 @@ def test_status_lists_index_fill_as_a_candidate_of_the_indexing_kind(tree: Path)
     r = mpsgen("-C", str(root), "status", "--op", "index_fill")
     assert r.returncode == 0, r.stderr
     assert "frontier: candidate" in r.stdout
-    assert (f"index_fill_.int_Scalar (index_fill_mps_): candidate: index_fill_ ({NATIVE}/TensorAdvancedIndexing.cpp:16)"
+    assert (f"index_fill_.int_Scalar (index_fill_mps_): candidate: index_fill_ ({NATIVE}/TensorAdvancedIndexing.cpp:21)"
             " calls index_fill_stub: the indexing kind") in r.stdout
 
 
@@ -208,6 +237,19 @@ def test_scatter_add_check_agrees_and_catches_a_sum_in_half() -> None:
     half = metal.replace("struct scatter_add_acc<half> {\n  using type = float;", "struct scatter_add_acc<half> {\n  using type = half;")
     wrong = check_scatter_add("scatter_add", "scatter_add_stub", half, root)
     assert [r.dtype for r in wrong.rows if not r.ok] == ["float16"]
+
+
+def test_scatter_check_agrees_and_catches_the_first_duplicate_winning() -> None:
+    from mpsgen.emulate.scatter_check import check_scatter
+    from mpsgen.generate.indexing_kernel import render_metal
+
+    metal = "#include <metal_stdlib>\n\n" + render_metal("scatter", "scatter_stub", None)
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "sample"
+    assert check_scatter("scatter", "scatter_stub", metal, root).ok
+    first = metal.replace("    changed = true;\n", "    changed = true;\n    break;\n")  # the CPU's last one wins
+    wrong = check_scatter("scatter", "scatter_stub", first, root)
+    assert all(r.mismatches for r in wrong.rows)
+    assert wrong.rows[0].first_mismatches[0].inputs[0].startswith("dim 0, duplicates (src)")
 
 
 def test_index_fill_check_agrees_and_catches_an_unwrapped_negative_index() -> None:

@@ -188,4 +188,5 @@ def _kind_check(plan, current, root):  # -> TryResult
 # the indexing kind's stub -> the module and function of its numeric check
 INDEXING_CHECKS = {"index_fill_stub": ("index_fill_check", "check_index_fill"),
                    "gather_stub": ("gather_check", "check_gather"),
-                   "scatter_add_stub": ("scatter_add_check", "check_scatter_add")}
+                   "scatter_add_stub": ("scatter_add_check", "check_scatter_add"),
+                   "scatter_stub": ("scatter_check", "check_scatter")}

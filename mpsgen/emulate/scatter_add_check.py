@@ -46,13 +46,15 @@ CASES = (
 )
 
 
-def _driver(kernel: str, region: str) -> str:
+def driver(kernel: str, region: str, with_op: bool = False) -> str:
+    """The planned kernel's section and, per Metal type, a C entry running it over every thread (*with_op*:
+    scatter's kernel, which takes the op after index_dim_size)."""
     calls = []
     for t, s in dict.fromkeys(TYPES.values()):
         calls.append(f"""extern "C" void mpsgen_{kernel}_{t}(void* self, unsigned self_n, const long* index, const void* src,
     unsigned src_n, unsigned self_at, unsigned src_at, const long* sizes, const long* self_strides,
     const long* index_strides, const long* src_strides, unsigned ndim, unsigned dim, long index_dim_size,
-    unsigned threads) {{
+    {"unsigned op, " if with_op else ""}unsigned threads) {{
   {t}* a = new {t}[self_n];
   {t}* b = new {t}[src_n];
   for (unsigned i = 0; i < self_n; ++i) {{ {s} v; std::memcpy(&v, (const char*)self + i * sizeof v, sizeof v); a[i] = as_type<{t}>(v); }}
@@ -60,7 +62,7 @@ def _driver(kernel: str, region: str) -> str:
   const uint ndim_ = ndim, dim_ = dim;
   for (unsigned i = 0; i < threads; ++i)
     {kernel}<{t}>(a + self_at, index, b + src_at, sizes, self_strides, index_strides, src_strides, ndim_, dim_,
-                  index_dim_size, i);
+                  index_dim_size, {"op, " if with_op else ""}i);
   for (unsigned i = 0; i < self_n; ++i) {{ const {s} v = as_type<{s}>(a[i]); std::memcpy((char*)self + i * sizeof v, &v, sizeof v); }}
   delete[] a;
   delete[] b;
@@ -74,13 +76,13 @@ def check_scatter_add(kernel: str, stub: str, metal: str, include_root: str | Pa
 
     torch = import_torch()
     cxx = find_compiler()
-    lib = build_library("scatter_add", _driver(kernel, kernel_region(metal, stub)), emulation_argv(cxx, include_root))
+    lib = build_library("scatter_add", driver(kernel, kernel_region(metal, stub)), emulation_argv(cxx, include_root))
     rows = []
     for dtype, (mt, _) in TYPES.items():
         run = getattr(lib, f"mpsgen_{kernel}_{mt}")
         mismatches = []
         for case in CASES:
-            want, got = _compare(torch, getattr(torch, dtype), case, run)
+            want, got = compare(torch, getattr(torch, dtype), case, run)
             if want != got:
                 at = next((k for k, (x, y) in enumerate(zip(want, got)) if x != y), min(len(want), len(got)))
                 mismatches.append(Mismatch((f"{case.name}, from byte {at}",), want[at: at + 16].hex(),
@@ -90,19 +92,28 @@ def check_scatter_add(kernel: str, stub: str, metal: str, include_root: str | Pa
     return TryResult(kernel, "torch.Tensor.scatter_add_", f"emulated ({cxx[0]})", tuple(rows))
 
 
-def _compare(torch, tdtype, case: Case, run) -> tuple[bytes, bytes]:
-    """(CPU's self storage after scatter_add_, the kernel's, with "guard" appended when a guard zone changed)."""
+def compare(torch, tdtype, case: Case, run, op: int | None = None, value=None) -> tuple[bytes, bytes]:
+    """(CPU's self storage after scatter_add_ (*op* None) or scatter_ (*op* 0, 1, 2: no reduce, "add",
+    "multiply"; from *value* when given, else src), the kernel's, with "guard" appended when a guard zone
+    changed)."""
     index_data = torch.tensor(list(case.values) + [0] * max(0, span(case.index_) - len(case.values)),
                               dtype=torch.int64)
     self_data = dtype_values(torch, tdtype, span(case.self_), 1)
-    src_data = dtype_values(torch, tdtype, span(case.src), 5)
+    src_data = dtype_values(torch, tdtype, span(case.src), 5) if value is None else torch.tensor([value], dtype=tdtype)
     cpu = self_data.clone()
-    cpu.as_strided(case.self_.size, case.self_.stride, case.self_.offset).scatter_add_(
-        case.dim, index_data.as_strided(case.index_.size, case.index_.stride, case.index_.offset),
-        src_data.as_strided(case.src.size, case.src.stride, case.src.offset))
+    target = cpu.as_strided(case.self_.size, case.self_.stride, case.self_.offset)
+    index_view = index_data.as_strided(case.index_.size, case.index_.stride, case.index_.offset)
+    source = value if value is not None else src_data.as_strided(case.src.size, case.src.stride, case.src.offset)
+    if op is None:
+        target.scatter_add_(case.dim, index_view, source)
+    elif op == 0:
+        target.scatter_(case.dim, index_view, source)
+    else:
+        target.scatter_(case.dim, index_view, source, reduce="add" if op == 1 else "multiply")
+    src_view_of = View((), ()) if value is not None else case.src
 
     self_pad, self_view, guard = guarded(torch, self_data, case.self_)
-    src_pad, src_view, src_guard = guarded(torch, src_data, case.src)
+    src_pad, src_view, _ = guarded(torch, src_data, src_view_of)
     _, index_view, _ = guarded(torch, index_data, case.index_)
     s, i, c = (t.view(1) if t.dim() == 0 else t for t in (self_view, index_view, src_view))
     dim = case.dim + s.dim() if case.dim < 0 else case.dim
@@ -113,13 +124,14 @@ def _compare(torch, tdtype, case: Case, run) -> tuple[bytes, bytes]:
         threads *= n
     if i.numel() and threads:
         ndim = s.dim()
-        arrays = [(ctypes.c_long * ndim)(*v) for v in (sizes, s.stride(), i.stride(), c.stride())]
+        src_strides = [0] * ndim if value is not None else list(c.stride())  # a value: read at every index
+        arrays = [(ctypes.c_long * ndim)(*v) for v in (sizes, s.stride(), i.stride(), src_strides)]
         self_at = s.storage_offset()
         src_at = c.storage_offset()
         run(ctypes.c_void_p(self_pad.data_ptr()), self_pad.numel(),
             ctypes.cast(ctypes.c_void_p(i.data_ptr()), ctypes.POINTER(ctypes.c_long)),
             ctypes.c_void_p(src_pad.data_ptr()), src_pad.numel(), self_at, src_at, *arrays, ndim, dim,
-            ctypes.c_long(i.size(dim)), threads)
+            ctypes.c_long(i.size(dim)), *(() if op is None else (op,)), threads)
     n = self_data.numel()
     body = bytes(self_pad[guard: guard + n].view(torch.uint8).tolist())
     guards = torch.cat([self_pad[:guard], self_pad[guard + n:]]).view(torch.uint8)

@@ -91,8 +91,8 @@ class FrontierIndex:
                                 f"{nullary.shown()}: an iterator of its output only (the nullary kind)")
         indexing = self._indexing(use.impl)
         if indexing:  # index_fill_ -> index_fill_stub (plan/indexing_route.py)
-            return Overload(e.name, mps_kernel, site.kernel, at, (indexing.name,), indexing.fn_type, True,
-                            f"{site.kernel} ({at}) calls {indexing.name}: the indexing kind")
+            return Overload(e.name, mps_kernel, site.kernel, at, tuple(d.name for d in indexing), indexing[0].fn_type,
+                            True, f"{site.kernel} ({at}) calls {', '.join(d.name for d in indexing)}: the indexing kind")
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
@@ -144,11 +144,11 @@ class FrontierIndex:
             return None
         return reach if stubs.is_c10_scalar(decl.params[1]) else None
 
-    def _indexing(self, impl):  # -> StubDecl | None
-        """The stub of the indexing kind *impl* calls (what plan/indexing_route.py plans), else None."""
-        from mpsgen.sources.native.indexing import indexing_stub
+    def _indexing(self, impl):  # -> tuple[StubDecl, ...]
+        """The stubs of the indexing kind *impl* calls (what plan/indexing_route.py plans), else ()."""
+        from mpsgen.sources.native.indexing import indexing_stubs
 
-        return indexing_stub(self.inv.shared_kernels.text(impl.path), impl, self.inv.stub_declarations)
+        return indexing_stubs(self.inv.shared_kernels.text(impl.path), impl, self.inv.stub_declarations)
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub

@@ -42,11 +42,18 @@ NOTES = {
         "scatter_add_<T>: one thread per element of self within the index's extent, summing in index order as the "
         "CPU kernel does (deterministic, no atomics; it reads the index along dim once per element of self)",
         "an index outside [0, size) of the dim adds nothing on MPS (the CPU kernel raises RuntimeError)"),
+    "scatter_stub": (
+        "scatter_<T> serves scatter_stub, scatter_fill_stub, scatter_reduce_stub and scatter_scalar_reduce_stub: one "
+        "thread per element of self within the index's extent, applying in index order as the CPU kernel does the "
+        "src elements (or the value) whose index names it: the last one (duplicates: the CPU's last, deterministic), "
+        "or their sum or product (reduce='add'/'multiply'; in float for half/bfloat16, as the CPU's float buffer)",
+        "an index outside [0, size) of the dim changes nothing on MPS (the CPU kernel raises RuntimeError)"),
 }
 
 
 def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> IndexingCode:
-    """The kernel, the host kernel and its registration for *routing*'s indexing stub (nothing set in *cs*)."""
+    """The kernel, and per stub the host kernel and its registration, for *routing*'s indexing stubs (scatter's
+    four share one kernel); nothing set in *cs*."""
     from mpsgen.generate import indexing_kernel as render
     from mpsgen.generate.host_code import host_kernel_name, render_register_dispatch
     from mpsgen.generate.nullary_kernel import render_library
@@ -58,7 +65,7 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     kept = registered_metal_kernel(stub, cs, checkout)
     if kept:
         return IndexingCode(stub=stub.name, kept=kept)
-    name = indexing.name
+    name = render.KERNELS[stub.name]
     mm_rel, dead = _host_file(routing, checkout, cs, name)
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
@@ -68,7 +75,6 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
         raise MpsgenError(f"{Path(mm_rel).name} runs {library}.metal's library, not {Path(metal_rel).name}",
                           path=mm_rel, hint=f"register {stub.name} by hand")
     metal_text = render.render_metal(name, stub.name, opts.templates_dir, bfloat_guarded=_bfloat_guarded(cs, checkout))
-    added: list[str] = []
     if draft.exists(metal_rel):
         current = draft.current(metal_rel)
         if holds_kernel(current, name):
@@ -80,23 +86,25 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
                        f"{name} kernel of {stub.name}")
     dtypes = DTYPES[stub.name]
     suffixes = tuple(dict.fromkeys(instance(stub.name, d) for d in dtypes))
-    added.append(f"{metal_rel}: {name}<T> as {', '.join(f'{name}_{x}' for x in suffixes)}")
-    fn = host_kernel_name(name)
-    params = stubs.host_params(stub)
+    added = [f"{metal_rel}: {name}<T> as {', '.join(f'{name}_{x}' for x in suffixes)}"]
     helper = any(d.name == BIT_SIZE_HELPER for d in host.definitions(mm_rel, mm_text))
-    host_text = render.render_host(fn, params, stubs.host_param_names(params), stub=stub.name, name=name,
-                                   dispatch=capabilities(cs).launch.dispatch, bit_size_helper=helper,
-                                   templates_dir=opts.templates_dir)
     semicolon, ampersand = host.register_dispatch_style(mm_text)
-    register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
-    new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
-    new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
+    new_mm, hosts, registers = mm_text, [], []
+    for each in indexing.stubs:  # one host kernel per stub, each registered on its stub
+        fn = host_kernel_name(each.name.removesuffix("_stub"))
+        params = stubs.host_params(each)
+        hosts.append(render.render_host(fn, params, stubs.host_param_names(params), stub=each.name, name=name,
+                                        dispatch=capabilities(cs).launch.dispatch, bit_size_helper=helper,
+                                        templates_dir=opts.templates_dir))
+        registers.append(render_register_dispatch(each.name, fn, semicolon, ampersand, opts.templates_dir))
+        new_mm = host.add_host_kernel(new_mm, hosts[-1], registers[-1], path=mm_rel)
+        new_mm = host.ensure_include(new_mm, each.header, path=mm_rel)
+        added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({each.name}, …)")
     if stub.iterator_type and not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
         new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
     if not runs_a_shader_library(new_mm):
         new_mm = with_library(new_mm, render_library(Path(metal_rel).stem, opts.templates_dir), mm_rel)
-    draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
-    added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
+    draft.set_text(mm_rel, new_mm, f"host kernels for {', '.join(d.name for d in indexing.stubs)}")
     before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
               else f"no MPS kernel ({stub.name} unregistered)")
     rows = tuple(Row(dtype, before, f"registered ({name}_{instance(stub.name, dtype)})", bool(routing.legacy_kernels), True)
@@ -104,8 +112,8 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     notes = (*NOTES[stub.name],
              *((f"{mm_rel}: {', '.join(dict.fromkeys(dead))} named by no yaml line (MPSGraph code the dispatch left): "
                 "left in place, delete by hand",) if dead else ()))
-    return IndexingCode(name, stub.name, metal_rel, mm_rel, metal_text, host_text, register_line, rows, draft.edits,
-                        tuple(added), notes)
+    return IndexingCode(name, stub.name, metal_rel, mm_rel, metal_text, "\n\n".join(hosts), "\n".join(registers),
+                        rows, draft.edits, tuple(added), notes)
 
 
 def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:

@@ -17,11 +17,15 @@ SIZES = {"float32": "32bit", "float16": "16bit", "bfloat16": "16bit", "int64": "
 # has kComplexHalf, the scatter/gather kernels' AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3 do not
 DTYPES = {"index_fill_stub": tuple(SIZES), "gather_stub": tuple(d for d in SIZES if d != "complex32"),
           "scatter_add_stub": tuple(d for d in SIZES if d != "complex32")}
+DTYPES.update(dict.fromkeys(("scatter_stub", "scatter_fill_stub", "scatter_reduce_stub", "scatter_scalar_reduce_stub"),
+                            DTYPES["scatter_add_stub"]))
 # torch dtype -> the Metal type a kernel that computes (scatter_add's sums) is instantiated for
 METAL_TYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "int64": "long", "int32": "int",
                "int16": "short", "int8": "char", "uint8": "uchar", "bool": "bool", "complex64": "float2",
                "complex32": "half2"}
-PER_TYPE = frozenset({"scatter_add_stub"})  # its kernel adds: one instance per Metal type, not per element size
+# their kernels compute (add, multiply): one instance per Metal type, not per element size
+PER_TYPE = frozenset({"scatter_add_stub", "scatter_stub", "scatter_fill_stub", "scatter_reduce_stub",
+                      "scatter_scalar_reduce_stub"})
 
 
 def instance(stub: str, dtype: str) -> str:

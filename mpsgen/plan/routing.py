@@ -263,7 +263,7 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
         nullary = route_nullary(checkout, cs, index, shared)  # fill_: fill_stub, reached through fill_out
         nullary = nullary or _indexing(checkout, cs, index, shared)  # gather_out: gather_stub (indexing kind)
     targets = () if opts.stub_override or nullary else _targets(checkout, cs, family, None, shared)
-    found = [t.stub for t in targets] or ([nullary.stub] if nullary else
+    found = [t.stub for t in targets] or ([*getattr(nullary, "stubs", (nullary.stub,))] if nullary else  # scatter: 4
                                           [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)])
     mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     runs: list[tuple[stubs.StubDecl, Registration, str]] = []

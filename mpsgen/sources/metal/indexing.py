@@ -11,9 +11,10 @@ _JIT_LIBRARY = re.compile(r"<ATen/native/mps/(\w+)_metallib\.h>")
 
 
 def holds_kernel(text: str, name: str) -> bool:
-    """*text* defines `kernel void <name>(` or a host_name starting `<name>_` (outside comments)."""
+    """*text* defines `kernel void <name>(` or a host_name `"<name>_" #T` (outside comments; scatter_add's
+    `"scatter_add_"` is no scatter kernel)."""
     code = blank_comments(text)
-    return re.search(rf"\bkernel\s+void\s+{re.escape(name)}\s*\(|\"{re.escape(name)}_", code) is not None
+    return re.search(rf"\bkernel\s+void\s+{re.escape(name)}\s*\(|\"{re.escape(name)}_\"\s*#", code) is not None
 
 
 def jit_library_stem(mm_text: str) -> str | None:

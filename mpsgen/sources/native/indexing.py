@@ -19,7 +19,11 @@ from mpsgen.sources.native.stubs import StubDecl
 # kernel for
 SIGNATURES = {"index_fill_stub": ("TensorIterator", "int64_t", "int64_t", "int64_t", "Scalar"),
               "gather_stub": ("Tensor", "Tensor", "int64_t", "Tensor"),
-              "scatter_add_stub": ("Tensor", "int64_t", "Tensor", "Tensor")}
+              "scatter_add_stub": ("Tensor", "int64_t", "Tensor", "Tensor"),
+              "scatter_stub": ("Tensor", "int64_t", "Tensor", "Tensor"),
+              "scatter_fill_stub": ("Tensor", "int64_t", "Tensor", "Scalar"),
+              "scatter_reduce_stub": ("Tensor", "int64_t", "Tensor", "Tensor", "ReductionType"),
+              "scatter_scalar_reduce_stub": ("Tensor", "int64_t", "Tensor", "Scalar", "ReductionType")}
 # a stub the shared kernel calls only when a function says so, which returns false for a tensor off the CPU
 CPU_ONLY = {"gather_expanded_index_stub": "can_use_expanded_index_path",
             "scatter_add_expanded_index_stub": "can_use_expanded_index_path"}
@@ -70,10 +74,15 @@ def one_output_one_index(text: str, impl: SharedImpl) -> bool:
     return inputs is not None and len(inputs) == 1 and len(add_output_calls(text, impl.line, impl.end_line)) == 1
 
 
-def indexing_stub(text: str, impl: SharedImpl, declarations: dict[str, StubDecl]) -> StubDecl | None:
-    """The one stub of the indexing kind *impl* runs off the CPU, from *declarations*, or None."""
-    names = reaching_stubs(text, impl)
-    decl = declarations.get(names[0]) if len(names) == 1 else None
-    if decl is None or not is_indexing_stub(decl):
-        return None
-    return decl if decl.iterator_type is None or one_output_one_index(text, impl) else None
+def indexing_stubs(text: str, impl: SharedImpl, declarations: dict[str, StubDecl]) -> tuple[StubDecl, ...]:
+    """The stubs of the indexing kind *impl* runs off the CPU (scatter_src_out: scatter_reduce_stub and
+    scatter_stub, passed to scatter_impl), from *declarations*; () when one of them is of no such kind."""
+    decls = [declarations.get(n) for n in reaching_stubs(text, impl)]
+    if not decls or any(d is None or not is_indexing_stub(d) for d in decls):
+        return ()
+    found = tuple(d for d in decls if d is not None)
+    iterators = [d for d in found if d.iterator_type is not None]
+    if iterators and (len(found) > 1 or not one_output_one_index(text, impl)):
+        return ()
+    return found
+

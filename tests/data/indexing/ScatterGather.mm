@@ -48,6 +48,13 @@ TORCH_IMPL_FUNC(scatter_src_out_mps)
   scatter_mps_general(output, dim, index, src);
 }
 
+TORCH_IMPL_FUNC(scatter_value_out_mps)
+(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& output) {
+  auto src = at::empty(index.sizes(), self.scalar_type(), std::nullopt, kMPS, std::nullopt, std::nullopt);
+  src.fill_(value);
+  scatter_mps_general(output, dim, index, src);
+}
+
 TORCH_IMPL_FUNC(scatter_add_mps_out)
 (const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& output) {
   scatter_mps_general(output, dim, index, src);

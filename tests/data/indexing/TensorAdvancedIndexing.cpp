@@ -1,6 +1,7 @@
 // Mirrors the index_fill_ kernels of PyTorch 2.7's aten/src/ATen/native/TensorAdvancedIndexing.cpp in shape
 // (self restrided along dim, the index restrided over it, one iterator, the stub) and of gather_out (a stub
-// only a CPU tensor reaches, then gather_stub) and scatter_add, written for mpsgen's tests.
+// only a CPU tensor reaches, then gather_stub), scatter_add and scatter (two stubs passed to scatter_impl per
+// overload), written for mpsgen's tests.
 #include <ATen/native/IndexKernel.h>
 #include <ATen/native/TensorAdvancedIndexing.h>
 #include <ATen/native/TensorIterator.h>
@@ -12,6 +13,10 @@ DEFINE_DISPATCH(gather_stub);
 DEFINE_DISPATCH(gather_expanded_index_stub);
 DEFINE_DISPATCH(scatter_add_stub);
 DEFINE_DISPATCH(scatter_add_expanded_index_stub);
+DEFINE_DISPATCH(scatter_stub);
+DEFINE_DISPATCH(scatter_fill_stub);
+DEFINE_DISPATCH(scatter_reduce_stub);
+DEFINE_DISPATCH(scatter_scalar_reduce_stub);
 
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, const Scalar& source) {
   TORCH_CHECK_INDEX(index.scalar_type() == ScalarType::Long, "index_fill_(): Expected dtype int64 for index.");
@@ -84,6 +89,34 @@ TORCH_IMPL_FUNC(scatter_add)
       scatter_add_stub(self.device().type(), mut_out, dim, index, src);
     }
   }
+}
+
+template <typename T, typename ReduceStub, typename FillStub>
+void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const T& src, const Tensor& out,
+                  ReduceStub& reduce_stub, FillStub& fill_stub,
+                  const std::optional<std::string_view> reduce = std::nullopt) {
+  dim = at::maybe_wrap_dim(dim, self.dim());
+  auto mut_out = const_cast<Tensor&>(out);
+  if (!self.is_same(mut_out)) {
+    mut_out.copy_(self);
+  }
+  if (index.numel() == 0)
+    return;
+  if (reduce.has_value()) {
+    reduce_stub(self.device().type(), mut_out, dim, index, src, get_operator_enum(reduce.value(), false));
+  } else {
+    fill_stub(self.device().type(), mut_out, dim, index, src);
+  }
+}
+
+TORCH_IMPL_FUNC(scatter_src_out)
+(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  scatter_impl(self, dim, index, src, out, scatter_reduce_stub, scatter_stub);
+}
+
+TORCH_IMPL_FUNC(scatter_value_out)
+(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
+  scatter_impl(self, dim, index, value, out, scatter_scalar_reduce_stub, scatter_fill_stub);
 }
 
 } // namespace at::native
