@@ -120,11 +120,9 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
     headers = planned_headers(group.changeset)  # the whole group's: a macro an earlier op added
     done: list[OpCheck] = []
     for plan in group.kernel_plans:
-        if plan.nullary is not None:  # fill_stub's kernels: the planned .metal against torch's CPU fill_
-            from mpsgen.emulate.fill_check import check_fill
-
+        if plan.nullary is not None or plan.indexing is not None:  # fill_stub's, index_fill_stub's: against torch CPU
             try:
-                filled = check_fill(plan.kernel, group.changeset.current(plan.nullary.metal_path), checkout.root)
+                filled = _kind_check(plan, group.changeset.current, checkout.root)
             except ToolMissing as why:
                 done.append(OpCheck(plan.family, "skipped", reason=why.render()))
                 continue
@@ -172,3 +170,23 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
             break
     return NumericCheck(tuple(done))
 
+
+def _kind_check(plan, current, root):  # -> TryResult
+    """The planned .metal of the nullary kind (fill_) or the indexing kind (index_fill_, gather, scatter_add) against
+    torch CPU."""
+    if plan.nullary is not None:
+        from mpsgen.emulate.fill_check import check_fill
+
+        return check_fill(plan.kernel, current(plan.nullary.metal_path), root)
+    from importlib import import_module
+
+    module, function = INDEXING_CHECKS[plan.indexing.stub]
+    check = getattr(import_module(f"mpsgen.emulate.{module}"), function)
+    return check(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
+
+
+# the indexing kind's stub -> the module and function of its numeric check
+INDEXING_CHECKS = {"index_fill_stub": ("index_fill_check", "check_index_fill"),
+                   "gather_stub": ("gather_check", "check_gather"),
+                   "scatter_add_stub": ("scatter_add_check", "check_scatter_add"),
+                   "scatter_stub": ("scatter_check", "check_scatter")}

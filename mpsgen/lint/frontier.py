@@ -89,6 +89,10 @@ class FrontierIndex:
             if nullary is not None:
                 return Overload(e.name, mps_kernel, site.kernel, at, (nullary.stub,), None, True,
                                 f"{nullary.shown()}: an iterator of its output only (the nullary kind)")
+        indexing = self._indexing(use.impl)
+        if indexing:  # index_fill_ -> index_fill_stub (plan/indexing_route.py)
+            return Overload(e.name, mps_kernel, site.kernel, at, tuple(d.name for d in indexing), indexing[0].fn_type,
+                            True, f"{site.kernel} ({at}) calls {', '.join(d.name for d in indexing)}: the indexing kind")
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
@@ -139,6 +143,12 @@ class FrontierIndex:
         if decl is None or decl.iterator_type is None or len(decl.params) != 2:
             return None
         return reach if stubs.is_c10_scalar(decl.params[1]) else None
+
+    def _indexing(self, impl):  # -> tuple[StubDecl, ...]
+        """The stubs of the indexing kind *impl* calls (what plan/indexing_route.py plans), else ()."""
+        from mpsgen.sources.native.indexing import indexing_stubs
+
+        return indexing_stubs(self.inv.shared_kernels.text(impl.path), impl, self.inv.stub_declarations)
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub

@@ -36,6 +36,7 @@ from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
 if TYPE_CHECKING:
+    from mpsgen.plan.indexing_record import IndexingCode
     from mpsgen.plan.nullary_record import NullaryCode
 
 
@@ -54,6 +55,7 @@ class Phases:
     first_notes: tuple[str, ...] = ()  # what the first stub's branch changed (a family calling several)
     others: tuple[StubKernel, ...] = ()  # the family's other stubs (plan/multistub.py), one kernel each
     nullary: NullaryCode | None = None  # the nullary kind's kernels (fill_stub; plan/nullary_code.py)
+    indexing: IndexingCode | None = None  # the indexing kind's kernel (index_fill_stub; plan/indexing_code.py)
 
 
 def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOptions,
@@ -89,7 +91,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         # The bespoke kernels only the legacy code runs go with it, before the new kernel takes their names.
         retired = retire_bespoke_kernels(cs, checkout, routing.legacy_kernels, routing.family)
         apply_edits(cs, retired.edits)
-        nullary = None
+        nullary = indexing = None
         no_others: tuple[StubKernel, ...] = ()
         if routing.nullary is not None:  # fill_: a stub of an output-only iterator (plan/nullary_code.py)
             from mpsgen.plan.nullary_code import plan_nullary_code
@@ -97,6 +99,12 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             nullary = plan_nullary_code(routing, checkout, cs, opts)
             apply_edits(cs, nullary.edits)
             first, others = StubKernel(routing.stub, kept_kernel=nullary.kept), no_others
+        elif routing.indexing is not None:  # index_fill_: plan/indexing_code.py
+            from mpsgen.plan.indexing_code import plan_indexing_code
+
+            indexing = plan_indexing_code(routing, checkout, cs, opts)
+            apply_edits(cs, indexing.edits)
+            first, others = StubKernel(routing.stub, kept_kernel=indexing.kept), no_others
         elif routing.outputs:  # one kernel per output (plan/split_outputs.py), the host placed with the last
             kernels: list[StubKernel] = []
             for k in range(len(routing.outputs)):
@@ -125,7 +133,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
                 cs.set_text(path, text, f"removed the legacy {legacy}")  # MPSGraph or bespoke Metal
             removals.append(removal)
             legacy_notes.extend(removal.notes)
-        if nullary is not None:  # fill_stub's kernels (new or kept) serve every dtype the CPU kernel fills
+        if nullary is not None or indexing is not None:  # their kernels serve every dtype the CPU kernel takes
             tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=NULLARY_GROUPS, dropped=(),
                                     drop_complex=False)
         elif code is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
@@ -142,7 +150,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             xfails = dropped_xfails(code.dtype_rows, next(iter(tests.test_keys.values()), routing.family), cs, checkout)
             apply_edits(cs, xfails.edits)
     return Phases(routing, choice, code, kept_kernel, tuple(removals), tuple(legacy_notes), tests, xfails,
-                  first.notes, others, nullary)
+                  first.notes, others, nullary, indexing)
 
 
 def _stub_kernel(command: Command, routing: Routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
@@ -175,21 +183,24 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
                           notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes,
                                  *(sk.code.notes if sk.code else ())))
                  for sk in phases.others)
-    nullary = phases.nullary
+    nullary, indexing = phases.nullary, phases.indexing
     notes = (*routing.kept, *routing.notes, *((phases.kept_kernel,) if phases.kept_kernel else ()),
              *phases.first_notes, *(code.notes if code else ()), *(nullary.notes if nullary else ()),
+             *(indexing.notes if indexing else ()),
              *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,
              *(tests.notes if tests else ()), *phases.xfails.notes, *formatted)
     api_added = (*(choice.api_added if choice else ()), *(a for sub in subs for a in sub.api_added))
     return _plan_of(
         command, op, routing.family, cs, choice, code, nothing_to_do=nothing_to_do,
         moved=routing.moved if not routing.nothing_to_do else (), stub=routing.stub,
-        added=(*(code.added if code else ()), *(nullary.added if nullary else ()), *(a for sub in subs for a in sub.added)),
+        added=(*(code.added if code else ()), *(nullary.added if nullary else ()), *(indexing.added if indexing else ()),
+               *(a for sub in subs for a in sub.added)),
         api_added=tuple(dict.fromkeys(api_added)),
         removed=(*(code.removed if code else ()), *(r for sub in subs for r in sub.removed),
                  *(r for x in phases.removals for r in x.removed)),
         notes=notes, tests=tests, xfail_changes=phases.xfails.changes, overloads=routing.overloads, files=files,
         stub_plans=subs, nullary=nullary if nullary and not nullary.kept else None,
+        indexing=indexing if indexing and not indexing.kept else None,
     )
 
 
@@ -198,9 +209,19 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
              added: tuple[str, ...], api_added: tuple[str, ...], removed: tuple[str, ...], notes: tuple[str, ...],
              overloads: tuple[str, ...], nothing_to_do: str = "", tests: TestListsPhase | None = None,
              xfail_changes: tuple[str, ...] = (), files: tuple[str, ...] = (), stub_plans: tuple[Plan, ...] = (),
-             other_stub: bool = False, check_op: str = "", nullary: NullaryCode | None = None) -> Plan:
+             other_stub: bool = False, check_op: str = "", nullary: NullaryCode | None = None,
+             indexing: IndexingCode | None = None) -> Plan:
     """The one place a Plan is built: a stub's kernel from its choice and code records (or the nullary kind's
     code), the rest given."""
+    if indexing is not None:  # the indexing kind's record in the nullary kind's fields (kernel, rows, --print)
+        return replace(_plan_of(command, op, family, cs, choice, code, moved=moved, stub=stub, added=added,
+                                api_added=api_added, removed=removed, notes=notes, overloads=overloads,
+                                nothing_to_do=nothing_to_do, tests=tests, xfail_changes=xfail_changes, files=files,
+                                stub_plans=stub_plans, other_stub=other_stub, check_op=check_op),
+                       kernel=indexing.kernel, dtypes=NULLARY_GROUPS, dtype_rows=indexing.rows, kind="indexing",
+                       indexing=indexing, rendered=Rendered(indexing.metal_text, (), indexing.host_code,
+                                                            indexing.register_line, indexing.metal_path,
+                                                            indexing.mm_path))
     return Plan(
         command, op, family, cs, nothing_to_do=nothing_to_do, moved=moved, stub=stub,
         spec=code.spec if code else None,

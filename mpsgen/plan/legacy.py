@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.sources.host import mm as host
-from mpsgen.sources.host.callers import only_returns_an_at_call
+from mpsgen.sources.host.callers import only_returns_a_method_call, only_returns_an_at_call
 from mpsgen.model import Location
 from mpsgen.scan.lines import split_lines
 from mpsgen.tree.changeset import Changeset
@@ -73,11 +73,13 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
     notes: list[str] = []
     for impl in impls:
         before = texts.get(impl.path, cs.current(impl.path))
-        body = "".join(split_lines(before)[impl.line - 1 : impl.end_line])
+        # impl's lines are those of the text it was found in (an earlier overload's removal moved them)
+        body = "".join(split_lines(cs.current(impl.path))[impl.line - 1 : impl.end_line])
         used = referenced_names(body)
         # one `return at::op(...)`: it runs neither MPSGraph nor Metal itself, only the op its yaml line no
         # longer reaches (2.7's zero_mps_ once `migrate fill_` pointed it at at::fill_)
-        redispatch = impl.backend == "unknown" and only_returns_an_at_call(body)
+        at_call = impl.backend == "unknown" and only_returns_an_at_call(body)
+        redispatch = at_call or impl.backend == "unknown" and only_returns_a_method_call(body)  # self.op(...)
         text = host.remove_implementation(before, impl, allow_metal=True, allow_unknown=redispatch)
         # its section's comment, once nothing is under it
         text = drop_orphaned_comments(text, first_changed_line(before, text), {name})
@@ -89,7 +91,7 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
             notes.append(f"{impl.path} holds no code any more: delete the file (mpsgen edits, it does not delete)")
         kind = impl.macro or impl.form
         runs = " (bespoke Metal, not through the stub)" if impl.backend == "metal" else \
-            " (a call of an at:: op only)" if redispatch else ""
+            " (a call of an at:: op only)" if at_call else " (a method call of an op only)" if redispatch else ""
         removed.append(f"{impl.location}: {kind} {name}{runs}")
         removed.extend(f"{Location(impl.path, line)}: {what} (used only by {name})" for line, what in dead)
         removed.extend(f"{impl.path}: #include <{h}> (used only by {name})" for h in headers)

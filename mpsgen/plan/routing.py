@@ -22,6 +22,7 @@ from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
 if TYPE_CHECKING:
+    from mpsgen.plan.indexing_route import IndexingRoute
     from mpsgen.plan.nullary_route import NullaryRoute
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 
@@ -53,6 +54,7 @@ class Routing:
     notes: tuple[str, ...] = ()  # overloads moved with the family through their shared kernel, calls rewritten
     # the nullary kind: the shared kernels reach a stub of an output-only iterator (fill_stub; plan/nullary_route.py)
     nullary: NullaryRoute | None = None
+    indexing: IndexingRoute | None = None  # the indexing kind: index_fill_stub (plan/indexing_route.py)
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -126,21 +128,32 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
             from mpsgen.plan.nullary_route import route_nullary
 
             nullary = route_nullary(checkout, cs, index, shared)
-        if nullary is None:
+        indexing = _indexing(checkout, cs, index, shared) if not (nullary or opts.stub_override or outputs) else None
+        if nullary is None and indexing is None:
             _require_elementwise(checkout, cs, family, edit, delegating)
-        targets = () if opts.stub_override or outputs or nullary else _targets(checkout, cs, family, edit, shared)
+        targets = () if opts.stub_override or outputs or nullary or indexing else \
+            _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel
             stub, schema_entry = targets[0].stub, targets[0].entry
         elif nullary is not None:  # fill_: the stub its shared kernel reaches through fill_out
             stub = nullary.stub
             notes += nullary.notes()
+        elif indexing is not None:  # index_fill_: index_fill_stub
+            stub = indexing.stub
+            notes += indexing.notes()
         else:
             stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
                    legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets,
                    two_outputs=two_outputs, outputs=outputs, caller_edits=spared.edits if spared else (),
-                   notes=tuple(notes), nullary=nullary)
+                   notes=tuple(notes), nullary=nullary, indexing=indexing)
+
+
+def _indexing(checkout: Checkout, cs: Changeset, index: nf.NativeIndex, shared: tuple[str, ...]) -> IndexingRoute | None:
+    from mpsgen.plan.indexing_route import route_indexing
+
+    return route_indexing(checkout, cs, index, shared)
 
 
 def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:
@@ -243,13 +256,14 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
     if not any(e.mps_lines for e in entries) or any(e.legacy_lines for e in entries):
         return "", None
     shared = tuple(dict.fromkeys(k for e in entries if e.mps_route == "shared" and (k := e.mps_kernel)))
-    nullary = None
+    nullary: NullaryRoute | IndexingRoute | None = None  # either kind's route names its stub
     if not opts.stub_override:
         from mpsgen.plan.nullary_route import route_nullary
 
         nullary = route_nullary(checkout, cs, index, shared)  # fill_: fill_stub, reached through fill_out
+        nullary = nullary or _indexing(checkout, cs, index, shared)  # gather_out: gather_stub (indexing kind)
     targets = () if opts.stub_override or nullary else _targets(checkout, cs, family, None, shared)
-    found = [t.stub for t in targets] or ([nullary.stub] if nullary else
+    found = [t.stub for t in targets] or ([*getattr(nullary, "stubs", (nullary.stub,))] if nullary else  # scatter: 4
                                           [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)])
     mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     runs: list[tuple[stubs.StubDecl, Registration, str]] = []

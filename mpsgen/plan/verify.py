@@ -49,6 +49,14 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
         if missing:
             problems.append(f"kernels '{plan.kernel}_dense_<T>'/'{plan.kernel}_strided_<T>' are not registered for "
                             f"{', '.join(missing)} in {plan.nullary.metal_path}")
+    if plan.indexing is not None:  # the indexing kind's kernel, per element size, in the host's paired .metal
+        from mpsgen.sources.metal.names import names_in
+
+        path = plan.indexing.metal_path
+        have = {n.name for n in names_in(cs.current(path), path)}
+        missing = [s for s in plan.indexing.instances if f"{plan.kernel}_{s}" not in have]
+        if missing:
+            problems.append(f"kernel '{plan.kernel}' is not registered for {', '.join(missing)} in {path}")
     if plan.spec is not None:
         metal_texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), plan.kernel)
         if plan.two_outputs is not None:  # upstream's <kernel>_dense_<T>/<kernel>_strided_<T>, read again

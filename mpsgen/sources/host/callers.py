@@ -25,6 +25,7 @@ NATIVE_QUALIFIERS = ("", "native::", "at::native::", "::at::native::")
 _QUALIFIER = re.compile(r"(?:\b\w+\s*::\s*)+$|::\s*$")
 _PROTOTYPE_END = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?;")
 _ONLY_RETURNS_AN_AT_CALL = re.compile(r"\)\s*\{\s*return\s+(?:::)?at::\w+\s*\([^;{}]*\)\s*;\s*\}\s*$")
+_ONLY_RETURNS_A_METHOD_CALL = re.compile(r"\)\s*\{\s*return\s+\w+\s*\.\s*\w+\s*\([^;{}]*\)\s*;\s*\}\s*$")
 
 
 class Use(NamedTuple):
@@ -125,3 +126,10 @@ def only_returns_an_at_call(definition: str) -> bool:
     """Whether a function *definition*'s body is one `return at::op(...);`: it runs neither MPSGraph nor
     Metal itself, only the op (2.7's zero_mps_ once `migrate fill_` pointed it at at::fill_)."""
     return _ONLY_RETURNS_AN_AT_CALL.search(mask_code(definition)) is not None
+
+
+def only_returns_a_method_call(definition: str) -> bool:
+    """Whether a function *definition*'s body is one `return self.op(...);`: the op through the dispatcher
+    as a method, which runs neither MPSGraph nor Metal itself (2.7's index_fill_mps_ of a Scalar calls the
+    Tensor overload so)."""
+    return _ONLY_RETURNS_A_METHOD_CALL.search(mask_code(definition)) is not None

@@ -38,7 +38,8 @@ _HEADER_PREFIX = "REGISTER_"
 # OperationUtils.mm ("{name}_{dense|strided}[_cast|_castout|_scalar...]_{outT}_{inT}").
 SUFFIX_WORDS = frozenset(
     "float half bfloat long int short char uchar bool float2 half2 uint ushort ulong "
-    "dense strided cast castout scalar broadcast ilp lhs rhs".split()
+    "dense strided cast castout scalar broadcast ilp lhs rhs "
+    "8bit 16bit 32bit 64bit".split()  # 2.7 Indexing.mm's getBitSizeString: masked_fill_scalar_dense_8bit
 )
 
 _STRING = re.compile(r"\"(?:\\.|[^\"\\\n])*\"")
