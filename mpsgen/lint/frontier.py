@@ -89,6 +89,9 @@ class FrontierIndex:
             if nullary is not None:
                 return Overload(e.name, mps_kernel, site.kernel, at, (nullary.stub,), None, True,
                                 f"{nullary.shown()}: an iterator of its output only (the nullary kind)")
+            drawn = self._random(site.kernel)  # uniform_ -> templates::uniform_impl_<UniformStub> -> uniform_stub
+            if drawn is not None:
+                return Overload(e.name, mps_kernel, site.kernel, at, (drawn[0].stub,), None, drawn[1], drawn[2])
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
@@ -139,6 +142,21 @@ class FrontierIndex:
         if decl is None or decl.iterator_type is None or len(decl.params) != 2:
             return None
         return reach if stubs.is_c10_scalar(decl.params[1]) else None
+
+    def _random(self, kernel: str):  # -> tuple[DistributionReach, bool, str] | None
+        """How *kernel* reaches a distribution stub through a template's functor (uniform_ -> uniform_stub),
+        whether mpsgen writes its sampler (plan/random_route.SAMPLERS), and why; None when it does not."""
+        from mpsgen.plan.random_route import SAMPLERS
+        from mpsgen.sources.native.distribution import distribution_reach
+
+        found = self.inv.shared_kernels
+        impl = found.impl(kernel)
+        reach = distribution_reach(lambda _: {impl.path: found.text(impl.path)}, kernel) if impl else None
+        if reach is None:
+            return None
+        if reach.stub in SAMPLERS:
+            return reach, True, f"{reach.shown()}: a distribution stub (the random kind)"
+        return reach, False, f"{reach.shown()}: a distribution stub mpsgen has no Metal sampler for yet"
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub

@@ -1,0 +1,105 @@
+"""The kernel-code phase of the random kind (a distribution stub; plan/random_route.py), as one frozen
+`RandomCode`.
+
+Written: the kernels in kernels/<Stem>.metal beside the host's .mm as upstream pairs them
+(Distributions.mm -> Distributions.metal), created when the checkout has none (`<name>_dense_<T>` over a
+dense output's storage, `<name>_strided_<T>` through its sizes and strides; each element drawn from
+c10/metal/random.h's Philox at its logical index); the host kernel in the .mm that held the MPSGraph
+code, seeding from the MPS generator as that code did, with the library declaration and the stub's header.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpsgen.errors import MpsgenError
+from mpsgen.model import KernelOptions
+from mpsgen.plan.dtypes import Row
+from mpsgen.plan.nullary_code import metal_stem
+from mpsgen.plan.random_record import BFLOAT, DTYPES, METAL_TYPES, RandomCode
+from mpsgen.plan.routing import Routing
+from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
+from mpsgen.scan.includes import includes_header
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.host.library import runs_a_shader_library, with_library
+from mpsgen.sources.native import stubs
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
+
+RANDOM_HEADER = "c10/metal/random.h"
+
+
+def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> RandomCode:
+    """The kernels, the host kernel and its registration for *routing*'s distribution stub (nothing set in *cs*)."""
+    from mpsgen.generate.host_code import host_kernel_name, render_register_dispatch
+    from mpsgen.generate.templating import render_template
+    from mpsgen.plan.kernel_code import registered_metal_kernel
+
+    route, stub = routing.random, routing.stub
+    assert route is not None and stub is not None
+    kept = registered_metal_kernel(stub, cs, checkout)
+    if kept:
+        return RandomCode(kept=kept, op=route.op)
+    if not checkout.path(RANDOM_HEADER).is_file():
+        raise MpsgenError(f"{RANDOM_HEADER} not found: the {route.name} kernels draw from its Philox",
+                          path=RANDOM_HEADER, hint=f"register {stub.name} by hand")
+    name = route.name
+    mm_rel = _host_file(routing, checkout, cs)
+    metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
+    draft = Draft(cs)
+    mm_text = draft.current(mm_rel)
+    if runs_a_shader_library(mm_text):
+        raise MpsgenError(f"{Path(mm_rel).name} already runs a shader library: the {name} kernels would need a "
+                          "file of that library", path=mm_rel, hint=f"register {stub.name} by hand")
+    guarded = _bfloat_guarded(cs, checkout)
+    metal_text = render_template("random_kernel.metal.j2", opts.templates_dir, name=name, stub=stub.name,
+                                 macro=f"REGISTER_{name.upper()}_OP",
+                                 types=METAL_TYPES if guarded else (*METAL_TYPES, BFLOAT),
+                                 guarded=(BFLOAT,) if guarded else ()) + "\n"
+    if draft.exists(metal_rel):
+        raise MpsgenError(f"{Path(metal_rel).name} exists: mpsgen writes the {name} kernels into a file of their own",
+                          path=metal_rel, hint=f"register {stub.name} by hand")
+    draft.set_text(metal_rel, metal_text, f"{name}_dense/{name}_strided kernels of {stub.name}")
+    added = [f"{metal_rel}: {name}_dense_<T>, {name}_strided_<T> ({len(METAL_TYPES) + 1} dtypes)"]
+    fn = host_kernel_name(name)
+    params = stubs.host_params(stub, route.params)
+    iterator = params.split(",", 1)[0].split()[-1]
+    host_text = render_template("random_host.mm.j2", opts.templates_dir, fn=fn, params=params, iterator=iterator,
+                                op=route.op, name=name, lo=route.params[0], hi=route.params[1], gen=route.params[-1],
+                                dispatch=capabilities(cs).launch.dispatch)
+    semicolon, ampersand = host.register_dispatch_style(mm_text)
+    register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
+    new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
+    new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
+    if not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
+        new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
+    new_mm = with_library(new_mm, render_template("shader_library.mm.j2", opts.templates_dir,
+                                                  stem=Path(metal_rel).stem), mm_rel)
+    draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+    added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …), the {Path(metal_rel).stem} library")
+    before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
+              else f"no MPS kernel ({stub.name} unregistered)")
+    rows = tuple(Row(dtype, before, f"registered ({metal})", bool(routing.legacy_kernels), True)
+                 for dtype, metal in DTYPES.items())
+    notes = (f"the host seeds {name}_dense_<T>/{name}_strided_<T> from the MPS generator as the MPSGraph code did "
+             "(its lock, update_philox_counters: one Philox step per launch); each element is drawn at its "
+             f"logical index from {RANDOM_HEADER}'s philox4",)
+    return RandomCode(name, route.op, metal_rel, mm_rel, metal_text, host_text, register_line, rows, draft.edits,
+                      tuple(added), notes)
+
+
+def _host_file(routing: Routing, checkout: Checkout, cs: Changeset) -> str:
+    """The .mm holding the legacy MPSGraph code (its kernels' place)."""
+    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
+    for legacy in routing.legacy_kernels:
+        impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
+        if impls:
+            return impls[0].path
+    raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
+                      path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
+
+
+def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:
+    """The checkout's c10/metal guards bfloat by the Metal version (2.7), so the kernels do too."""
+    rel = "c10/metal/utils.h"
+    return checkout.path(rel).is_file() and "__METAL_VERSION__ >= 310" in cs.current(rel)

@@ -1,0 +1,38 @@
+"""The record the random kind's code phase returns (plan/random_code.py), apart from that phase so the
+Plan (plan/result.py) can hold it without importing the planner."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from mpsgen.plan.dtypes import Row
+    from mpsgen.plan.texts import TextEdit
+
+# torch dtype -> the Metal type its kernels run (a complex output reaches the stub as its real view)
+DTYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "complex64": "float", "complex32": "half"}
+DTYPE_GROUPS = ("float", "complex")  # what the test lists are narrowed to
+METAL_TYPES = ("float", "half")  # registered as they are; bfloat under the Metal version guard (2.7)
+BFLOAT = "bfloat"
+
+
+class RandomCode(NamedTuple):
+    """What the random kind's code phase planned (kept: the stub already runs a kernel that is not MPSGraph)."""
+
+    kernel: str = ""  # the kernels' prefix: uniform -> uniform_dense_<T>, uniform_strided_<T>
+    op: str = ""  # the CPU op the numeric check compares with (uniform_)
+    metal_path: str = ""
+    mm_path: str = ""
+    metal_text: str = ""  # the kernels as rendered (the numeric check compiles the planned file)
+    host_code: str = ""
+    register_line: str = ""
+    rows: tuple[Row, ...] = ()
+    edits: tuple[TextEdit, ...] = ()
+    added: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    kept: str = ""  # why nothing was written: the stub's registration
+
+    @property
+    def metal_types(self) -> tuple[str, ...]:
+        """The Metal types its kernels must be instantiated for."""
+        return (*METAL_TYPES, BFLOAT)

@@ -1,0 +1,66 @@
+"""Routing of the random kind: a family whose shared kernels draw their output through a distribution
+stub (uniform_ -> templates::uniform_impl_<UniformStub> -> uniform_stub; sources/native/distribution.py).
+
+Such a family is no pointwise op, so routing's elementwise test would refuse it; this module says when
+it is the random kind, which stub it runs and which sampler mpsgen writes for it.  A distribution stub
+with no sampler here is refused with its file:line.  What is written is plan/random_code.py's.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from mpsgen.errors import MpsgenError
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.sources.native import stubs
+from mpsgen.sources.native.distribution import DistributionReach, distribution_reach
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import Checkout
+
+# stub -> (kernel name, the parameter names after the iterator, the CPU op the check compares with)
+SAMPLERS = {"uniform_stub": ("uniform", ("from", "to", "gen"), "uniform_")}
+
+
+class RandomRoute(NamedTuple):
+    """The distribution stub a family runs and how its shared kernels reach it."""
+
+    stub: stubs.StubDecl
+    reaches: tuple[DistributionReach, ...]  # one per shared kernel
+    name: str  # the kernels' prefix: uniform -> uniform_dense_<T>
+    params: tuple[str, ...]  # the host kernel's parameter names after the iterator
+    op: str  # the CPU op of the numeric check
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(f"{r.shown()}: a distribution stub, the random kind" for r in self.reaches)
+
+
+def route_random(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> RandomRoute | None:
+    """The random route of a family MPS shares *shared* for, or None when one of them reaches no
+    distribution stub or they reach different ones.  A stub mpsgen has no sampler for is refused."""
+    shared = tuple(dict.fromkeys(shared))
+    if not shared:
+        return None
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    reaches = []
+    for kernel in shared:
+        reach = distribution_reach(lambda name: mentioning(native, name), kernel)
+        if reach is None:
+            return None
+        reaches.append(reach)
+    if len({r.stub for r in reaches}) != 1:
+        return None
+    first = reaches[0]
+    if first.stub not in SAMPLERS:
+        raise MpsgenError(f"{first.stub} draws {first.kernel}'s output ({first.shown()}); mpsgen writes a Metal "
+                          f"sampler for {', '.join(SAMPLERS)} only", path=first.path, line=first.line,
+                          hint=f"register {first.stub} by hand, or keep the MPSGraph kernel")
+    headers = mentioning(planned_texts(cs, folder_files(cs, "native_headers"), checkout), first.stub)
+    decl = stubs.index_stub_declarations(headers).get(first.stub)
+    if decl is None or not decl.resolved or decl.iterator_type is None:
+        return None
+    name, params, op = SAMPLERS[first.stub]
+    if len(decl.params) != len(params) + 1:
+        raise MpsgenError(f"{first.stub} is declared with {len(decl.params) - 1} parameters after its iterator, "
+                          f"the {name} sampler takes {len(params)}", path=decl.path, line=decl.line,
+                          hint=f"register {first.stub} by hand")
+    return RandomRoute(decl, tuple(reaches), name, params, op)

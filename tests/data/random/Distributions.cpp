@@ -1,0 +1,37 @@
+// Mirrors the uniform_ and normal_ parts of PyTorch 2.7's aten/src/ATen/native/Distributions.cpp (the
+// functor structs a template calls the stub through), cut down for mpsgen's tests.
+#include <ATen/native/DistributionTemplates.h>
+#include <ATen/native/UnaryOps.h>
+
+namespace at::native {
+
+DEFINE_DISPATCH(normal_stub);
+DEFINE_DISPATCH(uniform_stub);
+
+// ==================================================== Uniform =======================================================
+
+template<typename RNG>
+struct UniformStub {
+  void operator()(TensorIteratorBase& iter, double from, double to, std::optional<Generator> gen) {
+    uniform_stub(iter.device_type(), iter, from, to, gen);
+  }
+};
+
+Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> gen) {
+  return at::native::templates::uniform_impl_<UniformStub, Generator>(self, from, to, std::move(gen));
+}
+
+// ==================================================== Normal ========================================================
+
+template<typename RNG>
+struct NormalStub {
+  void operator()(Tensor& self, double mean, double std, std::optional<Generator> gen) {
+    normal_stub(self.device().type(), self, mean, std, gen);
+  }
+};
+
+Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> gen) {
+  return at::native::templates::normal_impl_<NormalStub, Generator>(self, mean, std, std::move(gen));
+}
+
+} // namespace at::native

@@ -1,0 +1,78 @@
+//  Mirrors the shape of PyTorch 2.7's operations/Distributions.mm (MPSGraph random ops seeded from the MPS
+//  generator), cut down for mpsgen's tests.
+#include <ATen/mps/MPSGeneratorImpl.h>
+#include <ATen/native/DistributionTemplates.h>
+#include <ATen/native/mps/OperationUtils.h>
+
+#ifndef AT_PER_OPERATOR_HEADERS
+#include <ATen/Functions.h>
+#include <ATen/NativeFunctions.h>
+#else
+#include <ATen/ops/normal_native.h>
+#include <ATen/ops/uniform_native.h>
+#endif
+
+namespace at::native {
+namespace mps {
+
+struct RandomCachedGraph : public MPSCachedGraph {
+  RandomCachedGraph(MPSGraph* graph) : MPSCachedGraph(graph) {}
+  MPSGraphTensor* resultTensor = nil;
+  MPSGraphTensor* stateTensor = nil;
+};
+
+static Tensor& random_mps_impl(Tensor& self,
+                               double val1,
+                               double val2,
+                               MPSGraphRandomDistribution distribution,
+                               std::optional<Generator> gen,
+                               std::string op_name) {
+  if (self.numel() == 0) {
+    return self;
+  }
+  auto mps_gen = get_generator_or_default<MPSGeneratorImpl>(gen, at::mps::detail::getDefaultMPSGenerator());
+  auto stream = getCurrentMPSStream();
+  @autoreleasepool {
+    auto key = op_name + getTensorsStringKey({self}) + ":" + std::to_string(val1) + ":" + std::to_string(val2);
+    auto cachedGraph = LookUpOrCreateCachedGraph<RandomCachedGraph>(key, [&](auto mpsGraph, auto newCachedGraph) {
+      newCachedGraph->stateTensor =
+          mpsGraphRankedPlaceHolder(mpsGraph, MPSDataTypeInt32, @[ @(at::mps::detail::PHILOX_STATE_N) ]);
+      MPSGraphRandomOpDescriptor* desc = [MPSGraphRandomOpDescriptor descriptorWithDistribution:distribution
+                                                                                       dataType:MPSDataTypeFloat32];
+      desc.min = static_cast<float>(val1);
+      desc.max = static_cast<float>(val2);
+      NSArray<MPSGraphTensor*>* resultTensors = [mpsGraph randomTensorWithShape:getMPSShape(self)
+                                                                     descriptor:desc
+                                                                    stateTensor:newCachedGraph->stateTensor
+                                                                           name:nil];
+      newCachedGraph->resultTensor = resultTensors[0];
+    });
+    MPSNDArrayDescriptor* stateDesc =
+        [MPSNDArrayDescriptor descriptorWithDataType:MPSDataTypeInt32 shape:@[ @(at::mps::detail::PHILOX_STATE_N) ]];
+    MPSNDArray* stateNDArray = [[[MPSNDArray alloc] initWithDevice:stream->device() descriptor:stateDesc] autorelease];
+    {
+      std::lock_guard<std::mutex> lock(mps_gen->mutex_);
+      mps_gen->update_philox_counters();
+      [stateNDArray writeBytes:mps_gen->state_data() strideBytes:nil];
+    }
+    MPSGraphTensorData* stateTensorData = [[[MPSGraphTensorData alloc] initWithMPSNDArray:stateNDArray] autorelease];
+    NSMutableDictionary* feeds = [[NSMutableDictionary new] autorelease];
+    feeds[cachedGraph->stateTensor] = stateTensorData;
+    Placeholder outputPlaceholder = Placeholder(cachedGraph->resultTensor, self);
+    runMPSGraph(stream, cachedGraph->graph(), feeds, outputPlaceholder);
+  }
+  return self;
+}
+
+} // namespace mps
+
+Tensor& uniform_mps_(Tensor& self, double from, double to, std::optional<Generator> gen) {
+  TORCH_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
+  return mps::random_mps_impl(self, from, to, MPSGraphRandomDistributionUniform, gen, __func__);
+}
+
+Tensor& normal_mps_(Tensor& self, double mean, double std, std::optional<Generator> gen) {
+  return mps::random_mps_impl(self, mean, std, MPSGraphRandomDistributionNormal, gen, "normal");
+}
+
+} // namespace at::native

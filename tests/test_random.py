@@ -1,0 +1,144 @@
+"""The random kind (a distribution stub): `migrate uniform_` on the sample laid with 2.7-shaped files
+(tests/data/random: Distributions.cpp's functor structs, Distributions.mm's MPSGraph code, the yaml
+entries, the stubs' declarations, a c10/metal/random.h written in 2.7's shape), the reader that finds the
+stub through the template's functor, the refusal of a stub with no sampler, status, and the numeric check
+(in distribution against torch CPU's uniform_, reproducible, in range) catching wrong kernels."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_support import mpsgen, tracked_bytes
+
+from mpsgen.sources.native.distribution import distribution_reach
+
+DATA = Path(__file__).parent / "data" / "random"
+NATIVE = "aten/src/ATen/native"
+MM = f"{NATIVE}/mps/operations/Distributions.mm"
+METAL = f"{NATIVE}/mps/kernels/Distributions.metal"
+YAML = f"{NATIVE}/native_functions.yaml"
+FAST = ("--no-build", "--no-test", "--no-try", "--no-compile")
+
+
+def _lay(root: Path) -> Path:
+    (root / NATIVE / "Distributions.cpp").write_text((DATA / "Distributions.cpp").read_text())
+    header = root / NATIVE / "UnaryOps.h"
+    stubs = (DATA / "distribution_stubs.h.txt").read_text()
+    header.write_text(header.read_text().replace("\n} // namespace at::native", f"{stubs}\n}} // namespace at::native"))
+    (root / MM).write_text((DATA / "Distributions.mm").read_text())
+    (root / "c10/metal/random.h").write_text((DATA / "random.h").read_text())
+    entries = (DATA / "native_functions.yaml").read_text().split("\n", 1)[1]  # without its header comment
+    (root / YAML).write_text((root / YAML).read_text() + entries)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "random"], cwd=root, check=True)
+    return root
+
+
+def test_uniform_moves_to_uniform_stubs_metal_kernels(tree: Path) -> None:
+    root = _lay(tree)
+    r = mpsgen("migrate", "uniform_", *FAST, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    yaml = (root / YAML).read_text()
+    assert "    CPU, CUDA, MPS: uniform_\n    Meta: uniform_meta_\n" in yaml and "uniform_mps_" not in yaml
+    assert "    MPS: normal_mps_\n" in yaml  # the other distribution is left alone
+    assert ("uniform_ (aten/src/ATen/native/Distributions.cpp:20) -> templates::uniform_impl_<UniformStub> -> "
+            "UniformStub (aten/src/ATen/native/Distributions.cpp:14) -> uniform_stub") in r.stdout
+
+    mm = (root / MM).read_text()
+    assert "uniform_mps_(" not in mm and "Tensor& normal_mps_(" in mm
+    assert "static Tensor& random_mps_impl(" in mm  # normal_mps_ still runs it
+    assert ("static void uniform_mps_kernel(TensorIteratorBase& iter, const double from, const double to, "
+            "std::optional<Generator> gen) {") in mm.replace("\n                               ", " ")
+    assert "REGISTER_DISPATCH(uniform_stub, &uniform_mps_kernel);" in mm
+    # seeded as the MPSGraph code is: the generator's lock, one Philox step, its fresh words
+    assert "std::lock_guard<std::mutex> lock(mps_gen->mutex_);\n    // as the MPSGraph" in mm
+    assert mm.count("mps_gen->update_philox_counters();") == 2
+    assert "#include <ATen/native/UnaryOps.h>" in mm and "#include <ATen/native/mps/Distributions_metallib.h>" in mm
+    assert "mtl_setBytes(computeEncoder, bounds, 2);" in mm
+
+    metal = (root / METAL).read_text()
+    assert "#include <c10/metal/random.h>" in metal
+    assert "c10::metal::philox4::rand(state.x, state.y + index).x" in metal
+    assert "kernel void uniform_dense(" in metal and "kernel void uniform_strided(" in metal
+    for t in ("float", "half", "bfloat"):
+        assert f"REGISTER_UNIFORM_OP({t});" in metal, t
+    assert "test lists left alone: uniform's samples match the CPU's in distribution only" in r.stdout
+
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "uniform_", *FAST, cwd=root)
+    assert again.returncode == 0, again.stderr
+    assert "uniform is already on a native Metal kernel" in again.stdout
+    assert tracked_bytes(root) == before and (root / METAL).read_text() == metal
+
+
+def test_a_distribution_stub_with_no_sampler_is_refused_with_its_place(tree: Path) -> None:
+    root = _lay(tree)
+    before = tracked_bytes(root)
+    r = mpsgen("migrate", "normal_", *FAST, cwd=root)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"{NATIVE}/Distributions.cpp:29:" in r.stderr and "normal_stub draws normal_'s output" in r.stderr
+    assert "mpsgen writes a Metal sampler for uniform_stub only" in r.stderr
+    assert tracked_bytes(root) == before
+
+
+def test_reach_goes_through_the_templates_functor_and_needs_one_stub() -> None:
+    text = (DATA / "Distributions.cpp").read_text()
+    sources = {f"{NATIVE}/Distributions.cpp": text}
+    reach = distribution_reach(lambda _: sources, "uniform_")
+    assert reach is not None and (reach.stub, reach.template, reach.functor) == ("uniform_stub", "uniform_impl_",
+                                                                                 "UniformStub")
+    two = {f"{NATIVE}/Distributions.cpp": text.replace("    uniform_stub(iter.device_type(), iter, from, to, gen);",
+                                                       "    uniform_stub(iter.device_type(), iter, from, to, gen);\n"
+                                                       "    normal_stub(iter.device_type(), iter, from, to, gen);")}
+    assert distribution_reach(lambda _: two, "uniform_") is None
+    # the template's result must be what the kernel returns
+    on_the_way = {f"{NATIVE}/Distributions.cpp": text.replace(
+        "  return at::native::templates::uniform_impl_<UniformStub, Generator>(self, from, to, std::move(gen));",
+        "  at::native::templates::uniform_impl_<UniformStub, Generator>(self, from, to, std::move(gen));\n"
+        "  return self.mul_(2);")}
+    assert distribution_reach(lambda _: on_the_way, "uniform_") is None
+
+
+def test_status_lists_uniform_as_a_candidate_of_the_random_kind(tree: Path) -> None:
+    root = _lay(tree)
+    r = mpsgen("-C", str(root), "status")
+    assert r.returncode == 0, r.stderr
+    rows = {line.split()[0]: line for line in r.stdout.splitlines() if line.strip()}
+    assert " candidate " in rows["uniform"] and "uniform_stub: a distribution stub (the random kind)" in rows["uniform"]
+    assert "not a candidate" in rows["normal"] and "mpsgen has no Metal sampler for yet" in rows["normal"]
+
+
+_MUTANTS = {
+    "right": None,
+    "no clamp at `to`": ("return value == static_cast<T>(bounds.y) ? static_cast<T>(bounds.x) : value;",
+                         "return value;"),
+    "half the range": ("bounds.x + u * (bounds.y - bounds.x)", "bounds.x + 0.5f * u * (bounds.y - bounds.x)"),
+    "one draw for all": ("state.y + index).x", "state.y).x"),
+}
+
+
+@pytest.mark.parametrize("mutant", list(_MUTANTS))
+def test_random_check_agrees_and_catches_wrong_kernels(mutant: str, tmp_path: Path) -> None:
+    from mpsgen.emulate.random_check import Sampler, check_random
+    from mpsgen.generate.templating import render_template
+
+    metal = render_template("random_kernel.metal.j2", None, name="uniform", stub="uniform_stub",
+                            macro="REGISTER_UNIFORM_OP", types=("float", "half", "bfloat"), guarded=())
+    change = _MUTANTS[mutant]
+    if change is not None:
+        assert change[0] in metal
+        metal = metal.replace(*change)
+    (tmp_path / "c10" / "metal").mkdir(parents=True)  # the include root: the fixture's random.h
+    (tmp_path / "c10" / "metal" / "random.h").write_text((DATA / "random.h").read_text())
+    result = check_random(Sampler("uniform", "uniform_"), metal, tmp_path)
+    assert [r.dtype for r in result.rows] == ["float32", "float16", "bfloat16"]
+    if change is None:
+        assert result.ok, result.rows
+        assert "KS" in result.reference and "never `to`" in result.reference
+        return
+    assert not result.ok
+    seen = {m.inputs[-1] for r in result.rows for m in r.first_mismatches}
+    expect = {"no clamp at `to`": "range", "half the range": "mean", "one draw for all": "variance"}[mutant]
+    assert expect in seen, seen
