@@ -1,8 +1,9 @@
-"""The random kind (a distribution stub): `migrate uniform_` on the sample laid with 2.7-shaped files
-(tests/data/random: Distributions.cpp's functor structs, Distributions.mm's MPSGraph code, the yaml
-entries, the stubs' declarations, a c10/metal/random.h written in 2.7's shape), the reader that finds the
-stub through the template's functor, the refusal of a stub with no sampler, status, and the numeric check
-(in distribution against torch CPU's uniform_, reproducible, in range) catching wrong kernels."""
+"""The random kind (a distribution stub): `migrate uniform_ normal_` on the sample laid with 2.7-shaped
+files (tests/data/random: Distributions.cpp's functor structs, Distributions.mm's MPSGraph code, the yaml
+entries, the stubs' declarations, a c10/metal/random.h written in 2.7's shape, its round's slip included),
+the reader that finds the stub through the template's functor, the refusal of a stub with no sampler,
+status, and the numeric check (the Philox round bit for bit against torch's; in distribution against torch
+CPU's uniform_/normal_, reproducible, in range) catching wrong kernels and 2.7's round."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from cli_support import mpsgen, tracked_bytes
 
+from mpsgen.sources.metal.philox_round import corrected_round
 from mpsgen.sources.native.distribution import distribution_reach
 
 DATA = Path(__file__).parent / "data" / "random"
@@ -19,6 +21,7 @@ NATIVE = "aten/src/ATen/native"
 MM = f"{NATIVE}/mps/operations/Distributions.mm"
 METAL = f"{NATIVE}/mps/kernels/Distributions.metal"
 YAML = f"{NATIVE}/native_functions.yaml"
+RANDOM_H = "c10/metal/random.h"
 FAST = ("--no-build", "--no-test", "--no-try", "--no-compile")
 
 
@@ -28,7 +31,7 @@ def _lay(root: Path) -> Path:
     stubs = (DATA / "distribution_stubs.h.txt").read_text()
     header.write_text(header.read_text().replace("\n} // namespace at::native", f"{stubs}\n}} // namespace at::native"))
     (root / MM).write_text((DATA / "Distributions.mm").read_text())
-    (root / "c10/metal/random.h").write_text((DATA / "random.h").read_text())
+    (root / RANDOM_H).write_text((DATA / "random.h").read_text())
     entries = (DATA / "native_functions.yaml").read_text().split("\n", 1)[1]  # without its header comment
     (root / YAML).write_text((root / YAML).read_text() + entries)
     subprocess.run(["git", "add", "-A"], cwd=root, check=True)
@@ -43,6 +46,9 @@ def test_uniform_moves_to_uniform_stubs_metal_kernels(tree: Path) -> None:
     yaml = (root / YAML).read_text()
     assert "    CPU, CUDA, MPS: uniform_\n    Meta: uniform_meta_\n" in yaml and "uniform_mps_" not in yaml
     assert "    MPS: normal_mps_\n" in yaml  # the other distribution is left alone
+    # 2.7's round corrected in the same change: the high halves, as Philox (and later checkouts) XOR them
+    assert "return uint4(rc1.x ^ ctr.y ^ key.x, rc1.y, rc0.x ^ ctr.w ^ key.y, rc0.y);" in (root / RANDOM_H).read_text()
+    assert f"{RANDOM_H}: philox4::single_round XORs each product's high half" in r.stdout
     assert ("uniform_ (aten/src/ATen/native/Distributions.cpp:20) -> templates::uniform_impl_<UniformStub> -> "
             "UniformStub (aten/src/ATen/native/Distributions.cpp:14) -> uniform_stub") in r.stdout
 
@@ -56,7 +62,7 @@ def test_uniform_moves_to_uniform_stubs_metal_kernels(tree: Path) -> None:
     assert "std::lock_guard<std::mutex> lock(mps_gen->mutex_);\n    // as the MPSGraph" in mm
     assert mm.count("mps_gen->update_philox_counters();") == 2
     assert "#include <ATen/native/UnaryOps.h>" in mm and "#include <ATen/native/mps/Distributions_metallib.h>" in mm
-    assert "mtl_setBytes(computeEncoder, bounds, 2);" in mm
+    assert "mtl_setBytes(computeEncoder, params, 2);" in mm
 
     metal = (root / METAL).read_text()
     assert "#include <c10/metal/random.h>" in metal
@@ -73,13 +79,33 @@ def test_uniform_moves_to_uniform_stubs_metal_kernels(tree: Path) -> None:
     assert tracked_bytes(root) == before and (root / METAL).read_text() == metal
 
 
+def test_normal_joins_uniform_in_distributions_metal(tree: Path) -> None:
+    root = _lay(tree)
+    assert mpsgen("migrate", "uniform_", *FAST, cwd=root).returncode == 0
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "uniform"], cwd=root, check=True)
+    r = mpsgen("migrate", "normal_", *FAST, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "    CPU, CUDA, MPS: normal_\n" in (root / YAML).read_text()
+    metal = (root / METAL).read_text()
+    assert metal.count("#include <c10/metal/random.h>") == 1  # appended to the uniform sampler's file
+    assert "c10::metal::randn(state.x, state.y + index)" in metal and "REGISTER_NORMAL_OP(half);" in metal
+    mm = (root / MM).read_text()
+    # normal_stub hands the output itself (a TensorBase), not an iterator; one library declaration
+    assert "static void normal_mps_kernel(const TensorBase& tensor," in mm and "const TensorBase& self = tensor;" in mm
+    assert "REGISTER_DISPATCH(normal_stub, &normal_mps_kernel);" in mm and mm.count("getBundledLibrary") == 1
+    assert "random_mps_impl" not in mm and "normal_mps_(" not in mm  # the MPSGraph helper went with its last user
+
+
 def test_a_distribution_stub_with_no_sampler_is_refused_with_its_place(tree: Path) -> None:
     root = _lay(tree)
+    text = (root / NATIVE / "Distributions.cpp").read_text().replace("normal_stub(self", "cauchy_stub(self")
+    (root / NATIVE / "Distributions.cpp").write_text(text)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "cauchy"], cwd=root, check=True)
     before = tracked_bytes(root)
     r = mpsgen("migrate", "normal_", *FAST, cwd=root)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-    assert f"{NATIVE}/Distributions.cpp:29:" in r.stderr and "normal_stub draws normal_'s output" in r.stderr
-    assert "mpsgen writes a Metal sampler for uniform_stub only" in r.stderr
+    assert f"{NATIVE}/Distributions.cpp:29:" in r.stderr and "cauchy_stub draws normal_'s output" in r.stderr
+    assert "mpsgen writes a Metal sampler for uniform_stub, normal_stub only" in r.stderr
     assert tracked_bytes(root) == before
 
 
@@ -107,15 +133,17 @@ def test_status_lists_uniform_as_a_candidate_of_the_random_kind(tree: Path) -> N
     assert r.returncode == 0, r.stderr
     rows = {line.split()[0]: line for line in r.stdout.splitlines() if line.strip()}
     assert " candidate " in rows["uniform"] and "uniform_stub: a distribution stub (the random kind)" in rows["uniform"]
-    assert "not a candidate" in rows["normal"] and "mpsgen has no Metal sampler for yet" in rows["normal"]
+    assert " candidate " in rows["normal"] and "normal_stub: a distribution stub (the random kind)" in rows["normal"]
 
 
 _MUTANTS = {
     "right": None,
-    "no clamp at `to`": ("return value == static_cast<T>(bounds.y) ? static_cast<T>(bounds.x) : value;",
+    "normal": None,
+    "no clamp at `to`": ("return value == static_cast<T>(params.y) ? static_cast<T>(params.x) : value;",
                          "return value;"),
-    "half the range": ("bounds.x + u * (bounds.y - bounds.x)", "bounds.x + 0.5f * u * (bounds.y - bounds.x)"),
+    "half the range": ("params.x + u * (params.y - params.x)", "params.x + 0.5f * u * (params.y - params.x)"),
     "one draw for all": ("state.y + index).x", "state.y).x"),
+    "2.7's round": ("", ""),
 }
 
 
@@ -124,21 +152,24 @@ def test_random_check_agrees_and_catches_wrong_kernels(mutant: str, tmp_path: Pa
     from mpsgen.emulate.random_check import Sampler, check_random
     from mpsgen.generate.templating import render_template
 
-    metal = render_template("random_kernel.metal.j2", None, name="uniform", stub="uniform_stub",
-                            macro="REGISTER_UNIFORM_OP", types=("float", "half", "bfloat"), guarded=())
+    name = "normal" if mutant == "normal" else "uniform"
+    metal = render_template("random_kernel.metal.j2", None, name=name, stub=f"{name}_stub", header=True,
+                            macro=f"REGISTER_{name.upper()}_OP", types=("float", "half", "bfloat"), guarded=())
     change = _MUTANTS[mutant]
     if change is not None:
         assert change[0] in metal
         metal = metal.replace(*change)
     (tmp_path / "c10" / "metal").mkdir(parents=True)  # the include root: the fixture's random.h
-    (tmp_path / "c10" / "metal" / "random.h").write_text((DATA / "random.h").read_text())
-    result = check_random(Sampler("uniform", "uniform_"), metal, tmp_path)
+    header = (DATA / "random.h").read_text()
+    (tmp_path / RANDOM_H).write_text(header if mutant == "2.7's round" else corrected_round(header) or "")
+    result = check_random(Sampler(name, f"{name}_"), metal, tmp_path)
     assert [r.dtype for r in result.rows] == ["float32", "float16", "bfloat16"]
     if change is None:
         assert result.ok, result.rows
-        assert "KS" in result.reference and "never `to`" in result.reference
+        assert "KS" in result.reference and ("never `to`" if name == "uniform" else "finite") in result.reference
         return
     assert not result.ok
     seen = {m.inputs[-1] for r in result.rows for m in r.first_mismatches}
-    expect = {"no clamp at `to`": "range", "half the range": "mean", "one draw for all": "variance"}[mutant]
+    expect = {"no clamp at `to`": "range", "half the range": "mean", "one draw for all": "variance",
+              "2.7's round": "Philox4_32"}[mutant]
     assert expect in seen, seen

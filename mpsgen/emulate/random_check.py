@@ -27,13 +27,14 @@ from mpsgen.emulate.compile import FLAGS, cache_dir, emulation_argv, find_compil
 if TYPE_CHECKING:
     import torch
 
-TYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat"}  # uniform_stub's dtypes on MPS
+TYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat"}  # the distribution stubs' dtypes on MPS
 N = 4096  # draws per parameter set
 Z = 5.0  # standard errors a moment may be off
 KS_C = 1.949  # c(alpha) of the two-sample KS test at alpha = 0.001
 SEED = 20260429
-# (from, to): the unit interval, a shifted one, and one where float rounding reaches `to` in half/bfloat
-BOUNDS = ((0.0, 1.0), (-3.0, 5.0), (1000.0, 1001.0))
+# The parameter sets per op: uniform_'s (from, to): the unit interval, a shifted one, and one where
+# float rounding reaches `to` in half/bfloat; normal_'s (mean, std).
+PARAMS = {"uniform_": ((0.0, 1.0), (-3.0, 5.0), (1000.0, 1001.0)), "normal_": ((0.0, 1.0), (3.0, 0.5), (-2.0, 4.0))}
 _SIZES, _STRIDES, _BASE = (4, 3), (6, 2), 24  # the strided case: base[:, ::2] of a 4x6 output
 
 
@@ -51,8 +52,8 @@ def _driver(kernel: str, metal: str) -> str:
                                    unsigned n) {{
   {mt}* buf = new {mt}[n];
   const long2 state(key, base);
-  const float2 bounds(lo, hi);
-  for (unsigned i = 0; i < n; ++i) {kernel}_dense<{mt}>(buf, state, bounds, i);
+  const float2 params(lo, hi);
+  for (unsigned i = 0; i < n; ++i) {kernel}_dense<{mt}>(buf, state, params, i);
   for (unsigned i = 0; i < n; ++i) out[i] = float(buf[i]);
   delete[] buf;
 }}
@@ -61,12 +62,16 @@ extern "C" void mpsgen_strided_{mt}(float* out, long key, long base, float lo, f
   {mt}* buf = new {mt}[total];
   for (unsigned i = 0; i < total; ++i) buf[i] = {mt}(-7.0f);  // untouched elements stay -7
   const long2 state(key, base);
-  const float2 bounds(lo, hi);
+  const float2 params(lo, hi);
   const uint ndim_ = ndim;
-  for (unsigned i = 0; i < threads; ++i) {kernel}_strided<{mt}>(buf, state, bounds, sizes, strides, ndim_, i);
+  for (unsigned i = 0; i < threads; ++i) {kernel}_strided<{mt}>(buf, state, params, sizes, strides, ndim_, i);
   for (unsigned i = 0; i < total; ++i) out[i] = float(buf[i]);
   delete[] buf;
 }}""")
+    calls.append("""extern "C" void mpsgen_philox(long seed, long index, unsigned* out) {
+  const uint4 v = c10::metal::philox4::rand(seed, index);
+  out[0] = v.x; out[1] = v.y; out[2] = v.z; out[3] = v.w;
+}""")
     return f'#line 1 "<planned .metal>"\n{metal}\n#line 1 "<driver>"\n' + "\n".join(calls) + "\n"
 
 
@@ -82,7 +87,17 @@ extern "C" void mpsgen_state(unsigned long long seed, unsigned long long offset,
   out[0] = (int64_t(words[1]) << 32) | words[2];
   out[1] = (int64_t(words[3]) << 32) | words[4];
 }
+// c10::metal::philox4::rand(seed, index): counter (0, 0, hi(index), lo(index)), key (hi(seed), lo(seed)),
+// nine rounds (its multiple_rounds(ctr, key, 10) stops one short); torch's engine holds counter
+// (offset, subsequence) and key (lo(seed), hi(seed)) in 32-bit words, lowest first.
+extern "C" void mpsgen_philox_ref(unsigned long long seed, unsigned long long index, unsigned* out) {
+  const auto swap = [](uint64_t v) { return (v << 32) | (v >> 32); };
+  at::Philox4_32 engine(swap(seed), swap(index), 0);
+  for (int i = 0; i < 4; i++) out[i] = engine(9);
+}
 """
+# (seed, index) pairs of the round's bit-exact check: zeros, all ones, carries, arbitrary words
+PHILOX_CASES = ((0, 0), (-1, -1), (1, 0xFFFFFFFF), (0x243F6A8885A308D3, 0x13198A2E03707344), (SEED, 12345))
 
 
 def state_for(lib: ctypes.CDLL, seed: int, offset: int) -> tuple[int, int]:
@@ -103,11 +118,29 @@ def check_random(sampler: Sampler, metal: str, include_root: str | Path) -> TryR
     torch_dir = Path(torch.__file__).parent
     host_flags = [f for f in FLAGS if f != "-fwrapv"]
     state = build_library("philox", _STATE, [*cxx, *host_flags, "-I", str(torch_dir / "include")])
-    rows = tuple(_check_dtype(sampler, dtype, mt, kernels, state, torch) for dtype, mt in TYPES.items())
+    philox = _philox_mismatch(kernels, state)
+    if philox is not None:  # every dtype draws from the round: none agrees
+        rows = tuple(DtypeResult(dtype, dtype, len(PHILOX_CASES), 1, 0.0, 0.0, philox.inputs[0], (philox,))
+                     for dtype in TYPES)
+    else:
+        rows = tuple(_check_dtype(sampler, dtype, mt, kernels, state, torch) for dtype, mt in TYPES.items())
+    shown = "in [from, to) and never `to`" if sampler.op == "uniform_" else "finite"
     what = (f"torch.Tensor.{sampler.op} on the CPU in distribution (mean and variance within {Z:g} standard errors, "
-            f"two-sample KS at p=0.001; {N} draws x {len(BOUNDS)} (from, to)), in [from, to) and never `to`, "
+            f"two-sample KS at p=0.001; {N} draws x {len(PARAMS[sampler.op])} parameter sets), {shown}, "
             "bit-reproducible for one seed and offset and different for another")
     return TryResult(sampler.op, what, f"emulated ({cxx[0]})", rows)
+
+
+def _philox_mismatch(kernels: ctypes.CDLL, state: ctypes.CDLL) -> Mismatch | None:
+    """The first (seed, index) whose c10::metal::philox4::rand differs from torch's Philox4_32, or None."""
+    for seed, index in PHILOX_CASES:
+        got, want = (ctypes.c_uint * 4)(), (ctypes.c_uint * 4)()
+        kernels.mpsgen_philox(ctypes.c_long(seed), ctypes.c_long(index), got)
+        state.mpsgen_philox_ref(ctypes.c_ulonglong(seed & (2**64 - 1)), ctypes.c_ulonglong(index & (2**64 - 1)), want)
+        if list(got) != list(want):
+            return Mismatch((f"philox4::rand({seed:#x}, {index:#x})", "Philox4_32"),
+                            " ".join(f"{w:08x}" for w in want), " ".join(f"{g:08x}" for g in got))
+    return None
 
 
 def _draw(kernels: ctypes.CDLL, mt: str, key: int, base: int, lo: float, hi: float, n: int = N) -> list[float]:
@@ -122,25 +155,37 @@ def _check_dtype(sampler: Sampler, dtype: str, mt: str, kernels: ctypes.CDLL, st
     tdtype = getattr(torch, dtype)
     problems: list[Mismatch] = []
     values = 0
-    for k, (lo, hi) in enumerate(BOUNDS):
+    sets = PARAMS[sampler.op]
+    for k, (lo, hi) in enumerate(sets):
         key, base = state_for(state, SEED, k)
         got = _draw(kernels, mt, key, base, lo, hi)
         values += len(got)
-        shown = (f"{dtype} from={lo:g} to={hi:g}",)
-        ref = torch.empty(N, dtype=tdtype).uniform_(lo, hi, generator=torch.Generator().manual_seed(SEED + k))
-        lo_t, hi_t = float(torch.tensor(lo, dtype=tdtype)), float(torch.tensor(hi, dtype=tdtype))
-        outside = [v for v in got if not (lo_t <= v < hi_t or lo_t == hi_t == v)]
-        if outside:
-            problems.append(Mismatch((*shown, "range"), f"[{lo_t:g}, {hi_t:g})", f"{outside[0]!r}"))
-        spacing = _spacing(torch, tdtype, max(abs(lo_t), abs(hi_t)))
-        problems.extend(_moments(got, lo_t, hi_t, spacing, shown))
+        drawn_by = getattr(torch.empty(N, dtype=tdtype), sampler.op)
+        ref = drawn_by(lo, hi, generator=torch.Generator().manual_seed(SEED + k))
+        if sampler.op == "uniform_":
+            shown = (f"{dtype} from={lo:g} to={hi:g}",)
+            lo_t, hi_t = float(torch.tensor(lo, dtype=tdtype)), float(torch.tensor(hi, dtype=tdtype))
+            outside = [v for v in got if not (lo_t <= v < hi_t or lo_t == hi_t == v)]
+            if outside:
+                problems.append(Mismatch((*shown, "range"), f"[{lo_t:g}, {hi_t:g})", f"{outside[0]!r}"))
+            spacing = _spacing(torch, tdtype, max(abs(lo_t), abs(hi_t)))
+            degenerate = lo_t == hi_t  # one value only (bfloat's 1000 and 1001): no two offsets can differ
+            problems.extend(_moments(got, (lo_t + hi_t) / 2, (hi_t - lo_t) ** 2 / 12,
+                                     (hi_t - lo_t) ** 4 / 80, spacing, shown))
+        else:  # normal_: mean, std
+            shown = (f"{dtype} mean={lo:g} std={hi:g}",)
+            if not all(math.isfinite(v) for v in got):
+                problems.append(Mismatch((*shown, "range"), "finite values", "inf or nan"))
+            spacing = _spacing(torch, tdtype, abs(lo) + 6 * hi)
+            degenerate = hi == 0
+            problems.extend(_moments(got, lo, hi * hi, 3 * hi ** 4, spacing, shown))
         d = _ks(got, [float(v) for v in ref.float().tolist()])
         if d > KS_C * math.sqrt(2.0 / N):
             problems.append(Mismatch((*shown, "KS"), f"D <= {KS_C * math.sqrt(2.0 / N):.4f}", f"D = {d:.4f}"))
         if _draw(kernels, mt, key, base, lo, hi) != got:
             problems.append(Mismatch((*shown, "same seed and offset"), "equal runs", "different runs"))
-        other = state_for(state, SEED, k + len(BOUNDS))
-        if lo_t != hi_t and _draw(kernels, mt, *other, lo, hi) == got:
+        other = state_for(state, SEED, k + len(sets))
+        if not degenerate and _draw(kernels, mt, *other, lo, hi) == got:
             problems.append(Mismatch((*shown, "another offset"), "different values", "the same values"))
         problems.extend(_strided(kernels, mt, key, base, lo, hi, shown))
     return DtypeResult(dtype, dtype, values, len(problems), 0.0, 0.0, problems[0].inputs[0] if problems else "",
@@ -153,15 +198,16 @@ def _spacing(torch, tdtype, magnitude: float) -> float:
     return eps * max(1.0, 2.0 ** math.floor(math.log2(magnitude))) if magnitude > 0 else eps
 
 
-def _moments(got: list[float], lo: float, hi: float, spacing: float, shown: tuple[str, ...]) -> list[Mismatch]:
-    """Mean and variance of a uniform on [lo, hi) within Z standard errors (plus the dtype's rounding)."""
-    n, width = len(got), hi - lo
+def _moments(got: list[float], want_mean: float, want_var: float, mu4: float, spacing: float,
+             shown: tuple[str, ...]) -> list[Mismatch]:
+    """Mean and variance within Z standard errors of the distribution's (*mu4*: its fourth central moment,
+    uniform: width^4 / 80, normal: 3 sigma^4), widened by the dtype's rounding (*spacing*)."""
+    n = len(got)
     mean = sum(got) / n
     var = sum((v - mean) ** 2 for v in got) / (n - 1)
-    want_mean, want_var = (lo + hi) / 2, width * width / 12
     mean_bound = Z * math.sqrt(want_var / n) + spacing
-    # Var(s^2) ~ (mu4 - sigma^4) / n, mu4 = width^4 / 80 for a uniform
-    var_bound = Z * math.sqrt((width ** 4 / 80 - want_var ** 2) / n) + 2 * spacing * width
+    # Var(s^2) ~ (mu4 - sigma^4) / n
+    var_bound = Z * math.sqrt((mu4 - want_var ** 2) / n) + 2 * spacing * math.sqrt(12 * want_var)
     out = []
     if abs(mean - want_mean) > mean_bound:
         out.append(Mismatch((*shown, "mean"), f"{want_mean:g} +- {mean_bound:.3g}", f"{mean:g}"))

@@ -22,6 +22,7 @@ from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, pla
 from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.library import runs_a_shader_library, with_library
+from mpsgen.sources.metal.philox_round import corrected_round
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
@@ -48,23 +49,32 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
     mm_text = draft.current(mm_rel)
-    if runs_a_shader_library(mm_text):
+    library = f"{Path(metal_rel).stem}_metallib.h"  # another sampler's host declared it already
+    if runs_a_shader_library(mm_text) and library not in mm_text:
         raise MpsgenError(f"{Path(mm_rel).name} already runs a shader library: the {name} kernels would need a "
                           "file of that library", path=mm_rel, hint=f"register {stub.name} by hand")
     guarded = _bfloat_guarded(cs, checkout)
-    metal_text = render_template("random_kernel.metal.j2", opts.templates_dir, name=name, stub=stub.name,
-                                 macro=f"REGISTER_{name.upper()}_OP",
-                                 types=METAL_TYPES if guarded else (*METAL_TYPES, BFLOAT),
-                                 guarded=(BFLOAT,) if guarded else ()) + "\n"
-    if draft.exists(metal_rel):
-        raise MpsgenError(f"{Path(metal_rel).name} exists: mpsgen writes the {name} kernels into a file of their own",
-                          path=metal_rel, hint=f"register {stub.name} by hand")
+    existing = draft.current(metal_rel) if draft.exists(metal_rel) else None
+    if existing is not None and not _holds_random_kernels(existing):
+        raise MpsgenError(f"{Path(metal_rel).name} exists and holds no kernels of the random kind", path=metal_rel,
+                          hint=f"register {stub.name} by hand")
+    section = render_template("random_kernel.metal.j2", opts.templates_dir, name=name, stub=stub.name,
+                              macro=f"REGISTER_{name.upper()}_OP", header=existing is None,
+                              types=METAL_TYPES if guarded else (*METAL_TYPES, BFLOAT),
+                              guarded=(BFLOAT,) if guarded else ()) + "\n"
+    metal_text = section if existing is None else existing + "\n" + section.lstrip("\n")  # another sampler's file
     draft.set_text(metal_rel, metal_text, f"{name}_dense/{name}_strided kernels of {stub.name}")
     added = [f"{metal_rel}: {name}_dense_<T>, {name}_strided_<T> ({len(METAL_TYPES) + 1} dtypes)"]
+    corrected = corrected_round(draft.current(RANDOM_HEADER))  # 2.7's round swaps the products' halves
+    if corrected is not None:
+        draft.set_text(RANDOM_HEADER, corrected, "Philox round: each product's high half XORed, as Philox-4x32")
+        added.append(f"{RANDOM_HEADER}: philox4::single_round XORs each product's high half into the next "
+                     "counter word (2.7 took the low one; later checkouts have the correction)")
     fn = host_kernel_name(name)
     params = stubs.host_params(stub, route.params)
-    iterator = params.split(",", 1)[0].split()[-1]
-    host_text = render_template("random_host.mm.j2", opts.templates_dir, fn=fn, params=params, iterator=iterator,
+    first = params.split(",", 1)[0].split()[-1]  # the iterator, or the output itself (normal_stub's TensorBase)
+    output = f"{first}.tensor(0)" if stub.iterator_type else first
+    host_text = render_template("random_host.mm.j2", opts.templates_dir, fn=fn, params=params, output=output,
                                 op=route.op, name=name, lo=route.params[0], hi=route.params[1], gen=route.params[-1],
                                 dispatch=capabilities(cs).launch.dispatch)
     semicolon, ampersand = host.register_dispatch_style(mm_text)
@@ -73,10 +83,13 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
     if not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
         new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
-    new_mm = with_library(new_mm, render_template("shader_library.mm.j2", opts.templates_dir,
-                                                  stem=Path(metal_rel).stem), mm_rel)
+    declares = library not in new_mm
+    if declares:
+        new_mm = with_library(new_mm, render_template("shader_library.mm.j2", opts.templates_dir,
+                                                      stem=Path(metal_rel).stem), mm_rel)
     draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
-    added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …), the {Path(metal_rel).stem} library")
+    added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)"
+                 + (f", the {Path(metal_rel).stem} library" if declares else ""))
     before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
               else f"no MPS kernel ({stub.name} unregistered)")
     rows = tuple(Row(dtype, before, f"registered ({metal})", bool(routing.legacy_kernels), True)
@@ -97,6 +110,11 @@ def _host_file(routing: Routing, checkout: Checkout, cs: Changeset) -> str:
             return impls[0].path
     raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
                       path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
+
+
+def _holds_random_kernels(text: str) -> bool:
+    """Whether a .metal is the random kind's (another sampler's kernels, from c10/metal/random.h)."""
+    return f"#include <{RANDOM_HEADER}>" in text and "_strided_\" #T)]]" in text
 
 
 def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:

@@ -13,12 +13,13 @@ from typing import NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources.native import stubs
-from mpsgen.sources.native.distribution import DistributionReach, distribution_reach
+from mpsgen.sources.native.distribution import DistributionReach, distribution_reach, takes_the_output
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
 
 # stub -> (kernel name, the parameter names after the iterator, the CPU op the check compares with)
-SAMPLERS = {"uniform_stub": ("uniform", ("from", "to", "gen"), "uniform_")}
+SAMPLERS = {"uniform_stub": ("uniform", ("from", "to", "gen"), "uniform_"),
+            "normal_stub": ("normal", ("mean", "std", "gen"), "normal_")}
 
 
 class RandomRoute(NamedTuple):
@@ -56,7 +57,7 @@ def route_random(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> 
                           hint=f"register {first.stub} by hand, or keep the MPSGraph kernel")
     headers = mentioning(planned_texts(cs, folder_files(cs, "native_headers"), checkout), first.stub)
     decl = stubs.index_stub_declarations(headers).get(first.stub)
-    if decl is None or not decl.resolved or decl.iterator_type is None:
+    if decl is None or not decl.resolved or not (decl.iterator_type or takes_the_output(decl.params[0])):
         return None
     name, params, op = SAMPLERS[first.stub]
     if len(decl.params) != len(params) + 1:

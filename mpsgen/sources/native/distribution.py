@@ -19,6 +19,7 @@ from mpsgen.sources.native.shared_impl import find_shared_impl
 
 _TEMPLATE_CALL = re.compile(r"\breturn\s+(?:(?:::)?at\s*::\s*native\s*::\s*)?templates\s*::\s*(\w+)\s*<\s*(\w+)\s*[,>]")
 _STUB_CALL = re.compile(r"\b(\w+_stub)\s*\(")
+_OUTPUT = re.compile(r"(?:const\s+)?(?:at::)?TensorBase\s*&")
 
 
 class DistributionReach(NamedTuple):
@@ -69,3 +70,8 @@ def distribution_reach(sources_for: Callable[[str], dict[str, str]], kernel: str
     where = Location(impl.path, ix.line(struct.start()))
     return DistributionReach(name, kernel, template, functor, impl.path, line,
                              (f"{kernel} ({impl.location})", f"{functor} ({where})"))
+
+
+def takes_the_output(param_type: str) -> bool:
+    """Whether a stub's first parameter is the output itself (normal_stub's `const TensorBase&`), not an iterator."""
+    return _OUTPUT.fullmatch(param_type.strip()) is not None
