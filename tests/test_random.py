@@ -105,7 +105,7 @@ def test_a_distribution_stub_with_no_sampler_is_refused_with_its_place(tree: Pat
     r = mpsgen("migrate", "normal_", *FAST, cwd=root)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert f"{NATIVE}/Distributions.cpp:29:" in r.stderr and "cauchy_stub draws normal_'s output" in r.stderr
-    assert "mpsgen writes a Metal sampler for uniform_stub, normal_stub only" in r.stderr
+    assert "mpsgen writes a Metal sampler for uniform_stub, normal_stub, exponential_stub only" in r.stderr
     assert tracked_bytes(root) == before
 
 
@@ -139,6 +139,7 @@ def test_status_lists_uniform_as_a_candidate_of_the_random_kind(tree: Path) -> N
 _MUTANTS = {
     "right": None,
     "normal": None,
+    "exponential": None,
     "no clamp at `to`": ("return value == static_cast<T>(params.y) ? static_cast<T>(params.x) : value;",
                          "return value;"),
     "half the range": ("params.x + u * (params.y - params.x)", "params.x + 0.5f * u * (params.y - params.x)"),
@@ -152,7 +153,7 @@ def test_random_check_agrees_and_catches_wrong_kernels(mutant: str, tmp_path: Pa
     from mpsgen.emulate.random_check import Sampler, check_random
     from mpsgen.generate.templating import render_template
 
-    name = "normal" if mutant == "normal" else "uniform"
+    name = mutant if mutant in ("normal", "exponential") else "uniform"
     metal = render_template("random_kernel.metal.j2", None, name=name, stub=f"{name}_stub", header=True,
                             macro=f"REGISTER_{name.upper()}_OP", types=("float", "half", "bfloat"), guarded=())
     change = _MUTANTS[mutant]
@@ -166,7 +167,8 @@ def test_random_check_agrees_and_catches_wrong_kernels(mutant: str, tmp_path: Pa
     assert [r.dtype for r in result.rows] == ["float32", "float16", "bfloat16"]
     if change is None:
         assert result.ok, result.rows
-        assert "KS" in result.reference and ("never `to`" if name == "uniform" else "finite") in result.reference
+        shown = {"uniform": "never `to`", "normal": "finite", "exponential": "in [0, inf)"}[name]
+        assert "KS" in result.reference and shown in result.reference
         return
     assert not result.ok
     seen = {m.inputs[-1] for r in result.rows for m in r.first_mismatches}

@@ -34,7 +34,9 @@ KS_C = 1.949  # c(alpha) of the two-sample KS test at alpha = 0.001
 SEED = 20260429
 # The parameter sets per op: uniform_'s (from, to): the unit interval, a shifted one, and one where
 # float rounding reaches `to` in half/bfloat; normal_'s (mean, std).
-PARAMS = {"uniform_": ((0.0, 1.0), (-3.0, 5.0), (1000.0, 1001.0)), "normal_": ((0.0, 1.0), (3.0, 0.5), (-2.0, 4.0))}
+PARAMS: dict[str, tuple[tuple[float, ...], ...]] = {
+    "uniform_": ((0.0, 1.0), (-3.0, 5.0), (1000.0, 1001.0)), "normal_": ((0.0, 1.0), (3.0, 0.5), (-2.0, 4.0)),
+    "exponential_": ((1.0,), (0.5,), (4.0,))}  # exponential_'s lambda
 _SIZES, _STRIDES, _BASE = (4, 3), (6, 2), 24  # the strided case: base[:, ::2] of a 4x6 output
 
 
@@ -124,7 +126,7 @@ def check_random(sampler: Sampler, metal: str, include_root: str | Path) -> TryR
                      for dtype in TYPES)
     else:
         rows = tuple(_check_dtype(sampler, dtype, mt, kernels, state, torch) for dtype, mt in TYPES.items())
-    shown = "in [from, to) and never `to`" if sampler.op == "uniform_" else "finite"
+    shown = {"uniform_": "in [from, to) and never `to`", "exponential_": "in [0, inf)"}.get(sampler.op, "finite")
     what = (f"torch.Tensor.{sampler.op} on the CPU in distribution (mean and variance within {Z:g} standard errors, "
             f"two-sample KS at p=0.001; {N} draws x {len(PARAMS[sampler.op])} parameter sets), {shown}, "
             "bit-reproducible for one seed and offset and different for another")
@@ -156,12 +158,13 @@ def _check_dtype(sampler: Sampler, dtype: str, mt: str, kernels: ctypes.CDLL, st
     problems: list[Mismatch] = []
     values = 0
     sets = PARAMS[sampler.op]
-    for k, (lo, hi) in enumerate(sets):
+    for k, given in enumerate(sets):
+        lo, hi = (*given, 0.0)[:2]  # the kernels' float2 (one parameter: the second is 0)
         key, base = state_for(state, SEED, k)
         got = _draw(kernels, mt, key, base, lo, hi)
         values += len(got)
         drawn_by = getattr(torch.empty(N, dtype=tdtype), sampler.op)
-        ref = drawn_by(lo, hi, generator=torch.Generator().manual_seed(SEED + k))
+        ref = drawn_by(*given, generator=torch.Generator().manual_seed(SEED + k))
         if sampler.op == "uniform_":
             shown = (f"{dtype} from={lo:g} to={hi:g}",)
             lo_t, hi_t = float(torch.tensor(lo, dtype=tdtype)), float(torch.tensor(hi, dtype=tdtype))
@@ -172,6 +175,14 @@ def _check_dtype(sampler: Sampler, dtype: str, mt: str, kernels: ctypes.CDLL, st
             degenerate = lo_t == hi_t  # one value only (bfloat's 1000 and 1001): no two offsets can differ
             problems.extend(_moments(got, (lo_t + hi_t) / 2, (hi_t - lo_t) ** 2 / 12,
                                      (hi_t - lo_t) ** 4 / 80, spacing, shown))
+        elif sampler.op == "exponential_":  # lambda: mean 1/lambda, variance 1/lambda^2, mu4 9/lambda^4
+            shown = (f"{dtype} lambda={lo:g}",)
+            outside = [v for v in got if not 0.0 <= v < math.inf]
+            if outside:
+                problems.append(Mismatch((*shown, "range"), "[0, inf)", f"{outside[0]!r}"))
+            spacing = _spacing(torch, tdtype, 20.0 / lo)
+            degenerate = False
+            problems.extend(_moments(got, 1 / lo, 1 / lo ** 2, 9 / lo ** 4, spacing, shown))
         else:  # normal_: mean, std
             shown = (f"{dtype} mean={lo:g} std={hi:g}",)
             if not all(math.isfinite(v) for v in got):

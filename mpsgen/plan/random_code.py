@@ -75,7 +75,7 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
     first = params.split(",", 1)[0].split()[-1]  # the iterator, or the output itself (normal_stub's TensorBase)
     output = f"{first}.tensor(0)" if stub.iterator_type else first
     host_text = render_template("random_host.mm.j2", opts.templates_dir, fn=fn, params=params, output=output,
-                                op=route.op, name=name, lo=route.params[0], hi=route.params[1], gen=route.params[-1],
+                                op=route.op, name=name, values=route.params[:-1], gen=route.params[-1],
                                 dispatch=capabilities(cs).launch.dispatch)
     semicolon, ampersand = host.register_dispatch_style(mm_text)
     register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)

@@ -19,7 +19,8 @@ from mpsgen.tree.checkout import Checkout
 
 # stub -> (kernel name, the parameter names after the iterator, the CPU op the check compares with)
 SAMPLERS = {"uniform_stub": ("uniform", ("from", "to", "gen"), "uniform_"),
-            "normal_stub": ("normal", ("mean", "std", "gen"), "normal_")}
+            "normal_stub": ("normal", ("mean", "std", "gen"), "normal_"),
+            "exponential_stub": ("exponential", ("lambda", "gen"), "exponential_")}
 
 
 class RandomRoute(NamedTuple):
