@@ -118,13 +118,37 @@ def test_reach_goes_through_the_templates_functor_and_needs_one_stub() -> None:
     two = {f"{NATIVE}/Distributions.cpp": text.replace("    uniform_stub(iter.device_type(), iter, from, to, gen);",
                                                        "    uniform_stub(iter.device_type(), iter, from, to, gen);\n"
                                                        "    normal_stub(iter.device_type(), iter, from, to, gen);")}
-    assert distribution_reach(lambda _: two, "uniform_") is None
+    both = distribution_reach(lambda _: two, "uniform_")  # BernoulliStub's shape: one stub per overload
+    assert both is not None and both.stubs == ("uniform_stub", "normal_stub")
+    # random_'s shape: C++ overloads of one kernel handing their templates different functors
+    overloads = {f"{NATIVE}/Distributions.cpp": text.replace("} // namespace at::native", (
+        "Tensor& uniform_(Tensor& self, double to, std::optional<Generator> gen) {\n"
+        "  return at::native::templates::normal_impl_<NormalStub, Generator>(self, 0, to, std::move(gen));\n}\n\n"
+        "} // namespace at::native"))}
+    reach = distribution_reach(lambda _: overloads, "uniform_")
+    assert reach is not None and reach.stubs == ("uniform_stub", "normal_stub")
     # the template's result must be what the kernel returns
     on_the_way = {f"{NATIVE}/Distributions.cpp": text.replace(
         "  return at::native::templates::uniform_impl_<UniformStub, Generator>(self, from, to, std::move(gen));",
         "  at::native::templates::uniform_impl_<UniformStub, Generator>(self, from, to, std::move(gen));\n"
         "  return self.mul_(2);")}
     assert distribution_reach(lambda _: on_the_way, "uniform_") is None
+
+
+def test_a_family_drawing_through_several_stubs_is_refused(tree: Path) -> None:
+    root = _lay(tree)
+    text = (root / NATIVE / "Distributions.cpp").read_text().replace(
+        "    uniform_stub(iter.device_type(), iter, from, to, gen);\n  }\n",
+        "    uniform_stub(iter.device_type(), iter, from, to, gen);\n  }\n"
+        "  void operator()(Tensor& self, double mean, double std, std::optional<Generator> gen) {\n"
+        "    normal_stub(self.device().type(), self, mean, std, gen);\n  }\n")
+    (root / NATIVE / "Distributions.cpp").write_text(text)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two"], cwd=root, check=True)
+    before = tracked_bytes(root)
+    r = mpsgen("migrate", "uniform_", *FAST, cwd=root)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"{NATIVE}/Distributions.cpp:16: uniform_ draws through 2 stubs (uniform_stub, normal_stub;" in r.stderr
+    assert tracked_bytes(root) == before
 
 
 def test_status_lists_uniform_as_a_candidate_of_the_random_kind(tree: Path) -> None:

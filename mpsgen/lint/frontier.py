@@ -154,6 +154,8 @@ class FrontierIndex:
         reach = distribution_reach(lambda _: {impl.path: found.text(impl.path)}, kernel) if impl else None
         if reach is None:
             return None
+        if len(reach.stubs) > 1:
+            return reach, False, f"{reach.shown()}: draws through {', '.join(reach.stubs)} (one sampler per family)"
         if reach.stub in SAMPLERS:
             return reach, True, f"{reach.shown()}: a distribution stub (the random kind)"
         return reach, False, f"{reach.shown()}: a distribution stub mpsgen has no Metal sampler for yet"

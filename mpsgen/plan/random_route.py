@@ -52,6 +52,11 @@ def route_random(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> 
     if len({r.stub for r in reaches}) != 1:
         return None
     first = reaches[0]
+    several = tuple(dict.fromkeys(s for r in reaches for s in r.stubs))
+    if len(several) > 1:
+        raise MpsgenError(f"{first.kernel} draws through {len(several)} stubs ({', '.join(several)}; {first.shown()}): "
+                          "the random kind writes one sampler per family", path=first.path, line=first.line,
+                          hint="register the stubs by hand, or keep the MPSGraph kernels")
     if first.stub not in SAMPLERS:
         raise MpsgenError(f"{first.stub} draws {first.kernel}'s output ({first.shown()}); mpsgen writes a Metal "
                           f"sampler for {', '.join(SAMPLERS)} only", path=first.path, line=first.line,

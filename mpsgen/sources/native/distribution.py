@@ -32,6 +32,10 @@ class DistributionReach(NamedTuple):
     path: str  # where the functor calls the stub
     line: int
     hops: tuple[str, ...]  # "uniform_ (Distributions.cpp:250)", "UniformStub (Distributions.cpp:237)"
+    # every stub the kernel's definitions reach: one for a sampler; several when a functor calls one per
+    # overload (BernoulliStub: bernoulli_tensor_stub, bernoulli_scalar_stub) or the C++ overloads of the
+    # kernel give different functors (random_: RandomStub, RandomFromToStub)
+    stubs: tuple[str, ...] = ()
 
     @property
     def location(self) -> Location:
@@ -56,20 +60,45 @@ def distribution_reach(sources_for: Callable[[str], dict[str, str]], kernel: str
     if call is None:
         return None
     template, functor = call[1], call[2]
-    struct = re.search(rf"\bstruct\s+{functor}\s*\{{", ix.masked)
-    if struct is None:
+    found = _functor_stubs(ix.masked, functor)
+    if not found:
         return None
-    close = match_close(ix.masked, struct.end() - 1)
-    if close is None:
-        return None
-    stubs = [(m[1], struct.end() + m.start()) for m in _STUB_CALL.finditer(ix.masked[struct.end(): close])]
-    if len({name for name, _ in stubs}) != 1:
-        return None
-    name, at = stubs[0]
-    line = ix.line(at)
-    where = Location(impl.path, ix.line(struct.start()))
-    return DistributionReach(name, kernel, template, functor, impl.path, line,
-                             (f"{kernel} ({impl.location})", f"{functor} ({where})"))
+    (name, at), struct_at = found[0], _struct(ix.masked, functor)
+    every = [n for n, _ in found]
+    for other in _other_functors(ix.masked, kernel, functor):  # random_'s C++ overloads
+        every += [n for n, _ in _functor_stubs(ix.masked, other)]
+    assert struct_at is not None
+    where = Location(impl.path, ix.line(struct_at.start()))
+    return DistributionReach(name, kernel, template, functor, impl.path, ix.line(at),
+                             (f"{kernel} ({impl.location})", f"{functor} ({where})"), tuple(dict.fromkeys(every)))
+
+
+def _struct(masked: str, functor: str) -> re.Match[str] | None:
+    return re.search(rf"\bstruct\s+{functor}\s*\{{", masked)
+
+
+def _functor_stubs(masked: str, functor: str) -> list[tuple[str, int]]:
+    """The stubs the struct *functor*'s body calls, with where."""
+    struct = _struct(masked, functor)
+    close = match_close(masked, struct.end() - 1) if struct is not None else None
+    if struct is None or close is None:
+        return []
+    return [(m[1], struct.end() + m.start()) for m in _STUB_CALL.finditer(masked[struct.end(): close])]
+
+
+def _other_functors(masked: str, kernel: str, functor: str) -> set[str]:
+    """The functors other definitions of *kernel* (its C++ overloads) hand their template."""
+    out = set()
+    for head in re.finditer(rf"^[\w:&<>* ]+\b{kernel}\s*\(", masked, re.M):
+        brace = masked.find("{", head.end())
+        semi = masked.find(";", head.end())
+        if brace < 0 or 0 <= semi < brace and ")" not in masked[head.end(): semi]:
+            continue
+        close = match_close(masked, brace)
+        call = _TEMPLATE_CALL.search(masked[brace: close or brace])
+        if call is not None and call[2] != functor:
+            out.add(call[2])
+    return out
 
 
 def takes_the_output(param_type: str) -> bool:
