@@ -96,6 +96,20 @@ def test_normal_joins_uniform_in_distributions_metal(tree: Path) -> None:
     assert "random_mps_impl" not in mm and "normal_mps_(" not in mm  # the MPSGraph helper went with its last user
 
 
+def test_a_yaml_sharing_already_puts_the_kernels_beside_the_dead_mpsgraph_code(tree: Path) -> None:
+    # the 2026-shaped tree: the dispatch shares uniform_ while Distributions.mm still defines uniform_mps_
+    root = _lay(tree)
+    yaml = (root / YAML).read_text().replace("    CPU, CUDA: uniform_\n    MPS: uniform_mps_\n", "    CPU, CUDA, MPS: uniform_\n")
+    (root / YAML).write_text(yaml)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "shared"], cwd=root, check=True)
+    r = mpsgen("migrate", "uniform_", *FAST, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"{MM}: uniform_mps_ named by no yaml line (MPSGraph code the dispatch left): left in place" in r.stdout
+    mm = (root / MM).read_text()
+    assert "REGISTER_DISPATCH(uniform_stub, &uniform_mps_kernel);" in mm and "Tensor& uniform_mps_(" in mm
+    assert (root / YAML).read_text() == yaml
+
+
 def test_a_distribution_stub_with_no_sampler_is_refused_with_its_place(tree: Path) -> None:
     root = _lay(tree)
     text = (root / NATIVE / "Distributions.cpp").read_text().replace("normal_stub(self", "cauchy_stub(self")

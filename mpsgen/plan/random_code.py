@@ -45,7 +45,7 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
         raise MpsgenError(f"{RANDOM_HEADER} not found: the {route.name} kernels draw from its Philox",
                           path=RANDOM_HEADER, hint=f"register {stub.name} by hand")
     name = route.name
-    mm_rel = _host_file(routing, checkout, cs)
+    mm_rel, dead = _host_file(routing, checkout, cs, name)
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
     mm_text = draft.current(mm_rel)
@@ -96,18 +96,26 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
                  for dtype, metal in DTYPES.items())
     notes = (f"the host seeds {name}_dense_<T>/{name}_strided_<T> from the MPS generator as the MPSGraph code did "
              "(its lock, update_philox_counters: one Philox step per launch); each element is drawn at its "
-             f"logical index from {RANDOM_HEADER}'s philox4",)
+             f"logical index from {RANDOM_HEADER}'s philox4",
+             *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
+                "delete by hand",) if dead else ()))
     return RandomCode(name, route.op, metal_rel, mm_rel, metal_text, host_text, register_line, rows, draft.edits,
                       tuple(added), notes)
 
 
-def _host_file(routing: Routing, checkout: Checkout, cs: Changeset) -> str:
-    """The .mm holding the legacy MPSGraph code (its kernels' place)."""
+def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:
+    """The .mm holding the legacy MPSGraph code (its kernels' place), else the one still defining
+    `<name>_*mps*` functions no yaml line names (the 2026-shaped tree's Distributions.mm), with those."""
     mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     for legacy in routing.legacy_kernels:
         impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
         if impls:
-            return impls[0].path
+            return impls[0].path, ()
+    for path, text in sorted(mentioning(mm_texts, f"{name}_").items()):
+        dead = tuple(dict.fromkeys(d.name for d in host.definitions(path, text)
+                                   if not d.static and d.name.startswith(f"{name}_") and "mps" in d.name[len(name):]))
+        if dead:
+            return path, dead
     raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
                       path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
 
