@@ -49,8 +49,8 @@ def test_uniform_moves_to_uniform_stubs_metal_kernels(tree: Path) -> None:
     # 2.7's round corrected in the same change: the high halves, as Philox (and later checkouts) XOR them
     assert "return uint4(rc1.x ^ ctr.y ^ key.x, rc1.y, rc0.x ^ ctr.w ^ key.y, rc0.y);" in (root / RANDOM_H).read_text()
     assert f"{RANDOM_H}: philox4::single_round XORs each product's high half" in r.stdout
-    assert ("uniform_ (aten/src/ATen/native/Distributions.cpp:20) -> templates::uniform_impl_<UniformStub> -> "
-            "UniformStub (aten/src/ATen/native/Distributions.cpp:14) -> uniform_stub") in r.stdout
+    assert ("uniform_ (aten/src/ATen/native/Distributions.cpp:22) -> templates::uniform_impl_<UniformStub> -> "
+            "UniformStub (aten/src/ATen/native/Distributions.cpp:16) -> uniform_stub") in r.stdout
 
     mm = (root / MM).read_text()
     assert "uniform_mps_(" not in mm and "Tensor& normal_mps_(" in mm
@@ -93,7 +93,27 @@ def test_normal_joins_uniform_in_distributions_metal(tree: Path) -> None:
     # normal_stub hands the output itself (a TensorBase), not an iterator; one library declaration
     assert "static void normal_mps_kernel(const TensorBase& tensor," in mm and "const TensorBase& self = tensor;" in mm
     assert "REGISTER_DISPATCH(normal_stub, &normal_mps_kernel);" in mm and mm.count("getBundledLibrary") == 1
-    assert "random_mps_impl" not in mm and "normal_mps_(" not in mm  # the MPSGraph helper went with its last user
+    assert "normal_mps_(" not in mm and "static Tensor& random_mps_impl(" in mm  # bernoulli_mps_ still runs it
+
+
+def test_bernoulli_plans_a_sampler_per_stub(tree: Path) -> None:
+    root = _lay(tree)
+    r = mpsgen("migrate", "bernoulli_", *FAST, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (root / YAML).read_text().count("    CPU, CUDA, MPS: bernoulli_\n") == 2
+    mm = (root / MM).read_text()
+    assert "bernoulli_mps_(" not in mm
+    for stub in ("bernoulli_tensor_stub", "bernoulli_scalar_stub"):
+        assert f"REGISTER_DISPATCH({stub}, &{stub.removesuffix('_stub')}_mps_kernel);" in mm, stub
+    # p per element as the CPU kernel reads it: broadcast to the output, in float; bound after the params
+    assert ("static_cast<const Tensor&>(p_).to(self.device(), kFloat).expand(self.sizes()).contiguous();" in mm
+            and "mtl_setBuffer(computeEncoder, probs, 3);" in mm and "mtl_setArgs<4>(" in mm)
+    metal = (root / METAL).read_text()
+    for t in ("float", "half", "long", "int", "short", "char", "uchar", "bool", "bfloat"):
+        assert f"REGISTER_BERNOULLI_SCALAR_OP({t});" in metal and f"REGISTER_BERNOULLI_TENSOR_OP({t});" in metal, t
+    assert "device const float* probs [[buffer(3)]]," in metal
+    assert mpsgen("migrate", "uniform_", "normal_", *FAST, cwd=root).returncode == 0
+    assert "random_mps_impl" not in (root / MM).read_text()  # the MPSGraph helper went with its last user
 
 
 def test_a_yaml_sharing_already_puts_the_kernels_beside_the_dead_mpsgraph_code(tree: Path) -> None:
@@ -118,8 +138,8 @@ def test_a_distribution_stub_with_no_sampler_is_refused_with_its_place(tree: Pat
     before = tracked_bytes(root)
     r = mpsgen("migrate", "normal_", *FAST, cwd=root)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-    assert f"{NATIVE}/Distributions.cpp:29:" in r.stderr and "cauchy_stub draws normal_'s output" in r.stderr
-    assert "mpsgen writes a Metal sampler for uniform_stub, normal_stub, exponential_stub only" in r.stderr
+    assert f"{NATIVE}/Distributions.cpp:31:" in r.stderr and "cauchy_stub draws normal_'s output" in r.stderr
+    assert "mpsgen writes a Metal sampler for uniform_stub, normal_stub, exponential_stub, bernoulli_scalar_stub, bernoulli_tensor_stub only" in r.stderr
     assert tracked_bytes(root) == before
 
 
@@ -154,14 +174,15 @@ def test_a_family_drawing_through_several_stubs_is_refused(tree: Path) -> None:
     text = (root / NATIVE / "Distributions.cpp").read_text().replace(
         "    uniform_stub(iter.device_type(), iter, from, to, gen);\n  }\n",
         "    uniform_stub(iter.device_type(), iter, from, to, gen);\n  }\n"
-        "  void operator()(Tensor& self, double mean, double std, std::optional<Generator> gen) {\n"
-        "    normal_stub(self.device().type(), self, mean, std, gen);\n  }\n")
+        "  void operator()(Tensor& self, double median, double sigma, std::optional<Generator> gen) {\n"
+        "    cauchy_stub(self.device().type(), self, median, sigma, gen);\n  }\n")
     (root / NATIVE / "Distributions.cpp").write_text(text)
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two"], cwd=root, check=True)
     before = tracked_bytes(root)
     r = mpsgen("migrate", "uniform_", *FAST, cwd=root)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-    assert f"{NATIVE}/Distributions.cpp:16: uniform_ draws through 2 stubs (uniform_stub, normal_stub;" in r.stderr
+    assert f"{NATIVE}/Distributions.cpp:18: uniform_ draws through 2 stubs (uniform_stub, cauchy_stub;" in r.stderr
+    assert "mpsgen has no Metal sampler for cauchy_stub" in r.stderr
     assert tracked_bytes(root) == before
 
 
@@ -178,6 +199,9 @@ _MUTANTS = {
     "right": None,
     "normal": None,
     "exponential": None,
+    "bernoulli_scalar": None,
+    "bernoulli_tensor": None,
+    "p too low": ("< prob);", "< 0.8f * prob);"),
     "no clamp at `to`": ("return value == static_cast<T>(params.y) ? static_cast<T>(params.x) : value;",
                          "return value;"),
     "half the range": ("params.x + u * (params.y - params.x)", "params.x + 0.5f * u * (params.y - params.x)"),
@@ -186,14 +210,19 @@ _MUTANTS = {
 }
 
 
+_KERNELS = ("normal", "exponential", "bernoulli_scalar", "bernoulli_tensor")
+
+
 @pytest.mark.parametrize("mutant", list(_MUTANTS))
 def test_random_check_agrees_and_catches_wrong_kernels(mutant: str, tmp_path: Path) -> None:
     from mpsgen.emulate.random_check import Sampler, check_random
     from mpsgen.generate.templating import render_template
 
-    name = mutant if mutant in ("normal", "exponential") else "uniform"
+    name = {"p too low": "bernoulli_tensor"}.get(mutant, mutant if mutant in _KERNELS else "uniform")
+    every = ("float", "half", "bfloat", "long", "int", "short", "char", "uchar", "bool")
     metal = render_template("random_kernel.metal.j2", None, name=name, stub=f"{name}_stub", header=True,
-                            macro=f"REGISTER_{name.upper()}_OP", types=("float", "half", "bfloat"), guarded=())
+                            macro=f"REGISTER_{name.upper()}_OP", with_p=name == "bernoulli_tensor",
+                            types=every if name.startswith("bernoulli") else every[:3], guarded=())
     change = _MUTANTS[mutant]
     if change is not None:
         assert change[0] in metal
@@ -201,15 +230,17 @@ def test_random_check_agrees_and_catches_wrong_kernels(mutant: str, tmp_path: Pa
     (tmp_path / "c10" / "metal").mkdir(parents=True)  # the include root: the fixture's random.h
     header = (DATA / "random.h").read_text()
     (tmp_path / RANDOM_H).write_text(header if mutant == "2.7's round" else corrected_round(header) or "")
-    result = check_random(Sampler(name, f"{name}_"), metal, tmp_path)
-    assert [r.dtype for r in result.rows] == ["float32", "float16", "bfloat16"]
+    result = check_random(Sampler(name, f"{name.split('_')[0]}_"), metal, tmp_path)
+    assert [r.dtype for r in result.rows][:3] == ["float32", "float16", "bfloat16"]
+    assert len(result.rows) == (9 if name.startswith("bernoulli") else 3)
     if change is None:
         assert result.ok, result.rows
-        shown = {"uniform": "never `to`", "normal": "finite", "exponential": "in [0, inf)"}[name]
-        assert "KS" in result.reference and shown in result.reference
+        shown = {"uniform": "never `to`", "normal": "finite", "exponential": "in [0, inf)"}.get(name, "exact at p = 0")
+        test = "chi-square" if name.startswith("bernoulli") else "KS"
+        assert test in result.reference and shown in result.reference
         return
     assert not result.ok
     seen = {m.inputs[-1] for r in result.rows for m in r.first_mismatches}
     expect = {"no clamp at `to`": "range", "half the range": "mean", "one draw for all": "variance",
-              "2.7's round": "Philox4_32"}[mutant]
+              "2.7's round": "Philox4_32", "p too low": "mean"}[mutant]
     assert expect in seen, seen

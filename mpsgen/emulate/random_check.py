@@ -23,20 +23,22 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import FLAGS, cache_dir, emulation_argv, find_compiler
+from mpsgen.emulate.sample_stats import Z
 
 if TYPE_CHECKING:
     import torch
 
 TYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat"}  # the distribution stubs' dtypes on MPS
+ALL_TYPES = {**TYPES, "int64": "long", "int32": "int", "int16": "short", "int8": "char", "uint8": "uchar",
+             "bool": "bool"}  # bernoulli's: every real dtype
 N = 4096  # draws per parameter set
-Z = 5.0  # standard errors a moment may be off
-KS_C = 1.949  # c(alpha) of the two-sample KS test at alpha = 0.001
 SEED = 20260429
 # The parameter sets per op: uniform_'s (from, to): the unit interval, a shifted one, and one where
 # float rounding reaches `to` in half/bfloat; normal_'s (mean, std).
 PARAMS: dict[str, tuple[tuple[float, ...], ...]] = {
     "uniform_": ((0.0, 1.0), (-3.0, 5.0), (1000.0, 1001.0)), "normal_": ((0.0, 1.0), (3.0, 0.5), (-2.0, 4.0)),
-    "exponential_": ((1.0,), (0.5,), (4.0,))}  # exponential_'s lambda
+    "exponential_": ((1.0,), (0.5,), (4.0,)),  # exponential_'s lambda
+    "bernoulli_scalar": ((0.5,), (0.1,), (0.0,), (1.0,)), "bernoulli_tensor": ((0.0,),)}  # p (tensor: per element)
 _SIZES, _STRIDES, _BASE = (4, 3), (6, 2), 24  # the strided case: base[:, ::2] of a 4x6 output
 
 
@@ -46,27 +48,39 @@ class Sampler(NamedTuple):
     kernel: str  # uniform -> uniform_dense_<T>
     op: str  # uniform_
 
+    @property
+    def with_p(self) -> bool:
+        """Its kernels read a probability per element (bernoulli_tensor)."""
+        return self.kernel == "bernoulli_tensor"
 
-def _driver(kernel: str, metal: str) -> str:
-    calls = []
-    for mt in TYPES.values():
+    @property
+    def types(self) -> dict[str, str]:
+        return ALL_TYPES if self.kernel.startswith("bernoulli") else TYPES
+
+
+def _driver(sampler: Sampler, metal: str) -> str:
+    kernel, calls = sampler.kernel, []
+    probs, dense_p, strided_p = ((", const float* probs", " probs,", " probs,") if sampler.with_p else ("", "", ""))
+    for mt in sampler.types.values():
         calls.append(f"""extern "C" void mpsgen_dense_{mt}(float* out, long key, long base, float lo, float hi,
-                                   unsigned n) {{
+                                   unsigned n{probs}) {{
   {mt}* buf = new {mt}[n];
   const long2 state(key, base);
   const float2 params(lo, hi);
-  for (unsigned i = 0; i < n; ++i) {kernel}_dense<{mt}>(buf, state, params, i);
+  for (unsigned i = 0; i < n; ++i) {kernel}_dense<{mt}>(buf, state, params,{dense_p} i);
   for (unsigned i = 0; i < n; ++i) out[i] = float(buf[i]);
   delete[] buf;
 }}
 extern "C" void mpsgen_strided_{mt}(float* out, long key, long base, float lo, float hi, const long* sizes,
-                                     const long* strides, unsigned ndim, unsigned threads, unsigned total) {{
+                                     const long* strides, unsigned ndim, unsigned threads, unsigned total,
+                                     float fill{probs}) {{
   {mt}* buf = new {mt}[total];
-  for (unsigned i = 0; i < total; ++i) buf[i] = {mt}(-7.0f);  // untouched elements stay -7
+  for (unsigned i = 0; i < total; ++i) buf[i] = {mt}(fill);  // what no thread writes keeps *fill*
   const long2 state(key, base);
   const float2 params(lo, hi);
   const uint ndim_ = ndim;
-  for (unsigned i = 0; i < threads; ++i) {kernel}_strided<{mt}>(buf, state, params, sizes, strides, ndim_, i);
+  for (unsigned i = 0; i < threads; ++i)
+    {kernel}_strided<{mt}>(buf, state, params,{strided_p} sizes, strides, ndim_, i);
   for (unsigned i = 0; i < total; ++i) out[i] = float(buf[i]);
   delete[] buf;
 }}""")
@@ -116,21 +130,31 @@ def check_random(sampler: Sampler, metal: str, include_root: str | Path) -> TryR
 
     torch = import_torch()
     cxx = find_compiler()
-    kernels = build_library("random", _driver(sampler.kernel, metal), emulation_argv(cxx, include_root))
+    kernels = build_library("random", _driver(sampler, metal), emulation_argv(cxx, include_root))
     torch_dir = Path(torch.__file__).parent
     host_flags = [f for f in FLAGS if f != "-fwrapv"]
     state = build_library("philox", _STATE, [*cxx, *host_flags, "-I", str(torch_dir / "include")])
     philox = _philox_mismatch(kernels, state)
     if philox is not None:  # every dtype draws from the round: none agrees
         rows = tuple(DtypeResult(dtype, dtype, len(PHILOX_CASES), 1, 0.0, 0.0, philox.inputs[0], (philox,))
-                     for dtype in TYPES)
+                     for dtype in sampler.types)
     else:
-        rows = tuple(_check_dtype(sampler, dtype, mt, kernels, state, torch) for dtype, mt in TYPES.items())
+        rows = tuple(_check_dtype(sampler, dtype, mt, kernels, state, torch) for dtype, mt in sampler.types.items())
+    return TryResult(sampler.op, _described(sampler), f"emulated ({cxx[0]})", rows)
+
+
+def _described(sampler: Sampler) -> str:
+    """What the check tested, for its output line."""
+    sets = len(PARAMS.get(sampler.kernel, PARAMS.get(sampler.op, ())))
+    if sampler.kernel.startswith("bernoulli"):
+        what = ("a p per element, 0 to 1" if sampler.with_p else f"{sets} p") + f"; {N} draws"
+        return (f"torch.Tensor.bernoulli_ ({sampler.kernel}) on the CPU in distribution (ones within {Z:g} standard "
+                f"errors, chi-square of the two samples at p=0.001; {what}), 0 or 1 only and exact at p = 0 and 1, "
+                "bit-reproducible for one seed and offset and different for another")
     shown = {"uniform_": "in [from, to) and never `to`", "exponential_": "in [0, inf)"}.get(sampler.op, "finite")
-    what = (f"torch.Tensor.{sampler.op} on the CPU in distribution (mean and variance within {Z:g} standard errors, "
-            f"two-sample KS at p=0.001; {N} draws x {len(PARAMS[sampler.op])} parameter sets), {shown}, "
+    return (f"torch.Tensor.{sampler.op} on the CPU in distribution (mean and variance within {Z:g} standard errors, "
+            f"two-sample KS at p=0.001; {N} draws x {sets} parameter sets), {shown}, "
             "bit-reproducible for one seed and offset and different for another")
-    return TryResult(sampler.op, what, f"emulated ({cxx[0]})", rows)
 
 
 def _philox_mismatch(kernels: ctypes.CDLL, state: ctypes.CDLL) -> Mismatch | None:
@@ -145,123 +169,105 @@ def _philox_mismatch(kernels: ctypes.CDLL, state: ctypes.CDLL) -> Mismatch | Non
     return None
 
 
-def _draw(kernels: ctypes.CDLL, mt: str, key: int, base: int, lo: float, hi: float, n: int = N) -> list[float]:
+def _draw(kernels: ctypes.CDLL, mt: str, key: int, base: int, lo: float, hi: float, n: int = N,
+          probs: list[float] | None = None) -> list[float]:
     out = (ctypes.c_float * n)()
+    extra = ((ctypes.c_float * n)(*probs[:n]),) if probs is not None else ()
     getattr(kernels, f"mpsgen_dense_{mt}")(out, ctypes.c_long(key), ctypes.c_long(base), ctypes.c_float(lo),
-                                           ctypes.c_float(hi), n)
+                                           ctypes.c_float(hi), n, *extra)
     return list(out)
 
 
 def _check_dtype(sampler: Sampler, dtype: str, mt: str, kernels: ctypes.CDLL, state: ctypes.CDLL,
                  torch) -> DtypeResult:
+    from mpsgen.emulate.sample_stats import judge, probabilities
+
     tdtype = getattr(torch, dtype)
     problems: list[Mismatch] = []
     values = 0
-    sets = PARAMS[sampler.op]
+    sets = PARAMS[sampler.kernel if sampler.kernel in PARAMS else sampler.op]
+    probs = probabilities(N) if sampler.with_p else None
     for k, given in enumerate(sets):
-        lo, hi = (*given, 0.0)[:2]  # the kernels' float2 (one parameter: the second is 0)
+        lo, hi = (*given, 0.0, 0.0)[:2]  # the kernels' float2 (unused parameters are 0)
         key, base = state_for(state, SEED, k)
-        got = _draw(kernels, mt, key, base, lo, hi)
+        got = _draw(kernels, mt, key, base, lo, hi, probs=probs)
         values += len(got)
         drawn_by = getattr(torch.empty(N, dtype=tdtype), sampler.op)
-        ref = drawn_by(*given, generator=torch.Generator().manual_seed(SEED + k))
-        if sampler.op == "uniform_":
-            shown = (f"{dtype} from={lo:g} to={hi:g}",)
-            lo_t, hi_t = float(torch.tensor(lo, dtype=tdtype)), float(torch.tensor(hi, dtype=tdtype))
-            outside = [v for v in got if not (lo_t <= v < hi_t or lo_t == hi_t == v)]
-            if outside:
-                problems.append(Mismatch((*shown, "range"), f"[{lo_t:g}, {hi_t:g})", f"{outside[0]!r}"))
-            spacing = _spacing(torch, tdtype, max(abs(lo_t), abs(hi_t)))
-            degenerate = lo_t == hi_t  # one value only (bfloat's 1000 and 1001): no two offsets can differ
-            problems.extend(_moments(got, (lo_t + hi_t) / 2, (hi_t - lo_t) ** 2 / 12,
-                                     (hi_t - lo_t) ** 4 / 80, spacing, shown))
-        elif sampler.op == "exponential_":  # lambda: mean 1/lambda, variance 1/lambda^2, mu4 9/lambda^4
-            shown = (f"{dtype} lambda={lo:g}",)
-            outside = [v for v in got if not 0.0 <= v < math.inf]
-            if outside:
-                problems.append(Mismatch((*shown, "range"), "[0, inf)", f"{outside[0]!r}"))
-            spacing = _spacing(torch, tdtype, 20.0 / lo)
-            degenerate = False
-            problems.extend(_moments(got, 1 / lo, 1 / lo ** 2, 9 / lo ** 4, spacing, shown))
-        else:  # normal_: mean, std
-            shown = (f"{dtype} mean={lo:g} std={hi:g}",)
-            if not all(math.isfinite(v) for v in got):
-                problems.append(Mismatch((*shown, "range"), "finite values", "inf or nan"))
-            spacing = _spacing(torch, tdtype, abs(lo) + 6 * hi)
-            degenerate = hi == 0
-            problems.extend(_moments(got, lo, hi * hi, 3 * hi ** 4, spacing, shown))
-        d = _ks(got, [float(v) for v in ref.float().tolist()])
-        if d > KS_C * math.sqrt(2.0 / N):
-            problems.append(Mismatch((*shown, "KS"), f"D <= {KS_C * math.sqrt(2.0 / N):.4f}", f"D = {d:.4f}"))
-        if _draw(kernels, mt, key, base, lo, hi) != got:
+        args = (torch.tensor(probs),) if probs is not None else given
+        ref = [float(v) for v in drawn_by(*args, generator=torch.Generator().manual_seed(SEED + k)).float().tolist()]
+        shown = (f"{dtype} " + " ".join(f"{n}={v:g}" for n, v in zip(_NAMES[sampler.kernel], given)),)
+        if sampler.op == "uniform_":  # the bounds as the dtype holds them
+            given = tuple(float(torch.tensor(v, dtype=tdtype)) for v in given)
+        problems += judge(sampler.op, sampler.kernel, given, got, ref, _spacing(torch, tdtype, _scale(sampler, given)),
+                          shown, probs)
+        if _draw(kernels, mt, key, base, lo, hi, probs=probs) != got:
             problems.append(Mismatch((*shown, "same seed and offset"), "equal runs", "different runs"))
         other = state_for(state, SEED, k + len(sets))
-        if not degenerate and _draw(kernels, mt, *other, lo, hi) == got:
+        if len(set(got)) > 1 and _draw(kernels, mt, *other, lo, hi, probs=probs) == got:
             problems.append(Mismatch((*shown, "another offset"), "different values", "the same values"))
-        problems.extend(_strided(kernels, mt, key, base, lo, hi, shown))
+        problems.extend(_strided(kernels, mt, key, base, lo, hi, shown, probs))
     return DtypeResult(dtype, dtype, values, len(problems), 0.0, 0.0, problems[0].inputs[0] if problems else "",
                        tuple(problems[:3]))
 
 
+# each parameter set's names as the output line shows them
+_NAMES = {"uniform": ("from", "to"), "normal": ("mean", "std"), "exponential": ("lambda",),
+          "bernoulli_scalar": ("p",), "bernoulli_tensor": ("p",)}
+
+
+def _scale(sampler: Sampler, given: tuple[float, ...]) -> float:
+    """The magnitude the sample's values reach (their rounding's scale)."""
+    if sampler.op == "uniform_":
+        return max(abs(v) for v in given)
+    if sampler.op == "exponential_":
+        return 20.0 / given[0]
+    if sampler.op == "normal_":
+        return abs(given[0]) + 6 * given[1]
+    return 1.0
+
+
 def _spacing(torch, tdtype, magnitude: float) -> float:
     """The distance between neighbouring values of *tdtype* near *magnitude* (its rounding's scale)."""
+    if not tdtype.is_floating_point:
+        return 0.0
     eps = torch.finfo(tdtype).eps
     return eps * max(1.0, 2.0 ** math.floor(math.log2(magnitude))) if magnitude > 0 else eps
 
 
-def _moments(got: list[float], want_mean: float, want_var: float, mu4: float, spacing: float,
-             shown: tuple[str, ...]) -> list[Mismatch]:
-    """Mean and variance within Z standard errors of the distribution's (*mu4*: its fourth central moment,
-    uniform: width^4 / 80, normal: 3 sigma^4), widened by the dtype's rounding (*spacing*)."""
-    n = len(got)
-    mean = sum(got) / n
-    var = sum((v - mean) ** 2 for v in got) / (n - 1)
-    mean_bound = Z * math.sqrt(want_var / n) + spacing
-    # Var(s^2) ~ (mu4 - sigma^4) / n
-    var_bound = Z * math.sqrt((mu4 - want_var ** 2) / n) + 2 * spacing * math.sqrt(12 * want_var)
-    out = []
-    if abs(mean - want_mean) > mean_bound:
-        out.append(Mismatch((*shown, "mean"), f"{want_mean:g} +- {mean_bound:.3g}", f"{mean:g}"))
-    if abs(var - want_var) > var_bound:
-        out.append(Mismatch((*shown, "variance"), f"{want_var:g} +- {var_bound:.3g}", f"{var:g}"))
-    return out
-
-
-def _ks(a: list[float], b: list[float]) -> float:
-    """The two-sample Kolmogorov-Smirnov statistic: the largest gap between the empirical CDFs."""
-    xs, ys = sorted(a), sorted(b)
-    i = j = 0
-    d = 0.0
-    while i < len(xs) and j < len(ys):
-        x = min(xs[i], ys[j])
-        while i < len(xs) and xs[i] == x:
-            i += 1
-        while j < len(ys) and ys[j] == x:
-            j += 1
-        d = max(d, abs(i / len(xs) - j / len(ys)))
-    return d
-
-
 def _strided(kernels: ctypes.CDLL, mt: str, key: int, base: int, lo: float, hi: float,
-             shown: tuple[str, ...]) -> list[Mismatch]:
-    """base[:, ::2] of a 4x6 output: logical element i holds the dense kernel's element i, the rest untouched."""
+             shown: tuple[str, ...], probs: list[float] | None) -> list[Mismatch]:
+    """base[:, ::2] of a 4x6 output: logical element i holds the dense kernel's element i and nothing else is
+    written (run twice over outputs filled with 0 and with 1: an element no thread writes keeps each)."""
     threads = _SIZES[0] * _SIZES[1]
-    out = (ctypes.c_float * _BASE)()
     sizes, strides = (ctypes.c_long * 2)(*_SIZES), (ctypes.c_long * 2)(*_STRIDES)
-    getattr(kernels, f"mpsgen_strided_{mt}")(out, ctypes.c_long(key), ctypes.c_long(base), ctypes.c_float(lo),
-                                             ctypes.c_float(hi), sizes, strides, 2, threads, _BASE)
-    dense = _draw(kernels, mt, key, base, lo, hi, threads)
-    want = [-7.0] * _BASE
+    extra = ((ctypes.c_float * threads)(*probs[:threads]),) if probs is not None else ()
+    runs = []
+    for fill in (0.0, 1.0):
+        out = (ctypes.c_float * _BASE)()
+        getattr(kernels, f"mpsgen_strided_{mt}")(out, ctypes.c_long(key), ctypes.c_long(base), ctypes.c_float(lo),
+                                                 ctypes.c_float(hi), sizes, strides, 2, threads, _BASE,
+                                                 ctypes.c_float(fill), *extra)
+        runs.append(list(out))
+    dense = _draw(kernels, mt, key, base, lo, hi, threads, probs)
+    want = [[fill] * _BASE for fill in (0.0, 1.0)]
     for i in range(threads):
-        want[(i // _SIZES[1]) * _STRIDES[0] + (i % _SIZES[1]) * _STRIDES[1]] = dense[i]
-    if list(out) != want:
+        at = (i // _SIZES[1]) * _STRIDES[0] + (i % _SIZES[1]) * _STRIDES[1]
+        want[0][at] = want[1][at] = dense[i]
+    if runs != want:
         return [Mismatch((*shown, "strided"), "the dense values at their places", "other values")]
     return []
 
 
 def check_planned_random(plan, changeset, root: str | Path) -> TryResult:
-    """*plan*'s (plan/result.Plan, kind "random") planned .metal, against the c10/metal the change leaves."""
+    """*plan*'s (plan/result.Plan, kind "random") planned .metal, against the c10/metal the change leaves:
+    every sampler it plans (bernoulli: two), their rows together."""
     from mpsgen.emulate.overlay import include_root, planned_headers
 
-    return check_random(Sampler(plan.kernel, plan.random.op), changeset.current(plan.random.metal_path),
-                        include_root(root, planned_headers(changeset), cache_dir()))
+    metal = changeset.current(plan.random.metal_path)
+    where = include_root(root, planned_headers(changeset), cache_dir())
+    samplers = [Sampler(k, op) for k, op in plan.random.samplers] or [Sampler(plan.kernel, plan.random.op)]
+    results = [check_random(s, metal, where) for s in samplers]
+    if len(results) == 1:
+        return results[0]
+    rows = tuple(r._replace(dtype=f"{s.kernel} {r.dtype}") for s, res in zip(samplers, results) for r in res.rows)
+    return TryResult(results[0].op, "; ".join(r.reference for r in results), results[0].backend, rows)

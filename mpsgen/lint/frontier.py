@@ -154,10 +154,13 @@ class FrontierIndex:
         reach = distribution_reach(lambda _: {impl.path: found.text(impl.path)}, kernel) if impl else None
         if reach is None:
             return None
-        if len(reach.stubs) > 1:
-            return reach, False, f"{reach.shown()}: draws through {', '.join(reach.stubs)} (one sampler per family)"
-        if reach.stub in SAMPLERS:
-            return reach, True, f"{reach.shown()}: a distribution stub (the random kind)"
+        every = reach.stubs or (reach.stub,)
+        if all(s in SAMPLERS for s in every):
+            also = f" (and {', '.join(every[1:])})" if len(every) > 1 else ""
+            return reach, True, f"{reach.shown()}{also}: a distribution stub (the random kind)"
+        if len(every) > 1:
+            return reach, False, (f"{reach.shown()}: draws through {', '.join(every)}; mpsgen has no Metal sampler "
+                                  f"for {', '.join(s for s in every if s not in SAMPLERS)}")
         return reach, False, f"{reach.shown()}: a distribution stub mpsgen has no Metal sampler for yet"
 
     def _borrowed(self, e: Entry, impl) -> str:

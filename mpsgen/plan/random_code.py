@@ -16,7 +16,9 @@ from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.dtypes import Row
 from mpsgen.plan.nullary_code import metal_stem
-from mpsgen.plan.random_record import BFLOAT, DTYPES, METAL_TYPES, RandomCode
+from mpsgen.plan.random_record import (ALL_DTYPES, ALL_METAL_TYPES, BFLOAT, DTYPES, METAL_TYPES, RandomCode,
+                                       every_dtype)
+from mpsgen.plan.random_route import Sampler
 from mpsgen.plan.routing import Routing
 from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
 from mpsgen.scan.includes import includes_header
@@ -31,52 +33,84 @@ RANDOM_HEADER = "c10/metal/random.h"
 
 
 def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> RandomCode:
-    """The kernels, the host kernel and its registration for *routing*'s distribution stub (nothing set in *cs*)."""
-    from mpsgen.generate.host_code import host_kernel_name, render_register_dispatch
-    from mpsgen.generate.templating import render_template
+    """The kernels, the host kernels and their registrations for *routing*'s distribution stubs (nothing set
+    in *cs*): one sampler each (bernoulli: bernoulli_scalar_stub's and bernoulli_tensor_stub's)."""
     from mpsgen.plan.kernel_code import registered_metal_kernel
 
     route, stub = routing.random, routing.stub
     assert route is not None and stub is not None
+    first = route.samplers[0]
     kept = registered_metal_kernel(stub, cs, checkout)
     if kept:
-        return RandomCode(kept=kept, op=route.op)
+        return RandomCode(kept=kept, op=first.op)
     if not checkout.path(RANDOM_HEADER).is_file():
-        raise MpsgenError(f"{RANDOM_HEADER} not found: the {route.name} kernels draw from its Philox",
+        raise MpsgenError(f"{RANDOM_HEADER} not found: the {first.name} kernels draw from its Philox",
                           path=RANDOM_HEADER, hint=f"register {stub.name} by hand")
-    name = route.name
-    mm_rel, dead = _host_file(routing, checkout, cs, name)
+    mm_rel, dead = _host_file(routing, checkout, cs, first.op.rstrip("_"))
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
-    mm_text = draft.current(mm_rel)
     library = f"{Path(metal_rel).stem}_metallib.h"  # another sampler's host declared it already
-    if runs_a_shader_library(mm_text) and library not in mm_text:
-        raise MpsgenError(f"{Path(mm_rel).name} already runs a shader library: the {name} kernels would need a "
-                          "file of that library", path=mm_rel, hint=f"register {stub.name} by hand")
-    guarded = _bfloat_guarded(cs, checkout)
-    existing = draft.current(metal_rel) if draft.exists(metal_rel) else None
-    if existing is not None and not _holds_random_kernels(existing):
-        raise MpsgenError(f"{Path(metal_rel).name} exists and holds no kernels of the random kind", path=metal_rel,
-                          hint=f"register {stub.name} by hand")
-    section = render_template("random_kernel.metal.j2", opts.templates_dir, name=name, stub=stub.name,
-                              macro=f"REGISTER_{name.upper()}_OP", header=existing is None,
-                              types=METAL_TYPES if guarded else (*METAL_TYPES, BFLOAT),
-                              guarded=(BFLOAT,) if guarded else ()) + "\n"
-    metal_text = section if existing is None else existing + "\n" + section.lstrip("\n")  # another sampler's file
-    draft.set_text(metal_rel, metal_text, f"{name}_dense/{name}_strided kernels of {stub.name}")
-    added = [f"{metal_rel}: {name}_dense_<T>, {name}_strided_<T> ({len(METAL_TYPES) + 1} dtypes)"]
+    if runs_a_shader_library(draft.current(mm_rel)) and library not in draft.current(mm_rel):
+        raise MpsgenError(f"{Path(mm_rel).name} already runs a shader library: the {first.name} kernels would need "
+                          "a file of that library", path=mm_rel, hint=f"register {stub.name} by hand")
+    added: list[str] = []
+    hosts: list[str] = []
+    registers: list[str] = []
+    for sampler in route.samplers:
+        host_text, register_line = _place(sampler, draft, metal_rel, mm_rel, library, cs, checkout, opts, added)
+        hosts.append(host_text)
+        registers.append(register_line)
     corrected = corrected_round(draft.current(RANDOM_HEADER))  # 2.7's round swaps the products' halves
     if corrected is not None:
         draft.set_text(RANDOM_HEADER, corrected, "Philox round: each product's high half XORed, as Philox-4x32")
         added.append(f"{RANDOM_HEADER}: philox4::single_round XORs each product's high half into the next "
                      "counter word (2.7 took the low one; later checkouts have the correction)")
+    before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
+              else f"no MPS kernel ({stub.name} unregistered)")
+    rows = tuple(Row(dtype, before, f"registered ({metal})", bool(routing.legacy_kernels), True)
+                 for dtype, metal in (ALL_DTYPES if every_dtype(first.name) else DTYPES).items())
+    names = "/".join(f"{s.name}_dense_<T>/{s.name}_strided_<T>" for s in route.samplers)
+    notes = (f"the host seeds {names} from the MPS generator as the MPSGraph code did (its lock, "
+             "update_philox_counters: one Philox step per launch); each element is drawn at its "
+             f"logical index from {RANDOM_HEADER}'s philox4",
+             *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
+                "delete by hand",) if dead else ()))
+    return RandomCode(first.name, first.op, metal_rel, mm_rel, draft.current(metal_rel), "\n\n".join(hosts),
+                      "\n".join(registers), rows, draft.edits, tuple(added), notes,
+                      samplers=tuple((s.name, s.op) for s in route.samplers))
+
+
+def _place(sampler: Sampler, draft: Draft, metal_rel: str, mm_rel: str, library: str, cs: Changeset,
+           checkout: Checkout, opts: KernelOptions, added: list[str]) -> tuple[str, str]:
+    """*sampler*'s kernels into the .metal (created, or appended to the random kind's file) and its host
+    kernel and registration into the .mm, in *draft*; (host code, registration line)."""
+    from mpsgen.generate.host_code import host_kernel_name, render_register_dispatch
+    from mpsgen.generate.templating import render_template
+
+    stub, name = sampler.stub, sampler.name
+    guarded = _bfloat_guarded(cs, checkout)
+    types = ALL_METAL_TYPES if every_dtype(name) else METAL_TYPES
+    existing = draft.current(metal_rel) if draft.exists(metal_rel) else None
+    if existing is not None and not _holds_random_kernels(existing):
+        raise MpsgenError(f"{Path(metal_rel).name} exists and holds no kernels of the random kind", path=metal_rel,
+                          hint=f"register {stub.name} by hand")
+    with_p = not stubs.is_scalar_type(stub.params[1])  # bernoulli_tensor_stub's p: a tensor read per element
+    section = render_template("random_kernel.metal.j2", opts.templates_dir, name=name, stub=stub.name,
+                              macro=f"REGISTER_{name.upper()}_OP", header=existing is None, with_p=with_p,
+                              types=types if guarded else (*types, BFLOAT),
+                              guarded=(BFLOAT,) if guarded else ()) + "\n"
+    metal_text = section if existing is None else existing + "\n" + section.lstrip("\n")  # another sampler's file
+    draft.set_text(metal_rel, metal_text, f"{name}_dense/{name}_strided kernels of {stub.name}")
+    added.append(f"{metal_rel}: {name}_dense_<T>, {name}_strided_<T> ({len(types) + 1} dtypes)")
     fn = host_kernel_name(name)
-    params = stubs.host_params(stub, route.params)
+    params = stubs.host_params(stub, sampler.params)
     first = params.split(",", 1)[0].split()[-1]  # the iterator, or the output itself (normal_stub's TensorBase)
     output = f"{first}.tensor(0)" if stub.iterator_type else first
     host_text = render_template("random_host.mm.j2", opts.templates_dir, fn=fn, params=params, output=output,
-                                op=route.op, name=name, values=route.params[:-1], gen=route.params[-1],
+                                op=sampler.op, name=name, values=() if with_p else sampler.params[:-1],
+                                probs=sampler.params[0] if with_p else "", gen=sampler.params[-1],
                                 dispatch=capabilities(cs).launch.dispatch)
+    mm_text = draft.current(mm_rel)
     semicolon, ampersand = host.register_dispatch_style(mm_text)
     register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
     new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
@@ -90,17 +124,7 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
     draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
     added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)"
                  + (f", the {Path(metal_rel).stem} library" if declares else ""))
-    before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
-              else f"no MPS kernel ({stub.name} unregistered)")
-    rows = tuple(Row(dtype, before, f"registered ({metal})", bool(routing.legacy_kernels), True)
-                 for dtype, metal in DTYPES.items())
-    notes = (f"the host seeds {name}_dense_<T>/{name}_strided_<T> from the MPS generator as the MPSGraph code did "
-             "(its lock, update_philox_counters: one Philox step per launch); each element is drawn at its "
-             f"logical index from {RANDOM_HEADER}'s philox4",
-             *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
-                "delete by hand",) if dead else ()))
-    return RandomCode(name, route.op, metal_rel, mm_rel, metal_text, host_text, register_line, rows, draft.edits,
-                      tuple(added), notes)
+    return host_text, register_line
 
 
 def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:

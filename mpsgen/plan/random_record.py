@@ -11,9 +11,18 @@ if TYPE_CHECKING:
 
 # torch dtype -> the Metal type its kernels run (a complex output reaches the stub as its real view)
 DTYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "complex64": "float", "complex32": "half"}
+# bernoulli's: every real dtype (the CPU kernel dispatches all types and bool)
+ALL_DTYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "int64": "long", "int32": "int",
+              "int16": "short", "int8": "char", "uint8": "uchar", "bool": "bool"}
 DTYPE_GROUPS = ("float", "complex")  # what the test lists are narrowed to
 METAL_TYPES = ("float", "half")  # registered as they are; bfloat under the Metal version guard (2.7)
+ALL_METAL_TYPES = ("float", "half", "long", "int", "short", "char", "uchar", "bool")
 BFLOAT = "bfloat"
+
+
+def every_dtype(kernel: str) -> bool:
+    """Whether a sampler draws for every real dtype (bernoulli's 0/1), not the floating ones only."""
+    return kernel.startswith("bernoulli")
 
 
 class RandomCode(NamedTuple):
@@ -31,8 +40,9 @@ class RandomCode(NamedTuple):
     added: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     kept: str = ""  # why nothing was written: the stub's registration
+    samplers: tuple[tuple[str, str], ...] = ()  # (kernel, CPU op) of every sampler (bernoulli: two)
 
     @property
     def metal_types(self) -> tuple[str, ...]:
-        """The Metal types its kernels must be instantiated for."""
-        return (*METAL_TYPES, BFLOAT)
+        """The Metal types its (first) kernels must be instantiated for."""
+        return (*(ALL_METAL_TYPES if every_dtype(self.kernel) else METAL_TYPES), BFLOAT)

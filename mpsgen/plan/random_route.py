@@ -17,20 +17,29 @@ from mpsgen.sources.native.distribution import DistributionReach, distribution_r
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
 
-# stub -> (kernel name, the parameter names after the iterator, the CPU op the check compares with)
+# stub -> (kernel name, the parameter names after the output, the CPU op the check compares with)
 SAMPLERS = {"uniform_stub": ("uniform", ("from", "to", "gen"), "uniform_"),
             "normal_stub": ("normal", ("mean", "std", "gen"), "normal_"),
-            "exponential_stub": ("exponential", ("lambda", "gen"), "exponential_")}
+            "exponential_stub": ("exponential", ("lambda", "gen"), "exponential_"),
+            "bernoulli_scalar_stub": ("bernoulli_scalar", ("p", "gen"), "bernoulli_"),
+            "bernoulli_tensor_stub": ("bernoulli_tensor", ("p_", "gen"), "bernoulli_")}
+
+
+class Sampler(NamedTuple):
+    """One distribution stub and the kernels mpsgen writes for it."""
+
+    stub: stubs.StubDecl
+    name: str  # the kernels' prefix: uniform -> uniform_dense_<T>
+    params: tuple[str, ...]  # the host kernel's parameter names after the output
+    op: str  # the CPU op of the numeric check
 
 
 class RandomRoute(NamedTuple):
-    """The distribution stub a family runs and how its shared kernels reach it."""
+    """The distribution stubs a family runs (bernoulli: two) and how its shared kernels reach them."""
 
-    stub: stubs.StubDecl
+    stub: stubs.StubDecl  # the first sampler's
     reaches: tuple[DistributionReach, ...]  # one per shared kernel
-    name: str  # the kernels' prefix: uniform -> uniform_dense_<T>
-    params: tuple[str, ...]  # the host kernel's parameter names after the iterator
-    op: str  # the CPU op of the numeric check
+    samplers: tuple[Sampler, ...]
 
     def notes(self) -> tuple[str, ...]:
         return tuple(f"{r.shown()}: a distribution stub, the random kind" for r in self.reaches)
@@ -38,7 +47,7 @@ class RandomRoute(NamedTuple):
 
 def route_random(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> RandomRoute | None:
     """The random route of a family MPS shares *shared* for, or None when one of them reaches no
-    distribution stub or they reach different ones.  A stub mpsgen has no sampler for is refused."""
+    distribution stub.  A stub mpsgen has no sampler for is refused."""
     shared = tuple(dict.fromkeys(shared))
     if not shared:
         return None
@@ -49,25 +58,27 @@ def route_random(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> 
         if reach is None:
             return None
         reaches.append(reach)
-    if len({r.stub for r in reaches}) != 1:
-        return None
     first = reaches[0]
-    several = tuple(dict.fromkeys(s for r in reaches for s in r.stubs))
-    if len(several) > 1:
-        raise MpsgenError(f"{first.kernel} draws through {len(several)} stubs ({', '.join(several)}; {first.shown()}): "
-                          "the random kind writes one sampler per family", path=first.path, line=first.line,
+    every = tuple(dict.fromkeys(s for r in reaches for s in (r.stubs or (r.stub,))))
+    missing = [s for s in every if s not in SAMPLERS]
+    if missing and len(every) > 1:
+        raise MpsgenError(f"{first.kernel} draws through {len(every)} stubs ({', '.join(every)}; {first.shown()}); "
+                          f"mpsgen has no Metal sampler for {', '.join(missing)}", path=first.path, line=first.line,
                           hint="register the stubs by hand, or keep the MPSGraph kernels")
-    if first.stub not in SAMPLERS:
+    if missing:
         raise MpsgenError(f"{first.stub} draws {first.kernel}'s output ({first.shown()}); mpsgen writes a Metal "
                           f"sampler for {', '.join(SAMPLERS)} only", path=first.path, line=first.line,
                           hint=f"register {first.stub} by hand, or keep the MPSGraph kernel")
-    headers = mentioning(planned_texts(cs, folder_files(cs, "native_headers"), checkout), first.stub)
-    decl = stubs.index_stub_declarations(headers).get(first.stub)
-    if decl is None or not decl.resolved or not (decl.iterator_type or takes_the_output(decl.params[0])):
-        return None
-    name, params, op = SAMPLERS[first.stub]
-    if len(decl.params) != len(params) + 1:
-        raise MpsgenError(f"{first.stub} is declared with {len(decl.params) - 1} parameters after its iterator, "
-                          f"the {name} sampler takes {len(params)}", path=decl.path, line=decl.line,
-                          hint=f"register {first.stub} by hand")
-    return RandomRoute(decl, tuple(reaches), name, params, op)
+    headers = planned_texts(cs, folder_files(cs, "native_headers"), checkout)
+    samplers = []
+    for name in every:
+        decl = stubs.index_stub_declarations(mentioning(headers, name)).get(name)
+        if decl is None or not decl.resolved or not (decl.iterator_type or takes_the_output(decl.params[0])):
+            return None
+        kernel, params, op = SAMPLERS[name]
+        if len(decl.params) != len(params) + 1:
+            raise MpsgenError(f"{name} is declared with {len(decl.params) - 1} parameters after its output, "
+                              f"the {kernel} sampler takes {len(params)}", path=decl.path, line=decl.line,
+                              hint=f"register {name} by hand")
+        samplers.append(Sampler(decl, kernel, params, op))
+    return RandomRoute(samplers[0].stub, tuple(reaches), tuple(samplers))

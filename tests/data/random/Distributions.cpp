@@ -5,6 +5,8 @@
 
 namespace at::native {
 
+DEFINE_DISPATCH(bernoulli_scalar_stub);
+DEFINE_DISPATCH(bernoulli_tensor_stub);
 DEFINE_DISPATCH(normal_stub);
 DEFINE_DISPATCH(uniform_stub);
 
@@ -32,6 +34,27 @@ struct NormalStub {
 
 Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> gen) {
   return at::native::templates::normal_impl_<NormalStub, Generator>(self, mean, std, std::move(gen));
+}
+
+// =================================================== Bernoulli ======================================================
+
+template<typename RNG>
+struct BernoulliStub {
+  void operator()(Tensor& self, const Tensor& p_, std::optional<Generator> gen) {
+    bernoulli_tensor_stub(self.device().type(), self, p_, gen);
+  }
+
+  void operator()(Tensor& self, double p, std::optional<Generator> gen) {
+    bernoulli_scalar_stub(self.device().type(), self, p, gen);
+  }
+};
+
+Tensor& bernoulli_(Tensor& self, const Tensor& p_, std::optional<Generator> gen) {
+  return at::native::templates::bernoulli_impl_<BernoulliStub, Generator>(self, p_, std::move(gen));
+}
+
+Tensor& bernoulli_(Tensor& self, double p, std::optional<Generator> gen) {
+  return at::native::templates::bernoulli_impl_<BernoulliStub, Generator>(self, p, std::move(gen));
 }
 
 } // namespace at::native

@@ -8,6 +8,7 @@
 #include <ATen/Functions.h>
 #include <ATen/NativeFunctions.h>
 #else
+#include <ATen/ops/bernoulli_native.h>
 #include <ATen/ops/normal_native.h>
 #include <ATen/ops/uniform_native.h>
 #endif
@@ -73,6 +74,15 @@ Tensor& uniform_mps_(Tensor& self, double from, double to, std::optional<Generat
 
 Tensor& normal_mps_(Tensor& self, double mean, double std, std::optional<Generator> gen) {
   return mps::random_mps_impl(self, mean, std, MPSGraphRandomDistributionNormal, gen, "normal");
+}
+
+Tensor& bernoulli_mps_(Tensor& self, double p, std::optional<Generator> gen) {
+  TORCH_CHECK(0.0 <= p && p <= 1.0, "bernoulli_mps_ expects p to be in [0, 1], but got p=", p);
+  return mps::random_mps_impl(self, 0.0, 1.0, MPSGraphRandomDistributionUniform, gen, __func__);
+}
+
+Tensor& bernoulli_mps_(Tensor& self, const Tensor& p_, std::optional<Generator> gen) {
+  return mps::random_mps_impl(self, 0.0, 1.0, MPSGraphRandomDistributionUniform, gen, __func__);
 }
 
 } // namespace at::native
