@@ -49,8 +49,8 @@ def test_uniform_moves_to_uniform_stubs_metal_kernels(tree: Path) -> None:
     # 2.7's round corrected in the same change: the high halves, as Philox (and later checkouts) XOR them
     assert "return uint4(rc1.x ^ ctr.y ^ key.x, rc1.y, rc0.x ^ ctr.w ^ key.y, rc0.y);" in (root / RANDOM_H).read_text()
     assert f"{RANDOM_H}: philox4::single_round XORs each product's high half" in r.stdout
-    assert ("uniform_ (aten/src/ATen/native/Distributions.cpp:22) -> templates::uniform_impl_<UniformStub> -> "
-            "UniformStub (aten/src/ATen/native/Distributions.cpp:16) -> uniform_stub") in r.stdout
+    assert ("uniform_ (aten/src/ATen/native/Distributions.cpp:25) -> templates::uniform_impl_<UniformStub> -> "
+            "UniformStub (aten/src/ATen/native/Distributions.cpp:19) -> uniform_stub") in r.stdout
 
     mm = (root / MM).read_text()
     assert "uniform_mps_(" not in mm and "Tensor& normal_mps_(" in mm
@@ -112,8 +112,26 @@ def test_bernoulli_plans_a_sampler_per_stub(tree: Path) -> None:
     for t in ("float", "half", "long", "int", "short", "char", "uchar", "bool", "bfloat"):
         assert f"REGISTER_BERNOULLI_SCALAR_OP({t});" in metal and f"REGISTER_BERNOULLI_TENSOR_OP({t});" in metal, t
     assert "device const float* probs [[buffer(3)]]," in metal
-    assert mpsgen("migrate", "uniform_", "normal_", *FAST, cwd=root).returncode == 0
+    assert mpsgen("migrate", "uniform_", "normal_", "random_", *FAST, cwd=root).returncode == 0
     assert "random_mps_impl" not in (root / MM).read_text()  # the MPSGraph helper went with its last user
+
+
+def test_random_reads_every_overload_and_plans_three_samplers(tree: Path) -> None:
+    root = _lay(tree)
+    r = mpsgen("migrate", "random_", *FAST, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (root / YAML).read_text().count("    CPU, CUDA, MPS: random_\n") == 3
+    mm = (root / MM).read_text()
+    assert "random_mps_(" not in mm  # its three C++ overloads
+    for stub, fn in (("random_stub", "random"), ("random_from_to_stub", "random_from_to"),
+                     ("random_full_64_bits_range_stub", "random_full_64")):
+        assert f"REGISTER_DISPATCH({stub}, &{fn}_mps_kernel);" in mm, stub
+    # (range, base) reach the kernels as 64-bit integers; the full range refuses what the CPU kernel refuses
+    assert "const std::array<int64_t, 2> params = {static_cast<int64_t>(range), static_cast<int64_t>(base)};" in mm
+    assert "TORCH_CHECK_TYPE(dtype == kLong || dtype == kFloat || dtype == kBFloat16," in mm
+    metal = (root / METAL).read_text()
+    assert "constant long2& params [[buffer(2)]]," in metal and "REGISTER_RANDOM_FROM_TO_OP(bool);" in metal
+    assert "REGISTER_RANDOM_FULL_64_OP(long);" in metal and "REGISTER_RANDOM_FULL_64_OP(short);" not in metal
 
 
 def test_a_yaml_sharing_already_puts_the_kernels_beside_the_dead_mpsgraph_code(tree: Path) -> None:
@@ -138,8 +156,8 @@ def test_a_distribution_stub_with_no_sampler_is_refused_with_its_place(tree: Pat
     before = tracked_bytes(root)
     r = mpsgen("migrate", "normal_", *FAST, cwd=root)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-    assert f"{NATIVE}/Distributions.cpp:31:" in r.stderr and "cauchy_stub draws normal_'s output" in r.stderr
-    assert "mpsgen writes a Metal sampler for uniform_stub, normal_stub, exponential_stub, bernoulli_scalar_stub, bernoulli_tensor_stub only" in r.stderr
+    assert f"{NATIVE}/Distributions.cpp:34:" in r.stderr and "cauchy_stub draws normal_'s output" in r.stderr
+    assert "mpsgen has no Metal sampler for it" in r.stderr
     assert tracked_bytes(root) == before
 
 
@@ -181,7 +199,7 @@ def test_a_family_drawing_through_several_stubs_is_refused(tree: Path) -> None:
     before = tracked_bytes(root)
     r = mpsgen("migrate", "uniform_", *FAST, cwd=root)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-    assert f"{NATIVE}/Distributions.cpp:18: uniform_ draws through 2 stubs (uniform_stub, cauchy_stub;" in r.stderr
+    assert f"{NATIVE}/Distributions.cpp:21: uniform_ draws through 2 stubs (uniform_stub, cauchy_stub;" in r.stderr
     assert "mpsgen has no Metal sampler for cauchy_stub" in r.stderr
     assert tracked_bytes(root) == before
 
@@ -202,6 +220,10 @@ _MUTANTS = {
     "bernoulli_scalar": None,
     "bernoulli_tensor": None,
     "p too low": ("< prob);", "< 0.8f * prob);"),
+    "random": None,
+    "random_from_to": None,
+    "random_full_64": None,
+    "one past `to`": ("bits % range)", "bits % (range + 1))"),
     "no clamp at `to`": ("return value == static_cast<T>(params.y) ? static_cast<T>(params.x) : value;",
                          "return value;"),
     "half the range": ("params.x + u * (params.y - params.x)", "params.x + 0.5f * u * (params.y - params.x)"),
@@ -210,7 +232,8 @@ _MUTANTS = {
 }
 
 
-_KERNELS = ("normal", "exponential", "bernoulli_scalar", "bernoulli_tensor")
+_KERNELS = ("normal", "exponential", "bernoulli_scalar", "bernoulli_tensor", "random", "random_from_to",
+            "random_full_64")
 
 
 @pytest.mark.parametrize("mutant", list(_MUTANTS))
@@ -218,11 +241,14 @@ def test_random_check_agrees_and_catches_wrong_kernels(mutant: str, tmp_path: Pa
     from mpsgen.emulate.random_check import Sampler, check_random
     from mpsgen.generate.templating import render_template
 
-    name = {"p too low": "bernoulli_tensor"}.get(mutant, mutant if mutant in _KERNELS else "uniform")
+    name = {"p too low": "bernoulli_tensor", "one past `to`": "random_from_to"}.get(
+        mutant, mutant if mutant in _KERNELS else "uniform")
     every = ("float", "half", "bfloat", "long", "int", "short", "char", "uchar", "bool")
     metal = render_template("random_kernel.metal.j2", None, name=name, stub=f"{name}_stub", header=True,
                             macro=f"REGISTER_{name.upper()}_OP", with_p=name == "bernoulli_tensor",
-                            types=every if name.startswith("bernoulli") else every[:3], guarded=())
+                            ptype="long2" if name.startswith("random") else "float2",
+                            types=("float", "long") if name == "random_full_64" else every
+                            if name.startswith(("bernoulli", "random")) else every[:3], guarded=())
     change = _MUTANTS[mutant]
     if change is not None:
         assert change[0] in metal
@@ -231,16 +257,17 @@ def test_random_check_agrees_and_catches_wrong_kernels(mutant: str, tmp_path: Pa
     header = (DATA / "random.h").read_text()
     (tmp_path / RANDOM_H).write_text(header if mutant == "2.7's round" else corrected_round(header) or "")
     result = check_random(Sampler(name, f"{name.split('_')[0]}_"), metal, tmp_path)
-    assert [r.dtype for r in result.rows][:3] == ["float32", "float16", "bfloat16"]
-    assert len(result.rows) == (9 if name.startswith("bernoulli") else 3)
+    assert [r.dtype for r in result.rows] == (["float32", "bfloat16", "int64"] if name == "random_full_64" else
+                                              ["float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+                                               "uint8", "bool"][:9 if name.startswith(("bernoulli", "random")) else 3])
     if change is None:
         assert result.ok, result.rows
-        shown = {"uniform": "never `to`", "normal": "finite", "exponential": "in [0, inf)"}.get(name, "exact at p = 0")
-        test = "chi-square" if name.startswith("bernoulli") else "KS"
+        shown = {"uniform": "never `to`", "normal": "finite", "exponential": "in [0, inf)"}.get(name, "in range" if name.startswith("random") else "exact at p = 0")
+        test = "chi-square" if name.startswith(("bernoulli", "random")) else "KS"
         assert test in result.reference and shown in result.reference
         return
     assert not result.ok
     seen = {m.inputs[-1] for r in result.rows for m in r.first_mismatches}
     expect = {"no clamp at `to`": "range", "half the range": "mean", "one draw for all": "variance",
-              "2.7's round": "Philox4_32", "p too low": "mean"}[mutant]
+              "2.7's round": "Philox4_32", "p too low": "mean", "one past `to`": "range"}[mutant]
     assert expect in seen, seen

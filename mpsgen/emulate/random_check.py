@@ -38,7 +38,9 @@ SEED = 20260429
 PARAMS: dict[str, tuple[tuple[float, ...], ...]] = {
     "uniform_": ((0.0, 1.0), (-3.0, 5.0), (1000.0, 1001.0)), "normal_": ((0.0, 1.0), (3.0, 0.5), (-2.0, 4.0)),
     "exponential_": ((1.0,), (0.5,), (4.0,)),  # exponential_'s lambda
-    "bernoulli_scalar": ((0.5,), (0.1,), (0.0,), (1.0,)), "bernoulli_tensor": ((0.0,),)}  # p (tensor: per element)
+    "bernoulli_scalar": ((0.5,), (0.1,), (0.0,), (1.0,)), "bernoulli_tensor": ((0.0,),),  # p (tensor: per element)
+    # random_: none; random_(from, to): a set the dtype cannot hold is skipped (as the CPU refuses it)
+    "random": ((),), "random_from_to": ((0, 2), (1, 100), (-3, 7)), "random_full_64": ((),)}
 _SIZES, _STRIDES, _BASE = (4, 3), (6, 2), 24  # the strided case: base[:, ::2] of a 4x6 output
 
 
@@ -55,29 +57,37 @@ class Sampler(NamedTuple):
 
     @property
     def types(self) -> dict[str, str]:
-        return ALL_TYPES if self.kernel.startswith("bernoulli") else TYPES
+        if self.kernel == "random_full_64":
+            return {"float32": "float", "bfloat16": "bfloat", "int64": "long"}
+        return ALL_TYPES if self.kernel.startswith(("bernoulli", "random")) else TYPES
+
+    @property
+    def integer(self) -> bool:
+        """Its params are 64-bit integers (random_from_to's range and base), not floats."""
+        return self.kernel.startswith("random")
 
 
 def _driver(sampler: Sampler, metal: str) -> str:
     kernel, calls = sampler.kernel, []
+    ptype, pc = ("long2", "long") if sampler.integer else ("float2", "float")
     probs, dense_p, strided_p = ((", const float* probs", " probs,", " probs,") if sampler.with_p else ("", "", ""))
     for mt in sampler.types.values():
-        calls.append(f"""extern "C" void mpsgen_dense_{mt}(float* out, long key, long base, float lo, float hi,
+        calls.append(f"""extern "C" void mpsgen_dense_{mt}(float* out, long key, long base, {pc} lo, {pc} hi,
                                    unsigned n{probs}) {{
   {mt}* buf = new {mt}[n];
   const long2 state(key, base);
-  const float2 params(lo, hi);
+  const {ptype} params(lo, hi);
   for (unsigned i = 0; i < n; ++i) {kernel}_dense<{mt}>(buf, state, params,{dense_p} i);
   for (unsigned i = 0; i < n; ++i) out[i] = float(buf[i]);
   delete[] buf;
 }}
-extern "C" void mpsgen_strided_{mt}(float* out, long key, long base, float lo, float hi, const long* sizes,
+extern "C" void mpsgen_strided_{mt}(float* out, long key, long base, {pc} lo, {pc} hi, const long* sizes,
                                      const long* strides, unsigned ndim, unsigned threads, unsigned total,
                                      float fill{probs}) {{
   {mt}* buf = new {mt}[total];
   for (unsigned i = 0; i < total; ++i) buf[i] = {mt}(fill);  // what no thread writes keeps *fill*
   const long2 state(key, base);
-  const float2 params(lo, hi);
+  const {ptype} params(lo, hi);
   const uint ndim_ = ndim;
   for (unsigned i = 0; i < threads; ++i)
     {kernel}_strided<{mt}>(buf, state, params,{strided_p} sizes, strides, ndim_, i);
@@ -146,6 +156,13 @@ def check_random(sampler: Sampler, metal: str, include_root: str | Path) -> TryR
 def _described(sampler: Sampler) -> str:
     """What the check tested, for its output line."""
     sets = len(PARAMS.get(sampler.kernel, PARAMS.get(sampler.op, ())))
+    if sampler.kernel.startswith("random"):
+        ranges = {"random": "[0, 2^digits] or [0, max]", "random_full_64": "the whole int64 range"}.get(
+            sampler.kernel, "[from, to) for (0, 2), (1, 100), (-3, 7) where the dtype holds them")
+        means = f", mean and variance within {Z:g} standard errors" if sampler.kernel == "random_from_to" else ""
+        return (f"torch.Tensor.random_ ({sampler.kernel}) on the CPU in distribution (chi-square of the two samples "
+                f"over their values or 16 bands at p=0.001{means}; {N} draws of {ranges}), in range, "
+                "bit-reproducible for one seed and offset and different for another")
     if sampler.kernel.startswith("bernoulli"):
         what = ("a p per element, 0 to 1" if sampler.with_p else f"{sets} p") + f"; {N} draws"
         return (f"torch.Tensor.bernoulli_ ({sampler.kernel}) on the CPU in distribution (ones within {Z:g} standard "
@@ -173,9 +190,15 @@ def _draw(kernels: ctypes.CDLL, mt: str, key: int, base: int, lo: float, hi: flo
           probs: list[float] | None = None) -> list[float]:
     out = (ctypes.c_float * n)()
     extra = ((ctypes.c_float * n)(*probs[:n]),) if probs is not None else ()
-    getattr(kernels, f"mpsgen_dense_{mt}")(out, ctypes.c_long(key), ctypes.c_long(base), ctypes.c_float(lo),
-                                           ctypes.c_float(hi), n, *extra)
+    getattr(kernels, f"mpsgen_dense_{mt}")(out, ctypes.c_long(key), ctypes.c_long(base), *_params(lo, hi), n, *extra)
     return list(out)
+
+
+def _params(lo: float, hi: float) -> tuple[ctypes.c_long, ctypes.c_long] | tuple[ctypes.c_float, ctypes.c_float]:
+    """The kernels' two params as the driver takes them: random_from_to's (range, base) are integers."""
+    if isinstance(lo, int) and isinstance(hi, int):
+        return ctypes.c_long(lo), ctypes.c_long(hi)
+    return ctypes.c_float(lo), ctypes.c_float(hi)
 
 
 def _check_dtype(sampler: Sampler, dtype: str, mt: str, kernels: ctypes.CDLL, state: ctypes.CDLL,
@@ -188,16 +211,25 @@ def _check_dtype(sampler: Sampler, dtype: str, mt: str, kernels: ctypes.CDLL, st
     sets = PARAMS[sampler.kernel if sampler.kernel in PARAMS else sampler.op]
     probs = probabilities(N) if sampler.with_p else None
     for k, given in enumerate(sets):
-        lo, hi = (*given, 0.0, 0.0)[:2]  # the kernels' float2 (unused parameters are 0)
+        lo, hi = _kernel_params(sampler, given)
+        drawn_by = getattr(torch.empty(N, dtype=tdtype), sampler.op)
+        args = (torch.tensor(probs),) if probs is not None else (-2 ** 63, None) if sampler.kernel == "random_full_64" \
+            else given
+        try:
+            drawn = drawn_by(*args, generator=torch.Generator().manual_seed(SEED + k))
+        except RuntimeError:  # random_(from, to) the dtype cannot hold: the CPU refuses it before the stub
+            continue
+        ref = [float(v) for v in drawn.float().tolist()]
         key, base = state_for(state, SEED, k)
         got = _draw(kernels, mt, key, base, lo, hi, probs=probs)
         values += len(got)
-        drawn_by = getattr(torch.empty(N, dtype=tdtype), sampler.op)
-        args = (torch.tensor(probs),) if probs is not None else given
-        ref = [float(v) for v in drawn_by(*args, generator=torch.Generator().manual_seed(SEED + k)).float().tolist()]
         shown = (f"{dtype} " + " ".join(f"{n}={v:g}" for n, v in zip(_NAMES[sampler.kernel], given)),)
         if sampler.op == "uniform_":  # the bounds as the dtype holds them
             given = tuple(float(torch.tensor(v, dtype=tdtype)) for v in given)
+        elif sampler.kernel == "random":  # [0, count): 2^digits + 1 values for floating dtypes, max + 1 else
+            count = 2 if tdtype == torch.bool else 2 ** _DIGITS[dtype] + 1 if tdtype.is_floating_point \
+                else torch.iinfo(tdtype).max + 1
+            given = (0, count)
         problems += judge(sampler.op, sampler.kernel, given, got, ref, _spacing(torch, tdtype, _scale(sampler, given)),
                           shown, probs)
         if _draw(kernels, mt, key, base, lo, hi, probs=probs) != got:
@@ -210,9 +242,21 @@ def _check_dtype(sampler: Sampler, dtype: str, mt: str, kernels: ctypes.CDLL, st
                        tuple(problems[:3]))
 
 
+def _kernel_params(sampler: Sampler, given: tuple) -> tuple:
+    """The kernels' params for a parameter set: (range, base) of random_(from, to), else the set, 0-padded."""
+    if sampler.kernel == "random_from_to":
+        return given[1] - given[0], given[0]
+    if sampler.integer:
+        return 0, 0
+    return (*given, 0.0, 0.0)[:2]
+
+
+_DIGITS = {"float32": 24, "float16": 11, "bfloat16": 8}  # std::numeric_limits<T>::digits
+
 # each parameter set's names as the output line shows them
 _NAMES = {"uniform": ("from", "to"), "normal": ("mean", "std"), "exponential": ("lambda",),
-          "bernoulli_scalar": ("p",), "bernoulli_tensor": ("p",)}
+          "bernoulli_scalar": ("p",), "bernoulli_tensor": ("p",), "random": (), "random_from_to": ("from", "to"),
+          "random_full_64": ()}
 
 
 def _scale(sampler: Sampler, given: tuple[float, ...]) -> float:
@@ -244,8 +288,8 @@ def _strided(kernels: ctypes.CDLL, mt: str, key: int, base: int, lo: float, hi: 
     runs = []
     for fill in (0.0, 1.0):
         out = (ctypes.c_float * _BASE)()
-        getattr(kernels, f"mpsgen_strided_{mt}")(out, ctypes.c_long(key), ctypes.c_long(base), ctypes.c_float(lo),
-                                                 ctypes.c_float(hi), sizes, strides, 2, threads, _BASE,
+        getattr(kernels, f"mpsgen_strided_{mt}")(out, ctypes.c_long(key), ctypes.c_long(base), *_params(lo, hi),
+                                                 sizes, strides, 2, threads, _BASE,
                                                  ctypes.c_float(fill), *extra)
         runs.append(list(out))
     dense = _draw(kernels, mt, key, base, lo, hi, threads, probs)

@@ -30,6 +30,8 @@ def judge(op: str, kernel: str, params: tuple[float, ...], got: list[float], ref
     """What is wrong with *got* (the kernels' sample) beside *ref* (torch CPU's), for *op*'s *params*."""
     if kernel.startswith("bernoulli"):
         return _bernoulli(got, ref, probs if probs is not None else [params[0]] * len(got), shown)
+    if kernel.startswith("random"):
+        return _integers(kernel, params, got, ref, shown)
     if op == "uniform_":
         lo, hi = params
         outside = [v for v in got if not (lo <= v < hi or lo == hi == v)]
@@ -58,8 +60,9 @@ def moments(got: list[float], want_mean: float, want_var: float, mu4: float, spa
     mean = sum(got) / n
     var = sum((v - mean) ** 2 for v in got) / (n - 1)
     mean_bound = Z * math.sqrt(want_var / n) + spacing
-    # Var(s^2) ~ (mu4 - sigma^4) / n
-    var_bound = Z * math.sqrt((mu4 - want_var ** 2) / n) + 2 * spacing * math.sqrt(12 * want_var)
+    # Var(s^2) = mu4 / n - sigma^4 (n - 3) / (n (n - 1))
+    var_bound = Z * math.sqrt(max(mu4 / n - want_var ** 2 * (n - 3) / (n * (n - 1)), 0.0)) \
+        + 2 * spacing * math.sqrt(12 * want_var)
     out = []
     if abs(mean - want_mean) > mean_bound:
         out.append(Mismatch((*shown, "mean"), f"{want_mean:g} +- {mean_bound:.3g}", f"{mean:g}"))
@@ -110,4 +113,56 @@ def _bernoulli(got: list[float], ref: list[float], probs: list[float], shown: tu
         dof += 1
     if dof and chi2 > CHI2_001[dof]:
         out.append(Mismatch((*shown, "chi-square"), f"<= {CHI2_001[dof]:g} ({dof} dof)", f"{chi2:.2f}"))
+    return out
+
+
+def chi2_limit(dof: int) -> float:
+    """Chi-square's 0.999 quantile (the table to 5 degrees of freedom, Wilson-Hilferty above)."""
+    if dof in CHI2_001:
+        return CHI2_001[dof]
+    return dof * (1 - 2 / (9 * dof) + 3.0902 * math.sqrt(2 / (9 * dof))) ** 3
+
+
+def two_sample_chi2(a: list[float], b: list[float]) -> tuple[float, int]:
+    """Chi-square of two equal-size samples' counts over their values (at most 32 of them) or over 16 equal
+    bands of their joint range; (statistic, degrees of freedom)."""
+    values = sorted(set(a) | set(b))
+    if len(values) <= 32:
+        key = {v: k for k, v in enumerate(values)}
+        bins = len(values)
+        where = key.__getitem__
+    else:
+        low, high = values[0], values[-1]
+        bins = 16
+        where = lambda v: min(int((v - low) / (high - low) * bins), bins - 1)  # noqa: E731
+    ca, cb = [0] * bins, [0] * bins
+    for v in a:
+        ca[where(v)] += 1
+    for v in b:
+        cb[where(v)] += 1
+    chi2, used = 0.0, 0
+    for x, y in zip(ca, cb):
+        if x + y:
+            chi2 += (x - y) ** 2 / (x + y)  # both samples of one size: expected (x + y) / 2 each
+            used += 1
+    return chi2, max(used - 1, 0)
+
+
+def _integers(kernel: str, params: tuple, got: list[float], ref: list[float], shown: tuple[str, ...]) -> list[Mismatch]:
+    out = []
+    if kernel == "random_from_to":
+        low, high = params
+        outside = [v for v in got if not (low <= v < high and v == int(v))]
+        if outside:
+            out.append(Mismatch((*shown, "range"), f"integers in [{low}, {high})", f"{outside[0]!r}"))
+        n = high - low  # a discrete uniform of n values: mean (low + high - 1) / 2, variance (n^2 - 1) / 12
+        out += moments(got, (low + high - 1) / 2, (n * n - 1) / 12, (n * n - 1) * (3 * n * n - 7) / 240, 0.0, shown)
+    elif kernel == "random":  # params: (0, the count of values the dtype takes from 0)
+        low, high = params
+        outside = [v for v in got if not (low <= v < high and v == int(v))]
+        if outside:
+            out.append(Mismatch((*shown, "range"), f"integers in [{low}, {high})", f"{outside[0]!r}"))
+    chi2, dof = two_sample_chi2(got, ref)
+    if dof and chi2 > chi2_limit(dof):
+        out.append(Mismatch((*shown, "chi-square"), f"<= {chi2_limit(dof):.2f} ({dof} dof)", f"{chi2:.2f}"))
     return out

@@ -16,8 +16,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.dtypes import Row
 from mpsgen.plan.nullary_code import metal_stem
-from mpsgen.plan.random_record import (ALL_DTYPES, ALL_METAL_TYPES, BFLOAT, DTYPES, METAL_TYPES, RandomCode,
-                                       every_dtype)
+from mpsgen.plan.random_record import BFLOAT, HOST_ONLY, RandomCode, metal_types, torch_dtypes
 from mpsgen.plan.random_route import Sampler
 from mpsgen.plan.routing import Routing
 from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
@@ -68,7 +67,7 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
     before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
               else f"no MPS kernel ({stub.name} unregistered)")
     rows = tuple(Row(dtype, before, f"registered ({metal})", bool(routing.legacy_kernels), True)
-                 for dtype, metal in (ALL_DTYPES if every_dtype(first.name) else DTYPES).items())
+                 for dtype, metal in _rows(route.samplers).items())
     names = "/".join(f"{s.name}_dense_<T>/{s.name}_strided_<T>" for s in route.samplers)
     notes = (f"the host seeds {names} from the MPS generator as the MPSGraph code did (its lock, "
              "update_philox_counters: one Philox step per launch); each element is drawn at its "
@@ -89,14 +88,16 @@ def _place(sampler: Sampler, draft: Draft, metal_rel: str, mm_rel: str, library:
 
     stub, name = sampler.stub, sampler.name
     guarded = _bfloat_guarded(cs, checkout)
-    types = ALL_METAL_TYPES if every_dtype(name) else METAL_TYPES
+    types = metal_types(name)
     existing = draft.current(metal_rel) if draft.exists(metal_rel) else None
     if existing is not None and not _holds_random_kernels(existing):
         raise MpsgenError(f"{Path(metal_rel).name} exists and holds no kernels of the random kind", path=metal_rel,
                           hint=f"register {stub.name} by hand")
-    with_p = not stubs.is_scalar_type(stub.params[1])  # bernoulli_tensor_stub's p: a tensor read per element
+    with_p = name == "bernoulli_tensor"  # bernoulli_tensor_stub's p: a tensor read per element
+    integer = name.startswith("random")  # random_from_to_stub's range and base: 64-bit integers
     section = render_template("random_kernel.metal.j2", opts.templates_dir, name=name, stub=stub.name,
                               macro=f"REGISTER_{name.upper()}_OP", header=existing is None, with_p=with_p,
+                              ptype="long2" if integer else "float2",
                               types=types if guarded else (*types, BFLOAT),
                               guarded=(BFLOAT,) if guarded else ()) + "\n"
     metal_text = section if existing is None else existing + "\n" + section.lstrip("\n")  # another sampler's file
@@ -108,7 +109,8 @@ def _place(sampler: Sampler, draft: Draft, metal_rel: str, mm_rel: str, library:
     output = f"{first}.tensor(0)" if stub.iterator_type else first
     host_text = render_template("random_host.mm.j2", opts.templates_dir, fn=fn, params=params, output=output,
                                 op=sampler.op, name=name, values=() if with_p else sampler.params[:-1],
-                                probs=sampler.params[0] if with_p else "", gen=sampler.params[-1],
+                                probs=sampler.params[0] if with_p else "", gen=sampler.params[-1], integer=integer,
+                                only=HOST_ONLY.get(name, ()),
                                 dispatch=capabilities(cs).launch.dispatch)
     mm_text = draft.current(mm_rel)
     semicolon, ampersand = host.register_dispatch_style(mm_text)
@@ -142,6 +144,14 @@ def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -
             return path, dead
     raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
                       path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
+
+
+def _rows(samplers: tuple[Sampler, ...]) -> dict[str, str]:
+    """torch dtype -> Metal type, every dtype some sampler of the family serves."""
+    rows: dict[str, str] = {}
+    for s in samplers:
+        rows.update(torch_dtypes(s.name))
+    return rows
 
 
 def _holds_random_kernels(text: str) -> bool:

@@ -21,8 +21,29 @@ BFLOAT = "bfloat"
 
 
 def every_dtype(kernel: str) -> bool:
-    """Whether a sampler draws for every real dtype (bernoulli's 0/1), not the floating ones only."""
-    return kernel.startswith("bernoulli")
+    """Whether a sampler draws for every real dtype (bernoulli's 0/1, random_'s integers), not the floating
+    ones only."""
+    return kernel.startswith(("bernoulli", "random"))
+
+
+def metal_types(kernel: str) -> tuple[str, ...]:
+    """The Metal types a sampler's kernels are registered for, bfloat aside (random_full_64: the CPU
+    kernel's long, float and bfloat; half registered beside bfloat as the checkout's files pair them, its
+    host refusing it as the CPU kernel does)."""
+    if kernel == "random_full_64":
+        return ("float", "half", "long")
+    return ALL_METAL_TYPES if every_dtype(kernel) else METAL_TYPES
+
+
+# sampler -> the ScalarTypes its host kernel accepts (the CPU kernel refuses the others), when not all
+HOST_ONLY = {"random_full_64": ("kLong", "kFloat", "kBFloat16")}
+
+
+def torch_dtypes(kernel: str) -> dict[str, str]:
+    """torch dtype -> Metal type of what a sampler serves (the dtype table's rows)."""
+    if kernel == "random_full_64":
+        return {"float32": "float", "bfloat16": "bfloat", "int64": "long"}
+    return ALL_DTYPES if every_dtype(kernel) else DTYPES
 
 
 class RandomCode(NamedTuple):
@@ -45,4 +66,4 @@ class RandomCode(NamedTuple):
     @property
     def metal_types(self) -> tuple[str, ...]:
         """The Metal types its (first) kernels must be instantiated for."""
-        return (*(ALL_METAL_TYPES if every_dtype(self.kernel) else METAL_TYPES), BFLOAT)
+        return (*metal_types(self.kernel), BFLOAT)

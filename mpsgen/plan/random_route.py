@@ -22,7 +22,10 @@ SAMPLERS = {"uniform_stub": ("uniform", ("from", "to", "gen"), "uniform_"),
             "normal_stub": ("normal", ("mean", "std", "gen"), "normal_"),
             "exponential_stub": ("exponential", ("lambda", "gen"), "exponential_"),
             "bernoulli_scalar_stub": ("bernoulli_scalar", ("p", "gen"), "bernoulli_"),
-            "bernoulli_tensor_stub": ("bernoulli_tensor", ("p_", "gen"), "bernoulli_")}
+            "bernoulli_tensor_stub": ("bernoulli_tensor", ("p_", "gen"), "bernoulli_"),
+            "random_stub": ("random", ("gen",), "random_"),
+            "random_from_to_stub": ("random_from_to", ("range", "base", "gen"), "random_"),
+            "random_full_64_bits_range_stub": ("random_full_64", ("gen",), "random_")}
 
 
 class Sampler(NamedTuple):
@@ -66,8 +69,8 @@ def route_random(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> 
                           f"mpsgen has no Metal sampler for {', '.join(missing)}", path=first.path, line=first.line,
                           hint="register the stubs by hand, or keep the MPSGraph kernels")
     if missing:
-        raise MpsgenError(f"{first.stub} draws {first.kernel}'s output ({first.shown()}); mpsgen writes a Metal "
-                          f"sampler for {', '.join(SAMPLERS)} only", path=first.path, line=first.line,
+        raise MpsgenError(f"{first.stub} draws {first.kernel}'s output ({first.shown()}); mpsgen has no Metal "
+                          "sampler for it", path=first.path, line=first.line,
                           hint=f"register {first.stub} by hand, or keep the MPSGraph kernel")
     headers = planned_texts(cs, folder_files(cs, "native_headers"), checkout)
     samplers = []

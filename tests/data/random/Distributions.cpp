@@ -8,6 +8,9 @@ namespace at::native {
 DEFINE_DISPATCH(bernoulli_scalar_stub);
 DEFINE_DISPATCH(bernoulli_tensor_stub);
 DEFINE_DISPATCH(normal_stub);
+DEFINE_DISPATCH(random_from_to_stub);
+DEFINE_DISPATCH(random_full_64_bits_range_stub);
+DEFINE_DISPATCH(random_stub);
 DEFINE_DISPATCH(uniform_stub);
 
 // ==================================================== Uniform =======================================================
@@ -55,6 +58,37 @@ Tensor& bernoulli_(Tensor& self, const Tensor& p_, std::optional<Generator> gen)
 
 Tensor& bernoulli_(Tensor& self, double p, std::optional<Generator> gen) {
   return at::native::templates::bernoulli_impl_<BernoulliStub, Generator>(self, p, std::move(gen));
+}
+
+// ==================================================== Random ========================================================
+
+template<typename RNG>
+struct RandomStub {
+  void operator()(TensorIteratorBase& iter, std::optional<Generator> gen) {
+    random_stub(iter.device_type(), iter, gen);
+  }
+};
+
+Tensor& random_(Tensor& self, std::optional<Generator> gen) {
+  return at::native::templates::random_impl<RandomStub, Generator>(self, std::move(gen));
+}
+
+template<typename RNG>
+struct RandomFromToStub {
+  void operator()(TensorIteratorBase& iter, uint64_t range, int64_t from, std::optional<Generator> gen) {
+    random_from_to_stub(iter.device_type(), iter, range, from, gen);
+  }
+  void operator()(TensorIteratorBase& iter, std::optional<Generator> gen) {
+    random_full_64_bits_range_stub(iter.device_type(), iter, gen);
+  }
+};
+
+Tensor& random_(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> gen) {
+  return at::native::templates::random_from_to_impl<RandomFromToStub, Generator>(self, from, to, std::move(gen));
+}
+
+Tensor& random_(Tensor& self, int64_t to, std::optional<Generator> gen) {
+  return random_(self, 0, to, std::move(gen));
 }
 
 } // namespace at::native

@@ -10,6 +10,7 @@
 #else
 #include <ATen/ops/bernoulli_native.h>
 #include <ATen/ops/normal_native.h>
+#include <ATen/ops/random_native.h>
 #include <ATen/ops/uniform_native.h>
 #endif
 
@@ -83,6 +84,20 @@ Tensor& bernoulli_mps_(Tensor& self, double p, std::optional<Generator> gen) {
 
 Tensor& bernoulli_mps_(Tensor& self, const Tensor& p_, std::optional<Generator> gen) {
   return mps::random_mps_impl(self, 0.0, 1.0, MPSGraphRandomDistributionUniform, gen, __func__);
+}
+
+Tensor& random_mps_(Tensor& self, int64_t from, std::optional<int64_t> to_opt, std::optional<Generator> gen) {
+  const int64_t to = to_opt.value_or(std::numeric_limits<int32_t>::max());
+  TORCH_CHECK(from < to, "random_mps_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  return mps::random_mps_impl(self, from, to - 1, MPSGraphRandomDistributionUniform, gen, __func__);
+}
+
+Tensor& random_mps_(Tensor& self, int64_t to, std::optional<Generator> gen) {
+  return random_mps_(self, 0, to, gen);
+}
+
+Tensor& random_mps_(Tensor& self, std::optional<Generator> gen) {
+  return random_mps_(self, 0, std::nullopt, gen);
 }
 
 } // namespace at::native
