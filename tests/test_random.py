@@ -96,9 +96,9 @@ def test_normal_joins_uniform_in_distributions_metal(tree: Path) -> None:
     assert "normal_mps_(" not in mm and "static Tensor& random_mps_impl(" in mm  # bernoulli_mps_ still runs it
 
 
-def test_bernoulli_plans_a_sampler_per_stub(tree: Path) -> None:
+def test_bernoulli_and_random_plan_a_sampler_per_stub(tree: Path) -> None:
     root = _lay(tree)
-    r = mpsgen("migrate", "bernoulli_", *FAST, cwd=root)
+    r = mpsgen("migrate", "bernoulli_", "random_", *FAST, cwd=root)
     assert r.returncode == 0, r.stdout + r.stderr
     assert (root / YAML).read_text().count("    CPU, CUDA, MPS: bernoulli_\n") == 2
     mm = (root / MM).read_text()
@@ -112,14 +112,7 @@ def test_bernoulli_plans_a_sampler_per_stub(tree: Path) -> None:
     for t in ("float", "half", "long", "int", "short", "char", "uchar", "bool", "bfloat"):
         assert f"REGISTER_BERNOULLI_SCALAR_OP({t});" in metal and f"REGISTER_BERNOULLI_TENSOR_OP({t});" in metal, t
     assert "device const float* probs [[buffer(3)]]," in metal
-    assert mpsgen("migrate", "uniform_", "normal_", "random_", *FAST, cwd=root).returncode == 0
-    assert "random_mps_impl" not in (root / MM).read_text()  # the MPSGraph helper went with its last user
-
-
-def test_random_reads_every_overload_and_plans_three_samplers(tree: Path) -> None:
-    root = _lay(tree)
-    r = mpsgen("migrate", "random_", *FAST, cwd=root)
-    assert r.returncode == 0, r.stdout + r.stderr
+    # random_: its three C++ overloads read, a sampler for each of their stubs
     assert (root / YAML).read_text().count("    CPU, CUDA, MPS: random_\n") == 3
     mm = (root / MM).read_text()
     assert "random_mps_(" not in mm  # its three C++ overloads
@@ -216,13 +209,9 @@ def test_status_lists_uniform_as_a_candidate_of_the_random_kind(tree: Path) -> N
 _MUTANTS = {
     "right": None,
     "normal": None,
-    "exponential": None,
-    "bernoulli_scalar": None,
     "bernoulli_tensor": None,
     "p too low": ("< prob);", "< 0.8f * prob);"),
-    "random": None,
     "random_from_to": None,
-    "random_full_64": None,
     "one past `to`": ("bits % range)", "bits % (range + 1))"),
     "no clamp at `to`": ("return value == static_cast<T>(params.y) ? static_cast<T>(params.x) : value;",
                          "return value;"),
