@@ -108,6 +108,7 @@ def test_bernoulli_and_random_plan_a_sampler_per_stub(tree: Path) -> None:
     # p per element as the CPU kernel reads it: broadcast to the output, in float; bound after the params
     assert ("static_cast<const Tensor&>(p_).to(self.device(), kFloat).expand(self.sizes()).contiguous();" in mm
             and "mtl_setBuffer(computeEncoder, probs, 3);" in mm and "mtl_setArgs<4>(" in mm)
+    assert mm.count("const bool dense = self.is_contiguous();") == 1  # p's order is the logical one
     metal = (root / METAL).read_text()
     for t in ("float", "half", "long", "int", "short", "char", "uchar", "bool", "bfloat"):
         assert f"REGISTER_BERNOULLI_SCALAR_OP({t});" in metal and f"REGISTER_BERNOULLI_TENSOR_OP({t});" in metal, t
