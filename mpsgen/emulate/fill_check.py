@@ -136,7 +136,7 @@ extern "C" int mpsgen_to(int dtype, double re, double im, long long i, int kind,
 """
 
 
-def _build(name: str, source: str, argv: list[str], libs: tuple[str, ...] = ()) -> ctypes.CDLL:
+def build_library(name: str, source: str, argv: list[str], libs: tuple[str, ...] = ()) -> ctypes.CDLL:
     key = hashlib.sha256(("3\0" + source + "\0".join((*argv, "--", *libs))).encode()).hexdigest()[:20]
     folder = cache_dir() / "fill"
     folder.mkdir(parents=True, exist_ok=True)
@@ -165,9 +165,9 @@ def check_fill(kernel: str, metal: str, include_root: str | Path) -> TryResult:
     torch = import_torch()  # the installed torch, not the checkout's source folder
     cxx = find_compiler()
     torch_dir = Path(torch.__file__).parent
-    kernels = _build("kernels", _driver(kernel, metal), emulation_argv(cxx, include_root))
+    kernels = build_library("kernels", _driver(kernel, metal), emulation_argv(cxx, include_root))
     abi = int(torch.compiled_with_cxx11_abi())
-    convert = _build("convert", _converter(), [*cxx, *[f for f in FLAGS if f != "-fwrapv"], f"-D_GLIBCXX_USE_CXX11_ABI={abi}",
+    convert = build_library("convert", _converter(), [*cxx, *[f for f in FLAGS if f != "-fwrapv"], f"-D_GLIBCXX_USE_CXX11_ABI={abi}",
                                                  "-I", str(torch_dir / "include")],
                      ("-L", str(torch_dir / "lib"), "-lc10", f"-Wl,-rpath,{torch_dir / 'lib'}"))
     rows = tuple(_check_dtype(k, dtype, mt, kernels, convert, torch) for k, (dtype, (mt, _)) in enumerate(TYPES.items()))

@@ -130,6 +130,18 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
             if not filled.ok:
                 break
             continue
+        if plan.random is not None:  # a distribution stub's kernels: in distribution against torch's CPU sampler
+            from mpsgen.emulate.random_check import check_planned_random
+
+            try:
+                drawn = check_planned_random(plan, group.changeset, checkout.root)
+            except ToolMissing as why:
+                done.append(OpCheck(plan.family, "skipped", reason=why.render()))
+                continue
+            done.append(OpCheck(plan.family, "agreed" if drawn.ok else "disagreed", drawn))
+            if not drawn.ok:
+                break
+            continue
         spec = plan.spec
         if spec is None:  # a stub MPS already runs: no new kernel to check
             continue

@@ -89,6 +89,9 @@ class FrontierIndex:
             if nullary is not None:
                 return Overload(e.name, mps_kernel, site.kernel, at, (nullary.stub,), None, True,
                                 f"{nullary.shown()}: an iterator of its output only (the nullary kind)")
+            drawn = self._random(site.kernel)  # uniform_ -> templates::uniform_impl_<UniformStub> -> uniform_stub
+            if drawn is not None:
+                return Overload(e.name, mps_kernel, site.kernel, at, (drawn[0].stub,), None, drawn[1], drawn[2])
         indexing = self._indexing(use.impl)
         if indexing:  # index_fill_ -> index_fill_stub (plan/indexing_route.py)
             return Overload(e.name, mps_kernel, site.kernel, at, tuple(d.name for d in indexing), indexing[0].fn_type,
@@ -149,6 +152,26 @@ class FrontierIndex:
         from mpsgen.sources.native.indexing import indexing_stubs
 
         return indexing_stubs(self.inv.shared_kernels.text(impl.path), impl, self.inv.stub_declarations)
+
+    def _random(self, kernel: str):  # -> tuple[DistributionReach, bool, str] | None
+        """How *kernel* reaches a distribution stub through a template's functor (uniform_ -> uniform_stub),
+        whether mpsgen writes its sampler (plan/random_route.SAMPLERS), and why; None when it does not."""
+        from mpsgen.plan.random_route import SAMPLERS
+        from mpsgen.sources.native.distribution import distribution_reach
+
+        found = self.inv.shared_kernels
+        impl = found.impl(kernel)
+        reach = distribution_reach(lambda _: {impl.path: found.text(impl.path)}, kernel) if impl else None
+        if reach is None:
+            return None
+        every = reach.stubs or (reach.stub,)
+        if all(s in SAMPLERS for s in every):
+            also = f" (and {', '.join(every[1:])})" if len(every) > 1 else ""
+            return reach, True, f"{reach.shown()}{also}: a distribution stub (the random kind)"
+        if len(every) > 1:
+            return reach, False, (f"{reach.shown()}: draws through {', '.join(every)}; mpsgen has no Metal sampler "
+                                  f"for {', '.join(s for s in every if s not in SAMPLERS)}")
+        return reach, False, f"{reach.shown()}: a distribution stub mpsgen has no Metal sampler for yet"
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub

@@ -21,6 +21,7 @@ from mpsgen.plan.kernel_code import KernelCode, plan_kernel_code, registered_met
 from mpsgen.plan.legacy import LegacyRemoval, callers_first, remove_legacy
 from mpsgen.plan.multistub import StubTarget
 from mpsgen.plan.nullary_record import DTYPE_GROUPS as NULLARY_GROUPS
+from mpsgen.plan.random_record import DTYPE_GROUPS as RANDOM_GROUPS  # the random kind's dtypes
 from mpsgen.plan.retired import Retired, retire_bespoke_kernels
 from mpsgen.plan.split_outputs import OutputKernel
 from mpsgen.plan.result import Plan, Rendered  # callers (commands/migrate.py, plan/group.py) import Plan from here
@@ -38,6 +39,7 @@ from mpsgen.tree.checkout import YAML_REL, Checkout
 if TYPE_CHECKING:
     from mpsgen.plan.indexing_record import IndexingCode
     from mpsgen.plan.nullary_record import NullaryCode
+    from mpsgen.plan.random_record import RandomCode
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class Phases:
     others: tuple[StubKernel, ...] = ()  # the family's other stubs (plan/multistub.py), one kernel each
     nullary: NullaryCode | None = None  # the nullary kind's kernels (fill_stub; plan/nullary_code.py)
     indexing: IndexingCode | None = None  # the indexing kind's kernel (index_fill_stub; plan/indexing_code.py)
+    random: RandomCode | None = None  # the random kind's kernels (uniform_stub; plan/random_code.py)
 
 
 def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOptions,
@@ -91,7 +94,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         # The bespoke kernels only the legacy code runs go with it, before the new kernel takes their names.
         retired = retire_bespoke_kernels(cs, checkout, routing.legacy_kernels, routing.family)
         apply_edits(cs, retired.edits)
-        nullary = indexing = None
+        nullary = indexing = random = None
         no_others: tuple[StubKernel, ...] = ()
         if routing.nullary is not None:  # fill_: a stub of an output-only iterator (plan/nullary_code.py)
             from mpsgen.plan.nullary_code import plan_nullary_code
@@ -105,6 +108,12 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             indexing = plan_indexing_code(routing, checkout, cs, opts)
             apply_edits(cs, indexing.edits)
             first, others = StubKernel(routing.stub, kept_kernel=indexing.kept), no_others
+        elif routing.random is not None:  # uniform_: a distribution stub (plan/random_code.py)
+            from mpsgen.plan.random_code import plan_random_code
+
+            random = plan_random_code(routing, checkout, cs, opts)
+            apply_edits(cs, random.edits)
+            first, others = StubKernel(routing.stub, kept_kernel=random.kept), no_others
         elif routing.outputs:  # one kernel per output (plan/split_outputs.py), the host placed with the last
             kernels: list[StubKernel] = []
             for k in range(len(routing.outputs)):
@@ -136,6 +145,9 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         if nullary is not None or indexing is not None:  # their kernels serve every dtype the CPU kernel takes
             tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=NULLARY_GROUPS, dropped=(),
                                     drop_complex=False)
+        elif random is not None:  # samples differ from the CPU's whatever the kernel: their xfails stay
+            tests = TestListsPhase(notes=(f"test lists left alone: {routing.family}'s samples match the CPU's in "
+                                          "distribution only, so its output-match entries stay as they are",))
         elif code is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
             tests = TestListsPhase(notes=(f"test lists left alone: {routing.stub.name}'s kernel serves "
                                           f"{routing.family} already",))
@@ -150,7 +162,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             xfails = dropped_xfails(code.dtype_rows, next(iter(tests.test_keys.values()), routing.family), cs, checkout)
             apply_edits(cs, xfails.edits)
     return Phases(routing, choice, code, kept_kernel, tuple(removals), tuple(legacy_notes), tests, xfails,
-                  first.notes, others, nullary, indexing)
+                  first.notes, others, nullary, indexing, random)
 
 
 def _stub_kernel(command: Command, routing: Routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
@@ -183,24 +195,24 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
                           notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes,
                                  *(sk.code.notes if sk.code else ())))
                  for sk in phases.others)
-    nullary, indexing = phases.nullary, phases.indexing
+    nullary, indexing, random = phases.nullary, phases.indexing, phases.random
+    own = nullary or indexing or random  # the nullary, indexing or random kind's code: the same fields
     notes = (*routing.kept, *routing.notes, *((phases.kept_kernel,) if phases.kept_kernel else ()),
-             *phases.first_notes, *(code.notes if code else ()), *(nullary.notes if nullary else ()),
-             *(indexing.notes if indexing else ()),
+             *phases.first_notes, *(code.notes if code else ()), *(own.notes if own else ()),
              *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,
              *(tests.notes if tests else ()), *phases.xfails.notes, *formatted)
     api_added = (*(choice.api_added if choice else ()), *(a for sub in subs for a in sub.api_added))
     return _plan_of(
         command, op, routing.family, cs, choice, code, nothing_to_do=nothing_to_do,
         moved=routing.moved if not routing.nothing_to_do else (), stub=routing.stub,
-        added=(*(code.added if code else ()), *(nullary.added if nullary else ()), *(indexing.added if indexing else ()),
-               *(a for sub in subs for a in sub.added)),
+        added=(*(code.added if code else ()), *(own.added if own else ()), *(a for sub in subs for a in sub.added)),
         api_added=tuple(dict.fromkeys(api_added)),
         removed=(*(code.removed if code else ()), *(r for sub in subs for r in sub.removed),
                  *(r for x in phases.removals for r in x.removed)),
         notes=notes, tests=tests, xfail_changes=phases.xfails.changes, overloads=routing.overloads, files=files,
         stub_plans=subs, nullary=nullary if nullary and not nullary.kept else None,
         indexing=indexing if indexing and not indexing.kept else None,
+        random=random if random and not random.kept else None,
     )
 
 
@@ -210,38 +222,31 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
              overloads: tuple[str, ...], nothing_to_do: str = "", tests: TestListsPhase | None = None,
              xfail_changes: tuple[str, ...] = (), files: tuple[str, ...] = (), stub_plans: tuple[Plan, ...] = (),
              other_stub: bool = False, check_op: str = "", nullary: NullaryCode | None = None,
-             indexing: IndexingCode | None = None) -> Plan:
-    """The one place a Plan is built: a stub's kernel from its choice and code records (or the nullary kind's
-    code), the rest given."""
-    if indexing is not None:  # the indexing kind's record in the nullary kind's fields (kernel, rows, --print)
-        return replace(_plan_of(command, op, family, cs, choice, code, moved=moved, stub=stub, added=added,
-                                api_added=api_added, removed=removed, notes=notes, overloads=overloads,
-                                nothing_to_do=nothing_to_do, tests=tests, xfail_changes=xfail_changes, files=files,
-                                stub_plans=stub_plans, other_stub=other_stub, check_op=check_op),
-                       kernel=indexing.kernel, dtypes=NULLARY_GROUPS, dtype_rows=indexing.rows, kind="indexing",
-                       indexing=indexing, rendered=Rendered(indexing.metal_text, (), indexing.host_code,
-                                                            indexing.register_line, indexing.metal_path,
-                                                            indexing.mm_path))
+             indexing: IndexingCode | None = None, random: RandomCode | None = None) -> Plan:
+    """The one place a Plan is built: a stub's kernel from its choice and code records (or the nullary,
+    indexing or random kind's code), the rest given."""
+    own = nullary or indexing or random
     return Plan(
         command, op, family, cs, nothing_to_do=nothing_to_do, moved=moved, stub=stub,
         spec=code.spec if code else None,
-        kernel=nullary.kernel if nullary else code.spec.name if code else (choice.kernel if choice else ""),
+        kernel=own.kernel if own else code.spec.name if code else (choice.kernel if choice else ""),
         arity=choice.arity if choice else "", shape=choice.shape if choice else None,
         reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
         two_outputs=code.two_outputs if code else None,
         binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
         diverted=choice.diverted if choice else None,
-        dtypes=NULLARY_GROUPS if nullary else code.spec.dtypes if code else (),
-        rendered=code.rendered if code else _nullary_rendered(nullary) if nullary else Rendered(), added=added, api_added=api_added, removed=removed,
+        dtypes=NULLARY_GROUPS if nullary or indexing else RANDOM_GROUPS if random else code.spec.dtypes if code else (),
+        rendered=code.rendered if code else _nullary_rendered(own) if own else Rendered(), added=added, api_added=api_added, removed=removed,
         notes=notes, test_lists=(*(tests.changes if tests else ()), *xfail_changes),
         test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
         grad_test_names=tests.grad_test_names if tests else (), overloads=overloads, files=files,
-        dtype_rows=nullary.rows if nullary else code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
-        other_stub=other_stub, check_op=check_op, kind="nullary" if nullary else "pointwise", nullary=nullary,
+        dtype_rows=own.rows if own else code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
+        other_stub=other_stub, check_op=check_op, kind="nullary" if nullary else "indexing" if indexing else "random" if random else "pointwise",
+        nullary=nullary, indexing=indexing, random=random,
     )
 
 
-def _nullary_rendered(nullary: NullaryCode) -> Rendered:
-    """What --print shows of the nullary kind: the .metal file, the host kernel and its registration."""
+def _nullary_rendered(nullary: NullaryCode | IndexingCode | RandomCode) -> Rendered:
+    """What --print shows of the nullary (indexing, random) kind: the .metal file, the host kernel and its registration."""
     return Rendered(nullary.metal_text, (), nullary.host_code, nullary.register_line, nullary.metal_path,
                     nullary.mm_path)

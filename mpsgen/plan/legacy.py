@@ -71,11 +71,13 @@ def remove_legacy(cs: Changeset, checkout: Checkout, name: str, family: str) -> 
     texts: dict[str, str] = {}
     removed: list[str] = []
     notes: list[str] = []
+    used_before: set[str] = set()  # what the overloads deleted so far used (normal_mps's three call one helper)
     for impl in impls:
         before = texts.get(impl.path, cs.current(impl.path))
-        # impl's lines are those of the text it was found in (an earlier overload's removal moved them)
+        # its lines in the text it was found in: an earlier overload's removal moved them in *before*
         body = "".join(split_lines(cs.current(impl.path))[impl.line - 1 : impl.end_line])
-        used = referenced_names(body)
+        used = referenced_names(body) | used_before
+        used_before = used
         # one `return at::op(...)`: it runs neither MPSGraph nor Metal itself, only the op its yaml line no
         # longer reaches (2.7's zero_mps_ once `migrate fill_` pointed it at at::fill_)
         at_call = impl.backend == "unknown" and only_returns_an_at_call(body)

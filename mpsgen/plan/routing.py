@@ -24,6 +24,7 @@ from mpsgen.tree.checkout import YAML_REL, Checkout
 if TYPE_CHECKING:
     from mpsgen.plan.indexing_route import IndexingRoute
     from mpsgen.plan.nullary_route import NullaryRoute
+    from mpsgen.plan.random_route import RandomRoute
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 
 
@@ -55,6 +56,7 @@ class Routing:
     # the nullary kind: the shared kernels reach a stub of an output-only iterator (fill_stub; plan/nullary_route.py)
     nullary: NullaryRoute | None = None
     indexing: IndexingRoute | None = None  # the indexing kind: index_fill_stub (plan/indexing_route.py)
+    random: RandomRoute | None = None  # the random kind: a distribution stub (uniform_stub; plan/random_route.py)
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -129,10 +131,11 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
 
             nullary = route_nullary(checkout, cs, index, shared)
         indexing = _indexing(checkout, cs, index, shared) if not (nullary or opts.stub_override or outputs) else None
-        if nullary is None and indexing is None:
+        random = _random_route(checkout, cs, shared) if not (nullary or indexing or opts.stub_override) else None
+        if nullary is None and indexing is None and random is None:
             _require_elementwise(checkout, cs, family, edit, delegating)
-        targets = () if opts.stub_override or outputs or nullary or indexing else \
-            _targets(checkout, cs, family, edit, shared)
+        own_stub = opts.stub_override or outputs or nullary or indexing or random  # a stub found otherwise
+        targets = () if own_stub else _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel
             stub, schema_entry = targets[0].stub, targets[0].entry
         elif nullary is not None:  # fill_: the stub its shared kernel reaches through fill_out
@@ -141,13 +144,16 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
         elif indexing is not None:  # index_fill_: index_fill_stub
             stub = indexing.stub
             notes += indexing.notes()
+        elif random is not None:  # uniform_: the stub its shared kernel's template functor calls
+            stub = random.stub
+            notes += random.notes()
         else:
             stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
                    legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets,
                    two_outputs=two_outputs, outputs=outputs, caller_edits=spared.edits if spared else (),
-                   notes=tuple(notes), nullary=nullary, indexing=indexing)
+                   notes=tuple(notes), nullary=nullary, indexing=indexing, random=random)
 
 
 def _indexing(checkout: Checkout, cs: Changeset, index: nf.NativeIndex, shared: tuple[str, ...]) -> IndexingRoute | None:
@@ -262,8 +268,10 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
 
         nullary = route_nullary(checkout, cs, index, shared)  # fill_: fill_stub, reached through fill_out
         nullary = nullary or _indexing(checkout, cs, index, shared)  # gather_out: gather_stub (indexing kind)
-    targets = () if opts.stub_override or nullary else _targets(checkout, cs, family, None, shared)
+    random = _random_route(checkout, cs, shared) if nullary is None and not opts.stub_override else None
+    targets = () if opts.stub_override or nullary or random else _targets(checkout, cs, family, None, shared)
     found = [t.stub for t in targets] or ([*getattr(nullary, "stubs", (nullary.stub,))] if nullary else  # scatter: 4
+                                          [random.stub] if random else
                                           [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)])
     mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     runs: list[tuple[stubs.StubDecl, Registration, str]] = []
@@ -345,3 +353,10 @@ def _tensor_count(entry: Entry) -> int:
     from mpsgen.plan.binding import schema_args
 
     return sum(a.type.startswith("Tensor") for a in schema_args(entry.func))
+
+
+def _random_route(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> RandomRoute | None:
+    """The random kind's route (plan/random_route.py), imported when asked."""
+    from mpsgen.plan.random_route import route_random
+
+    return route_random(checkout, cs, shared)

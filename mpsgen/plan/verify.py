@@ -41,14 +41,15 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
         problems.append(f"{plan.stub.name} is registered for MPS {len(regs)} times")
     # Only a file that spells the kernel's name can register it.  (No spec: the stub already ran a
     # kernel, which planning did not touch.)
-    if plan.nullary is not None:  # the nullary kind's own .metal (created by the plan: no folder listing has it)
+    own = plan.nullary or plan.random  # the nullary or random kind's own .metal (created by the plan)
+    if own is not None:
         from mpsgen.sources.metal.nullary import registered_types
 
-        types = registered_types(cs.current(plan.nullary.metal_path), plan.kernel)
-        missing = [t for t in plan.nullary.metal_types if t not in types]
+        types = registered_types(cs.current(own.metal_path), plan.kernel)
+        missing = [t for t in own.metal_types if t not in types]
         if missing:
             problems.append(f"kernels '{plan.kernel}_dense_<T>'/'{plan.kernel}_strided_<T>' are not registered for "
-                            f"{', '.join(missing)} in {plan.nullary.metal_path}")
+                            f"{', '.join(missing)} in {own.metal_path}")
     if plan.indexing is not None:  # the indexing kind's kernel, per element size, in the host's paired .metal
         from mpsgen.sources.metal.names import names_in
 
