@@ -132,6 +132,21 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
             if not filled.ok:
                 break
             continue
+        if plan.reduction is not None:  # a reduce stub's kernels: the planned ReduceOps.metal against torch CPU
+            from mpsgen.emulate.reduce_check import check_reduction
+            from mpsgen.emulate.compile import cache_dir
+            from mpsgen.emulate.overlay import include_root as with_planned
+
+            try:
+                reduced = check_reduction(plan.reduction.name, group.changeset.current(plan.reduction.metal_path),
+                                          with_planned(checkout.root, headers, cache_dir()))
+            except ToolMissing as why:
+                done.append(OpCheck(plan.family, "skipped", reason=why.render()))
+                continue
+            done.append(OpCheck(plan.family, "agreed" if reduced.ok else "disagreed", reduced))
+            if not reduced.ok:
+                break
+            continue
         spec = plan.spec
         if spec is None:  # a stub MPS already runs: no new kernel to check
             continue

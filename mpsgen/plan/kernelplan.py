@@ -37,6 +37,7 @@ from mpsgen.tree.checkout import YAML_REL, Checkout
 
 if TYPE_CHECKING:
     from mpsgen.plan.nullary_record import NullaryCode
+    from mpsgen.plan.reduction_record import ReductionCode
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Phases:
     first_notes: tuple[str, ...] = ()  # what the first stub's branch changed (a family calling several)
     others: tuple[StubKernel, ...] = ()  # the family's other stubs (plan/multistub.py), one kernel each
     nullary: NullaryCode | None = None  # the nullary kind's kernels (fill_stub; plan/nullary_code.py)
+    reduction: ReductionCode | None = None  # the reduction kind's (sum_stub; plan/reduction_code.py)
 
 
 def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOptions,
@@ -89,7 +91,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         # The bespoke kernels only the legacy code runs go with it, before the new kernel takes their names.
         retired = retire_bespoke_kernels(cs, checkout, routing.legacy_kernels, routing.family)
         apply_edits(cs, retired.edits)
-        nullary = None
+        nullary = reduction = None
         no_others: tuple[StubKernel, ...] = ()
         if routing.nullary is not None:  # fill_: a stub of an output-only iterator (plan/nullary_code.py)
             from mpsgen.plan.nullary_code import plan_nullary_code
@@ -97,6 +99,12 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             nullary = plan_nullary_code(routing, checkout, cs, opts)
             apply_edits(cs, nullary.edits)
             first, others = StubKernel(routing.stub, kept_kernel=nullary.kept), no_others
+        elif routing.reduction is not None:  # sum: a reduce stub's kernels (plan/reduction_code.py)
+            from mpsgen.plan.reduction_code import plan_reduction_code
+
+            reduction = plan_reduction_code(routing, checkout, cs, opts)
+            apply_edits(cs, reduction.edits)
+            first, others = StubKernel(routing.stub, kept_kernel=reduction.kept), no_others
         elif routing.outputs:  # one kernel per output (plan/split_outputs.py), the host placed with the last
             kernels: list[StubKernel] = []
             for k in range(len(routing.outputs)):
@@ -125,8 +133,9 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
                 cs.set_text(path, text, f"removed the legacy {legacy}")  # MPSGraph or bespoke Metal
             removals.append(removal)
             legacy_notes.extend(removal.notes)
-        if nullary is not None:  # fill_stub's kernels (new or kept) serve every dtype the CPU kernel fills
-            tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=NULLARY_GROUPS, dropped=(),
+        if nullary is not None or reduction is not None:  # fill_stub's kernels serve every dtype; a reduction's its groups
+            groups = reduction.groups if reduction is not None and reduction.groups else NULLARY_GROUPS
+            tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=groups, dropped=(),
                                     drop_complex=False)
         elif code is None:  # the stub's kernel is another op's (sub: add_stub): its dtypes are not ours to list
             tests = TestListsPhase(notes=(f"test lists left alone: {routing.stub.name}'s kernel serves "
@@ -142,7 +151,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             xfails = dropped_xfails(code.dtype_rows, next(iter(tests.test_keys.values()), routing.family), cs, checkout)
             apply_edits(cs, xfails.edits)
     return Phases(routing, choice, code, kept_kernel, tuple(removals), tuple(legacy_notes), tests, xfails,
-                  first.notes, others, nullary)
+                  first.notes, others, nullary, reduction)
 
 
 def _stub_kernel(command: Command, routing: Routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
@@ -175,21 +184,24 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
                           notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes,
                                  *(sk.code.notes if sk.code else ())))
                  for sk in phases.others)
-    nullary = phases.nullary
+    nullary, reduction = phases.nullary, phases.reduction
     notes = (*routing.kept, *routing.notes, *((phases.kept_kernel,) if phases.kept_kernel else ()),
              *phases.first_notes, *(code.notes if code else ()), *(nullary.notes if nullary else ()),
+             *(reduction.notes if reduction else ()),
              *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,
              *(tests.notes if tests else ()), *phases.xfails.notes, *formatted)
     api_added = (*(choice.api_added if choice else ()), *(a for sub in subs for a in sub.api_added))
     return _plan_of(
         command, op, routing.family, cs, choice, code, nothing_to_do=nothing_to_do,
         moved=routing.moved if not routing.nothing_to_do else (), stub=routing.stub,
-        added=(*(code.added if code else ()), *(nullary.added if nullary else ()), *(a for sub in subs for a in sub.added)),
+        added=(*(code.added if code else ()), *(nullary.added if nullary else ()),
+               *(reduction.added if reduction else ()), *(a for sub in subs for a in sub.added)),
         api_added=tuple(dict.fromkeys(api_added)),
         removed=(*(code.removed if code else ()), *(r for sub in subs for r in sub.removed),
                  *(r for x in phases.removals for r in x.removed)),
         notes=notes, tests=tests, xfail_changes=phases.xfails.changes, overloads=routing.overloads, files=files,
         stub_plans=subs, nullary=nullary if nullary and not nullary.kept else None,
+        reduction=reduction if reduction and not reduction.kept else None,
     )
 
 
@@ -198,29 +210,32 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
              added: tuple[str, ...], api_added: tuple[str, ...], removed: tuple[str, ...], notes: tuple[str, ...],
              overloads: tuple[str, ...], nothing_to_do: str = "", tests: TestListsPhase | None = None,
              xfail_changes: tuple[str, ...] = (), files: tuple[str, ...] = (), stub_plans: tuple[Plan, ...] = (),
-             other_stub: bool = False, check_op: str = "", nullary: NullaryCode | None = None) -> Plan:
+             other_stub: bool = False, check_op: str = "", nullary: NullaryCode | None = None,
+             reduction: ReductionCode | None = None) -> Plan:
     """The one place a Plan is built: a stub's kernel from its choice and code records (or the nullary kind's
     code), the rest given."""
+    own = nullary or reduction  # a kind writing its own .metal and host: their texts, kernel and dtype rows
     return Plan(
         command, op, family, cs, nothing_to_do=nothing_to_do, moved=moved, stub=stub,
         spec=code.spec if code else None,
-        kernel=nullary.kernel if nullary else code.spec.name if code else (choice.kernel if choice else ""),
+        kernel=own.kernel if own else code.spec.name if code else (choice.kernel if choice else ""),
         arity=choice.arity if choice else "", shape=choice.shape if choice else None,
         reused_kernel=code.reused_kernel if code else "", reused_functor=code.reused_functor if code else "",
         two_outputs=code.two_outputs if code else None,
         binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
         diverted=choice.diverted if choice else None,
-        dtypes=NULLARY_GROUPS if nullary else code.spec.dtypes if code else (),
-        rendered=code.rendered if code else _nullary_rendered(nullary) if nullary else Rendered(), added=added, api_added=api_added, removed=removed,
+        dtypes=NULLARY_GROUPS if nullary else reduction.groups if reduction else code.spec.dtypes if code else (),
+        rendered=code.rendered if code else _nullary_rendered(own) if own else Rendered(), added=added, api_added=api_added, removed=removed,
         notes=notes, test_lists=(*(tests.changes if tests else ()), *xfail_changes),
         test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
         grad_test_names=tests.grad_test_names if tests else (), overloads=overloads, files=files,
-        dtype_rows=nullary.rows if nullary else code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
-        other_stub=other_stub, check_op=check_op, kind="nullary" if nullary else "pointwise", nullary=nullary,
+        dtype_rows=own.rows if own else code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
+        other_stub=other_stub, check_op=check_op, nullary=nullary, reduction=reduction,
+        kind="nullary" if nullary else "reduction" if reduction else "pointwise",
     )
 
 
-def _nullary_rendered(nullary: NullaryCode) -> Rendered:
-    """What --print shows of the nullary kind: the .metal file, the host kernel and its registration."""
+def _nullary_rendered(nullary: NullaryCode | ReductionCode) -> Rendered:
+    """What --print shows of the nullary and reduction kinds: the .metal file, the host kernel and its registration."""
     return Rendered(nullary.metal_text, (), nullary.host_code, nullary.register_line, nullary.metal_path,
                     nullary.mm_path)

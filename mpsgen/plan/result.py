@@ -16,6 +16,7 @@ from mpsgen.tree.changeset import Changeset
 
 if TYPE_CHECKING:
     from mpsgen.plan.nullary_record import NullaryCode
+    from mpsgen.plan.reduction_record import ReductionCode
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
     from mpsgen.plan.binding import Binding
     from mpsgen.plan.dtypes import Row
@@ -82,6 +83,7 @@ class Plan:
     check_op: str = ""  # the op the numeric check compares with, when not the family's (KernelChoice.check_op)
     kind: KernelKind = "pointwise"  # "nullary": a stub filling its output with a scalar (fill_stub)
     nullary: NullaryCode | None = None  # that kind's kernels and host (plan/nullary_code.py)
+    reduction: ReductionCode | None = None  # "reduction": a reduce stub's kernels (plan/reduction_code.py)
 
     @property
     def kernel_plans(self) -> tuple[Plan, ...]:

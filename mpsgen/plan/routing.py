@@ -23,6 +23,7 @@ from mpsgen.tree.checkout import YAML_REL, Checkout
 
 if TYPE_CHECKING:
     from mpsgen.plan.nullary_route import NullaryRoute
+    from mpsgen.plan.reduction_route import ReductionRoute
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 
 
@@ -53,6 +54,8 @@ class Routing:
     notes: tuple[str, ...] = ()  # overloads moved with the family through their shared kernel, calls rewritten
     # the nullary kind: the shared kernels reach a stub of an output-only iterator (fill_stub; plan/nullary_route.py)
     nullary: NullaryRoute | None = None
+    # the reduction kind: a TensorIterator reduction of a reduce stub (sum_stub; plan/reduction_route.py)
+    reduction: ReductionRoute | None = None
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -126,21 +129,27 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
             from mpsgen.plan.nullary_route import route_nullary
 
             nullary = route_nullary(checkout, cs, index, shared)
-        if nullary is None:
+        reduction = _reduction(checkout, cs, shared) if not (opts.stub_override or outputs or two_outputs or nullary) \
+            else None
+        if nullary is None and reduction is None:
             _require_elementwise(checkout, cs, family, edit, delegating)
-        targets = () if opts.stub_override or outputs or nullary else _targets(checkout, cs, family, edit, shared)
+        targets = () if opts.stub_override or outputs or nullary or reduction else \
+            _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel
             stub, schema_entry = targets[0].stub, targets[0].entry
         elif nullary is not None:  # fill_: the stub its shared kernel reaches through fill_out
             stub = nullary.stub
             notes += nullary.notes()
+        elif reduction is not None:  # sum: sum_out's sum_stub, run by the reduction kind's kernels
+            stub = reduction.stub
+            notes += reduction.notes()
         else:
             stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
                    legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets,
                    two_outputs=two_outputs, outputs=outputs, caller_edits=spared.edits if spared else (),
-                   notes=tuple(notes), nullary=nullary)
+                   notes=tuple(notes), nullary=nullary, reduction=reduction)
 
 
 def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:
@@ -248,8 +257,10 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
         from mpsgen.plan.nullary_route import route_nullary
 
         nullary = route_nullary(checkout, cs, index, shared)  # fill_: fill_stub, reached through fill_out
-    targets = () if opts.stub_override or nullary else _targets(checkout, cs, family, None, shared)
-    found = [t.stub for t in targets] or ([nullary.stub] if nullary else
+    reduction = _reduction(checkout, cs, shared) if not (opts.stub_override or nullary) else None
+    one = nullary.stub if nullary else reduction.stub if reduction else None  # either kind names its one stub
+    targets = () if opts.stub_override or one else _targets(checkout, cs, family, None, shared)
+    found = [t.stub for t in targets] or ([one] if one else
                                           [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)])
     mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     runs: list[tuple[stubs.StubDecl, Registration, str]] = []
@@ -269,6 +280,12 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
         return f"{family.name} is already on a native Metal kernel ({where})", runs[0][1]
     return (f"{family.name} already has an MPS kernel that is not MPSGraph code mpsgen knows ({where}; "
             f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is"), None
+
+
+def _reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> ReductionRoute | None:
+    from mpsgen.plan.reduction_route import route_reduction
+
+    return route_reduction(checkout, cs, shared)
 
 
 def _entry_for_kernel(family, edit, kernel: str):

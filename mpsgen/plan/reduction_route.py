@@ -1,0 +1,63 @@
+"""Routing of the reduction kind: a family whose shared kernels build a TensorIterator reduction and call one
+reduce stub the kernel template serves (generate/reduction_kernel.REDUCTIONS: sum_stub, mean_stub,
+max_values_stub, min_values_stub; `void(*)(TensorIterator&)`).
+
+Such a family is no pointwise op, so routing's elementwise test would refuse it; this module says when it
+is the reduction kind instead.  A reduction of another stub (prod_stub, argmax_stub, std_var_stub, ...) is
+still refused there.  What is written for it is plan/reduction_code.py's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.sources.native import stubs
+from mpsgen.sources.native.reduction import reduction_stub
+from mpsgen.sources.native.shared_impl import find_shared_impl
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import Checkout
+
+if TYPE_CHECKING:
+    from mpsgen.generate.reduction_kernel import ReductionOp
+
+
+class ReductionRoute(NamedTuple):
+    """The reduce stub a family runs, the reduction the kernel template does for it, and where it is called."""
+
+    stub: stubs.StubDecl
+    op: ReductionOp
+    calls: tuple[str, ...]  # "sum_out (ReduceOps.cpp:1205) -> sum_stub", one per shared kernel
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(f"{c}: a TensorIterator reduction, the reduction kind (reduce_{self.op.name}_<T>)"
+                     for c in self.calls)
+
+
+def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> ReductionRoute | None:
+    """The reduction route of a family MPS shares *shared* for, or None when one of them builds no reduction
+    iterator, they call different stubs, or the stub is none the kernel template serves."""
+    from mpsgen.generate.reduction_kernel import REDUCTIONS
+
+    shared = tuple(dict.fromkeys(shared))
+    if not shared:
+        return None
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    calls: list[str] = []
+    names: set[str] = set()
+    for kernel in shared:
+        sources = mentioning(native, kernel)
+        impl = find_shared_impl(sources, kernel)
+        name = reduction_stub(sources[impl.path], impl) if impl is not None else None
+        if impl is None or name is None or name not in REDUCTIONS:
+            return None
+        names.add(name)
+        calls.append(f"{kernel} ({impl.location}) -> {name}")
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    headers = mentioning(planned_texts(cs, folder_files(cs, "native_headers"), checkout), name)
+    decl = stubs.index_stub_declarations(headers).get(name)
+    if decl is None or not decl.resolved or decl.iterator_type is None or len(decl.params) != 1:
+        return None
+    return ReductionRoute(decl, REDUCTIONS[name], tuple(calls))
