@@ -2,10 +2,11 @@
 `reduce_<name>_<T>` kernels, compiled under the Metal emulation with a threadgroup runtime, against torch
 CPU's reduction on the same inputs.
 
-A launch runs a threadgroup's threads as host threads (std::thread) that take the threadgroups one after
-another; threadgroup_barrier and the simd_* functions of include/metal_simdgroup meet at a barrier of all
-of them (a barrier that waits 10 s is broken and the launch reported, so a kernel calling them in diverged
-control flow fails instead of hanging).  Threadgroups have up to 64 threads (two simdgroups, so both
+A launch runs a threadgroup's threads as fibers (ucontext) on the calling thread, each taking the
+threadgroups one after another; threadgroup_barrier meets all of them and the simd_* functions of
+include/metal_simdgroup the 32 of a simdgroup, a fiber yielding until all have come (a round in which no
+fiber moves is a deadlock: the launch is reported broken, so a kernel calling them in diverged control
+flow fails instead of hanging).  Threadgroups have up to 64 threads (two simdgroups, so both
 stages of the reduction run; the host's 256 only spread the elements more thinly), each folding several
 elements of the longer reductions.
 
@@ -52,71 +53,98 @@ EXACT = "every dtype exact, NaN where the CPU gives NaN"
 _THREADGROUP_LOCAL = re.compile(r"^(\s*)threadgroup\s+(?=[\w:<>, ]+\s+\w+\s*\[)", re.MULTILINE)
 _RUNTIME = r"""
 // The threadgroup runtime: the force-included emulation's address-space macros would break the
-// standard threading headers, so they are lifted here and restored before the kernels.
+// system headers, so they are lifted here and restored before the kernels.
 #undef constant
 #undef device
 #undef thread
 #undef threadgroup
 #undef kernel
-#include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <thread>
+#include <ucontext.h>
 #include <vector>
 namespace mpsgen_rt {
-struct Barrier {  // `count` threads meet; one that waits 10 s breaks it (and every later wait returns)
-  explicit Barrier(unsigned n) : count(n) {}
-  unsigned count;
-  std::mutex m;
-  std::condition_variable cv;
-  unsigned waiting = 0;
+// A threadgroup's threads are fibers (ucontext) on the calling thread, run in turn; a barrier is where a
+// fiber yields until every thread it waits for has come.  A round in which every live fiber only waited
+// (no arrival, no release) is a deadlock: the launch is broken, every wait returns, and it is reported.
+struct Barrier {
+  unsigned count = 0, arrived = 0;
   unsigned long generation = 0;
+};
+struct Launch {
+  unsigned threads = 0, current = 0;
+  unsigned long events = 0;  // arrivals, releases and ends: progress
   bool broken = false;
-  void wait() {
-    std::unique_lock<std::mutex> lock(m);
-    if (broken) return;
-    const unsigned long mine = generation;
-    if (++waiting == count) { waiting = 0; ++generation; cv.notify_all(); return; }
-    if (!cv.wait_for(lock, std::chrono::seconds(10), [&] { return generation != mine || broken; })) {
-      broken = true;  // a thread never came: diverged barrier or simd_* calls
-      cv.notify_all();
-    }
-  }
-};
-struct Group {  // a threadgroup's barrier, one per simdgroup (the simd_* exchanges), 16 bytes a thread to exchange
-  explicit Group(unsigned n) : threads(n), all(n), exchange(n * 16) {
-    for (unsigned first = 0; first < n; first += 32) simd.emplace_back(new Barrier(n - first < 32 ? n - first : 32));
-  }
-  unsigned threads;
+  ucontext_t main;
+  std::vector<ucontext_t> fibers;
+  std::vector<std::unique_ptr<char[]>> stacks;
+  std::vector<char> done;
   Barrier all;
-  std::vector<std::unique_ptr<Barrier>> simd;
-  std::vector<unsigned char> exchange;
-  bool broken() const {
-    bool any = all.broken;
-    for (const auto& b : simd) any = any || b->broken;
-    return any;
-  }
+  std::vector<Barrier> simd;
+  std::vector<unsigned char> exchange;  // 16 bytes a thread
 };
-using Worker = std::thread;  // spelled before `thread` is an empty macro again
-struct Context { Group* group; unsigned index; };
-thread_local Context context;
+Launch* launch = nullptr;
+void wait(Barrier& b) {
+  Launch& l = *launch;
+  if (l.broken) return;
+  const unsigned long mine = b.generation;
+  ++l.events;
+  if (++b.arrived == b.count) { b.arrived = 0; ++b.generation; return; }
+  while (b.generation == mine && !l.broken) swapcontext(&l.fibers[l.current], &l.main);
+  ++l.events;  // released
+}
+// Runs body(thread) for every thread of a threadgroup of `threads` to the end; false when it deadlocked.
+template <typename Body>
+bool run(unsigned threads, Body body) {
+  Launch l;
+  l.threads = threads;
+  l.fibers.resize(threads);
+  l.done.assign(threads, 0);
+  l.all.count = threads;
+  for (unsigned first = 0; first < threads; first += 32) l.simd.push_back(Barrier{threads - first < 32 ? threads - first : 32});
+  l.exchange.resize(threads * 16);
+  launch = &l;
+  static Body* current_body;
+  current_body = &body;
+  for (unsigned t = 0; t < threads; ++t) {
+    l.stacks.emplace_back(new char[1 << 16]);
+    getcontext(&l.fibers[t]);
+    l.fibers[t].uc_stack.ss_sp = l.stacks.back().get();
+    l.fibers[t].uc_stack.ss_size = 1 << 16;
+    l.fibers[t].uc_link = &l.main;
+    makecontext(&l.fibers[t], (void (*)()) + [] { (*current_body)(launch->current); launch->done[launch->current] = 1;
+                                          ++launch->events; }, 0);
+  }
+  for (;;) {
+    bool live = false;
+    const unsigned long before = l.events;
+    for (unsigned t = 0; t < threads; ++t) {
+      if (l.done[t]) continue;
+      live = true;
+      l.current = t;
+      swapcontext(&l.main, &l.fibers[t]);
+    }
+    if (!live) break;
+    if (l.events == before && !l.broken) l.broken = true;  // nobody moved: release everyone, report it
+  }
+  launch = nullptr;
+  return !l.broken;
+}
 }  // namespace mpsgen_rt
 namespace metal { namespace emu {
-void barrier_wait() { mpsgen_rt::context.group->all.wait(); }
-unsigned simd_lane() { return mpsgen_rt::context.index % simd_width; }
+void barrier_wait() { mpsgen_rt::wait(mpsgen_rt::launch->all); }
+unsigned simd_lane() { return mpsgen_rt::launch->current % simd_width; }
 void simd_exchange(const void* mine, void* lanes, unsigned bytes) {
-  auto& g = *mpsgen_rt::context.group;
-  const unsigned index = mpsgen_rt::context.index, first = index / simd_width * simd_width;
-  auto& simdgroup = *g.simd[index / simd_width];
-  std::memcpy(&g.exchange[index * 16], mine, bytes);
-  simdgroup.wait();
+  auto& l = *mpsgen_rt::launch;
+  const unsigned index = l.current, first = index / simd_width * simd_width;
+  auto& simdgroup = l.simd[index / simd_width];
+  std::memcpy(&l.exchange[index * 16], mine, bytes);
+  mpsgen_rt::wait(simdgroup);
   for (unsigned lane = 0; lane < simd_width; ++lane) {
-    const unsigned at = first + lane < g.threads ? first + lane : index;
-    std::memcpy(static_cast<char*>(lanes) + lane * bytes, &g.exchange[at * 16], bytes);
+    const unsigned at = first + lane < l.threads ? first + lane : index;
+    std::memcpy(static_cast<char*>(lanes) + lane * bytes, &l.exchange[at * 16], bytes);
   }
-  simdgroup.wait();
+  mpsgen_rt::wait(simdgroup);
 }
 }}  // namespace metal::emu
 #define constant const
@@ -137,22 +165,15 @@ static int mpsgen_launch(void (*run)(const T*, T*, const long*, const long*, con
   std::unique_ptr<T[]> in(new T[in_n]), out(new T[out_n]);  // not vector<bool>: no data()
   for (unsigned long i = 0; i < in_n; ++i) { H h; std::memcpy(&h, (const char*)in_raw + i * sizeof(H), sizeof(H)); in[i] = T(h); }
   for (unsigned long i = 0; i < out_n; ++i) { H h; std::memcpy(&h, (const char*)out_raw + i * sizeof(H), sizeof(H)); out[i] = T(h); }
-  mpsgen_rt::Group g(threads);
   const uint2 dims(out_dims, reduced_dims);
-  std::vector<mpsgen_rt::Worker> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      mpsgen_rt::context = {&g, t};
-      for (unsigned group = 0; group < groups; ++group) {
-        run(in.get(), out.get(), sizes, in_strides, out_strides, dims, t, threads, group,
-            t % 32, t / 32, 32);
-        g.all.wait();  // the next threadgroup reuses the threadgroup memory
-      }
-    });
-  }
-  for (auto& p : pool) p.join();
+  const bool ok = mpsgen_rt::run(threads, [&](unsigned t) {
+    for (unsigned group = 0; group < groups; ++group) {
+      run(in.get(), out.get(), sizes, in_strides, out_strides, dims, t, threads, group, t % 32, t / 32, 32);
+      mpsgen_rt::wait(mpsgen_rt::launch->all);  // the next threadgroup reuses the threadgroup memory
+    }
+  });
   for (unsigned long i = 0; i < out_n; ++i) { H h = H(out[i]); std::memcpy((char*)out_raw + i * sizeof(H), &h, sizeof(H)); }
-  return g.broken() ? -1 : 0;
+  return ok ? 0 : -1;
 }
 """
 
@@ -187,7 +208,7 @@ def _build(source: str, argv: list[str]) -> ctypes.CDLL:
         src, tmp = folder / f"kernels-{key}.{os.getpid()}.cpp", folder / f"kernels-{key}.{os.getpid()}.so"
         src.write_text(source, encoding="utf-8")
         try:
-            done = subprocess.run([*argv, "-pthread", str(src), "-o", str(tmp)], capture_output=True, text=True)
+            done = subprocess.run([*argv, str(src), "-o", str(tmp)], capture_output=True, text=True)
             if done.returncode != 0:
                 first = next((ln for ln in plain_lines(done.stderr) if "error" in ln), done.stderr.strip()[:300])
                 raise MpsgenError(f"the reduction check's kernels do not compile: {first}")
@@ -198,13 +219,14 @@ def _build(source: str, argv: list[str]) -> ctypes.CDLL:
     return ctypes.CDLL(str(lib))
 
 
-def check_reduction(name: str, metal: str, include_root: str | Path) -> TryResult:
-    """Each registered dtype of reduction *name* (sum, mean, amax, amin) against its torch function on the CPU."""
+def check_reduction(name: str, metal: str, include_root: str | Path, types: tuple[str, ...] = ()) -> TryResult:
+    """Each registered dtype of reduction *name* (sum, mean, amax, amin) against its torch function on the CPU;
+    *types*: only those Metal types."""
     from mpsgen.emulate.reference import import_torch
 
     torch = import_torch()
     cxx = find_compiler()
-    regs = tuple(r for r in registrations(metal) if r[0] == name)
+    regs = tuple(r for r in registrations(metal) if r[0] == name and (not types or r[2] in types))
     if not regs:
         raise MpsgenError(f"the planned ReduceOps.metal registers no reduce_{name}_<T> kernel")
     lib = _build(_driver(metal, regs), emulation_argv(cxx, include_root))
@@ -264,16 +286,18 @@ def _check_dtype(name: str, reference: str, t: str, lib: ctypes.CDLL, torch: Any
         expected = _reference(torch, reference, x, dims, dtype).reshape(-1)
         summed = name in SUMMED and dtype in OUT_EPS  # exact otherwise
         parts = (x.real, x.imag) if dtype == "complex64" else (x,)
+        sums = [q.to(torch.float64).abs().sum(dim=dims).reshape(-1).tolist() for q in parts] if summed else []
+        expected_items, got_items = expected.tolist(), got.tolist()
         for i in range(groups):
             values += 1
             where = f"{tuple(shape)}{'.t()' if transposed else ''} dim={dims} element {i}"
-            e_item, g_item = expected[i].item(), got[i].item()
+            e_item, g_item = expected_items[i], got_items[i]
             if not summed:
                 if not (e_item == g_item or (_is_nan(e_item) and _is_nan(g_item))):
                     mismatches.append(Mismatch((where,), repr(e_item), repr(g_item)))
                 continue
             for p, (e, g) in enumerate(_components(e_item, g_item)):
-                s = parts[p].to(torch.float64).abs().sum(dim=dims).reshape(-1)[i].item()
+                s = sums[p][i]
                 tol = 2 * length * ACC_EPS * s / (length if name == "mean" else 1) + OUT_EPS[dtype] * abs(e) \
                     + OUT_TINY[dtype]
                 err = _error(e, g)

@@ -89,6 +89,10 @@ class FrontierIndex:
             if nullary is not None:
                 return Overload(e.name, mps_kernel, site.kernel, at, (nullary.stub,), None, True,
                                 f"{nullary.shown()}: an iterator of its output only (the nullary kind)")
+        reduction = self._reduction(use.impl) if not use.impl.elementwise else ""
+        if reduction:
+            return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, True,
+                            f"{site.kernel} ({at}) calls {reduction}: a TensorIterator reduction (the reduction kind)")
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
@@ -139,6 +143,16 @@ class FrontierIndex:
         if decl is None or decl.iterator_type is None or len(decl.params) != 2:
             return None
         return reach if stubs.is_c10_scalar(decl.params[1]) else None
+
+    def _reduction(self, impl) -> str:
+        """The reduce stub *impl* calls when it builds a reduction iterator and the reduction kind serves the
+        stub (`void(*)(TensorIterator&)`: what plan/reduction_route.py plans), else ""."""
+        from mpsgen.generate.reduction_kernel import REDUCTIONS
+        from mpsgen.sources.native.reduction import reduction_stub
+
+        stub = reduction_stub(self.inv.shared_kernels.text(impl.path), impl) if len(impl.stub_names) == 1 else None
+        decl = self.inv.stub_declarations.get(stub) if stub in REDUCTIONS else None
+        return stub if stub and decl is not None and decl.iterator_type is not None and len(decl.params) == 1 else ""
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub
