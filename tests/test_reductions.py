@@ -1,4 +1,5 @@
-"""The reduction kind (sum_stub, mean_stub, max_values_stub, min_values_stub): `migrate sum mean amax amin` on the
+"""The reduction kind (sum_stub, mean_stub, max_values_stub, min_values_stub, nansum_stub, and_stub, or_stub):
+`migrate sum mean amax amin nansum all` on the
 sample laid with 2.7-shaped reduction files (tests/data/reductions: ReduceOps.h, ReduceOps.cpp, ReduceOps.mm,
 c10/metal/reduction_utils.h and the yaml entries, written after the real files' shapes), prod refused, the
 frontier, and the numeric check of the threadgroup kernels under the emulation (agreeing, and catching a
@@ -22,6 +23,12 @@ YAML = f"{NATIVE}/native_functions.yaml"
 FAST = ("--no-build", "--no-test", "--no-try", "--no-compile")
 
 
+def _at(definition: str) -> str:
+    """Where the fixture's ReduceOps.cpp defines *definition*, as mpsgen names it."""
+    lines = (DATA / "ReduceOps.cpp").read_text().split("\n")
+    return f"{NATIVE}/ReduceOps.cpp:{next(i for i, ln in enumerate(lines, 1) if ln.startswith(definition))}"
+
+
 def _lay(root: Path) -> Path:
     for name in ("ReduceOps.h", "ReduceOps.cpp"):
         (root / NATIVE / name).write_text((DATA / name).read_text())
@@ -35,21 +42,28 @@ def _lay(root: Path) -> Path:
     return root
 
 
-def test_sum_mean_amax_amin_move_to_their_reduce_stubs_kernels(tree: Path) -> None:
+OPS = ("sum", "mean", "amax", "amin", "nansum", "all")
+
+
+def test_reductions_move_to_their_reduce_stubs_kernels(tree: Path) -> None:
     root = _lay(tree)
-    r = mpsgen("migrate", "sum", "mean", "amax", "amin", *FAST, cwd=root)
+    r = mpsgen("migrate", *OPS, *FAST, cwd=root)
     assert r.returncode == 0, r.stdout + r.stderr
     yaml = (root / YAML).read_text()
-    for kernel in ("sum_out", "mean_out", "amax_out", "amin_out"):
+    for kernel in ("sum_out", "mean_out", "amax_out", "amin_out", "nansum", "nansum_out", "all_out", "all_all_out"):
         assert f"    CPU, CUDA, MPS: {kernel}\n" in yaml and f"MPS: {kernel}_mps" not in yaml
     assert "    MPS: prod_out_mps\n" in yaml
-    assert ("sum_out (aten/src/ATen/native/ReduceOps.cpp:14) -> sum_stub: a TensorIterator reduction, "
+    assert (f"sum_out ({_at('TORCH_IMPL_FUNC(sum_out)')}) -> sum_stub: a TensorIterator reduction, "
             "the reduction kind (reduce_sum_<T>)") in r.stdout
+    # all_out passes and_stub to allany_impl, whose get_allany_iter builds the reduction
+    assert f"all_out ({_at('TORCH_IMPL_FUNC(all_out)')}) -> and_stub: a TensorIterator reduction" in r.stdout
+    # the functional nansum hands its work to nansum_out: it moves with the family
+    assert "moved nansum with the family: nansum_mps calls nansum_out_mps" in r.stdout
 
     metal = (root / METAL).read_text()
     assert metal.count("kernel void reduce(") == 1 and "threadgroup A partials[32];" in metal
     assert "accumulator = Op::simd(accumulator);" in metal and "threadgroup_barrier(mem_flags::mem_threadgroup);" in metal
-    for struct in ("sum_op", "mean_op : sum_op", "max_op", "min_op"):
+    for struct in ("sum_op", "mean_op : sum_op", "nansum_op : sum_op", "max_op", "min_op", "all_op"):
         assert metal.count(f"struct {struct} {{") == 1, struct
     # the CPU's accumulation: float for half and bfloat, long for an integer or bool sum
     assert "::metal::conditional_t<::metal::is_integral_v<T>, long, opmath_t<T>>" in metal
@@ -59,6 +73,8 @@ def test_sum_mean_amax_amin_move_to_their_reduce_stubs_kernels(tree: Path) -> No
                  "REGISTER_REDUCTION(reduce_amin, min_op, uchar);", "REGISTER_REDUCTION(reduce_amin, min_op, bfloat);"):
         assert metal.count(line) == 1, line
     assert "REGISTER_REDUCTION(reduce_mean, mean_op, int);" not in metal  # mean takes floating and complex only
+    assert "REGISTER_REDUCTION(reduce_all, all_op, uchar);" in metal and "::metal::simd_all(accumulator)" in metal
+    assert "const A element = static_cast<A>(value);\n    return ::metal::isnan(element) ? accumulator" in metal
 
     utils = (root / UTILS).read_text()
     assert utils.startswith((DATA / "reduction_utils.h").read_text().rsplit("} // namespace metal", 1)[0])
@@ -69,18 +85,18 @@ def test_sum_mean_amax_amin_move_to_their_reduce_stubs_kernels(tree: Path) -> No
     mm = (root / MM).read_text()
     assert mm.count("static void reduce_mps_impl(TensorIteratorBase& iter, const std::string& kernel) {") == 1
     for op, stub in (("sum", "sum_stub"), ("mean", "mean_stub"), ("amax", "max_values_stub"),
-                     ("amin", "min_values_stub")):
+                     ("amin", "min_values_stub"), ("nansum", "nansum_stub"), ("all", "and_stub")):
         assert f'static void {op}_mps_kernel(TensorIterator& iter) {{\n  reduce_mps_impl(iter, "reduce_{op}");\n}}' in mm
         assert mm.count(f"REGISTER_DISPATCH({stub}, &{op}_mps_kernel);") == 1
-        assert f"TORCH_IMPL_FUNC({op}_out_mps)" not in mm
+        assert f"TORCH_IMPL_FUNC({op}_out_mps)" not in mm and f"{op}_out_mps(" not in mm
     assert "TORCH_IMPL_FUNC(prod_out_mps)" in mm and "static void reduction_out_mps(" in mm  # prod still uses it
     assert "[computeEncoder dispatchThreadgroups:MTLSizeMake(groups, 1, 1) threadsPerThreadgroup:" in mm
     assert "#include <ATen/native/ReduceOps.h>" in mm and "#include <ATen/native/mps/ReduceOps_metallib.h>" in mm
 
     before = tracked_bytes(root)  # a second run: nothing to do, nothing written
-    again = mpsgen("migrate", "sum", "mean", "amax", "amin", *FAST, cwd=root)
+    again = mpsgen("migrate", *OPS, *FAST, cwd=root)
     assert again.returncode == 0, again.stderr
-    assert "sum is already on a native Metal kernel" in again.stdout and "amin is already" in again.stdout
+    assert "sum is already on a native Metal kernel" in again.stdout and "all is already" in again.stdout
     assert tracked_bytes(root) == before
 
 
@@ -93,8 +109,11 @@ def test_prod_is_still_refused_and_status_lists_the_reductions(tree: Path) -> No
     assert tracked_bytes(root) == before
     s = mpsgen("-C", str(root), "status", "--op", "mean")
     assert s.returncode == 0, s.stderr
-    assert ("mean.out (mean_out_mps): candidate: mean_out (aten/src/ATen/native/ReduceOps.cpp:35) calls mean_stub: "
+    assert (f"mean.out (mean_out_mps): candidate: mean_out ({_at('TORCH_IMPL_FUNC(mean_out)')}) calls mean_stub: "
             "a TensorIterator reduction (the reduction kind)") in s.stdout
+    a = mpsgen("-C", str(root), "status", "--op", "all")  # all_out passes and_stub to allany_impl
+    assert f"all_out ({_at('TORCH_IMPL_FUNC(all_out)')}) calls and_stub: a TensorIterator reduction" in a.stdout
+    assert "prod.int_out (prod_out_mps): not a candidate" in mpsgen("-C", str(root), "status", "--op", "prod").stdout
 
 
 @pytest.mark.parametrize("wrong", ["", "one simdgroup", "identity"])

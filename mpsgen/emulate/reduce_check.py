@@ -45,7 +45,7 @@ MAX_THREADS = 64
 ACC_EPS = 2.0 ** -24  # float accumulation
 OUT_EPS = {"float32": 2.0 ** -23, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "complex64": 2.0 ** -23}
 OUT_TINY = {"float32": 1.4e-45, "float16": 6e-8, "bfloat16": 9.2e-41, "complex64": 1.4e-45}
-SUMMED = ("sum", "mean")  # compared within a tolerance (floating dtypes); every other reduction exactly
+SUMMED = ("sum", "mean", "nansum")  # compared within a tolerance (floating dtypes); every other reduction exactly
 TOLERANCE = ("floating dtypes within 2·n·2^-24·Σ|x| + 1 ulp of the dtype per element (n the reduced length, "
              "Σ|x| over its inputs, /n for a mean); integer and bool exact")
 EXACT = "every dtype exact, NaN where the CPU gives NaN"
@@ -236,9 +236,16 @@ def check_reduction(name: str, metal: str, include_root: str | Path, types: tupl
                      f"emulated ({cxx[0]}, threadgroups of up to {MAX_THREADS} threads)", rows)
 
 
-def _values(torch: Any, shape: tuple[int, ...], dtype: str, seed: int) -> Any:
+def _values(torch: Any, shape: tuple[int, ...], dtype: str, seed: int, name: str) -> Any:
     gen = torch.Generator().manual_seed(seed)
     tdtype = getattr(torch, dtype)
+    if name in ("all", "any"):  # mostly nonzero, with elements of only nonzero or only zero inputs
+        x = torch.randint(0, 8, shape, generator=gen) * torch.randint(1, 3, shape, generator=gen)
+        if shape == (4, 70):
+            x[0], x[1] = 5, 0
+        elif shape == (2, 300):
+            x[0], x[0, 299], x[1] = 0, 1, 2
+        return x.to(tdtype)
     if dtype == "bool":
         return torch.randint(0, 2, shape, generator=gen).bool()
     if dtype in ("float32", "float16", "bfloat16", "complex64"):
@@ -265,7 +272,7 @@ def _check_dtype(name: str, reference: str, t: str, lib: ctypes.CDLL, torch: Any
     mismatches: list[Mismatch] = []
     values, worst, worst_ratio, worst_at, broken = 0, 0.0, 0.0, "", False
     for k, (shape, dims, transposed) in enumerate(CASES):
-        base = _values(torch, shape[::-1] if transposed else shape, dtype, seed=k)
+        base = _values(torch, shape[::-1] if transposed else shape, dtype, seed=k, name=name)
         x = base.t() if transposed else base
         out_dims = [d for d in range(x.dim()) if d not in dims]
         order = [*out_dims, *dims]
@@ -286,7 +293,8 @@ def _check_dtype(name: str, reference: str, t: str, lib: ctypes.CDLL, torch: Any
         expected = _reference(torch, reference, x, dims, dtype).reshape(-1)
         summed = name in SUMMED and dtype in OUT_EPS  # exact otherwise
         parts = (x.real, x.imag) if dtype == "complex64" else (x,)
-        sums = [q.to(torch.float64).abs().sum(dim=dims).reshape(-1).tolist() for q in parts] if summed else []
+        # Σ|x| without the NaNs (nansum leaves them out; where sum meets one, both sides must be NaN)
+        sums = [q.to(torch.float64).abs().nansum(dim=dims).reshape(-1).tolist() for q in parts] if summed else []
         expected_items, got_items = expected.tolist(), got.tolist()
         for i in range(groups):
             values += 1
@@ -299,12 +307,12 @@ def _check_dtype(name: str, reference: str, t: str, lib: ctypes.CDLL, torch: Any
             for p, (e, g) in enumerate(_components(e_item, g_item)):
                 s = sums[p][i]
                 tol = 2 * length * ACC_EPS * s / (length if name == "mean" else 1) + OUT_EPS[dtype] * abs(e) \
-                    + OUT_TINY[dtype]
+                    + OUT_TINY[dtype] if math.isfinite(s) else 0.0  # an infinite input: inf or NaN, exactly
                 err = _error(e, g)
-                if err > tol:
+                if err > tol or math.isinf(err):
                     mismatches.append(Mismatch((where,), repr(e_item), repr(g_item)))
                     break
-                if err / tol > worst_ratio:
+                if tol and err / tol > worst_ratio:
                     worst_ratio, worst, worst_at = err / tol, err, where
     note = "a threadgroup barrier was never reached by every thread (diverged simd_* or barrier calls)" if broken else ""
     return DtypeResult(dtype, dtype, values, len(mismatches) + (1 if broken else 0), worst, 0.0, worst_at,

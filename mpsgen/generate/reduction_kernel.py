@@ -23,6 +23,7 @@ _INTEGERS_TO_LONG = (("long", "long"), ("int", "long"), ("short", "long"), ("cha
 _INTEGERS_TO_INT = (("long", "long"), ("int", "int"), ("short", "int"), ("char", "int"), ("uchar", "int"),
                     ("bool", "int"))
 _FLOATS = (("float", "float"), ("half", "float"), ("bfloat", "float"))
+_EVERY = ("float", "integer", "complex")  # all/any: the iterator converts any input to bool first
 
 
 class ReductionOp(NamedTuple):
@@ -33,19 +34,25 @@ class ReductionOp(NamedTuple):
     struct: str  # the op struct in the .metal
     reference: str  # the torch function the numeric check compares with (CPU)
     types: tuple[tuple[str, str], ...]  # (Metal type, accumulation type), in registration order
+    groups: tuple[str, ...] = ()  # the input dtype groups it serves, when not those of its types
 
 
 REDUCTIONS = {op.stub: op for op in (
     ReductionOp("sum", "sum_stub", "sum_op", "torch.sum", (*_FLOATS, *_INTEGERS_TO_LONG, ("float2", "float2"))),
     ReductionOp("mean", "mean_stub", "mean_op", "torch.mean", (*_FLOATS, ("float2", "float2"))),
+    # nansum_out hands integer inputs to sum_out: its stub sees the floating types (the CPU kernel's)
+    ReductionOp("nansum", "nansum_stub", "nansum_op", "torch.nansum", _FLOATS),
     ReductionOp("amax", "max_values_stub", "max_op", "torch.amax", (*_FLOATS, *_INTEGERS_TO_INT)),
     ReductionOp("amin", "min_values_stub", "min_op", "torch.amin", (*_FLOATS, *_INTEGERS_TO_INT)),
+    # all_out/any_out's iterator converts the input to the output's dtype: bool, or uint8 for a uint8 input
+    ReductionOp("all", "and_stub", "all_op", "torch.all", (("bool", "bool"), ("uchar", "bool")), _EVERY),
+    ReductionOp("any", "or_stub", "any_op", "torch.any", (("bool", "bool"), ("uchar", "bool")), _EVERY),
 )}
 ORDER = tuple(op.name for op in REDUCTIONS.values())  # the file's op order, whatever order they were migrated in
 BY_NAME = {op.name: op for op in REDUCTIONS.values()}
 METAL_FILE = "ReduceOps.metal"  # upstream's name for the kernels of operations/ReduceOps.mm
 HELPER = "reduce_mps_impl"  # the host helper every reduction's host kernel calls
-STRUCTS = ("sum_op", "mean_op", "max_op", "min_op")
+STRUCTS = ("sum_op", "mean_op", "nansum_op", "max_op", "min_op", "all_op", "any_op")
 _MACRO_COMMENT = "// NAME_<T> (reduce_<op>_<T>):"
 _REGISTERED = re.compile(r'^REGISTER_REDUCTION\(reduce_(\w+), (\w+), (\w+)\);', re.MULTILINE)
 
@@ -61,8 +68,8 @@ def registrations(metal: str) -> tuple[tuple[str, str, str], ...]:
 
 
 def _structs(ops: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The op structs *ops* need, in the file's order (mean_op derives from sum_op)."""
-    wanted = {BY_NAME[n].struct for n in ops} | ({"sum_op"} if "mean" in ops else set())
+    """The op structs *ops* need, in the file's order (mean_op and nansum_op derive from sum_op)."""
+    wanted = {BY_NAME[n].struct for n in ops} | ({"sum_op"} if {"mean", "nansum"} & set(ops) else set())
     return tuple(s for s in STRUCTS if s in wanted)
 
 

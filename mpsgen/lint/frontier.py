@@ -148,9 +148,10 @@ class FrontierIndex:
         """The reduce stub *impl* calls when it builds a reduction iterator and the reduction kind serves the
         stub (`void(*)(TensorIterator&)`: what plan/reduction_route.py plans), else ""."""
         from mpsgen.generate.reduction_kernel import REDUCTIONS
-        from mpsgen.sources.native.reduction import reduction_stub
+        from mpsgen.sources.native.reduction import passed_reduction_stub, reduction_stub
 
-        stub = reduction_stub(self.inv.shared_kernels.text(impl.path), impl) if len(impl.stub_names) == 1 else None
+        text = self.inv.shared_kernels.text(impl.path)
+        stub = reduction_stub(text, impl) if impl.stub_names else passed_reduction_stub(text, impl)
         decl = self.inv.stub_declarations.get(stub) if stub in REDUCTIONS else None
         return stub if stub and decl is not None and decl.iterator_type is not None and len(decl.params) == 1 else ""
 

@@ -92,7 +92,7 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
               else f"no MPS kernel ({stub.name} unregistered)")
     rows = tuple(Row(DTYPES[t], before, f"registered ({t}, accumulated in {a})", bool(routing.legacy_kernels), True)
                  for t, a in op.types)
-    groups = tuple(g for g, there in (("float", True), ("integer", any(t == "long" for t, _ in op.types)),
+    groups = op.groups or tuple(g for g, there in (("float", True), ("integer", any(t == "long" for t, _ in op.types)),
                                       ("complex", any(t == "float2" for t, _ in op.types))) if there)
     notes = (f"reduce_{name}_<T>: a threadgroup per output element, simd_* then threadgroup reductions, "
              f"accumulated as {op.reference}'s CPU kernel does",)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources.native import stubs
-from mpsgen.sources.native.reduction import reduction_stub
+from mpsgen.sources.native.reduction import passed_reduction_stub, reduction_stub
 from mpsgen.sources.native.shared_impl import find_shared_impl
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
@@ -48,7 +48,8 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) 
     for kernel in shared:
         sources = mentioning(native, kernel)
         impl = find_shared_impl(sources, kernel)
-        name = reduction_stub(sources[impl.path], impl) if impl is not None else None
+        name = (reduction_stub(sources[impl.path], impl) or passed_reduction_stub(sources[impl.path], impl)
+                if impl is not None else None)
         if impl is None or name is None or name not in REDUCTIONS:
             return None
         names.add(name)

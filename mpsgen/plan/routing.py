@@ -129,7 +129,8 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
             from mpsgen.plan.nullary_route import route_nullary
 
             nullary = route_nullary(checkout, cs, index, shared)
-        reduction = _reduction(checkout, cs, shared) if not (opts.stub_override or outputs or two_outputs or nullary) \
+        own = tuple(k for k in shared if k not in delegating) or shared  # nansum: its callee nansum_out's stub
+        reduction = _reduction(checkout, cs, own) if not (opts.stub_override or outputs or two_outputs or nullary) \
             else None
         if nullary is None and reduction is None:
             _require_elementwise(checkout, cs, family, edit, delegating)
@@ -169,8 +170,8 @@ def _movable_overloads(checkout: Checkout, cs: Changeset, family
                        ) -> tuple[tuple[str, ...] | None, list[str], list[tuple[str, str]], frozenset[str]]:
     """The overloads `migrate FAMILY` moves when some legacy ones cannot: an overload whose shared
     kernel calls no DispatchStub (pow.Scalar_out) keeps its MPS kernel, said in a note, while the
-    others move (or moved in an earlier run: then there is nothing to do).  An in-place or out
-    variant left on MPSGraph whose shared kernel hands its work, in one call, to a kernel of the
+    others move (or moved in an earlier run: then there is nothing to do).  A variant (in-place, out or
+    functional) left on MPSGraph whose shared kernel hands its work, in one call, to a kernel of the
     family that calls a stub (floor_divide_ -> floor_divide_out) moves with the family.
 
     Returns (the overloads to move, None when every one moves or none can: the usual refusal then
@@ -197,11 +198,12 @@ def _movable_overloads(checkout: Checkout, cs: Changeset, family
 
 def _delegating(checkout: Checkout, cs: Changeset, family, stubless: dict[str, tuple[str, stubs.SharedImpl]],
                 native_texts: dict[str, str]) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """((entry, note) pairs, {entry: its shared kernel}) of the stubless in-place and out variants on MPSGraph whose
-    kernel calls a family kernel that calls a stub (or that kernel's op through at::)."""
+    """((entry, note) pairs, {entry: its shared kernel}) of the stubless variants on MPSGraph (in-place, out, or
+    functional: nansum -> at::native::nansum_out) whose kernel calls a family kernel that calls a stub (or that
+    kernel's op through at::)."""
     from mpsgen.sources.host.callers import uses_of
     from mpsgen.sources.native.delegates import delegation
-    from mpsgen.sources.native_yaml.cpp_api import at_spellings, is_inplace_variant, is_out_variant
+    from mpsgen.sources.native_yaml.cpp_api import at_spellings
 
     callees: dict[str, str] = {}  # kernel, or at:: spelling -> the stub it reaches
     for e in family.entries:
@@ -222,7 +224,7 @@ def _delegating(checkout: Checkout, cs: Changeset, family, stubless: dict[str, t
     notes: list[tuple[str, str]] = []
     moving: dict[str, str] = {}
     for e in family.legacy_entries:
-        if e.name not in stubless or not (is_inplace_variant(e) or is_out_variant(e)) or not e.mps_kernel:
+        if e.name not in stubless or not e.mps_kernel:
             continue
         impl = stubless[e.name][1]
         via = delegation(native_texts, impl, native, dispatched)

@@ -13,8 +13,11 @@ namespace at::native {
 using reduce_fn = void(*)(TensorIterator &);
 
 DECLARE_DISPATCH(reduce_fn, sum_stub)
+DECLARE_DISPATCH(reduce_fn, nansum_stub)
 DECLARE_DISPATCH(reduce_fn, prod_stub)
 DECLARE_DISPATCH(reduce_fn, mean_stub)
+DECLARE_DISPATCH(reduce_fn, and_stub)
+DECLARE_DISPATCH(reduce_fn, or_stub)
 DECLARE_DISPATCH(reduce_fn, min_values_stub)
 DECLARE_DISPATCH(reduce_fn, max_values_stub)
 

@@ -8,9 +8,11 @@
 #include <ATen/Functions.h>
 #include <ATen/NativeFunctions.h>
 #else
+#include <ATen/ops/all_native.h>
 #include <ATen/ops/amax_native.h>
 #include <ATen/ops/amin_native.h>
 #include <ATen/ops/mean_native.h>
+#include <ATen/ops/nansum_native.h>
 #include <ATen/ops/prod_native.h>
 #include <ATen/ops/sum_native.h>
 #endif
@@ -18,7 +20,7 @@
 namespace at::native {
 namespace mps {
 
-enum class MPSReductionType { MAX, MIN, SUM, MEAN, PROD };
+enum class MPSReductionType { MAX, MIN, SUM, NANSUM, MEAN, PROD, AND };
 
 static void reduction_out_mps(const Tensor& input_t,
                               OptionalIntArrayRef opt_dim,
@@ -58,6 +60,21 @@ TORCH_IMPL_FUNC(sum_out_mps)
   reduction_out_mps(input_t, opt_dim, keepdim, output_t, MPSReductionType::SUM, "sum_out_mps");
 }
 
+Tensor& nansum_out_mps(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> opt_dtype,
+                       Tensor& result) {
+  if (c10::isIntegralType(self.scalar_type(), true)) {
+    return at::sum_out(result, self, dim, keepdim, opt_dtype);
+  }
+  reduction_out_mps(self, dim, keepdim, result, MPSReductionType::NANSUM, "nansum_out_mps");
+  return result;
+}
+
+Tensor nansum_mps(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> opt_dtype) {
+  ScalarType dtype = get_dtype_from_self(self, opt_dtype, true);
+  Tensor result = create_reduction_result(self, dim, keepdim, dtype);
+  return nansum_out_mps(self, dim, keepdim, dtype, result);
+}
+
 TORCH_IMPL_FUNC(prod_out_mps)
 (const Tensor& input_t, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& output_t) {
   reduction_out_mps(input_t, IntArrayRef(dim), keepdim, output_t, MPSReductionType::PROD, "prod_out_mps");
@@ -75,6 +92,14 @@ TORCH_IMPL_FUNC(mean_out_mps)
 (const Tensor& input_t, OptionalIntArrayRef opt_dim, bool keepdim, std::optional<ScalarType> dtype,
  const Tensor& output_t) {
   reduction_out_mps(input_t, opt_dim, keepdim, output_t, MPSReductionType::MEAN, "mean_out_mps");
+}
+
+TORCH_IMPL_FUNC(all_out_mps)(const Tensor& input_t, int64_t dim, bool keepdim, const Tensor& output_t) {
+  reduction_out_mps(input_t, IntArrayRef(dim), keepdim, output_t, MPSReductionType::AND, "all_out_mps");
+}
+
+TORCH_IMPL_FUNC(all_all_out_mps)(const Tensor& input_t, const Tensor& output_t) {
+  reduction_out_mps(input_t, std::nullopt, false, output_t, MPSReductionType::AND, "all_all_out_mps");
 }
 
 } // namespace at::native
