@@ -2,8 +2,8 @@
 `migrate sum mean amax amin nansum all` on the
 sample laid with 2.7-shaped reduction files (tests/data/reductions: ReduceOps.h, ReduceOps.cpp, ReduceOps.mm,
 c10/metal/reduction_utils.h and the yaml entries, written after the real files' shapes), prod refused, the
-frontier, and the numeric check of the threadgroup kernels under the emulation (agreeing, and catching a
-kernel that drops a simdgroup's partial or starts from a wrong identity)."""
+frontier, and the numeric check of the threadgroup kernels under the emulation (agreeing, catching a kernel
+that drops a simdgroup's partial, and reporting simd calls in diverged control flow)."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def test_prod_is_still_refused_and_status_lists_the_reductions(tree: Path) -> No
     assert "prod.int_out (prod_out_mps): not a candidate" in mpsgen("-C", str(root), "status", "--op", "prod").stdout
 
 
-@pytest.mark.parametrize("wrong", ["", "one simdgroup", "identity"])
+@pytest.mark.parametrize("wrong", ["", "one simdgroup", "diverged"])
 def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
@@ -127,19 +127,20 @@ def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong:
     shutil.copy(DATA / "utils.h", headers / "utils.h")
     helpers = render.render_simd_helpers(bfloat_guarded=True, templates_dir=None)
     (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
-    metal = render.render_metal(["sum", "amax"], bfloat_guarded=True, templates_dir=None)
+    metal = render.render_metal(["sum"], bfloat_guarded=True, templates_dir=None)
     if wrong == "one simdgroup":  # the second stage reads simdgroup 0's partial only
         metal = metal.replace("lane < simdgroups ? partials[lane]", "lane < 1 ? partials[lane]")
-    elif wrong == "identity":  # a maximum starting from 0: all-negative and all -inf elements go wrong
-        metal = metal.replace("? -::metal::numeric_limits<A>::infinity()", "? A(0)")
-    name, types = ("amax", ("float", "int")) if wrong == "identity" else ("sum", ("half", "long", "float2"))
-    result = check_reduction(name, metal, tmp_path, types)
-    assert [r.dtype for r in result.rows] == [{"float": "float32", "int": "int32", "half": "float16",
-                                               "long": "int64", "float2": "complex64"}[t] for t in types]
+    elif wrong == "diverged":  # half the lanes skip the first simd_sum: the emulation's barrier never fills
+        metal = metal.replace("  accumulator = Op::simd(accumulator);\n", "  if (lane < 16) {\n    accumulator = Op::simd(accumulator);\n  }\n", 1)
+    types = ("half", "long", "float2")
+    result = check_reduction("sum", metal, tmp_path, types)
+    assert [r.dtype for r in result.rows] == ["float16", "int64", "complex64"]
     assert result.ok is not bool(wrong), [(r.dtype, r.first_mismatches) for r in result.rows]
     if wrong == "one simdgroup":  # only the reductions longer than one simdgroup's 32 threads
         assert all(r.mismatches for r in result.rows)
         assert all(m.inputs[0].startswith(("(37,)", "(4, 70)", "(70, 3)", "(2, 300)")) for r in result.rows
                    for m in r.first_mismatches)
+    if wrong == "diverged":
+        assert all("never reached by every thread" in r.note for r in result.rows)
     if not wrong:
         assert "2·n·2^-24·Σ|x|" in result.reference

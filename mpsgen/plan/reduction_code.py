@@ -40,7 +40,7 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
     if kept:
         return ReductionCode(kept=kept)
     op, name = reduction.op, reduction.op.name
-    mm_rel = _host_file(routing, checkout, cs)
+    mm_rel, dead = _host_file(routing, checkout, cs, name)
     metal_rel = f"{KERNELS_REL}/{render.METAL_FILE}"
     guarded = _bfloat_guarded(cs, checkout)
     draft = Draft(cs)
@@ -95,18 +95,26 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
     groups = op.groups or tuple(g for g, there in (("float", True), ("integer", any(t == "long" for t, _ in op.types)),
                                       ("complex", any(t == "float2" for t, _ in op.types))) if there)
     notes = (f"reduce_{name}_<T>: a threadgroup per output element, simd_* then threadgroup reductions, "
-             f"accumulated as {op.reference}'s CPU kernel does",)
+             f"accumulated as {op.reference}'s CPU kernel does",
+             *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
+                "delete by hand",) if dead else ()))
     return ReductionCode(f"reduce_{name}", name, metal_rel, mm_rel, metal_text, host_text, register_line, rows,
                          draft.edits, tuple(added), notes, groups)
 
 
-def _host_file(routing: Routing, checkout: Checkout, cs: Changeset) -> str:
-    """The .mm holding the legacy MPSGraph code (operations/ReduceOps.mm)."""
+def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:
+    """The .mm holding the legacy MPSGraph code (operations/ReduceOps.mm), else the one still defining
+    `<name>_*mps` functions no yaml line names (the 2026-shaped tree's ReduceOps.mm), with those."""
     mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     for legacy in routing.legacy_kernels:
         impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
         if impls:
-            return impls[0].path
+            return impls[0].path, ()
+    for path, text in sorted(mentioning(mm_texts, f"{name}_").items()):
+        dead = tuple(d.name for d in host.definitions(path, text)
+                     if not d.static and d.name.startswith(f"{name}_") and d.name.endswith("_mps"))
+        if dead:
+            return path, dead
     raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
                       path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources.native import stubs
-from mpsgen.sources.native.reduction import passed_reduction_stub, reduction_stub
+from mpsgen.sources.native.reduction import hands_over, passed_reduction_stub, reduction_stub
 from mpsgen.sources.native.shared_impl import find_shared_impl
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
@@ -50,6 +50,8 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) 
         impl = find_shared_impl(sources, kernel)
         name = (reduction_stub(sources[impl.path], impl) or passed_reduction_stub(sources[impl.path], impl)
                 if impl is not None else None)
+        if impl is not None and name is None and hands_over(sources[impl.path], impl, shared):
+            continue  # the functional nansum: its work is nansum_out's, judged in turn
         if impl is None or name is None or name not in REDUCTIONS:
             return None
         names.add(name)
@@ -62,3 +64,4 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) 
     if decl is None or not decl.resolved or decl.iterator_type is None or len(decl.params) != 1:
         return None
     return ReductionRoute(decl, REDUCTIONS[name], tuple(calls))
+

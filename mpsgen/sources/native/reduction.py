@@ -55,3 +55,13 @@ def passed_reduction_stub(text: str, impl: SharedImpl) -> str | None:
             if f is not None and f.name != helper.name and _REDUCTION.search(ix.masked[f.body_open: f.body_close]):
                 return stub
     return None
+
+
+def hands_over(text: str, impl: SharedImpl, kernels: tuple[str, ...]) -> bool:
+    """*impl* calls no stub and its body calls another of *kernels* (the functional nansum ->
+    at::native::nansum_out, both shared by the family)."""
+    if impl.stub_names:
+        return False
+    ix = index_of(impl.path, text)
+    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+    return any(k != impl.kernel and re.search(rf"\b{re.escape(k)}\s*\(", body) for k in kernels)
