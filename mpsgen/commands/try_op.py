@@ -225,7 +225,14 @@ def _try_nullary(checkout: Checkout, op: str, templates_dir: str | None,
                                                            with_planned(root, planned_headers(cs), cache_dir()))
     found = nullary_in_tree(checkout, plan.changeset, op)
     if found is None:
-        return None
+        from mpsgen.emulate.reduce_check import check_reduction
+        from mpsgen.plan.reduction_route import reduction_in_tree
+
+        reduced = reduction_in_tree(checkout, plan.changeset, op)
+        if reduced is None:
+            return None
+        name, path = reduced
+        return f"{IN_TREE}, {path}", check_reduction(name, plan.changeset.current(path), root)
     kernel, path = found
     return f"{IN_TREE}, {path}", check_fill(kernel, plan.changeset.current(path), root)
 

@@ -65,3 +65,38 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) 
         return None
     return ReductionRoute(decl, REDUCTIONS[name], tuple(calls))
 
+
+
+def reduction_in_tree(checkout: Checkout, cs: Changeset, op: str) -> tuple[str, str] | None:
+    """(reduction, .metal path) of the reduction kernels the tree already runs for *op* (sum once migrated:
+    sum, kernels/ReduceOps.metal), or None."""
+    from mpsgen.generate.reduction_kernel import METAL_FILE, registered_ops
+    from mpsgen.plan.texts import yaml_index
+    from mpsgen.sources.native_yaml import names as nf
+    from mpsgen.tree.checkout import KERNELS_REL, YAML_REL
+
+    family = nf.select_overloads(yaml_index(cs.current(YAML_REL)), op)
+    shared = tuple(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel))
+    found = route_reduction(checkout, cs, shared)
+    rel = f"{KERNELS_REL}/{METAL_FILE}"
+    if found is None or not checkout.path(rel).is_file() or found.op.name not in registered_ops(cs.current(rel)):
+        return None
+    return found.op.name, rel
+
+
+def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> tuple[str, str] | None:
+    """(kernel, why) when one of *shared* is a TensorIterator reduction of a stub the reduction kernels do not
+    serve (prod_out -> prod_stub, argmax_out -> argmax_stub): the refusal says so.  None otherwise."""
+    from mpsgen.generate.reduction_kernel import REDUCTIONS
+
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    for kernel in dict.fromkeys(shared):
+        sources = mentioning(native, kernel)
+        impl = find_shared_impl(sources, kernel)
+        if impl is None:
+            continue
+        name = reduction_stub(sources[impl.path], impl) or passed_reduction_stub(sources[impl.path], impl)
+        if name is not None and name not in REDUCTIONS:
+            return kernel, (f"{kernel} ({impl.location}) is a TensorIterator reduction of {name}, which mpsgen's "
+                            f"reduction kernels do not serve (they serve {', '.join(REDUCTIONS)})")
+    return None

@@ -133,6 +133,7 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
         reduction = _reduction(checkout, cs, own) if not (opts.stub_override or outputs or two_outputs or nullary) \
             else None
         if nullary is None and reduction is None:
+            _refuse_unserved_reduction(checkout, cs, family, edit, own)
             _require_elementwise(checkout, cs, family, edit, delegating)
         targets = () if opts.stub_override or outputs or nullary or reduction else \
             _targets(checkout, cs, family, edit, shared)
@@ -288,6 +289,16 @@ def _reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> Re
     from mpsgen.plan.reduction_route import route_reduction
 
     return route_reduction(checkout, cs, shared)
+
+
+def _refuse_unserved_reduction(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> None:
+    from mpsgen.plan.reduction_route import unserved_reduction
+
+    found = unserved_reduction(checkout, cs, shared)
+    if found is not None:
+        entry = _entry_for_kernel(family, edit, found[0])
+        raise MpsgenError(f"{entry.name} is not a pointwise op: {found[1]}", path=YAML_REL, line=entry.line,
+                          hint=f"write its Metal kernel by hand; `mpsgen status --op {family.name}` shows the frontier")
 
 
 def _entry_for_kernel(family, edit, kernel: str):
