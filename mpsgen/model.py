@@ -23,7 +23,9 @@ DtypeToken = Literal["float", "int2float", "integer", "complex"]
 ResultKind = Literal["same", "float", "bool", "complex"]  # complex: T -> vec2type_t<T> (polar)
 # What a kernel computes: an elementwise function of its inputs (a functor, its arity above), or, with no
 # input, its output filled with a scalar (fill_stub: plan/nullary_route.py, plan/nullary_code.py).
-KernelKind = Literal["pointwise", "nullary", "indexing", "random"]  # indexing: index_fill_stub (plan/indexing_route.py); random: a distribution stub (plan/random_route.py)
+# indexing: index_fill_stub (plan/indexing_route.py); random: a distribution stub (plan/random_route.py);
+# reduction: a TensorIterator reduction of a reduce stub (plan/reduction_route.py)
+KernelKind = Literal["pointwise", "nullary", "indexing", "random", "reduction"]
 # How a kernels/*.metal file registers its kernels (sources/metal/layout reads it, the checkout's
 # Capabilities keep it per file), which also says how a kernel is written there: early 2025's template
 # kernel per op with `template [[host_name(...)]]` instances (unary), 2.7 BinaryKernel.metal's own

@@ -37,6 +37,7 @@ DECLARE_DISPATCH(pow_tensor_scalar_fn, pow_tensor_scalar_stub)
 DECLARE_DISPATCH(isin_default_fn, isin_default_stub)
 DECLARE_DISPATCH(hardswish_fn, hardswish_stub)
 DECLARE_DISPATCH(reduce_fn, max_values_stub)
+DECLARE_DISPATCH(reduce_fn, prod_stub)
 DECLARE_DISPATCH(flip_fn, flip_stub)
 } // namespace at::native
 """
@@ -99,6 +100,16 @@ TORCH_IMPL_FUNC(amax_out) (const Tensor& self, IntArrayRef dim, bool keepdim, co
   auto iter = meta::make_reduction(self, result, dim, keepdim, self.scalar_type());
   if (iter.numel() != 0) {
     max_values_stub(iter.device_type(), iter);
+  }
+}
+
+TORCH_IMPL_FUNC(prod_out)
+(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& result) {
+  auto iter = meta::make_reduction_from_out_ty(self, result, dim, keepdim, result.scalar_type());
+  if (iter.numel() == 0) {
+    result.fill_(1);
+  } else {
+    prod_stub(iter.device_type(), iter);
   }
 }
 
@@ -208,6 +219,7 @@ def test_status_frontier_on_real_shapes(shapes_tree: Path):
 
 
 def test_non_structured_elementwise_kernel_is_a_candidate_a_reduction_or_flip_is_not(shapes_tree: Path):
+    # (amax's reduction is the reduction kind's candidate; prod's stub is one that kind does not serve)
     # Both are shared in the 2.13 yaml; here they are turned back into MPS-only overloads.
     from test_checks import edit
 
@@ -217,30 +229,32 @@ def test_non_structured_elementwise_kernel_is_a_candidate_a_reduction_or_flip_is
     hardswish = family_details(inv, "hardswish").frontier
     assert hardswish.candidate and "hardswish_stub(TensorIterator&...)" in hardswish.why
     amax = family_details(inv, "amax").frontier
-    assert not amax.candidate and "builds no elementwise TensorIterator" in amax.why
+    assert amax.candidate and "calls max_values_stub: a TensorIterator reduction (the reduction kind)" in amax.why
+    prod = next(o for o in family_details(inv, "prod").frontier.overloads if o.entry == "prod.int_out")
+    assert not prod.candidate and "builds no elementwise TensorIterator" in prod.why
     flip = family_details(inv, "flip").frontier  # MPS: flip_mps in the 2.13 yaml; an iterator over a restrided view
     assert not flip.candidate and "builds no elementwise TensorIterator" in flip.why
 
 
 def test_migrate_refuses_a_reduction_status_calls_no_candidate(shapes_tree: Path):
-    # amax_stub takes a TensorIterator like a pointwise stub, but amax_out builds a reduction: a Metal
-    # elementwise kernel registered for it would compute garbage.  migrate and new-op refuse it as
-    # status's frontier does, before anything is written; an elementwise sibling is not refused by it.
+    # prod_stub takes a TensorIterator like a pointwise stub, but prod_out builds a reduction: a Metal
+    # elementwise kernel registered for it would compute garbage, and the reduction kind does not serve
+    # prod_stub.  migrate refuses it as status's frontier does, before anything is written; an elementwise
+    # sibling is not refused by it.
     from cli_support import mpsgen
     from test_checks import edit
 
     def tracked_bytes(root: Path) -> dict[Path, bytes]:
         return {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
-    edit(shapes_tree, YAML_REL, "    CPU, CUDA, MPS: amax_out\n", "    CPU, CUDA: amax_out\n    MPS: amax_out_mps\n")
     before = tracked_bytes(shapes_tree)
-    done = mpsgen("-C", str(shapes_tree), "migrate", "amax", "--expr", "x", "--no-build", "--no-test", "--no-try")
+    done = mpsgen("-C", str(shapes_tree), "migrate", "prod.int_out", "--expr", "x", "--no-build", "--no-test",
+                  "--no-try")
     assert done.returncode == 2, done.stdout + done.stderr
-    line = line_of(shapes_tree, YAML_REL, "func: amax.out(")
-    assert done.stderr.startswith(f"mpsgen: error: {YAML_REL}:{line}: amax.out is not a pointwise op: the entry is "
-                                  "neither TensorIterator-structured nor tagged pointwise, and amax_out (")
-    assert "builds no elementwise TensorIterator (a reduction, shape or other op)" in done.stderr
-    assert "`mpsgen status --op amax` shows the migration frontier" in done.stderr
+    line = line_of(shapes_tree, YAML_REL, "func: prod.int_out(")
+    assert done.stderr.startswith(f"mpsgen: error: {YAML_REL}:{line}: prod.int_out is not a pointwise op: prod_out (")
+    assert "is a TensorIterator reduction of prod_stub, which mpsgen's reduction kernels do not serve" in done.stderr
+    assert "`mpsgen status --op prod` shows the frontier" in done.stderr and done.stderr.count("\n") == 1
     assert tracked_bytes(shapes_tree) == before
 
     edit(shapes_tree, YAML_REL, "    CPU, CUDA, MPS: hardswish_out\n", "    CPU, CUDA: hardswish_out\n    MPS: hardswish_out_mps\n")

@@ -202,7 +202,7 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
 def _try_nullary(checkout: Checkout, op: str, templates_dir: str | None,
                  include_root: str | Path | None):  # -> (source, emulate.compare.TryResult) | None
     """The fill kernels migrate would write for *op* (or those the tree already runs), checked against torch's
-    CPU fill_; None when *op* is no nullary kind."""
+    CPU fill_, or the reduction kernels it would write, against torch's reduction; None when *op* is neither."""
     from mpsgen.emulate.fill_check import check_fill
     from mpsgen.model import KernelOptions
     from mpsgen.plan.nullary_route import nullary_in_tree
@@ -215,9 +215,24 @@ def _try_nullary(checkout: Checkout, op: str, templates_dir: str | None,
     if plan.nullary is not None:
         text = plan.changeset.current(plan.nullary.metal_path)
         return f"plan ({plan.nullary.metal_path})", check_fill(plan.kernel, text, root)
+    if plan.reduction is not None:  # a reduce stub's kernels, against torch's CPU reduction
+        from mpsgen.emulate.compile import cache_dir
+        from mpsgen.emulate.overlay import include_root as with_planned, planned_headers
+        from mpsgen.emulate.reduce_check import check_reduction
+
+        red, cs = plan.reduction, plan.changeset
+        return f"plan ({red.metal_path})", check_reduction(red.name, cs.current(red.metal_path),
+                                                           with_planned(root, planned_headers(cs), cache_dir()))
     found = nullary_in_tree(checkout, plan.changeset, op)
     if found is None:
-        return None
+        from mpsgen.emulate.reduce_check import check_reduction
+        from mpsgen.plan.reduction_route import reduction_in_tree
+
+        reduced = reduction_in_tree(checkout, plan.changeset, op)
+        if reduced is None:
+            return None
+        name, path = reduced
+        return f"{IN_TREE}, {path}", check_reduction(name, plan.changeset.current(path), root)
     kernel, path = found
     return f"{IN_TREE}, {path}", check_fill(kernel, plan.changeset.current(path), root)
 

@@ -120,26 +120,14 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
     headers = planned_headers(group.changeset)  # the whole group's: a macro an earlier op added
     done: list[OpCheck] = []
     for plan in group.kernel_plans:
-        if plan.nullary is not None or plan.indexing is not None:  # fill_stub's, index_fill_stub's: against torch CPU
+        if plan.kind != "pointwise":  # a kind with a check of its own: fills, indexing, random, reductions
             try:
-                filled = _kind_check(plan, group.changeset.current, checkout.root)
+                own = _kind_check(plan, group.changeset, checkout.root, headers)
             except ToolMissing as why:
                 done.append(OpCheck(plan.family, "skipped", reason=why.render()))
                 continue
-            done.append(OpCheck(plan.family, "agreed" if filled.ok else "disagreed", filled))
-            if not filled.ok:
-                break
-            continue
-        if plan.random is not None:  # a distribution stub's kernels: in distribution against torch's CPU sampler
-            from mpsgen.emulate.random_check import check_planned_random
-
-            try:
-                drawn = check_planned_random(plan, group.changeset, checkout.root)
-            except ToolMissing as why:
-                done.append(OpCheck(plan.family, "skipped", reason=why.render()))
-                continue
-            done.append(OpCheck(plan.family, "agreed" if drawn.ok else "disagreed", drawn))
-            if not drawn.ok:
+            done.append(OpCheck(plan.family, "agreed" if own.ok else "disagreed", own))
+            if not own.ok:
                 break
             continue
         spec = plan.spec
@@ -183,13 +171,26 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
     return NumericCheck(tuple(done))
 
 
-def _kind_check(plan, current, root):  # -> TryResult
-    """The planned .metal of the nullary kind (fill_) or the indexing kind (index_fill_, gather, scatter_add) against
-    torch CPU."""
+def _kind_check(plan, changeset, root, headers):  # -> TryResult
+    """The planned .metal of a kind other than pointwise against torch CPU: the nullary kind (fill_), the
+    indexing kind (index_fill_, gather, scatter_add, scatter), the random kind (in distribution) and the
+    reduction kind (sum, mean, amax, ...)."""
+    current = changeset.current
     if plan.nullary is not None:
         from mpsgen.emulate.fill_check import check_fill
 
         return check_fill(plan.kernel, current(plan.nullary.metal_path), root)
+    if plan.random is not None:
+        from mpsgen.emulate.random_check import check_planned_random
+
+        return check_planned_random(plan, changeset, root)
+    if plan.reduction is not None:
+        from mpsgen.emulate.compile import cache_dir
+        from mpsgen.emulate.overlay import include_root as with_planned
+        from mpsgen.emulate.reduce_check import check_reduction
+
+        return check_reduction(plan.reduction.name, current(plan.reduction.metal_path),
+                               with_planned(root, headers, cache_dir()))
     from importlib import import_module
 
     module, function = INDEXING_CHECKS[plan.indexing.stub]

@@ -96,6 +96,10 @@ class FrontierIndex:
         if indexing:  # index_fill_ -> index_fill_stub (plan/indexing_route.py)
             return Overload(e.name, mps_kernel, site.kernel, at, tuple(d.name for d in indexing), indexing[0].fn_type,
                             True, f"{site.kernel} ({at}) calls {', '.join(d.name for d in indexing)}: the indexing kind")
+        reduction = self._reduction(use.impl) if not use.impl.elementwise else ""
+        if reduction:
+            return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, True,
+                            f"{site.kernel} ({at}) calls {reduction}: a TensorIterator reduction (the reduction kind)")
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
@@ -172,6 +176,17 @@ class FrontierIndex:
             return reach, False, (f"{reach.shown()}: draws through {', '.join(every)}; mpsgen has no Metal sampler "
                                   f"for {', '.join(s for s in every if s not in SAMPLERS)}")
         return reach, False, f"{reach.shown()}: a distribution stub mpsgen has no Metal sampler for yet"
+
+    def _reduction(self, impl) -> str:
+        """The reduce stub *impl* calls when it builds a reduction iterator and the reduction kind serves the
+        stub (`void(*)(TensorIterator&)`: what plan/reduction_route.py plans), else ""."""
+        from mpsgen.generate.reduction_kernel import REDUCTIONS
+        from mpsgen.sources.native.reduction import passed_reduction_stub, reduction_stub
+
+        text = self.inv.shared_kernels.text(impl.path)
+        stub = reduction_stub(text, impl) if impl.stub_names else passed_reduction_stub(text, impl)
+        decl = self.inv.stub_declarations.get(stub) if stub in REDUCTIONS else None
+        return stub if stub and decl is not None and decl.iterator_type is not None and len(decl.params) == 1 else ""
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from mpsgen.plan.indexing_record import IndexingCode
     from mpsgen.plan.nullary_record import NullaryCode
     from mpsgen.plan.random_record import RandomCode
+    from mpsgen.plan.reduction_record import ReductionCode
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Phases:
     nullary: NullaryCode | None = None  # the nullary kind's kernels (fill_stub; plan/nullary_code.py)
     indexing: IndexingCode | None = None  # the indexing kind's kernel (index_fill_stub; plan/indexing_code.py)
     random: RandomCode | None = None  # the random kind's kernels (uniform_stub; plan/random_code.py)
+    reduction: ReductionCode | None = None  # the reduction kind's (sum_stub; plan/reduction_code.py)
 
 
 def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOptions,
@@ -94,7 +96,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         # The bespoke kernels only the legacy code runs go with it, before the new kernel takes their names.
         retired = retire_bespoke_kernels(cs, checkout, routing.legacy_kernels, routing.family)
         apply_edits(cs, retired.edits)
-        nullary = indexing = random = None
+        nullary = indexing = random = reduction = None
         no_others: tuple[StubKernel, ...] = ()
         if routing.nullary is not None:  # fill_: a stub of an output-only iterator (plan/nullary_code.py)
             from mpsgen.plan.nullary_code import plan_nullary_code
@@ -114,6 +116,12 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             random = plan_random_code(routing, checkout, cs, opts)
             apply_edits(cs, random.edits)
             first, others = StubKernel(routing.stub, kept_kernel=random.kept), no_others
+        elif routing.reduction is not None:  # sum: a reduce stub's kernels (plan/reduction_code.py)
+            from mpsgen.plan.reduction_code import plan_reduction_code
+
+            reduction = plan_reduction_code(routing, checkout, cs, opts)
+            apply_edits(cs, reduction.edits)
+            first, others = StubKernel(routing.stub, kept_kernel=reduction.kept), no_others
         elif routing.outputs:  # one kernel per output (plan/split_outputs.py), the host placed with the last
             kernels: list[StubKernel] = []
             for k in range(len(routing.outputs)):
@@ -142,8 +150,9 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
                 cs.set_text(path, text, f"removed the legacy {legacy}")  # MPSGraph or bespoke Metal
             removals.append(removal)
             legacy_notes.extend(removal.notes)
-        if nullary is not None or indexing is not None:  # their kernels serve every dtype the CPU kernel takes
-            tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=NULLARY_GROUPS, dropped=(),
+        if nullary is not None or indexing is not None or reduction is not None:  # every dtype the CPU kernel takes
+            groups = reduction.groups if reduction is not None and reduction.groups else NULLARY_GROUPS
+            tests = plan_test_lists(routing.family, command, checkout, cs, dtypes=groups, dropped=(),
                                     drop_complex=False)
         elif random is not None:  # samples differ from the CPU's whatever the kernel: their xfails stay
             tests = TestListsPhase(notes=(f"test lists left alone: {routing.family}'s samples match the CPU's in "
@@ -162,7 +171,7 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
             xfails = dropped_xfails(code.dtype_rows, next(iter(tests.test_keys.values()), routing.family), cs, checkout)
             apply_edits(cs, xfails.edits)
     return Phases(routing, choice, code, kept_kernel, tuple(removals), tuple(legacy_notes), tests, xfails,
-                  first.notes, others, nullary, indexing, random)
+                  first.notes, others, nullary, indexing, random, reduction)
 
 
 def _stub_kernel(command: Command, routing: Routing, stub: stubs.StubDecl, entry: Entry, target: StubTarget | None,
@@ -195,8 +204,8 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
                           notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes,
                                  *(sk.code.notes if sk.code else ())))
                  for sk in phases.others)
-    nullary, indexing, random = phases.nullary, phases.indexing, phases.random
-    own = nullary or indexing or random  # the nullary, indexing or random kind's code: the same fields
+    nullary, indexing, random, reduction = phases.nullary, phases.indexing, phases.random, phases.reduction
+    own = nullary or indexing or random or reduction  # a kind writing its own .metal and host: the same fields
     notes = (*routing.kept, *routing.notes, *((phases.kept_kernel,) if phases.kept_kernel else ()),
              *phases.first_notes, *(code.notes if code else ()), *(own.notes if own else ()),
              *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,
@@ -213,6 +222,7 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
         stub_plans=subs, nullary=nullary if nullary and not nullary.kept else None,
         indexing=indexing if indexing and not indexing.kept else None,
         random=random if random and not random.kept else None,
+        reduction=reduction if reduction and not reduction.kept else None,
     )
 
 
@@ -222,10 +232,11 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
              overloads: tuple[str, ...], nothing_to_do: str = "", tests: TestListsPhase | None = None,
              xfail_changes: tuple[str, ...] = (), files: tuple[str, ...] = (), stub_plans: tuple[Plan, ...] = (),
              other_stub: bool = False, check_op: str = "", nullary: NullaryCode | None = None,
-             indexing: IndexingCode | None = None, random: RandomCode | None = None) -> Plan:
+             indexing: IndexingCode | None = None, random: RandomCode | None = None,
+             reduction: ReductionCode | None = None) -> Plan:
     """The one place a Plan is built: a stub's kernel from its choice and code records (or the nullary,
-    indexing or random kind's code), the rest given."""
-    own = nullary or indexing or random
+    indexing, random or reduction kind's code: its texts, kernel and dtype rows), the rest given."""
+    own = nullary or indexing or random or reduction
     return Plan(
         command, op, family, cs, nothing_to_do=nothing_to_do, moved=moved, stub=stub,
         spec=code.spec if code else None,
@@ -235,18 +246,21 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
         two_outputs=code.two_outputs if code else None,
         binding=choice.binding if choice else None, operands_at=choice.operands_at if choice else "",
         diverted=choice.diverted if choice else None,
-        dtypes=NULLARY_GROUPS if nullary or indexing else RANDOM_GROUPS if random else code.spec.dtypes if code else (),
+        dtypes=NULLARY_GROUPS if nullary or indexing else RANDOM_GROUPS if random else reduction.groups if reduction
+        else code.spec.dtypes if code else (),
         rendered=code.rendered if code else _nullary_rendered(own) if own else Rendered(), added=added, api_added=api_added, removed=removed,
         notes=notes, test_lists=(*(tests.changes if tests else ()), *xfail_changes),
         test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
         grad_test_names=tests.grad_test_names if tests else (), overloads=overloads, files=files,
         dtype_rows=own.rows if own else code.dtype_rows if code else (), dropped=code.dropped if code else (), stub_plans=stub_plans,
-        other_stub=other_stub, check_op=check_op, kind="nullary" if nullary else "indexing" if indexing else "random" if random else "pointwise",
-        nullary=nullary, indexing=indexing, random=random,
+        other_stub=other_stub, check_op=check_op, nullary=nullary, indexing=indexing, random=random, reduction=reduction,
+        kind="nullary" if nullary else "indexing" if indexing else "random" if random else "reduction" if reduction
+        else "pointwise",
     )
 
 
-def _nullary_rendered(nullary: NullaryCode | IndexingCode | RandomCode) -> Rendered:
-    """What --print shows of the nullary (indexing, random) kind: the .metal file, the host kernel and its registration."""
+def _nullary_rendered(nullary: NullaryCode | IndexingCode | RandomCode | ReductionCode) -> Rendered:
+    """What --print shows of a kind writing its own .metal and host: the .metal file, the host kernel and its
+    registration."""
     return Rendered(nullary.metal_text, (), nullary.host_code, nullary.register_line, nullary.metal_path,
                     nullary.mm_path)

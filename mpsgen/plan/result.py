@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from mpsgen.plan.indexing_record import IndexingCode
     from mpsgen.plan.nullary_record import NullaryCode
     from mpsgen.plan.random_record import RandomCode
+    from mpsgen.plan.reduction_record import ReductionCode
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
     from mpsgen.plan.binding import Binding
     from mpsgen.plan.dtypes import Row
@@ -86,6 +87,7 @@ class Plan:
     nullary: NullaryCode | None = None  # that kind's kernels and host (plan/nullary_code.py)
     indexing: IndexingCode | None = None  # "indexing": index_fill_stub's kernel and host (plan/indexing_code.py)
     random: RandomCode | None = None  # "random": a distribution stub's kernels and host (plan/random_code.py)
+    reduction: ReductionCode | None = None  # "reduction": a reduce stub's kernels (plan/reduction_code.py)
 
     @property
     def kernel_plans(self) -> tuple[Plan, ...]:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from mpsgen.plan.indexing_route import IndexingRoute
     from mpsgen.plan.nullary_route import NullaryRoute
     from mpsgen.plan.random_route import RandomRoute
+    from mpsgen.plan.reduction_route import ReductionRoute
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 
 
@@ -57,6 +58,8 @@ class Routing:
     nullary: NullaryRoute | None = None
     indexing: IndexingRoute | None = None  # the indexing kind: index_fill_stub (plan/indexing_route.py)
     random: RandomRoute | None = None  # the random kind: a distribution stub (uniform_stub; plan/random_route.py)
+    # the reduction kind: a TensorIterator reduction of a reduce stub (sum_stub; plan/reduction_route.py)
+    reduction: ReductionRoute | None = None
 
 
 def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> Routing:
@@ -132,9 +135,13 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
             nullary = route_nullary(checkout, cs, index, shared)
         indexing = _indexing(checkout, cs, index, shared) if not (nullary or opts.stub_override or outputs) else None
         random = _random_route(checkout, cs, shared) if not (nullary or indexing or opts.stub_override) else None
-        if nullary is None and indexing is None and random is None:
+        own = tuple(k for k in shared if k not in delegating) or shared  # nansum: its callee nansum_out's stub
+        reduction = _reduction(checkout, cs, own) \
+            if not (opts.stub_override or outputs or two_outputs or nullary or indexing or random) else None
+        if nullary is None and indexing is None and random is None and reduction is None:
+            _refuse_unserved_reduction(checkout, cs, family, edit, own)
             _require_elementwise(checkout, cs, family, edit, delegating)
-        own_stub = opts.stub_override or outputs or nullary or indexing or random  # a stub found otherwise
+        own_stub = opts.stub_override or outputs or nullary or indexing or random or reduction  # a stub found otherwise
         targets = () if own_stub else _targets(checkout, cs, family, edit, shared)
         if targets:  # several stubs: the first one's overload describes the first kernel
             stub, schema_entry = targets[0].stub, targets[0].entry
@@ -147,13 +154,17 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
         elif random is not None:  # uniform_: the stub its shared kernel's template functor calls
             stub = random.stub
             notes += random.notes()
+        elif reduction is not None:  # sum: sum_out's sum_stub, run by the reduction kind's kernels
+            stub = reduction.stub
+            notes += reduction.notes()
         else:
             stub = _infer_stub(checkout, cs, family.name, shared, opts.stub_override)
     return Routing(family.name, only or (), tuple(kept), index=index,
                    yaml_text=edit.text if edit.changed else None, moved=tuple(edit.moved), shared=shared,
                    legacy_kernels=edit.legacy_kernels, schema_entry=schema_entry, stub=stub, targets=targets,
                    two_outputs=two_outputs, outputs=outputs, caller_edits=spared.edits if spared else (),
-                   notes=tuple(notes), nullary=nullary, indexing=indexing, random=random)
+                   notes=tuple(notes), nullary=nullary, indexing=indexing, random=random,
+                   reduction=reduction)
 
 
 def _indexing(checkout: Checkout, cs: Changeset, index: nf.NativeIndex, shared: tuple[str, ...]) -> IndexingRoute | None:
@@ -179,8 +190,8 @@ def _movable_overloads(checkout: Checkout, cs: Changeset, family
                        ) -> tuple[tuple[str, ...] | None, list[str], list[tuple[str, str]], frozenset[str]]:
     """The overloads `migrate FAMILY` moves when some legacy ones cannot: an overload whose shared
     kernel calls no DispatchStub (pow.Scalar_out) keeps its MPS kernel, said in a note, while the
-    others move (or moved in an earlier run: then there is nothing to do).  An in-place or out
-    variant left on MPSGraph whose shared kernel hands its work, in one call, to a kernel of the
+    others move (or moved in an earlier run: then there is nothing to do).  A variant (in-place, out or
+    functional) left on MPSGraph whose shared kernel hands its work, in one call, to a kernel of the
     family that calls a stub (floor_divide_ -> floor_divide_out) moves with the family.
 
     Returns (the overloads to move, None when every one moves or none can: the usual refusal then
@@ -207,11 +218,12 @@ def _movable_overloads(checkout: Checkout, cs: Changeset, family
 
 def _delegating(checkout: Checkout, cs: Changeset, family, stubless: dict[str, tuple[str, stubs.SharedImpl]],
                 native_texts: dict[str, str]) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """((entry, note) pairs, {entry: its shared kernel}) of the stubless in-place and out variants on MPSGraph whose
-    kernel calls a family kernel that calls a stub (or that kernel's op through at::)."""
+    """((entry, note) pairs, {entry: its shared kernel}) of the stubless variants on MPSGraph (in-place, out, or
+    functional: nansum -> at::native::nansum_out) whose kernel calls a family kernel that calls a stub (or that
+    kernel's op through at::)."""
     from mpsgen.sources.host.callers import uses_of
     from mpsgen.sources.native.delegates import delegation
-    from mpsgen.sources.native_yaml.cpp_api import at_spellings, is_inplace_variant, is_out_variant
+    from mpsgen.sources.native_yaml.cpp_api import at_spellings
 
     callees: dict[str, str] = {}  # kernel, or at:: spelling -> the stub it reaches
     for e in family.entries:
@@ -232,7 +244,7 @@ def _delegating(checkout: Checkout, cs: Changeset, family, stubless: dict[str, t
     notes: list[tuple[str, str]] = []
     moving: dict[str, str] = {}
     for e in family.legacy_entries:
-        if e.name not in stubless or not (is_inplace_variant(e) or is_out_variant(e)) or not e.mps_kernel:
+        if e.name not in stubless or not e.mps_kernel:
             continue
         impl = stubless[e.name][1]
         via = delegation(native_texts, impl, native, dispatched)
@@ -269,9 +281,11 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
         nullary = route_nullary(checkout, cs, index, shared)  # fill_: fill_stub, reached through fill_out
         nullary = nullary or _indexing(checkout, cs, index, shared)  # gather_out: gather_stub (indexing kind)
     random = _random_route(checkout, cs, shared) if nullary is None and not opts.stub_override else None
-    targets = () if opts.stub_override or nullary or random else _targets(checkout, cs, family, None, shared)
+    reduction = _reduction(checkout, cs, shared) if not (opts.stub_override or nullary or random) else None
+    one = random.stub if random else reduction.stub if reduction else None  # either kind names its one stub
+    targets = () if opts.stub_override or nullary or one else _targets(checkout, cs, family, None, shared)
     found = [t.stub for t in targets] or ([*getattr(nullary, "stubs", (nullary.stub,))] if nullary else  # scatter: 4
-                                          [random.stub] if random else
+                                          [one] if one else
                                           [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)])
     mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     runs: list[tuple[stubs.StubDecl, Registration, str]] = []
@@ -291,6 +305,22 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
         return f"{family.name} is already on a native Metal kernel ({where})", runs[0][1]
     return (f"{family.name} already has an MPS kernel that is not MPSGraph code mpsgen knows ({where}; "
             f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is"), None
+
+
+def _reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> ReductionRoute | None:
+    from mpsgen.plan.reduction_route import route_reduction
+
+    return route_reduction(checkout, cs, shared)
+
+
+def _refuse_unserved_reduction(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> None:
+    from mpsgen.plan.reduction_route import unserved_reduction
+
+    found = unserved_reduction(checkout, cs, shared)
+    if found is not None:
+        entry = _entry_for_kernel(family, edit, found[0])
+        raise MpsgenError(f"{entry.name} is not a pointwise op: {found[1]}", path=YAML_REL, line=entry.line,
+                          hint=f"write its Metal kernel by hand; `mpsgen status --op {family.name}` shows the frontier")
 
 
 def _entry_for_kernel(family, edit, kernel: str):

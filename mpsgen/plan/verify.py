@@ -58,6 +58,14 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
         missing = [s for s in plan.indexing.instances if f"{plan.kernel}_{s}" not in have]
         if missing:
             problems.append(f"kernel '{plan.kernel}' is not registered for {', '.join(missing)} in {path}")
+    if plan.reduction is not None:  # re-read the planned ReduceOps.metal (after clang-format): every type registered
+        from mpsgen.generate.reduction_kernel import BY_NAME, registrations
+
+        red = plan.reduction
+        red_types = {t for op, _, t in registrations(cs.current(red.metal_path)) if op == red.name}
+        missing = [t for t, _ in BY_NAME[red.name].types if t not in red_types]
+        if missing:
+            problems.append(f"kernels '{plan.kernel}_<T>' are not registered for {', '.join(missing)} in {red.metal_path}")
     if plan.spec is not None:
         metal_texts = mentioning(planned_texts(cs, folder_files(cs, "metal_files"), checkout), plan.kernel)
         if plan.two_outputs is not None:  # upstream's <kernel>_dense_<T>/<kernel>_strided_<T>, read again

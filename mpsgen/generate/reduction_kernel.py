@@ -1,0 +1,122 @@
+"""The texts of the reduction kind (plan/reduction_code.py): kernels/ReduceOps.metal (one threadgroup per output
+element, simd_* reductions, an op struct per reduction and its registrations), the host kernels registered on
+the reduce stubs, and the simdgroup helpers a 2.7 c10/metal/reduction_utils.h lacks; from templates/*.j2.
+
+The table says, per reduction, the stub it serves, the torch op it is checked against and, per Metal type,
+the accumulation type the kernel folds in: the CPU kernel's (float for half and bfloat, long for an integer
+or bool sum, the type itself for a maximum; int for a narrow integer's maximum, exact and what
+simd_max takes).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from mpsgen.errors import MpsgenError
+from mpsgen.generate.templating import render_template
+
+BFLOAT = "bfloat"
+_INTEGERS_TO_LONG = (("long", "long"), ("int", "long"), ("short", "long"), ("char", "long"), ("uchar", "long"),
+                     ("bool", "long"))
+_INTEGERS_TO_INT = (("long", "long"), ("int", "int"), ("short", "int"), ("char", "int"), ("uchar", "int"),
+                    ("bool", "int"))
+_FLOATS = (("float", "float"), ("half", "float"), ("bfloat", "float"))
+_EVERY = ("float", "integer", "complex")  # all/any: the iterator converts any input to bool first
+
+
+class ReductionOp(NamedTuple):
+    """One reduction the kernel template runs."""
+
+    name: str  # the kernels' middle name: reduce_<name>_<T>
+    stub: str  # the DispatchStub its host kernel is registered on
+    struct: str  # the op struct in the .metal
+    reference: str  # the torch function the numeric check compares with (CPU)
+    types: tuple[tuple[str, str], ...]  # (Metal type, accumulation type), in registration order
+    groups: tuple[str, ...] = ()  # the input dtype groups it serves, when not those of its types
+
+
+REDUCTIONS = {op.stub: op for op in (
+    ReductionOp("sum", "sum_stub", "sum_op", "torch.sum", (*_FLOATS, *_INTEGERS_TO_LONG, ("float2", "float2"))),
+    ReductionOp("mean", "mean_stub", "mean_op", "torch.mean", (*_FLOATS, ("float2", "float2"))),
+    # nansum_out hands integer inputs to sum_out: its stub sees the floating types (the CPU kernel's)
+    ReductionOp("nansum", "nansum_stub", "nansum_op", "torch.nansum", _FLOATS),
+    ReductionOp("amax", "max_values_stub", "max_op", "torch.amax", (*_FLOATS, *_INTEGERS_TO_INT)),
+    ReductionOp("amin", "min_values_stub", "min_op", "torch.amin", (*_FLOATS, *_INTEGERS_TO_INT)),
+    # all_out/any_out's iterator converts the input to the output's dtype: bool, or uint8 for a uint8 input
+    ReductionOp("all", "and_stub", "all_op", "torch.all", (("bool", "bool"), ("uchar", "bool")), _EVERY),
+    ReductionOp("any", "or_stub", "any_op", "torch.any", (("bool", "bool"), ("uchar", "bool")), _EVERY),
+)}
+ORDER = tuple(op.name for op in REDUCTIONS.values())  # the file's op order, whatever order they were migrated in
+BY_NAME = {op.name: op for op in REDUCTIONS.values()}
+METAL_FILE = "ReduceOps.metal"  # upstream's name for the kernels of operations/ReduceOps.mm
+HELPER = "reduce_mps_impl"  # the host helper every reduction's host kernel calls
+STRUCTS = ("sum_op", "mean_op", "nansum_op", "max_op", "min_op", "all_op", "any_op")
+_MACRO_COMMENT = "// NAME_<T> (reduce_<op>_<T>):"
+_REGISTERED = re.compile(r'^REGISTER_REDUCTION\(reduce_(\w+), (\w+), (\w+)\);', re.MULTILINE)
+
+
+def registered_ops(metal: str) -> tuple[str, ...]:
+    """The reductions a kernels/ReduceOps.metal text registers, in the file's order."""
+    return tuple(dict.fromkeys(m.group(1) for m in _REGISTERED.finditer(metal)))
+
+
+def registrations(metal: str) -> tuple[tuple[str, str, str], ...]:
+    """(op, struct, Metal type) of each REGISTER_REDUCTION line."""
+    return tuple((m.group(1), m.group(2), m.group(3)) for m in _REGISTERED.finditer(metal))
+
+
+def _structs(ops: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The op structs *ops* need, in the file's order (mean_op and nansum_op derive from sum_op)."""
+    wanted = {BY_NAME[n].struct for n in ops} | ({"sum_op"} if {"mean", "nansum"} & set(ops) else set())
+    return tuple(s for s in STRUCTS if s in wanted)
+
+
+def _registrations(ops: list[str], bfloat_guarded: bool, templates_dir: str | Path | None) -> str:
+    plain = {n: tuple(p for p in BY_NAME[n].types if not (bfloat_guarded and p[0] == BFLOAT)) for n in ops}
+    guarded = {n: tuple(p for p in BY_NAME[n].types if bfloat_guarded and p[0] == BFLOAT) for n in ops}
+    return render_template("reduction_registrations.metal.j2", templates_dir, ops=ops, registrations=plain,
+                           guarded=guarded, structs={n: BY_NAME[n].struct for n in ops})
+
+
+def render_metal(ops: tuple[str, ...] | list[str], *, bfloat_guarded: bool, templates_dir: str | Path | None) -> str:
+    """kernels/ReduceOps.metal registering *ops* (in ORDER), bfloat behind the Metal version where the
+    checkout's c10/metal guards it so."""
+    chosen = [name for name in ORDER if name in ops]
+    structs = render_template("reduction_structs.metal.j2", templates_dir, structs=_structs(chosen))
+    return render_template("reduction_kernel.metal.j2", templates_dir, structs=structs,
+                           registrations=_registrations(chosen, bfloat_guarded, templates_dir)) + "\n"
+
+
+def with_reduction(text: str, name: str, *, bfloat_guarded: bool, templates_dir: str | Path | None,
+                   path: str) -> str:
+    """A kernels/ReduceOps.metal *text* mpsgen wrote, with reduction *name*'s op structs it lacks (before the
+    REGISTER_REDUCTION macro's comment) and its registrations (at the end)."""
+    at = text.find(_MACRO_COMMENT)
+    if at < 0:
+        raise MpsgenError(f"{Path(path).name} holds no REGISTER_REDUCTION macro of mpsgen's reduction kernels",
+                          path=path, hint=f"register the {name} kernels by hand")
+    missing = tuple(s for s in _structs([name]) if not re.search(rf"^struct {s}\b", text, re.MULTILINE))
+    structs = render_template("reduction_structs.metal.j2", templates_dir, structs=missing).strip("\n")
+    head = text[:at].rstrip("\n") + ("\n\n" + structs if structs else "") + "\n\n"
+    tail = text[at:].rstrip("\n") + "\n" + _registrations([name], bfloat_guarded, templates_dir).rstrip("\n") + "\n"
+    return head + tail
+
+
+def render_helper(*, dispatch: str, templates_dir: str | Path | None) -> str:
+    """The host helper `reduce_mps_impl(iter, name)` every reduction's host kernel calls, its encoder run
+    through *dispatch* (dispatch_sync_with_rethrow where the checkout declares it)."""
+    return render_template("reduction_helper.mm.j2", templates_dir, helper=HELPER, dispatch=dispatch,
+                           metal_file=METAL_FILE)
+
+
+def render_host(fn: str, params: str, iterator: str, op: str, *, templates_dir: str | Path | None) -> str:
+    """`static void fn(params)` running reduce_<op>_<T> on the stub's iterator through the helper."""
+    return render_template("reduction_host.mm.j2", templates_dir, helper=HELPER, fn=fn, params=params,
+                           iterator=iterator, op=op)
+
+
+def render_simd_helpers(*, bfloat_guarded: bool, templates_dir: str | Path | None) -> str:
+    """The c10::metal simd_sum/simd_max/simd_min helpers (2.13's names) a 2.7 reduction_utils.h lacks."""
+    return render_template("reduction_simd_helpers.h.j2", templates_dir, bfloat_guarded=bfloat_guarded) + "\n"

@@ -1,0 +1,125 @@
+"""The kernel-code phase of the reduction kind (a reduce stub; plan/reduction_route.py), as one frozen
+`ReductionCode`.
+
+Written: kernels/ReduceOps.metal (upstream's name for the kernels of operations/ReduceOps.mm): the kernel
+template, the op's struct and its `reduce_<name>_<T>` registrations, the file created by the first reduction
+migrated and extended by the next; the host kernel in the .mm that held the MPSGraph code (the helper
+`reduce_mps_impl` they all call, once), with the library declaration of that .metal and the stub's header;
+and c10::metal's simd_sum/simd_max/simd_min in c10/metal/reduction_utils.h where the checkout lacks them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpsgen.errors import MpsgenError
+from mpsgen.model import KernelOptions
+from mpsgen.plan.dtypes import Row
+from mpsgen.plan.reduction_record import DTYPES, ReductionCode
+from mpsgen.plan.routing import Routing
+from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
+from mpsgen.scan.includes import includes_header
+from mpsgen.sources.host import mm as host
+from mpsgen.sources.host.library import runs_a_shader_library, with_library
+from mpsgen.sources.metal import reduction_utils
+from mpsgen.sources.native import stubs
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
+
+
+def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> ReductionCode:
+    """The kernels, the host kernel and its registration for *routing*'s reduce stub (nothing set in *cs*)."""
+    from mpsgen.generate import reduction_kernel as render
+    from mpsgen.generate.host_code import host_kernel_name, render_register_dispatch
+    from mpsgen.generate.nullary_kernel import render_library
+    from mpsgen.plan.kernel_code import registered_metal_kernel
+
+    reduction, stub = routing.reduction, routing.stub
+    assert reduction is not None and stub is not None
+    kept = registered_metal_kernel(stub, cs, checkout)
+    if kept:
+        return ReductionCode(kept=kept)
+    op, name = reduction.op, reduction.op.name
+    mm_rel, dead = _host_file(routing, checkout, cs, name)
+    metal_rel = f"{KERNELS_REL}/{render.METAL_FILE}"
+    guarded = _bfloat_guarded(cs, checkout)
+    draft = Draft(cs)
+    added: list[str] = []
+    if draft.exists(metal_rel):
+        old = draft.current(metal_rel)
+        if name in render.registered_ops(old):
+            raise MpsgenError(f"{render.METAL_FILE} registers reduce_{name}_<T> already, but {stub.name} runs no Metal "
+                              "kernel", path=metal_rel, hint=f"register {stub.name} by hand")
+        metal_text = render.with_reduction(old, name, bfloat_guarded=guarded, templates_dir=opts.templates_dir,
+                                           path=metal_rel)
+    else:
+        metal_text = render.render_metal([name], bfloat_guarded=guarded, templates_dir=opts.templates_dir)
+    draft.set_text(metal_rel, metal_text, f"reduce_{name}_<T> kernels of {stub.name}")
+    added.append(f"{metal_rel}: reduce_{name}_<T> ({len(op.types)} dtypes, accumulated as the CPU does)")
+    utils_rel = reduction_utils.REL
+    if checkout.path(utils_rel).is_file() or draft.exists(utils_rel):
+        utils = draft.current(utils_rel)
+        if not reduction_utils.has_simd_helpers(utils):
+            helpers = render.render_simd_helpers(bfloat_guarded=guarded, templates_dir=opts.templates_dir)
+            draft.set_text(utils_rel, reduction_utils.with_simd_helpers(utils, helpers, utils_rel),
+                           "c10::metal simd_sum/simd_max/simd_min")
+            added.append(f"{utils_rel}: c10::metal::simd_sum, simd_max, simd_min (2.13's helpers)")
+    else:
+        raise MpsgenError(f"{utils_rel} not found: the reduction kernels include it", path=utils_rel,
+                          hint=f"register {stub.name} by hand")
+    mm_text = draft.current(mm_rel)
+    if runs_a_shader_library(mm_text) and render.HELPER not in mm_text:
+        raise MpsgenError(f"{Path(mm_rel).name} already runs a shader library: the reduction kernels would need a "
+                          "file of that library", path=mm_rel, hint=f"register {stub.name} by hand")
+    fn = host_kernel_name(name)
+    params = stubs.host_params(stub, ())
+    iterator = params.split(",", 1)[0].split()[-1]
+    host_text = render.render_host(fn, params, iterator, name, templates_dir=opts.templates_dir)
+    if not any(d.name == render.HELPER for d in host.definitions(mm_rel, mm_text)):
+        host_text = render.render_helper(dispatch=capabilities(cs).launch.dispatch,
+                                         templates_dir=opts.templates_dir) + "\n\n" + host_text
+    semicolon, ampersand = host.register_dispatch_style(mm_text)
+    register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
+    new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
+    new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
+    if not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
+        new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
+    if not runs_a_shader_library(new_mm):
+        new_mm = with_library(new_mm, render_library(Path(metal_rel).stem, opts.templates_dir), mm_rel)
+    draft.set_text(mm_rel, new_mm, f"host kernel for {stub.name}")
+    added.append(f"{mm_rel}: {fn} + REGISTER_DISPATCH({stub.name}, …)")
+    before = (f"MPSGraph ({', '.join(routing.legacy_kernels)})" if routing.legacy_kernels
+              else f"no MPS kernel ({stub.name} unregistered)")
+    rows = tuple(Row(DTYPES[t], before, f"registered ({t}, accumulated in {a})", bool(routing.legacy_kernels), True)
+                 for t, a in op.types)
+    groups = op.groups or tuple(g for g, there in (("float", True), ("integer", any(t == "long" for t, _ in op.types)),
+                                      ("complex", any(t == "float2" for t, _ in op.types))) if there)
+    notes = (f"reduce_{name}_<T>: a threadgroup per output element, simd_* then threadgroup reductions, "
+             f"accumulated as {op.reference}'s CPU kernel does",
+             *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
+                "delete by hand",) if dead else ()))
+    return ReductionCode(f"reduce_{name}", name, metal_rel, mm_rel, metal_text, host_text, register_line, rows,
+                         draft.edits, tuple(added), notes, groups)
+
+
+def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:
+    """The .mm holding the legacy MPSGraph code (operations/ReduceOps.mm), else the one still defining
+    `<name>_*mps` functions no yaml line names (the 2026-shaped tree's ReduceOps.mm), with those."""
+    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
+    for legacy in routing.legacy_kernels:
+        impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
+        if impls:
+            return impls[0].path, ()
+    for path, text in sorted(mentioning(mm_texts, f"{name}_").items()):
+        dead = tuple(d.name for d in host.definitions(path, text)
+                     if not d.static and d.name.startswith(f"{name}_") and d.name.endswith("_mps"))
+        if dead:
+            return path, dead
+    raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
+                      path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
+
+
+def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:
+    """The checkout's c10/metal guards bfloat by the Metal version (2.7), so the kernels do too."""
+    rel = "c10/metal/utils.h"
+    return checkout.path(rel).is_file() and "__METAL_VERSION__ >= 310" in cs.current(rel)

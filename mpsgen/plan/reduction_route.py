@@ -1,0 +1,102 @@
+"""Routing of the reduction kind: a family whose shared kernels build a TensorIterator reduction and call one
+reduce stub the kernel template serves (generate/reduction_kernel.REDUCTIONS: sum_stub, mean_stub,
+max_values_stub, min_values_stub; `void(*)(TensorIterator&)`).
+
+Such a family is no pointwise op, so routing's elementwise test would refuse it; this module says when it
+is the reduction kind instead.  A reduction of another stub (prod_stub, argmax_stub, std_var_stub, ...) is
+still refused there.  What is written for it is plan/reduction_code.py's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.sources.native import stubs
+from mpsgen.sources.native.reduction import hands_over, passed_reduction_stub, reduction_stub
+from mpsgen.sources.native.shared_impl import find_shared_impl
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import Checkout
+
+if TYPE_CHECKING:
+    from mpsgen.generate.reduction_kernel import ReductionOp
+
+
+class ReductionRoute(NamedTuple):
+    """The reduce stub a family runs, the reduction the kernel template does for it, and where it is called."""
+
+    stub: stubs.StubDecl
+    op: ReductionOp
+    calls: tuple[str, ...]  # "sum_out (ReduceOps.cpp:1205) -> sum_stub", one per shared kernel
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(f"{c}: a TensorIterator reduction, the reduction kind (reduce_{self.op.name}_<T>)"
+                     for c in self.calls)
+
+
+def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> ReductionRoute | None:
+    """The reduction route of a family MPS shares *shared* for, or None when one of them builds no reduction
+    iterator, they call different stubs, or the stub is none the kernel template serves."""
+    from mpsgen.generate.reduction_kernel import REDUCTIONS
+
+    shared = tuple(dict.fromkeys(shared))
+    if not shared:
+        return None
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    calls: list[str] = []
+    names: set[str] = set()
+    for kernel in shared:
+        sources = mentioning(native, kernel)
+        impl = find_shared_impl(sources, kernel)
+        name = (reduction_stub(sources[impl.path], impl) or passed_reduction_stub(sources[impl.path], impl)
+                if impl is not None else None)
+        if impl is not None and name is None and hands_over(sources[impl.path], impl, shared):
+            continue  # the functional nansum: its work is nansum_out's, judged in turn
+        if impl is None or name is None or name not in REDUCTIONS:
+            return None
+        names.add(name)
+        calls.append(f"{kernel} ({impl.location}) -> {name}")
+    if len(names) != 1:
+        return None
+    name = names.pop()
+    headers = mentioning(planned_texts(cs, folder_files(cs, "native_headers"), checkout), name)
+    decl = stubs.index_stub_declarations(headers).get(name)
+    if decl is None or not decl.resolved or decl.iterator_type is None or len(decl.params) != 1:
+        return None
+    return ReductionRoute(decl, REDUCTIONS[name], tuple(calls))
+
+
+
+def reduction_in_tree(checkout: Checkout, cs: Changeset, op: str) -> tuple[str, str] | None:
+    """(reduction, .metal path) of the reduction kernels the tree already runs for *op* (sum once migrated:
+    sum, kernels/ReduceOps.metal), or None."""
+    from mpsgen.generate.reduction_kernel import METAL_FILE, registered_ops
+    from mpsgen.plan.texts import yaml_index
+    from mpsgen.sources.native_yaml import names as nf
+    from mpsgen.tree.checkout import KERNELS_REL, YAML_REL
+
+    family = nf.select_overloads(yaml_index(cs.current(YAML_REL)), op)
+    shared = tuple(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel))
+    found = route_reduction(checkout, cs, shared)
+    rel = f"{KERNELS_REL}/{METAL_FILE}"
+    if found is None or not checkout.path(rel).is_file() or found.op.name not in registered_ops(cs.current(rel)):
+        return None
+    return found.op.name, rel
+
+
+def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> tuple[str, str] | None:
+    """(kernel, why) when one of *shared* is a TensorIterator reduction of a stub the reduction kernels do not
+    serve (prod_out -> prod_stub, argmax_out -> argmax_stub): the refusal says so.  None otherwise."""
+    from mpsgen.generate.reduction_kernel import REDUCTIONS
+
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    for kernel in dict.fromkeys(shared):
+        sources = mentioning(native, kernel)
+        impl = find_shared_impl(sources, kernel)
+        if impl is None:
+            continue
+        name = reduction_stub(sources[impl.path], impl) or passed_reduction_stub(sources[impl.path], impl)
+        if name is not None and name not in REDUCTIONS:
+            return kernel, (f"{kernel} ({impl.location}) is a TensorIterator reduction of {name}, which mpsgen's "
+                            f"reduction kernels do not serve (they serve {', '.join(REDUCTIONS)})")
+    return None

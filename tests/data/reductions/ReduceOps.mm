@@ -1,0 +1,105 @@
+//  Mirrors aten/src/ATen/native/mps/operations/ReduceOps.mm of PyTorch 2.7 in shape (one MPSGraph helper
+//  the structured kernels share), written for mpsgen's tests.
+#define TORCH_ASSERT_ONLY_METHOD_OPERATORS
+#include <ATen/native/ReduceOpsUtils.h>
+#include <ATen/native/mps/OperationUtils.h>
+
+#ifndef AT_PER_OPERATOR_HEADERS
+#include <ATen/Functions.h>
+#include <ATen/NativeFunctions.h>
+#else
+#include <ATen/ops/all_native.h>
+#include <ATen/ops/amax_native.h>
+#include <ATen/ops/amin_native.h>
+#include <ATen/ops/mean_native.h>
+#include <ATen/ops/nansum_native.h>
+#include <ATen/ops/prod_native.h>
+#include <ATen/ops/sum_native.h>
+#endif
+
+namespace at::native {
+namespace mps {
+
+enum class MPSReductionType { MAX, MIN, SUM, NANSUM, MEAN, PROD, AND };
+
+static void reduction_out_mps(const Tensor& input_t,
+                              OptionalIntArrayRef opt_dim,
+                              bool keepdim,
+                              const Tensor& output_t,
+                              MPSReductionType reduction_type,
+                              const std::string& func_name) {
+  if (output_t.numel() == 0 || input_t.numel() == 0) {
+    return;
+  }
+  struct CachedGraph : public MPSCachedGraph {
+    CachedGraph(MPSGraph* graph) : MPSCachedGraph(graph) {}
+    MPSGraphTensor* inputTensor_ = nil;
+    MPSGraphTensor* outputTensor_ = nil;
+  };
+  @autoreleasepool {
+    std::string key = func_name + getTensorsStringKey({input_t});
+    auto cachedGraph = LookUpOrCreateCachedGraph<CachedGraph>(key, [&](auto mpsGraph, auto newCachedGraph) {
+      MPSGraphTensor* inputTensor = mpsGraphRankedPlaceHolder(mpsGraph, input_t);
+      newCachedGraph->inputTensor_ = inputTensor;
+      newCachedGraph->outputTensor_ = [mpsGraph reductionSumWithTensor:inputTensor axes:nil name:nil];
+    });
+    auto inputPlaceholder = Placeholder(cachedGraph->inputTensor_, input_t);
+    auto outputPlaceholder = Placeholder(cachedGraph->outputTensor_, output_t);
+    auto feeds = dictionaryFromPlaceholders(inputPlaceholder);
+    runMPSGraph(getCurrentMPSStream(), cachedGraph->graph(), feeds, outputPlaceholder);
+  }
+}
+
+} // namespace mps
+
+using namespace mps;
+
+TORCH_IMPL_FUNC(sum_out_mps)
+(const Tensor& input_t, OptionalIntArrayRef opt_dim, bool keepdim, std::optional<ScalarType> dtype,
+ const Tensor& output_t) {
+  reduction_out_mps(input_t, opt_dim, keepdim, output_t, MPSReductionType::SUM, "sum_out_mps");
+}
+
+Tensor& nansum_out_mps(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> opt_dtype,
+                       Tensor& result) {
+  if (c10::isIntegralType(self.scalar_type(), true)) {
+    return at::sum_out(result, self, dim, keepdim, opt_dtype);
+  }
+  reduction_out_mps(self, dim, keepdim, result, MPSReductionType::NANSUM, "nansum_out_mps");
+  return result;
+}
+
+Tensor nansum_mps(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> opt_dtype) {
+  ScalarType dtype = get_dtype_from_self(self, opt_dtype, true);
+  Tensor result = create_reduction_result(self, dim, keepdim, dtype);
+  return nansum_out_mps(self, dim, keepdim, dtype, result);
+}
+
+TORCH_IMPL_FUNC(prod_out_mps)
+(const Tensor& input_t, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& output_t) {
+  reduction_out_mps(input_t, IntArrayRef(dim), keepdim, output_t, MPSReductionType::PROD, "prod_out_mps");
+}
+
+TORCH_IMPL_FUNC(amax_out_mps)(const Tensor& input_t, IntArrayRef dim, bool keepdim, const Tensor& output_t) {
+  reduction_out_mps(input_t, dim, keepdim, output_t, MPSReductionType::MAX, "amax_out_mps");
+}
+
+TORCH_IMPL_FUNC(amin_out_mps)(const Tensor& input_t, IntArrayRef dim, bool keepdim, const Tensor& output_t) {
+  reduction_out_mps(input_t, dim, keepdim, output_t, MPSReductionType::MIN, "amin_out_mps");
+}
+
+TORCH_IMPL_FUNC(mean_out_mps)
+(const Tensor& input_t, OptionalIntArrayRef opt_dim, bool keepdim, std::optional<ScalarType> dtype,
+ const Tensor& output_t) {
+  reduction_out_mps(input_t, opt_dim, keepdim, output_t, MPSReductionType::MEAN, "mean_out_mps");
+}
+
+TORCH_IMPL_FUNC(all_out_mps)(const Tensor& input_t, int64_t dim, bool keepdim, const Tensor& output_t) {
+  reduction_out_mps(input_t, IntArrayRef(dim), keepdim, output_t, MPSReductionType::AND, "all_out_mps");
+}
+
+TORCH_IMPL_FUNC(all_all_out_mps)(const Tensor& input_t, const Tensor& output_t) {
+  reduction_out_mps(input_t, std::nullopt, false, output_t, MPSReductionType::AND, "all_all_out_mps");
+}
+
+} // namespace at::native
