@@ -77,7 +77,10 @@ def moved_families(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]
 
 
 def mpsgen(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mpsgen", "-C", str(tree), *args], capture_output=True, text=True)
+    # run in the checkout, as a user does (`python -m` puts the working folder first on sys.path: from a
+    # folder holding another mpsgen, that one would run)
+    return subprocess.run([sys.executable, "-m", "mpsgen", "-C", str(tree), *args], capture_output=True, text=True,
+                          cwd=tree)
 
 
 def replay(tree: Path, family: str, moved: list[str], before: dict[str, dict[str, str]],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -54,6 +55,10 @@ for _var in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_C
 # activated venv, also when pytest runs as .venv/bin/python -m pytest.  mpsgen itself never comes from PATH
 # (cli_support.MPSGEN runs it through this interpreter).
 os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+# Ctrl-C as a terminal delivers it: a shell starting pytest in the background (`pytest &` in a script) leaves
+# SIGINT ignored, which every process the tests start would inherit; the Ctrl-C tests (test_runner,
+# test_cli_migrate, test_migrate_all) then waited out their sleeping builds instead.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Property tests: 100 examples each by default, MPSGEN_HYPOTHESIS_PROFILE=thorough for 20x that;
 # derandomized (the examples follow from the test alone) and without an example database, so a run is
