@@ -1,6 +1,7 @@
-"""The reduction kind (sum_stub, mean_stub, max_values_stub, min_values_stub, nansum_stub, and_stub, or_stub):
-`migrate sum mean amax amin nansum all` on the
-sample laid with 2.7-shaped reduction files (tests/data/reductions: ReduceOps.h, ReduceOps.cpp, ReduceOps.mm,
+"""The reduction kind (sum_stub, mean_stub, max_values_stub, min_values_stub, nansum_stub, and_stub, or_stub,
+norm_stub): `migrate sum mean amax amin nansum all`, then `migrate linalg_vector_norm`, on the
+sample laid with 2.7-shaped reduction files (tests/data/reductions: ReduceOps.h, ReduceOps.cpp, LinearAlgebra.cpp,
+ReduceOps.mm,
 c10/metal/reduction_utils.h and the yaml entries, written after the real files' shapes), prod refused, the
 frontier, and the numeric check of the threadgroup kernels under the emulation (agreeing, catching a kernel
 that drops a simdgroup's partial, and reporting simd calls in diverged control flow)."""
@@ -30,7 +31,7 @@ def _at(definition: str) -> str:
 
 
 def _lay(root: Path) -> Path:
-    for name in ("ReduceOps.h", "ReduceOps.cpp"):
+    for name in ("ReduceOps.h", "ReduceOps.cpp", "LinearAlgebra.cpp"):
         (root / NATIVE / name).write_text((DATA / name).read_text())
     (root / MM).write_text((DATA / "ReduceOps.mm").read_text())
     (root / UTILS).write_text((DATA / "reduction_utils.h").read_text())
@@ -145,3 +146,55 @@ def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong:
         assert all("never reached by every thread" in r.note for r in result.rows)
     if not wrong:
         assert "2·n·2^-24·Σ|x|" in result.reference
+
+
+def test_linalg_vector_norm_moves_to_norm_stubs_kernels(tree: Path) -> None:
+    root = _lay(tree)
+    assert mpsgen("migrate", "sum", *FAST, cwd=root).returncode == 0  # the file exists: norm extends it
+    r = mpsgen("migrate", "linalg_vector_norm", *FAST, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "    CPU, CUDA, MPS: linalg_vector_norm_out\n" in (root / YAML).read_text()
+    assert "-> norm_stub: a TensorIterator reduction, the reduction kind (reduce_norm_<class>_<T>)" in r.stdout
+    metal = (root / METAL).read_text()
+    assert metal.count("kernel void reduce(") == 1 and metal.count("kernel void reduce_norm(") == 1
+    assert metal.index("struct norm_op {") < metal.index("// NAME_<T> (reduce_<op>_<T>)")  # before the registrations
+    for cls in ("zero", "one", "two", "inf", "neg_inf", "p"):  # the CPU's classes of the ord, a kernel each
+        assert f"struct norm_{cls}_op : norm_op {{" in metal
+        assert f"REGISTER_NORM(reduce_norm, {cls}, float2);" in metal  # complex64 in, float out
+    assert "REGISTER_REDUCTION(reduce_sum, sum_op, float);" in metal  # sum's registrations kept
+    assert "return ::metal::precise::pow(accumulator, 1 / p);" in metal
+    assert "device typename norm_result<T>::type* output [[buffer(1)]]" in metal
+    mm = (root / MM).read_text()
+    assert "static void norm_mps_kernel(TensorIterator& iter, const c10::Scalar& ord) {" in mm
+    assert 'reduce_norm_mps_impl(iter, std::string("reduce_norm_") + kind, static_cast<float>(p));' in mm
+    assert "mtl_setArgs(computeEncoder, input, output, sizes, input_strides, output_strides, dims, p);" in mm
+    assert mm.count("REGISTER_DISPATCH(norm_stub, &norm_mps_kernel);") == 1
+    assert "linalg_vector_norm_out_mps" not in mm and "static void impl_func_norm_mps(" in mm  # cdist still uses it
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "linalg_vector_norm", *FAST, cwd=root)
+    assert again.returncode == 0 and "already on a native Metal kernel" in again.stdout, again.stderr
+    assert tracked_bytes(root) == before
+
+
+@pytest.mark.parametrize("wrong", ["", "no root"])
+def test_norm_check_agrees_and_catches_a_wrong_root(tmp_path: Path, wrong: str) -> None:
+    from mpsgen.emulate.reduce_check import check_reduction
+    from mpsgen.generate import reduction_kernel as render
+    from mpsgen.sources.metal.reduction_utils import with_simd_helpers
+
+    headers = tmp_path / "c10" / "metal"
+    headers.mkdir(parents=True)
+    shutil.copy(DATA / "utils.h", headers / "utils.h")
+    helpers = render.render_simd_helpers(bfloat_guarded=True, templates_dir=None)
+    (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
+    metal = render.render_metal(["norm"], bfloat_guarded=True, templates_dir=None)
+    if wrong:  # ord p's sum of powers left without its 1/p root
+        metal = metal.replace("return ::metal::precise::pow(accumulator, 1 / p);", "return accumulator;")
+    result = check_reduction("norm", metal, tmp_path, ("half", "float2"))
+    assert [(r.dtype, r.out_dtype) for r in result.rows] == [("float16", "float16"), ("complex64", "float32")]
+    assert result.ok is not bool(wrong), [(r.dtype, r.first_mismatches) for r in result.rows]
+    if wrong:  # only the p class: ord 3, 0.5 and -1.5
+        assert all(m.inputs[0].split(" ord=")[1].startswith(("3.0", "0.5", "-1.5")) for r in result.rows
+                   for m in r.first_mismatches)
+    else:
+        assert "(2n + 4)·2^-24/|p|" in result.reference

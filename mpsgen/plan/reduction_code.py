@@ -54,8 +54,8 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
                                            path=metal_rel)
     else:
         metal_text = render.render_metal([name], bfloat_guarded=guarded, templates_dir=opts.templates_dir)
-    draft.set_text(metal_rel, metal_text, f"reduce_{name}_<T> kernels of {stub.name}")
-    added.append(f"{metal_rel}: reduce_{name}_<T> ({len(op.types)} dtypes, accumulated as the CPU does)")
+    draft.set_text(metal_rel, metal_text, f"{op.kernels} kernels of {stub.name}")
+    added.append(f"{metal_rel}: {op.kernels} ({len(op.types)} dtypes, accumulated as the CPU does)")
     utils_rel = reduction_utils.REL
     if checkout.path(utils_rel).is_file() or draft.exists(utils_rel):
         utils = draft.current(utils_rel)
@@ -68,16 +68,18 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
         raise MpsgenError(f"{utils_rel} not found: the reduction kernels include it", path=utils_rel,
                           hint=f"register {stub.name} by hand")
     mm_text = draft.current(mm_rel)
-    if runs_a_shader_library(mm_text) and render.HELPER not in mm_text:
+    if runs_a_shader_library(mm_text) and render.HELPER not in mm_text and render.NORM_HELPER not in mm_text:
         raise MpsgenError(f"{Path(mm_rel).name} already runs a shader library: the reduction kernels would need a "
                           "file of that library", path=mm_rel, hint=f"register {stub.name} by hand")
     fn = host_kernel_name(name)
-    params = stubs.host_params(stub, ())
+    params = stubs.host_params(stub, (op.scalar,) if op.scalar else ())
     iterator = params.split(",", 1)[0].split()[-1]
-    host_text = render.render_host(fn, params, iterator, name, templates_dir=opts.templates_dir)
-    if not any(d.name == render.HELPER for d in host.definitions(mm_rel, mm_text)):
-        host_text = render.render_helper(dispatch=capabilities(cs).launch.dispatch,
-                                         templates_dir=opts.templates_dir) + "\n\n" + host_text
+    host_text = render.render_host(fn, params, iterator, name, templates_dir=opts.templates_dir, scalar=op.scalar)
+    helper, render_helper = ((render.NORM_HELPER, render.render_norm_helper) if name == "norm"
+                             else (render.HELPER, render.render_helper))
+    if not any(d.name == helper for d in host.definitions(mm_rel, mm_text)):
+        host_text = render_helper(dispatch=capabilities(cs).launch.dispatch,
+                                  templates_dir=opts.templates_dir) + "\n\n" + host_text
     semicolon, ampersand = host.register_dispatch_style(mm_text)
     register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
     new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
@@ -94,7 +96,7 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
                  for t, a in op.types)
     groups = op.groups or tuple(g for g, there in (("float", True), ("integer", any(t == "long" for t, _ in op.types)),
                                       ("complex", any(t == "float2" for t, _ in op.types))) if there)
-    notes = (f"reduce_{name}_<T>: a threadgroup per output element, simd_* then threadgroup reductions, "
+    notes = (f"{op.kernels}: a threadgroup per output element, simd_* then threadgroup reductions, "
              f"accumulated as {op.reference}'s CPU kernel does",
              *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
                 "delete by hand",) if dead else ()))

@@ -30,7 +30,7 @@ class ReductionRoute(NamedTuple):
     calls: tuple[str, ...]  # "sum_out (ReduceOps.cpp:1205) -> sum_stub", one per shared kernel
 
     def notes(self) -> tuple[str, ...]:
-        return tuple(f"{c}: a TensorIterator reduction, the reduction kind (reduce_{self.op.name}_<T>)"
+        return tuple(f"{c}: a TensorIterator reduction, the reduction kind ({self.op.kernels})"
                      for c in self.calls)
 
 
@@ -61,9 +61,12 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) 
     name = names.pop()
     headers = mentioning(planned_texts(cs, folder_files(cs, "native_headers"), checkout), name)
     decl = stubs.index_stub_declarations(headers).get(name)
-    if decl is None or not decl.resolved or decl.iterator_type is None or len(decl.params) != 1:
+    op = REDUCTIONS[name]
+    if decl is None or not decl.resolved or decl.iterator_type is None or len(decl.params) != 1 + bool(op.scalar):
         return None
-    return ReductionRoute(decl, REDUCTIONS[name], tuple(calls))
+    if op.scalar and not stubs.is_c10_scalar(decl.params[1]):  # norm_stub: (TensorIterator&, const Scalar& ord)
+        return None
+    return ReductionRoute(decl, op, tuple(calls))
 
 
 

@@ -10,6 +10,7 @@ DEFINE_DISPATCH(nansum_stub);
 DEFINE_DISPATCH(and_stub);
 DEFINE_DISPATCH(prod_stub);
 DEFINE_DISPATCH(mean_stub);
+DEFINE_DISPATCH(norm_stub);
 DEFINE_DISPATCH(min_values_stub);
 DEFINE_DISPATCH(max_values_stub);
 

@@ -21,4 +21,7 @@ DECLARE_DISPATCH(reduce_fn, or_stub)
 DECLARE_DISPATCH(reduce_fn, min_values_stub)
 DECLARE_DISPATCH(reduce_fn, max_values_stub)
 
+using reduce_fn_flag = void(*)(TensorIterator &, const c10::Scalar&);
+DECLARE_DISPATCH(reduce_fn_flag, norm_stub)
+
 } // namespace at::native

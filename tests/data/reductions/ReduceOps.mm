@@ -11,6 +11,7 @@
 #include <ATen/ops/all_native.h>
 #include <ATen/ops/amax_native.h>
 #include <ATen/ops/amin_native.h>
+#include <ATen/ops/linalg_vector_norm_native.h>
 #include <ATen/ops/mean_native.h>
 #include <ATen/ops/nansum_native.h>
 #include <ATen/ops/prod_native.h>
@@ -47,6 +48,29 @@ static void reduction_out_mps(const Tensor& input_t,
     auto outputPlaceholder = Placeholder(cachedGraph->outputTensor_, output_t);
     auto feeds = dictionaryFromPlaceholders(inputPlaceholder);
     runMPSGraph(getCurrentMPSStream(), cachedGraph->graph(), feeds, outputPlaceholder);
+  }
+}
+
+// linalg_vector_norm and cdist share it
+static void impl_func_norm_mps(const Tensor& input_tensor,
+                               const Scalar& p,
+                               IntArrayRef dim,
+                               bool keepdim,
+                               const Tensor& output_t,
+                               bool cdist) {
+  if (output_t.numel() == 0) {
+    return;
+  }
+  @autoreleasepool {
+    std::string key = std::string("norm_out_mps:") + getTensorsStringKey({input_tensor}) + std::to_string(p.toDouble());
+    auto cachedGraph = LookUpOrCreateCachedGraph<MPSBinaryCachedGraph>(key, [&](auto mpsGraph, auto newCachedGraph) {
+      newCachedGraph->inputTensor_ = mpsGraphRankedPlaceHolder(mpsGraph, input_tensor);
+      newCachedGraph->outputTensor_ = [mpsGraph reductionSumWithTensor:newCachedGraph->inputTensor_ axes:nil name:nil];
+    });
+    auto inputPlaceholder = Placeholder(cachedGraph->inputTensor_, input_tensor);
+    auto outputPlaceholder = Placeholder(cachedGraph->outputTensor_, output_t);
+    runMPSGraph(getCurrentMPSStream(), cachedGraph->graph(), dictionaryFromPlaceholders(inputPlaceholder),
+                outputPlaceholder);
   }
 }
 
@@ -100,6 +124,22 @@ TORCH_IMPL_FUNC(all_out_mps)(const Tensor& input_t, int64_t dim, bool keepdim, c
 
 TORCH_IMPL_FUNC(all_all_out_mps)(const Tensor& input_t, const Tensor& output_t) {
   reduction_out_mps(input_t, std::nullopt, false, output_t, MPSReductionType::AND, "all_all_out_mps");
+}
+
+TORCH_IMPL_FUNC(linalg_vector_norm_out_mps)
+(const Tensor& self,
+ const Scalar& scalar_ord,
+ OptionalIntArrayRef opt_dim,
+ bool keepdim,
+ std::optional<ScalarType> opt_dtype,
+ const Tensor& result) {
+  impl_func_norm_mps(self, scalar_ord, opt_dim.value_or(IntArrayRef{}), keepdim, result, /*cdist=*/false);
+}
+
+Tensor _cdist_forward_mps(const Tensor& x1, const Tensor& x2, const double p, std::optional<int64_t> compute_mode) {
+  Tensor dist = at::empty({x1.size(0), x2.size(0)}, x1.options());
+  impl_func_norm_mps(x1, p, IntArrayRef{-1}, false, dist, /*cdist=*/true);
+  return dist;
 }
 
 } // namespace at::native
