@@ -1,5 +1,6 @@
 """The reduction kind (sum_stub, mean_stub, max_values_stub, min_values_stub, nansum_stub, and_stub, or_stub,
-norm_stub): `migrate sum mean amax amin nansum all`, then `migrate linalg_vector_norm`, on the
+norm_stub): `migrate sum mean amax amin nansum all`, then `migrate linalg_vector_norm` and norm (whose
+norm_out hands its work to at::linalg_vector_norm_out), on the
 sample laid with 2.7-shaped reduction files (tests/data/reductions: ReduceOps.h, ReduceOps.cpp, LinearAlgebra.cpp,
 ReduceOps.mm,
 c10/metal/reduction_utils.h and the yaml entries, written after the real files' shapes), prod refused, the
@@ -198,3 +199,62 @@ def test_norm_check_agrees_and_catches_a_wrong_root(tmp_path: Path, wrong: str) 
                    for m in r.first_mismatches)
     else:
         assert "(2n + 4)·2^-24/|p|" in result.reference
+
+
+def test_norm_moves_through_linalg_vector_norm_once_mps_shares_it(tree: Path) -> None:
+    root = _lay(tree)
+    before = tracked_bytes(root)
+    alone = mpsgen("migrate", "norm", *FAST, cwd=root)  # linalg_vector_norm.out still on MPSGraph
+    assert alone.returncode == 2 and alone.stderr.count("\n") == 1, alone.stderr
+    assert (f"norm_dtype_out ({_at('TORCH_IMPL_FUNC(norm_dtype_out)')}) hands its work to "
+            "at::linalg_vector_norm_out (through impl_func_norm), whose linalg_vector_norm.out still runs "
+            "linalg_vector_norm_out_mps on MPS") in alone.stderr
+    assert "hint: migrate linalg_vector_norm first, or both at once: `mpsgen migrate linalg_vector_norm norm`" \
+        in alone.stderr
+    assert tracked_bytes(root) == before
+    s = mpsgen("-C", str(root), "status", "--op", "norm")
+    assert (f"norm.out (norm_out_mps): not a candidate: norm_out ({_at('TORCH_IMPL_FUNC(norm_out)')}) hands its work "
+            "to at::linalg_vector_norm_out (a reduction of norm_stub): waits for linalg_vector_norm") in s.stdout
+    r = mpsgen("migrate", "linalg_vector_norm", "norm", *FAST, cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    yaml = (root / YAML).read_text()
+    for kernel in ("linalg_vector_norm_out", "norm_out", "norm_dtype_out"):
+        assert f"    CPU, CUDA, MPS: {kernel}\n" in yaml and f"MPS: {kernel}_mps" not in yaml
+    assert (f"norm_out ({_at('TORCH_IMPL_FUNC(norm_out)')}) -> at::linalg_vector_norm_out (through impl_func_norm), "
+            "whose linalg_vector_norm.out MPS shares (linalg_vector_norm_out") in r.stdout
+    mm = (root / MM).read_text()
+    assert "TORCH_IMPL_FUNC(norm_out_mps)" not in mm and "TORCH_IMPL_FUNC(norm_dtype_out_mps)" not in mm
+    assert "static void impl_func_norm_mps(" in mm and "Tensor _cdist_forward_mps(" in mm  # cdist still uses it
+    assert mm.count("REGISTER_DISPATCH(norm_stub, &norm_mps_kernel);") == 1
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "norm", *FAST, cwd=root)
+    assert again.returncode == 0 and "norm is already on a native Metal kernel" in again.stdout, again.stderr
+    assert tracked_bytes(root) == before
+
+
+NORM_OPINFOS = '''op_db = [
+    OpInfo('norm', dtypes=floating_and_complex_types_and(torch.float16, torch.bfloat16)),
+    OpInfo('norm', variant_test_name='nuc', decorators=[skipCUDAIfNoMagmaAndNoCusolver, skipCPUIfNoLapack],
+           dtypes=floating_and_complex_types()),
+]
+'''
+NORM_LISTS = '''def mps_ops_modifier(ops):
+    SUPPORTED_COMPLEX_OPS = {
+        'add',
+    }
+
+    UNIMPLEMENTED_XFAILLIST = {
+        'normnuc': None,
+    }
+'''
+
+
+def test_an_opinfo_needing_lapack_keeps_its_test_lists() -> None:
+    from mpsgen.sources.testlists import plan_test_lists
+
+    plan = plan_test_lists("norm", common_mps_text=NORM_LISTS, cmi_text=NORM_OPINFOS, definitions={},
+                           complex_action="add", supported_dtypes=("float32", "float16", "bfloat16", "complex64"),
+                           common_mps_path="test_mps.py", cmi_path="cmi.py")
+    text = plan.texts["test_mps.py"]
+    assert "        'add',\n        'norm',\n    }" in text  # norm's own OpInfo: the reduction kernels serve it
+    assert "'normnuc': None," in text and "        'normnuc',\n" not in text  # nuclear_norm's SVD: left alone

@@ -48,7 +48,7 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
     if draft.exists(metal_rel):
         old = draft.current(metal_rel)
         if name in render.registered_ops(old):
-            raise MpsgenError(f"{render.METAL_FILE} registers reduce_{name}_<T> already, but {stub.name} runs no Metal "
+            raise MpsgenError(f"{render.METAL_FILE} registers {op.kernels} already, but {stub.name} runs no Metal "
                               "kernel", path=metal_rel, hint=f"register {stub.name} by hand")
         metal_text = render.with_reduction(old, name, bfloat_guarded=guarded, templates_dir=opts.templates_dir,
                                            path=metal_rel)

@@ -34,9 +34,10 @@ class ReductionRoute(NamedTuple):
                      for c in self.calls)
 
 
-def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> ReductionRoute | None:
-    """The reduction route of a family MPS shares *shared* for, or None when one of them builds no reduction
-    iterator, they call different stubs, or the stub is none the kernel template serves."""
+def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...], family: str = "") -> ReductionRoute | None:
+    """The reduction route of *family*, MPS sharing *shared* for it, or None when one of them builds no reduction
+    iterator (nor hands its work to another op's reduction MPS shares: sources/native/handover.py), they call
+    different stubs, or the stub is none the kernel template serves."""
     from mpsgen.generate.reduction_kernel import REDUCTIONS
 
     shared = tuple(dict.fromkeys(shared))
@@ -52,6 +53,13 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) 
                 if impl is not None else None)
         if impl is not None and name is None and hands_over(sources[impl.path], impl, shared):
             continue  # the functional nansum: its work is nansum_out's, judged in turn
+        if impl is not None and name is None and family:  # norm_out -> at::linalg_vector_norm_out
+            handed = _handed_reduction(checkout, cs, sources[impl.path], impl, family)
+            if handed is not None:
+                name, call = handed
+                calls.append(call)
+                names.add(name)
+                continue
         if impl is None or name is None or name not in REDUCTIONS:
             return None
         names.add(name)
@@ -80,17 +88,23 @@ def reduction_in_tree(checkout: Checkout, cs: Changeset, op: str) -> tuple[str, 
 
     family = nf.select_overloads(yaml_index(cs.current(YAML_REL)), op)
     shared = tuple(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel))
-    found = route_reduction(checkout, cs, shared)
+    found = route_reduction(checkout, cs, shared, op)
     rel = f"{KERNELS_REL}/{METAL_FILE}"
     if found is None or not checkout.path(rel).is_file() or found.op.name not in registered_ops(cs.current(rel)):
         return None
     return found.op.name, rel
 
 
-def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> tuple[str, str] | None:
-    """(kernel, why) when one of *shared* is a TensorIterator reduction of a stub the reduction kernels do not
-    serve (prod_out -> prod_stub, argmax_out -> argmax_stub): the refusal says so.  None otherwise."""
+def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...],
+                       family: str = "") -> tuple[str, str, str] | None:
+    """(kernel, why, hint or "") when one of *shared* is a TensorIterator reduction of a stub the reduction kernels
+    do not serve (prod_out -> prod_stub, argmax_out -> argmax_stub), or hands its work to another family's op MPS does
+    not share yet (norm_out -> at::linalg_vector_norm_out on linalg_vector_norm_out_mps): the refusal says so.
+    None otherwise."""
     from mpsgen.generate.reduction_kernel import REDUCTIONS
+    from mpsgen.sources.native.handover import handover
+    from mpsgen.plan.texts import yaml_index
+    from mpsgen.tree.checkout import YAML_REL
 
     native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
     for kernel in dict.fromkeys(shared):
@@ -99,7 +113,39 @@ def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...
         if impl is None:
             continue
         name = reduction_stub(sources[impl.path], impl) or passed_reduction_stub(sources[impl.path], impl)
+        handed = handover(sources[impl.path], impl, yaml_index(cs.current(YAML_REL)), family) \
+            if name is None and not impl.stub_names and family else None
+        if handed is not None and handed.entry.mps_route != "shared" and handed.entry.mps_kernel:
+            via = f" (through {handed.via})" if handed.via else ""
+            key = handed.entry.base.removesuffix("_")
+            return kernel, (f"{kernel} ({impl.location}) hands its work to {handed.callee}{via}, whose "
+                            f"{handed.entry.name} still runs {handed.entry.mps_kernel} on MPS"), \
+                f"migrate {key} first, or both at once: `mpsgen migrate {key} {family}`"
         if name is not None and name not in REDUCTIONS:
             return kernel, (f"{kernel} ({impl.location}) is a TensorIterator reduction of {name}, which mpsgen's "
-                            f"reduction kernels do not serve (they serve {', '.join(REDUCTIONS)})")
+                            f"reduction kernels do not serve (they serve {', '.join(REDUCTIONS)})"), ""
     return None
+
+
+def _handed_reduction(checkout: Checkout, cs: Changeset, text: str, impl, family: str) -> tuple[str, str] | None:
+    """(stub, call note) when *impl* hands its work through the dispatcher to another family's op whose yaml
+    line MPS shares and whose shared kernel is a reduction of a stub the kernels serve (norm_out ->
+    at::linalg_vector_norm_out -> norm_stub), else None."""
+    from mpsgen.generate.reduction_kernel import REDUCTIONS
+    from mpsgen.sources.native.handover import handover
+    from mpsgen.plan.texts import yaml_index
+    from mpsgen.tree.checkout import YAML_REL
+
+    handed = handover(text, impl, yaml_index(cs.current(YAML_REL)), family)
+    if handed is None or handed.entry.mps_route != "shared" or not handed.entry.mps_kernel:
+        return None
+    callee = handed.entry.mps_kernel
+    native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
+    sources = mentioning(native, callee)
+    target = find_shared_impl(sources, callee)
+    stub = reduction_stub(sources[target.path], target) if target is not None else None
+    if target is None or stub is None or stub not in REDUCTIONS:
+        return None
+    via = f" (through {handed.via})" if handed.via else ""
+    return stub, (f"{impl.kernel} ({impl.location}) -> {handed.callee}{via}, whose {handed.entry.name} MPS shares "
+                  f"({callee}, {target.location}) -> {stub}")

@@ -107,4 +107,21 @@ TORCH_IMPL_FUNC(all_all_out)(const Tensor& self, const Tensor& result) {
   allany_impl<1>(self, result, {}, false, and_stub);
 }
 
+static void impl_func_norm(const Tensor& self, const OptionalScalarRef& opt_p, IntArrayRef dim, bool keepdim,
+                           std::optional<ScalarType> opt_dtype, const Tensor& result) {
+  auto p = opt_p.has_value() ? opt_p.get() : Scalar(2.0).to<double>();
+  at::linalg_vector_norm_out(const_cast<Tensor&>(result), self, p, dim, keepdim, opt_dtype);
+}
+
+TORCH_IMPL_FUNC(norm_out)
+(const Tensor& self, const OptionalScalarRef p, IntArrayRef dim, bool keepdim, const Tensor& result) {
+  impl_func_norm(self, p, dim, keepdim, std::nullopt, result);
+}
+
+TORCH_IMPL_FUNC(norm_dtype_out)
+(const Tensor& self, const OptionalScalarRef p, IntArrayRef dim, bool keepdim, ScalarType dtype,
+ const Tensor& result) {
+  impl_func_norm(self, p, dim, keepdim, dtype, result);
+}
+
 } // namespace at::native

@@ -14,6 +14,7 @@
 #include <ATen/ops/linalg_vector_norm_native.h>
 #include <ATen/ops/mean_native.h>
 #include <ATen/ops/nansum_native.h>
+#include <ATen/ops/norm_native.h>
 #include <ATen/ops/prod_native.h>
 #include <ATen/ops/sum_native.h>
 #endif
@@ -134,6 +135,21 @@ TORCH_IMPL_FUNC(linalg_vector_norm_out_mps)
  std::optional<ScalarType> opt_dtype,
  const Tensor& result) {
   impl_func_norm_mps(self, scalar_ord, opt_dim.value_or(IntArrayRef{}), keepdim, result, /*cdist=*/false);
+}
+
+TORCH_IMPL_FUNC(norm_out_mps)
+(const Tensor& self, const OptionalScalarRef opt_p, IntArrayRef dim, bool keepdim, const Tensor& result) {
+  impl_func_norm_mps(self, opt_p.has_value() ? opt_p.get() : Scalar(2.0), dim, keepdim, result, /*cdist=*/false);
+}
+
+TORCH_IMPL_FUNC(norm_dtype_out_mps)
+(const Tensor& self,
+ const OptionalScalarRef opt_p,
+ IntArrayRef dim,
+ bool keepdim,
+ ScalarType dtype,
+ const Tensor& result) {
+  impl_func_norm_mps(self, opt_p.has_value() ? opt_p.get() : Scalar(2.0), dim, keepdim, result, /*cdist=*/false);
 }
 
 Tensor _cdist_forward_mps(const Tensor& x1, const Tensor& x2, const double p, std::optional<int64_t> compute_mode) {
