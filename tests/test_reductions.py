@@ -1,6 +1,7 @@
 """The reduction kind (sum_stub, mean_stub, max_values_stub, min_values_stub, nansum_stub, and_stub, or_stub,
-norm_stub): `migrate sum mean amax amin nansum all`, then `migrate linalg_vector_norm` and norm (whose
-norm_out hands its work to at::linalg_vector_norm_out), on the
+norm_stub, aminmax_stub with aminmax_allreduce_stub): `migrate sum mean amax amin nansum all`, then
+`migrate linalg_vector_norm` and norm (whose norm_out hands its work to at::linalg_vector_norm_out), and
+`migrate aminmax` (one kernel writing both outputs), on the
 sample laid with 2.7-shaped reduction files (tests/data/reductions: ReduceOps.h, ReduceOps.cpp, LinearAlgebra.cpp,
 ReduceOps.mm,
 c10/metal/reduction_utils.h and the yaml entries, written after the real files' shapes), prod refused, the
@@ -149,34 +150,6 @@ def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong:
         assert "2·n·2^-24·Σ|x|" in result.reference
 
 
-def test_linalg_vector_norm_moves_to_norm_stubs_kernels(tree: Path) -> None:
-    root = _lay(tree)
-    assert mpsgen("migrate", "sum", *FAST, cwd=root).returncode == 0  # the file exists: norm extends it
-    r = mpsgen("migrate", "linalg_vector_norm", *FAST, cwd=root)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "    CPU, CUDA, MPS: linalg_vector_norm_out\n" in (root / YAML).read_text()
-    assert "-> norm_stub: a TensorIterator reduction, the reduction kind (reduce_norm_<class>_<T>)" in r.stdout
-    metal = (root / METAL).read_text()
-    assert metal.count("kernel void reduce(") == 1 and metal.count("kernel void reduce_norm(") == 1
-    assert metal.index("struct norm_op {") < metal.index("// NAME_<T> (reduce_<op>_<T>)")  # before the registrations
-    for cls in ("zero", "one", "two", "inf", "neg_inf", "p"):  # the CPU's classes of the ord, a kernel each
-        assert f"struct norm_{cls}_op : norm_op {{" in metal
-        assert f"REGISTER_NORM(reduce_norm, {cls}, float2);" in metal  # complex64 in, float out
-    assert "REGISTER_REDUCTION(reduce_sum, sum_op, float);" in metal  # sum's registrations kept
-    assert "return ::metal::precise::pow(accumulator, 1 / p);" in metal
-    assert "device typename norm_result<T>::type* output [[buffer(1)]]" in metal
-    mm = (root / MM).read_text()
-    assert "static void norm_mps_kernel(TensorIterator& iter, const c10::Scalar& ord) {" in mm
-    assert 'reduce_norm_mps_impl(iter, std::string("reduce_norm_") + kind, static_cast<float>(p));' in mm
-    assert "mtl_setArgs(computeEncoder, input, output, sizes, input_strides, output_strides, dims, p);" in mm
-    assert mm.count("REGISTER_DISPATCH(norm_stub, &norm_mps_kernel);") == 1
-    assert "linalg_vector_norm_out_mps" not in mm and "static void impl_func_norm_mps(" in mm  # cdist still uses it
-    before = tracked_bytes(root)
-    again = mpsgen("migrate", "linalg_vector_norm", *FAST, cwd=root)
-    assert again.returncode == 0 and "already on a native Metal kernel" in again.stdout, again.stderr
-    assert tracked_bytes(root) == before
-
-
 @pytest.mark.parametrize("wrong", ["", "no root"])
 def test_norm_check_agrees_and_catches_a_wrong_root(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
@@ -215,8 +188,18 @@ def test_norm_moves_through_linalg_vector_norm_once_mps_shares_it(tree: Path) ->
     s = mpsgen("-C", str(root), "status", "--op", "norm")
     assert (f"norm.out (norm_out_mps): not a candidate: norm_out ({_at('TORCH_IMPL_FUNC(norm_out)')}) hands its work "
             "to at::linalg_vector_norm_out (a reduction of norm_stub): waits for linalg_vector_norm") in s.stdout
-    r = mpsgen("migrate", "linalg_vector_norm", "norm", *FAST, cwd=root)
+    r = mpsgen("migrate", "sum", "linalg_vector_norm", "norm", *FAST, cwd=root)  # norm's kernels join sum's file
     assert r.returncode == 0, r.stdout + r.stderr
+    assert "-> norm_stub: a TensorIterator reduction, the reduction kind (reduce_norm_<class>_<T>)" in r.stdout
+    metal = (root / METAL).read_text()
+    assert metal.count("kernel void reduce(") == 1 and metal.count("kernel void reduce_norm(") == 1
+    assert metal.index("struct norm_op {") < metal.index("// NAME_<T> (reduce_<op>_<T>)")  # before the registrations
+    for cls in ("zero", "one", "two", "inf", "neg_inf", "p"):  # the CPU's classes of the ord, a kernel each
+        assert f"struct norm_{cls}_op : norm_op {{" in metal
+        assert f"REGISTER_NORM(reduce_norm, {cls}, float2);" in metal  # complex64 in, float out
+    assert "REGISTER_REDUCTION(reduce_sum, sum_op, float);" in metal  # sum's registrations kept
+    assert "return ::metal::precise::pow(accumulator, 1 / p);" in metal
+    assert "device typename norm_result<T>::type* output [[buffer(1)]]" in metal
     yaml = (root / YAML).read_text()
     for kernel in ("linalg_vector_norm_out", "norm_out", "norm_dtype_out"):
         assert f"    CPU, CUDA, MPS: {kernel}\n" in yaml and f"MPS: {kernel}_mps" not in yaml
@@ -226,9 +209,14 @@ def test_norm_moves_through_linalg_vector_norm_once_mps_shares_it(tree: Path) ->
     assert "TORCH_IMPL_FUNC(norm_out_mps)" not in mm and "TORCH_IMPL_FUNC(norm_dtype_out_mps)" not in mm
     assert "static void impl_func_norm_mps(" in mm and "Tensor _cdist_forward_mps(" in mm  # cdist still uses it
     assert mm.count("REGISTER_DISPATCH(norm_stub, &norm_mps_kernel);") == 1
+    assert "static void norm_mps_kernel(TensorIterator& iter, const c10::Scalar& ord) {" in mm
+    assert 'reduce_norm_mps_impl(iter, std::string("reduce_norm_") + kind, static_cast<float>(p));' in mm
+    assert "mtl_setArgs(computeEncoder, input, output, sizes, input_strides, output_strides, dims, p);" in mm
+    assert "TORCH_IMPL_FUNC(linalg_vector_norm_out_mps)" not in mm
     before = tracked_bytes(root)
-    again = mpsgen("migrate", "norm", *FAST, cwd=root)
-    assert again.returncode == 0 and "norm is already on a native Metal kernel" in again.stdout, again.stderr
+    again = mpsgen("migrate", "linalg_vector_norm", "norm", *FAST, cwd=root)
+    assert again.returncode == 0 and "linalg_vector_norm is already on a native Metal kernel" in again.stdout
+    assert "norm is already on a native Metal kernel (norm_stub registered at" in again.stdout, again.stderr
     assert tracked_bytes(root) == before
 
 
@@ -258,3 +246,52 @@ def test_an_opinfo_needing_lapack_keeps_its_test_lists() -> None:
     text = plan.texts["test_mps.py"]
     assert "        'add',\n        'norm',\n    }" in text  # norm's own OpInfo: the reduction kernels serve it
     assert "'normnuc': None," in text and "        'normnuc',\n" not in text  # nuclear_norm's SVD: left alone
+
+
+def test_aminmax_moves_to_one_kernel_writing_both_outputs(tree: Path) -> None:
+    root = _lay(tree)
+    s = mpsgen("-C", str(root), "status", "--op", "aminmax")
+    assert (f"aminmax.out (aminmax_out_mps): candidate: aminmax_out ({_at('TORCH_IMPL_FUNC(aminmax_out)')}) calls "
+            "aminmax_stub: a reduction of whole tensors (the reduction kind)") in s.stdout
+    r = mpsgen("migrate", "amax", "aminmax", *FAST, cwd=root)  # amax's max_op is there: aminmax adds its own block
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "    CPU, CUDA, MPS: aminmax_out\n" in (root / YAML).read_text()
+    assert "aminmax_stub / aminmax_allreduce_stub: a reduction of whole tensors (no iterator)" in r.stdout
+    metal = (root / METAL).read_text()
+    assert metal.count("struct max_op {") == 1 and metal.count("struct min_op {") == 1
+    assert metal.count("kernel void reduce_aminmax(") == 1 and "REGISTER_AMINMAX(reduce_aminmax, char);" in metal
+    assert "    low = min_op::fold(low, value);\n    high = max_op::fold(high, value);" in metal
+    assert "min_output[min_offset] = static_cast<T>(low);" in metal  # each output through its own strides
+    mm = (root / MM).read_text()
+    assert mm.count("static void aminmax_mps_impl(const Tensor& input,") == 1
+    assert ("static void aminmax_mps_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& max) "
+            "{\n  aminmax_mps_impl(self, dim, keepdim, min, max);\n}") in mm
+    assert "aminmax_mps_impl(self, std::nullopt, false, min, max);" in mm
+    assert mm.count("REGISTER_DISPATCH(aminmax_stub, &aminmax_mps_kernel);") == 1
+    assert mm.count("REGISTER_DISPATCH(aminmax_allreduce_stub, &aminmax_allreduce_mps_kernel);") == 1
+    assert "TORCH_IMPL_FUNC(aminmax_out_mps)" not in mm
+    before = tracked_bytes(root)
+    again = mpsgen("migrate", "aminmax", *FAST, cwd=root)
+    assert again.returncode == 0 and "aminmax is already on a native Metal kernel" in again.stdout, again.stderr
+    assert tracked_bytes(root) == before
+
+
+@pytest.mark.parametrize("wrong", ["", "min at max's offset"])
+def test_aminmax_check_agrees_and_catches_an_output_through_the_wrong_strides(tmp_path: Path, wrong: str) -> None:
+    from mpsgen.emulate.reduce_check import check_reduction
+    from mpsgen.generate import reduction_kernel as render
+    from mpsgen.sources.metal.reduction_utils import with_simd_helpers
+
+    headers = tmp_path / "c10" / "metal"
+    headers.mkdir(parents=True)
+    shutil.copy(DATA / "utils.h", headers / "utils.h")
+    helpers = render.render_simd_helpers(bfloat_guarded=True, templates_dir=None)
+    (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
+    metal = render.render_metal(["aminmax"], bfloat_guarded=True, templates_dir=None)
+    if wrong:
+        metal = metal.replace("min_output[min_offset] =", "min_output[max_offset] =")
+    result = check_reduction("aminmax", metal, tmp_path, ("half", "long"))
+    assert [r.dtype for r in result.rows] == ["float16", "int64"]
+    assert result.ok is not bool(wrong), [(r.dtype, r.first_mismatches) for r in result.rows]
+    if wrong:  # only the case of two output dims, where the min output's strides are the transposed ones
+        assert all(m.inputs[0].startswith("(3, 5, 6) dim=1 min") for r in result.rows for m in r.first_mismatches)

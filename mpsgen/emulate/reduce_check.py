@@ -83,6 +83,10 @@ def check_reduction(name: str, metal: str, include_root: str | Path, types: tupl
         from mpsgen.emulate.norm_check import check_norm
 
         return check_norm(metal, include_root, types)
+    if name == "aminmax":  # one kernel, two outputs
+        from mpsgen.emulate.aminmax_check import check_aminmax
+
+        return check_aminmax(metal, include_root, types)
     torch = import_torch()
     cxx = find_compiler()
     regs = tuple(r for r in registrations(metal) if r[0] == name and (not types or r[2] in types))

@@ -101,8 +101,11 @@ class FrontierIndex:
                             True, f"{site.kernel} ({at}) calls {', '.join(d.name for d in indexing)}: the indexing kind")
         reduction = self._reduction(use.impl) if not use.impl.elementwise else ""
         if reduction:
+            from mpsgen.generate.reduction_kernel import REDUCTIONS
+
+            what = "a reduction of whole tensors" if REDUCTIONS[reduction].also else "a TensorIterator reduction"
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, True,
-                            f"{site.kernel} ({at}) calls {reduction}: a TensorIterator reduction (the reduction kind)")
+                            f"{site.kernel} ({at}) calls {reduction}: {what} (the reduction kind)")
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
@@ -183,11 +186,16 @@ class FrontierIndex:
     def _reduction(self, impl) -> str:
         """The reduce stub *impl* calls when it builds a reduction iterator and the reduction kind serves the
         stub (`void(*)(TensorIterator&)`, norm_stub's with a Scalar: what plan/reduction_route.py plans), else ""."""
-        from mpsgen.generate.reduction_kernel import REDUCTIONS
+        from mpsgen.generate.reduction_kernel import REDUCTIONS, paired_stub
+        from mpsgen.sources.native.indexing import called_stubs
         from mpsgen.sources.native.reduction import passed_reduction_stub, reduction_stub
 
         text = self.inv.shared_kernels.text(impl.path)
         stub = reduction_stub(text, impl) if impl.stub_names else passed_reduction_stub(text, impl)
+        paired = paired_stub(called_stubs(text, impl)) if not stub else None  # aminmax_out: two tensor stubs
+        if paired is not None:
+            decl = self.inv.stub_declarations.get(paired)
+            return paired if decl is not None and decl.resolved and decl.iterator_type is None else ""
         decl = self.inv.stub_declarations.get(stub) if stub in REDUCTIONS else None
         params = 1 + bool(REDUCTIONS[stub].scalar) if stub and decl is not None else 0  # norm_stub: and the ord
         return stub if stub and decl is not None and decl.iterator_type is not None and len(decl.params) == params else ""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources.native import stubs
+from mpsgen.sources.native.indexing import called_stubs
 from mpsgen.sources.native.reduction import hands_over, passed_reduction_stub, reduction_stub
 from mpsgen.sources.native.shared_impl import find_shared_impl
 from mpsgen.tree.changeset import Changeset
@@ -28,17 +29,19 @@ class ReductionRoute(NamedTuple):
     stub: stubs.StubDecl
     op: ReductionOp
     calls: tuple[str, ...]  # "sum_out (ReduceOps.cpp:1205) -> sum_stub", one per shared kernel
+    also: stubs.StubDecl | None = None  # the op's second stub (aminmax_allreduce_stub), its host kernel beside
 
     def notes(self) -> tuple[str, ...]:
-        return tuple(f"{c}: a TensorIterator reduction, the reduction kind ({self.op.kernels})"
-                     for c in self.calls)
+        what = "a reduction of whole tensors (no iterator), one kernel writing both outputs" if self.also \
+            else "a TensorIterator reduction"
+        return tuple(f"{c}: {what}, the reduction kind ({self.op.kernels})" for c in self.calls)
 
 
 def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...], family: str = "") -> ReductionRoute | None:
     """The reduction route of *family*, MPS sharing *shared* for it, or None when one of them builds no reduction
     iterator (nor hands its work to another op's reduction MPS shares: sources/native/handover.py), they call
     different stubs, or the stub is none the kernel template serves."""
-    from mpsgen.generate.reduction_kernel import REDUCTIONS
+    from mpsgen.generate.reduction_kernel import REDUCTIONS, paired_stub
 
     shared = tuple(dict.fromkeys(shared))
     if not shared:
@@ -60,6 +63,12 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...], 
                 calls.append(call)
                 names.add(name)
                 continue
+        called = called_stubs(sources[impl.path], impl) if impl is not None and name is None else ()
+        paired = paired_stub(called)
+        if impl is not None and paired is not None:  # aminmax_out: aminmax_stub or aminmax_allreduce_stub
+            names.add(paired)
+            calls.append(f"{kernel} ({impl.location}) -> {' / '.join(called)}")
+            continue
         if impl is None or name is None or name not in REDUCTIONS:
             return None
         names.add(name)
@@ -70,6 +79,13 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...], 
     headers = mentioning(planned_texts(cs, folder_files(cs, "native_headers"), checkout), name)
     decl = stubs.index_stub_declarations(headers).get(name)
     op = REDUCTIONS[name]
+    if op.also:  # two stubs of whole tensors: their host kernels lay the tensors out themselves
+        also = stubs.index_stub_declarations(mentioning(planned_texts(cs, folder_files(cs, "native_headers"),
+                                                                      checkout), op.also)).get(op.also)
+        if decl is None or also is None or not (decl.resolved and also.resolved) or decl.iterator_type \
+                or also.iterator_type:
+            return None
+        return ReductionRoute(decl, op, tuple(calls), also)
     if decl is None or not decl.resolved or decl.iterator_type is None or len(decl.params) != 1 + bool(op.scalar):
         return None
     if op.scalar and not stubs.is_c10_scalar(decl.params[1]):  # norm_stub: (TensorIterator&, const Scalar& ord)

@@ -126,8 +126,8 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
             two_outputs = upstream_two_outputs(family.name, built, cs, checkout)
             if two_outputs is None and opts.expr is None and not opts.stub_override:
                 outputs = output_kernels(family.name, built, load_catalog().__contains__)
-            if two_outputs is None and not outputs:
-                raise refuse_outputs(family.name, schema_entry, returns, built, cs, checkout)
+            if two_outputs is None and not outputs and _reduction(checkout, cs, own, family.name) is None:
+                raise refuse_outputs(family.name, schema_entry, returns, built, cs, checkout)  # aminmax: one kernel
         nullary = None
         if not (opts.stub_override or outputs or two_outputs):
             from mpsgen.plan.nullary_route import route_nullary

@@ -11,6 +11,7 @@
 #include <ATen/ops/all_native.h>
 #include <ATen/ops/amax_native.h>
 #include <ATen/ops/amin_native.h>
+#include <ATen/ops/aminmax_native.h>
 #include <ATen/ops/linalg_vector_norm_native.h>
 #include <ATen/ops/mean_native.h>
 #include <ATen/ops/nansum_native.h>
@@ -111,6 +112,14 @@ TORCH_IMPL_FUNC(amax_out_mps)(const Tensor& input_t, IntArrayRef dim, bool keepd
 
 TORCH_IMPL_FUNC(amin_out_mps)(const Tensor& input_t, IntArrayRef dim, bool keepdim, const Tensor& output_t) {
   reduction_out_mps(input_t, dim, keepdim, output_t, MPSReductionType::MIN, "amin_out_mps");
+}
+
+TORCH_IMPL_FUNC(aminmax_out_mps)
+(const Tensor& input_t, std::optional<int64_t> dim_opt, bool keepdim, const Tensor& min_t, const Tensor& max_t) {
+  reduction_out_mps(input_t, dim_opt.has_value() ? OptionalIntArrayRef({*dim_opt}) : std::nullopt, keepdim, min_t,
+                    MPSReductionType::MIN, "aminmax_out_mps_min");
+  reduction_out_mps(input_t, dim_opt.has_value() ? OptionalIntArrayRef({*dim_opt}) : std::nullopt, keepdim, max_t,
+                    MPSReductionType::MAX, "aminmax_out_mps_max");
 }
 
 TORCH_IMPL_FUNC(mean_out_mps)
