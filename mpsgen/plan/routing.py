@@ -285,7 +285,7 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
     one = random.stub if random else reduction.stub if reduction else None  # either kind names its one stub
     targets = () if opts.stub_override or nullary or one else _targets(checkout, cs, family, None, shared)
     found = [t.stub for t in targets] or ([*getattr(nullary, "stubs", (nullary.stub,))] if nullary else  # scatter: 4
-                                          [one] if one else
+                                          [one, *([reduction.also] if reduction and reduction.also else [])] if one else
                                           [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)])
     mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     runs: list[tuple[stubs.StubDecl, Registration, str]] = []
