@@ -118,6 +118,9 @@ def test_prod_is_still_refused_and_status_lists_the_reductions(tree: Path) -> No
     a = mpsgen("-C", str(root), "status", "--op", "all")  # all_out passes and_stub to allany_impl
     assert f"all_out ({_at('TORCH_IMPL_FUNC(all_out)')}) calls and_stub: a TensorIterator reduction" in a.stdout
     assert "prod.int_out (prod_out_mps): not a candidate" in mpsgen("-C", str(root), "status", "--op", "prod").stdout
+    m = mpsgen("-C", str(root), "status", "--op", "aminmax")
+    assert (f"aminmax.out (aminmax_out_mps): candidate: aminmax_out ({_at('TORCH_IMPL_FUNC(aminmax_out)')}) calls "
+            "aminmax_stub: a reduction of whole tensors (the reduction kind)") in m.stdout
 
 
 @pytest.mark.parametrize("wrong", ["", "one simdgroup", "diverged"])
@@ -174,7 +177,7 @@ def test_norm_check_agrees_and_catches_a_wrong_root(tmp_path: Path, wrong: str) 
         assert "(2n + 4)·2^-24/|p|" in result.reference
 
 
-def test_norm_moves_through_linalg_vector_norm_once_mps_shares_it(tree: Path) -> None:
+def test_norm_moves_through_linalg_vector_norm_once_mps_shares_it_and_aminmax_on_one_kernel(tree: Path) -> None:
     root = _lay(tree)
     before = tracked_bytes(root)
     alone = mpsgen("migrate", "norm", *FAST, cwd=root)  # linalg_vector_norm.out still on MPSGraph
@@ -188,7 +191,8 @@ def test_norm_moves_through_linalg_vector_norm_once_mps_shares_it(tree: Path) ->
     s = mpsgen("-C", str(root), "status", "--op", "norm")
     assert (f"norm.out (norm_out_mps): not a candidate: norm_out ({_at('TORCH_IMPL_FUNC(norm_out)')}) hands its work "
             "to at::linalg_vector_norm_out (a reduction of norm_stub): waits for linalg_vector_norm") in s.stdout
-    r = mpsgen("migrate", "sum", "linalg_vector_norm", "norm", *FAST, cwd=root)  # norm's kernels join sum's file
+    # norm's kernels join sum's file; amax's max_op is there when aminmax adds its own block
+    r = mpsgen("migrate", "sum", "linalg_vector_norm", "norm", "amax", "aminmax", *FAST, cwd=root)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "-> norm_stub: a TensorIterator reduction, the reduction kind (reduce_norm_<class>_<T>)" in r.stdout
     metal = (root / METAL).read_text()
@@ -213,10 +217,25 @@ def test_norm_moves_through_linalg_vector_norm_once_mps_shares_it(tree: Path) ->
     assert 'reduce_norm_mps_impl(iter, std::string("reduce_norm_") + kind, static_cast<float>(p));' in mm
     assert "mtl_setArgs(computeEncoder, input, output, sizes, input_strides, output_strides, dims, p);" in mm
     assert "TORCH_IMPL_FUNC(linalg_vector_norm_out_mps)" not in mm
+    # aminmax: one kernel writing both outputs, a host kernel per stub
+    assert "    CPU, CUDA, MPS: aminmax_out\n" in yaml
+    assert "aminmax_stub / aminmax_allreduce_stub: a reduction of whole tensors (no iterator)" in r.stdout
+    assert metal.count("struct max_op {") == 1 and metal.count("struct min_op {") == 1
+    assert metal.count("kernel void reduce_aminmax(") == 1 and "REGISTER_AMINMAX(reduce_aminmax, char);" in metal
+    assert "    low = min_op::fold(low, value);\n    high = max_op::fold(high, value);" in metal
+    assert "min_output[min_offset] = static_cast<T>(low);" in metal  # each output through its own strides
+    assert mm.count("static void aminmax_mps_impl(const Tensor& input,") == 1
+    assert ("static void aminmax_mps_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& max) "
+            "{\n  aminmax_mps_impl(self, dim, keepdim, min, max);\n}") in mm
+    assert "aminmax_mps_impl(self, std::nullopt, false, min, max);" in mm
+    assert mm.count("REGISTER_DISPATCH(aminmax_stub, &aminmax_mps_kernel);") == 1
+    assert mm.count("REGISTER_DISPATCH(aminmax_allreduce_stub, &aminmax_allreduce_mps_kernel);") == 1
+    assert "TORCH_IMPL_FUNC(aminmax_out_mps)" not in mm
     before = tracked_bytes(root)
-    again = mpsgen("migrate", "linalg_vector_norm", "norm", *FAST, cwd=root)
+    again = mpsgen("migrate", "linalg_vector_norm", "norm", "aminmax", *FAST, cwd=root)
     assert again.returncode == 0 and "linalg_vector_norm is already on a native Metal kernel" in again.stdout
     assert "norm is already on a native Metal kernel (norm_stub registered at" in again.stdout, again.stderr
+    assert "aminmax is already on a native Metal kernel" in again.stdout
     assert tracked_bytes(root) == before
 
 
@@ -246,34 +265,6 @@ def test_an_opinfo_needing_lapack_keeps_its_test_lists() -> None:
     text = plan.texts["test_mps.py"]
     assert "        'add',\n        'norm',\n    }" in text  # norm's own OpInfo: the reduction kernels serve it
     assert "'normnuc': None," in text and "        'normnuc',\n" not in text  # nuclear_norm's SVD: left alone
-
-
-def test_aminmax_moves_to_one_kernel_writing_both_outputs(tree: Path) -> None:
-    root = _lay(tree)
-    s = mpsgen("-C", str(root), "status", "--op", "aminmax")
-    assert (f"aminmax.out (aminmax_out_mps): candidate: aminmax_out ({_at('TORCH_IMPL_FUNC(aminmax_out)')}) calls "
-            "aminmax_stub: a reduction of whole tensors (the reduction kind)") in s.stdout
-    r = mpsgen("migrate", "amax", "aminmax", *FAST, cwd=root)  # amax's max_op is there: aminmax adds its own block
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "    CPU, CUDA, MPS: aminmax_out\n" in (root / YAML).read_text()
-    assert "aminmax_stub / aminmax_allreduce_stub: a reduction of whole tensors (no iterator)" in r.stdout
-    metal = (root / METAL).read_text()
-    assert metal.count("struct max_op {") == 1 and metal.count("struct min_op {") == 1
-    assert metal.count("kernel void reduce_aminmax(") == 1 and "REGISTER_AMINMAX(reduce_aminmax, char);" in metal
-    assert "    low = min_op::fold(low, value);\n    high = max_op::fold(high, value);" in metal
-    assert "min_output[min_offset] = static_cast<T>(low);" in metal  # each output through its own strides
-    mm = (root / MM).read_text()
-    assert mm.count("static void aminmax_mps_impl(const Tensor& input,") == 1
-    assert ("static void aminmax_mps_kernel(const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& max) "
-            "{\n  aminmax_mps_impl(self, dim, keepdim, min, max);\n}") in mm
-    assert "aminmax_mps_impl(self, std::nullopt, false, min, max);" in mm
-    assert mm.count("REGISTER_DISPATCH(aminmax_stub, &aminmax_mps_kernel);") == 1
-    assert mm.count("REGISTER_DISPATCH(aminmax_allreduce_stub, &aminmax_allreduce_mps_kernel);") == 1
-    assert "TORCH_IMPL_FUNC(aminmax_out_mps)" not in mm
-    before = tracked_bytes(root)
-    again = mpsgen("migrate", "aminmax", *FAST, cwd=root)
-    assert again.returncode == 0 and "aminmax is already on a native Metal kernel" in again.stdout, again.stderr
-    assert tracked_bytes(root) == before
 
 
 @pytest.mark.parametrize("wrong", ["", "min at max's offset"])
