@@ -204,14 +204,17 @@ class FrontierIndex:
         """(candidate, why) when *impl* hands its work to another family's op whose shared kernel is a reduction
         the reduction kind serves (norm_out -> at::linalg_vector_norm_out): a candidate once MPS shares that op
         (plan/reduction_route.py's hand-over), else waiting for it."""
-        from mpsgen.sources.native.handover import handover
+        from mpsgen.generate.reduction_kernel import REDUCTIONS
+        from mpsgen.sources.native.handover import handovers
         from mpsgen.sources.native_yaml.facts import family_key
 
-        handed = handover(self.inv.shared_kernels.text(impl.path), impl, self.inv.index, family_key(e.base))
-        callee = handed.entry.shared_kernel().kernel if handed is not None else None
-        use = self.inv.stub_use(callee) if callee else None
-        stub = self._reduction(use.impl) if use is not None and use.impl is not None else ""
-        if handed is None or not stub:
+        for handed in handovers(self.inv.shared_kernels.text(impl.path), impl, self.inv.index, family_key(e.base)):
+            callee = handed.entry.shared_kernel().kernel
+            use = self.inv.stub_use(callee) if callee else None
+            stub = self._reduction(use.impl) if use is not None and use.impl is not None else ""
+            if stub and not REDUCTIONS[stub].also:  # at::empty and the like pass
+                break
+        else:
             return None
         how = f"{impl.kernel} ({impl.location}) hands its work to {handed.callee} (a reduction of {stub})"
         if handed.entry.mps_route == "shared":

@@ -21,6 +21,7 @@ from mpsgen.tree.checkout import Checkout
 
 if TYPE_CHECKING:
     from mpsgen.generate.reduction_kernel import ReductionOp
+    from mpsgen.sources.native.handover import Handover
 
 
 class ReductionRoute(NamedTuple):
@@ -59,9 +60,10 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...], 
         if impl is not None and name is None and family:  # norm_out -> at::linalg_vector_norm_out
             handed = _handed_reduction(checkout, cs, sources[impl.path], impl, family)
             if handed is not None:
-                name, call = handed
-                calls.append(call)
-                names.add(name)
+                via = f" (through {handed.via})" if handed.via else ""
+                calls.append(f"{kernel} ({impl.location}) -> {handed.callee}{via}, whose {handed.entry.name} MPS "
+                             f"shares ({handed.callee_at}) -> {handed.stub}")
+                names.add(handed.stub)
                 continue
         called = called_stubs(sources[impl.path], impl) if impl is not None and name is None else ()
         paired = paired_stub(called)
@@ -118,9 +120,6 @@ def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...
     not share yet (norm_out -> at::linalg_vector_norm_out on linalg_vector_norm_out_mps): the refusal says so.
     None otherwise."""
     from mpsgen.generate.reduction_kernel import REDUCTIONS
-    from mpsgen.sources.native.handover import handover
-    from mpsgen.plan.texts import yaml_index
-    from mpsgen.tree.checkout import YAML_REL
 
     native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
     for kernel in dict.fromkeys(shared):
@@ -129,7 +128,7 @@ def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...
         if impl is None:
             continue
         name = reduction_stub(sources[impl.path], impl) or passed_reduction_stub(sources[impl.path], impl)
-        handed = handover(sources[impl.path], impl, yaml_index(cs.current(YAML_REL)), family) \
+        handed = _handed_reduction(checkout, cs, sources[impl.path], impl, family, shared_only=False) \
             if name is None and not impl.stub_names and family else None
         if handed is not None and handed.entry.mps_route != "shared" and handed.entry.mps_kernel:
             via = f" (through {handed.via})" if handed.via else ""
@@ -143,25 +142,24 @@ def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...
     return None
 
 
-def _handed_reduction(checkout: Checkout, cs: Changeset, text: str, impl, family: str) -> tuple[str, str] | None:
-    """(stub, call note) when *impl* hands its work through the dispatcher to another family's op whose yaml
-    line MPS shares and whose shared kernel is a reduction of a stub the kernels serve (norm_out ->
-    at::linalg_vector_norm_out -> norm_stub), else None."""
+def _handed_reduction(checkout: Checkout, cs: Changeset, text: str, impl, family: str, *,
+                      shared_only: bool = True) -> Handover | None:
+    """The first op of another family *impl* hands its work to through the dispatcher whose CPU/CUDA kernel is a
+    reduction of a stub the kernels serve (norm_out -> at::linalg_vector_norm_out -> norm_stub; at::empty and the
+    like pass), with its yaml line shared by MPS unless *shared_only* is False; else None."""
     from mpsgen.generate.reduction_kernel import REDUCTIONS
-    from mpsgen.sources.native.handover import handover
     from mpsgen.plan.texts import yaml_index
+    from mpsgen.sources.native.handover import handovers
     from mpsgen.tree.checkout import YAML_REL
 
-    handed = handover(text, impl, yaml_index(cs.current(YAML_REL)), family)
-    if handed is None or handed.entry.mps_route != "shared" or not handed.entry.mps_kernel:
-        return None
-    callee = handed.entry.mps_kernel
     native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
-    sources = mentioning(native, callee)
-    target = find_shared_impl(sources, callee)
-    stub = reduction_stub(sources[target.path], target) if target is not None else None
-    if target is None or stub is None or stub not in REDUCTIONS:
-        return None
-    via = f" (through {handed.via})" if handed.via else ""
-    return stub, (f"{impl.kernel} ({impl.location}) -> {handed.callee}{via}, whose {handed.entry.name} MPS shares "
-                  f"({callee}, {target.location}) -> {stub}")
+    for handed in handovers(text, impl, yaml_index(cs.current(YAML_REL)), family):
+        if shared_only and handed.entry.mps_route != "shared":
+            continue
+        callee = handed.entry.shared_kernel().kernel
+        sources = mentioning(native, callee) if callee else {}
+        target = find_shared_impl(sources, callee) if callee else None
+        stub = reduction_stub(sources[target.path], target) if target is not None else None
+        if stub in REDUCTIONS:
+            return handed._replace(stub=stub, callee_at=f"{callee}, {target.location}" if target else callee or "")
+    return None
