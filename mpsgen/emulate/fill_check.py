@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
-from mpsgen.emulate.host_library import build_library, scalar_converter
+from mpsgen.emulate.host_library import CONVERTED, build_library, scalar_converter
 from mpsgen.emulate.compile import emulation_argv, find_compiler
 
 if TYPE_CHECKING:
@@ -117,8 +117,9 @@ def check_fill(kernel: str, metal: str, include_root: str | Path) -> TryResult:
     torch = import_torch()  # the installed torch, not the checkout's source folder
     cxx = find_compiler()
     kernels = build_library("kernels", _driver(kernel, metal), emulation_argv(cxx, include_root))
-    convert = scalar_converter(cxx, torch, tuple(cpp for _, cpp in TYPES.values()))
-    rows = tuple(_check_dtype(k, dtype, mt, kernels, convert, torch) for k, (dtype, (mt, _)) in enumerate(TYPES.items()))
+    convert = scalar_converter(cxx, torch)
+    rows = tuple(_check_dtype(CONVERTED.index(cpp), dtype, mt, kernels, convert, torch)
+                 for dtype, (mt, cpp) in TYPES.items())
     return TryResult(f"{kernel}_", "torch.Tensor.fill_", f"emulated ({cxx[0]})", rows)
 
 

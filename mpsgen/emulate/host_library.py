@@ -38,11 +38,17 @@ def build_library(name: str, source: str, argv: list[str], libs: tuple[str, ...]
     return ctypes.CDLL(str(lib))
 
 
-def scalar_converter(cxx: list[str], torch, cpp_types: tuple[str, ...]) -> ctypes.CDLL:
+# The C++ types the converter serves, in the order of its `dtype` argument (one library for every check: c10's
+# headers take seconds to compile).
+CONVERTED = ("float", "c10::Half", "c10::BFloat16", "int64_t", "int32_t", "int16_t", "int8_t", "uint8_t", "bool",
+             "c10::complex<float>", "c10::complex<c10::Half>")
+
+
+def scalar_converter(cxx: list[str], torch) -> ctypes.CDLL:
     """`mpsgen_to(dtype, re, im, i, kind, out)`: a c10::Scalar (kind 0 a double, 1 an int64, 2 a bool, 3 a
-    complex) converted by `Scalar::to<cpp_types[dtype]>()` into *out*; its size, or -1 where c10 raises."""
+    complex) converted by `Scalar::to<CONVERTED[dtype]>()` into *out*; its size, or -1 where c10 raises."""
     cases = "\n".join(f"    case {k}: {{ auto v = s.to<{cpp}>(); std::memcpy(out, &v, sizeof v); return sizeof v; }}"
-                      for k, cpp in enumerate(cpp_types))
+                      for k, cpp in enumerate(CONVERTED))
     source = f"""#include <c10/core/Scalar.h>
 #include <c10/util/Exception.h>
 #include <cstring>

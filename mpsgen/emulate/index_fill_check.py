@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
-from mpsgen.emulate.host_library import build_library, scalar_converter
+from mpsgen.emulate.host_library import CONVERTED, build_library, scalar_converter
 from mpsgen.emulate.compile import emulation_argv, find_compiler
 from mpsgen.emulate.index_fill_cases import CASES, Case, stub_arguments
 from mpsgen.errors import MpsgenError
@@ -59,11 +59,11 @@ def check_index_fill(kernel: str, stub: str, metal: str, include_root: str | Pat
     torch = import_torch()
     cxx = find_compiler()
     kernels = build_library("kernels", _driver(kernel, kernel_region(metal, stub)), emulation_argv(cxx, include_root))
-    convert = scalar_converter(cxx, torch, tuple(cpp for _, cpp in TYPES.values()))
+    convert = scalar_converter(cxx, torch)
     with warnings.catch_warnings():  # complex32 tensors: torch's "ComplexHalf support is experimental"
         warnings.simplefilter("ignore", UserWarning)
-        rows = tuple(_check_dtype(k, dtype, getattr(kernels, f"mpsgen_{kernel}_{mt}"), convert, torch)
-                     for k, (dtype, (mt, _)) in enumerate(TYPES.items()))
+        rows = tuple(_check_dtype(CONVERTED.index(cpp), dtype, getattr(kernels, f"mpsgen_{kernel}_{mt}"), convert, torch)
+                     for dtype, (mt, cpp) in TYPES.items())
     return TryResult(f"{kernel}_", "torch.Tensor.index_fill_", f"emulated ({cxx[0]})", rows)
 
 
