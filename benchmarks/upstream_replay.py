@@ -129,6 +129,9 @@ def main() -> None:
     upstream = kernels((args.upstream or wheel).read_text(encoding="utf-8"), wheel.parents[4], wheel.parent / "tags.yaml")
     families = moved_families(before, upstream)
     wanted = [f for f in args.only.split(",") if f] or list(families)
+    unknown = [f for f in wanted if f not in families]
+    if unknown:
+        raise SystemExit(f"not among the families upstream moved: {', '.join(unknown)}")
     results = []
     start = time.monotonic()
     for family in wanted:

@@ -20,7 +20,7 @@ Argv = tuple[str, ...]
 Arity = Literal["unary", "binary", "unary_alpha", "binary_alpha", "ternary", "ternary_alpha", "unary_params",
                 "binary_params", "ternary_params"]
 DtypeToken = Literal["float", "int2float", "integer", "complex"]
-ResultKind = Literal["same", "float", "bool", "complex"]  # complex: T -> vec2type_t<T> (polar)
+ResultKind = Literal["same", "float", "bool", "complex", "int32"]  # complex: T -> vec2type_t<T> (polar); int32: T -> int
 # What a kernel computes: an elementwise function of its inputs (a functor, its arity above), or, with no
 # input, its output filled with a scalar (fill_stub: plan/nullary_route.py, plan/nullary_code.py).
 # indexing: index_fill_stub (plan/indexing_route.py); random: a distribution stub (plan/random_route.py);

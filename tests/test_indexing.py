@@ -204,6 +204,15 @@ def test_a_stub_of_another_signature_is_refused(tree: Path) -> None:
     assert tracked_bytes(root) == before
 
 
+def test_try_checks_the_kernel_migrate_would_write(tree: Path) -> None:
+    root = _lay(tree)
+    r = mpsgen("try", "gather", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("checked: plan (aten/src/ATen/native/mps/kernels/ScatterGather.metal)\n")
+    assert "float32" in r.stdout and "int64" in r.stdout and r.stdout.endswith("all dtypes agree\n")
+    assert not (root / "aten/src/ATen/native/mps/kernels/ScatterGather.metal").exists()  # nothing written
+
+
 def test_status_lists_index_fill_as_a_candidate_of_the_indexing_kind(tree: Path) -> None:
     root = _lay(tree)
     r = mpsgen("-C", str(root), "status", "--op", "index_fill")

@@ -158,8 +158,9 @@ def test_frontier_lists_candidates_apart_with_counts(sample_tree: Path):
                     ["atan2", "MPSGraph", "not"]]
     assert "atan2.out: CPU uses atan2_out but CUDA uses atan2_out_cuda" in out[5]
     assert "signbit_out (aten/src/ATen/native/UnaryOps.cpp:" in out[4] and "signbit_stub(TensorIteratorBase&...)" in out[4]
-    assert ("frontier: 4 MPSGraph families are pointwise migration candidates (`mpsgen migrate NAME`), 1 are not "
-            "(no shared TensorIterator kernel calling a DispatchStub); 2 families with no MPS kernel are pointwise "
+    assert ("frontier: 4 MPSGraph families are migration candidates (pointwise, fill, indexing, random and reduction "
+            "kernels: `mpsgen migrate NAME`), 1 are not (no shared kernel reaching a DispatchStub mpsgen writes kernels "
+            "for); 2 families with no MPS kernel are pointwise "
             "new-op candidates (`mpsgen new-op NAME`)") in out
     j = json.loads(run(sample_tree, "--format", "json").output)
     assert j["frontier"] == {"candidate": 4, "not a candidate": 1, "new-op candidate": 2}

@@ -4,9 +4,10 @@ c10/metal headers and on the real ones from the torch 2.13.0 wheel (mpsgen try, 
 from __future__ import annotations
 
 import pytest
-from try_support import run, table
+from try_support import include_root, run, table
 
-from mpsgen.generate import catalog
+from mpsgen.emulate.check import check_kernel
+from mpsgen.generate import catalog, render
 
 # Catalog entries that disagree with the CPU, found by this test and reported (not hidden):
 # the assertion stays strict, and a fix turns these into XPASS failures (strict=True).
@@ -34,7 +35,12 @@ THROUGH_PLAN = {op for op, e in catalog.load_catalog().items()
     "lerp_tensor_weight",  # lerp.Tensor's stub: checked through torch.lerp by `migrate lerp` (2.7 tree)
     # one kernel per output of _prelu_kernel_backward: test_split_outputs.py checks each against its element
     "_prelu_kernel_backward_grad_self", "_prelu_kernel_backward_grad_weight",
+    # and of frexp: below, on the sample's headers (test_split_outputs.py: the wheel's, and the other element)
+    "frexp_mantissa", "frexp_exponent",
 }
+# The kernels of one output each of an op of one input: (op's schema, the element each computes)
+ELEMENT_OF = {"frexp_mantissa": ("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", 0),
+              "frexp_exponent": ("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", 1)}
 
 
 def _cases() -> list:
@@ -60,6 +66,19 @@ def test_catalog_body_agrees_with_torch_for_every_registered_dtype(headers: str,
     assert {r.dtype for r in result.rows} == wanted
     assert all(r.values > 100 for r in result.rows)
     assert result.ok, table(result)
+
+
+@pytest.mark.parametrize("kernel", sorted(ELEMENT_OF))
+def test_a_body_of_one_output_agrees_with_its_element_bit_for_bit(kernel: str) -> None:
+    from mpsgen.plan.binding import Binding, schema_args
+
+    func, element = ELEMENT_OF[kernel]
+    spec = catalog.spec_for(kernel, "unary")
+    binding = Binding(func.split(".")[0], schema_args(func), (0,), (), output=element)
+    result = check_kernel(spec, render.render_functor(spec), op=binding.op, include_root=include_root("sample"),
+                          binding=binding)
+    assert {r.dtype for r in result.rows} == {"float32", "float16", "bfloat16"}
+    assert result.backend.endswith(", bit for bit") and result.ok, table(result)
 
 
 # The CPU kernels' own branch points (where they switch formula or special-case a value), tried with

@@ -36,10 +36,10 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
     try:
         subjects = cached_subjects(checkout, op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr,
                                    dtypes=dtypes, templates_dir=templates_dir)
-    except MpsgenError:  # no functor to check: a fill kernel's (the nullary kind) has none
+    except MpsgenError:  # no functor to check: a kind with kernels of its own (fill_, sum, ...) has none
         if expr is not None or int_expr is not None or complex_expr is not None:
             raise
-        filled = _try_nullary(checkout, op, templates_dir, include_root)
+        filled = _try_own_kind(checkout, op, templates_dir, include_root)
         if filled is None:
             raise
         source, result = filled
@@ -199,10 +199,11 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
     return [Subject(spec, render.render_functor(spec, templates_dir), source)]
 
 
-def _try_nullary(checkout: Checkout, op: str, templates_dir: str | None,
+def _try_own_kind(checkout: Checkout, op: str, templates_dir: str | None,
                  include_root: str | Path | None):  # -> (source, emulate.compare.TryResult) | None
-    """The fill kernels migrate would write for *op* (or those the tree already runs), checked against torch's
-    CPU fill_, or the reduction kernels it would write, against torch's reduction; None when *op* is neither."""
+    """The kernels migrate would write for *op* when they are of a kind with a check of its own (fills, indexing,
+    random, reductions), checked as migrate checks them, or the fill or reduction kernels the tree already runs;
+    None when *op* is none of these."""
     from mpsgen.emulate.fill_check import check_fill
     from mpsgen.model import KernelOptions
     from mpsgen.plan.nullary_route import nullary_in_tree
@@ -212,17 +213,13 @@ def _try_nullary(checkout: Checkout, op: str, templates_dir: str | None,
     except MpsgenError:
         return None
     root = include_root or checkout.root
-    if plan.nullary is not None:
-        text = plan.changeset.current(plan.nullary.metal_path)
-        return f"plan ({plan.nullary.metal_path})", check_fill(plan.kernel, text, root)
-    if plan.reduction is not None:  # a reduce stub's kernels, against torch's CPU reduction
-        from mpsgen.emulate.compile import cache_dir
-        from mpsgen.emulate.overlay import include_root as with_planned, planned_headers
-        from mpsgen.emulate.reduce_check import check_reduction
+    if plan.kind != "pointwise":  # the kernels migrate would write, checked as migrate checks them
+        from mpsgen.emulate.overlay import planned_headers
+        from mpsgen.emulate.plan_check import kind_check
 
-        red, cs = plan.reduction, plan.changeset
-        return f"plan ({red.metal_path})", check_reduction(red.name, cs.current(red.metal_path),
-                                                           with_planned(root, planned_headers(cs), cache_dir()))
+        own = plan.own_kernels
+        assert own is not None
+        return f"plan ({own.metal_path})", kind_check(plan, plan.changeset, root, planned_headers(plan.changeset))
     found = nullary_in_tree(checkout, plan.changeset, op)
     if found is None:
         from mpsgen.emulate.reduce_check import check_reduction

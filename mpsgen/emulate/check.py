@@ -53,6 +53,7 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
     from . import bound
 
     tag = bound.digest(binding) if bound.needed(spec, binding) else ""
+    tag += ".exact" if exact_body(spec) else ""
     key_file = cc.cache_dir() / f"{pending.build.key}.{op}{tag}.{torch_version()}.{RESULT_VERSION}.json"
     if pending.build.cached and key_file.is_file():
         try:
@@ -120,6 +121,10 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
     fn = bound.reference(binding) if use else ref.resolve(op)
     rows: list[DtypeResult] = []
     untakeable = cpu_cannot_take(op)
+    exact = exact_body(spec)
+    if exact:
+        backend += ", bit for bit"
+
     for reg in cc.registrations(spec):
         spread = bound.spread(binding) if use else None  # kernel input k -> generated column
         nargs = len(set(spread)) if spread else None
@@ -177,8 +182,16 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
             return ref.as_python(value[0])[0]
 
         rows.append(compare(ref.TORCH_DTYPES[reg.in_type], ref.TORCH_DTYPES[reg.out_type], rows_in, exp_all,
-                            got_all, note, signed_zero=spec.arity == "unary", second_opinion=scalar_path))
+                            got_all, note, signed_zero=spec.arity == "unary", second_opinion=scalar_path,
+                            exact=exact))
     return TryResult(op, fn.name, backend, tuple(rows))
+
+
+def exact_body(spec: KernelSpec) -> bool:
+    """The catalog marks *spec*'s body exact (frexp's outputs): compared bit for bit."""
+    from mpsgen.generate.catalog import load_catalog
+
+    return bool((load_catalog().get(spec.name) or {}).get("exact", False))
 
 
 def cpu_cannot_take(op: str) -> tuple[cannot_take.Rule, ...]:

@@ -12,6 +12,8 @@ Rules (one place, applied to every op):
 * torch's CPU op has a vectorised and a scalar path, which can disagree (fmod's vectorised path
   returns NaN for a subnormal divisor).  A value that differs from the vectorised result is
   checked again against the op on that one element; agreeing with either counts.
+* An exact body (catalog `exact`: frexp's outputs) agrees bit for bit: equal values, zeros of the same
+  sign, NaN for NaN (its payload not compared).
 * Integer and bool results must be equal.  Complex results compare real and imaginary parts
   separately with the component type's tolerances.
 * A dtype whose kernel crashed on the host (isolate.py) fails, naming the signal and the first
@@ -129,11 +131,11 @@ def _component(e: float, g: float, dtype: str, signed_zero: bool) -> tuple[bool,
 
 def compare(dtype: str, out_dtype: str, inputs: list[tuple[object, ...]], expected: list[object],
             got: list[object], note: str = "", *, signed_zero: bool = True,
-            second_opinion: Callable[[int], object] | None = None) -> DtypeResult:
-    """Element-wise comparison of one dtype's results.
+            second_opinion: Callable[[int], object] | None = None, exact: bool = False) -> DtypeResult:
+    """Element-wise comparison of one dtype's results (*exact*: bit for bit, for real outputs).
 
     *second_opinion(i)* gives another reference value for element *i* (torch's scalar path)."""
-    floating = out_dtype in TOLERANCES
+    floating = out_dtype in TOLERANCES and not (exact and not out_dtype.startswith("complex"))
     comp = "float16" if out_dtype == "complex32" else ("float32" if out_dtype == "complex64" else out_dtype)
     mismatches: list[Mismatch] = []
     count, max_abs, max_ulp, worst, worst_ratio = 0, 0.0, 0.0, "", -1.0
@@ -170,6 +172,10 @@ _EXACT = (True, 0.0, 0.0, 0.0)
 def _element(e: object, g: object, out_dtype: str, comp: str, floating: bool,
              signed_zero: bool) -> tuple[bool, float, float, float]:
     """(agrees, abs error, ULP error, error / tolerance) of one element."""
+    if not floating and isinstance(e, float) and isinstance(g, float):  # an exact real output: bit for bit
+        ok = (math.isnan(e) and math.isnan(g)) or (e == g and math.copysign(1, e) == math.copysign(1, g))
+        err = 0.0 if ok else abs(g - e)
+        return ok, err, err, 0.0 if ok else math.inf
     if not floating:
         ok = e == g
         abs_err = 0.0 if ok else abs(float(e) - float(g))  # type: ignore[arg-type]

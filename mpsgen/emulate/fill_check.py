@@ -12,17 +12,13 @@ for, and the strided kernel's indexing.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import math
-import os
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
-from mpsgen.emulate.compile import FLAGS, ToolMissing, cache_dir, emulation_argv, find_compiler
-from mpsgen.errors import MpsgenError
-from mpsgen.scan.lines import plain_lines
+from mpsgen.emulate.host_library import CONVERTED, build_library, scalar_converter
+from mpsgen.emulate.compile import emulation_argv, find_compiler
 
 if TYPE_CHECKING:
     import torch
@@ -114,63 +110,16 @@ extern "C" void mpsgen_strided_{mt}(void* out, const void* value, const long* si
     return f'#line 1 "<planned .metal>"\n{metal}\n#line 1 "<driver>"\n' + _STORAGE + "\n".join(calls) + "\n"
 
 
-def _converter() -> str:
-    cases = "\n".join(f"    case {k}: {{ auto v = s.to<{cpp}>(); std::memcpy(out, &v, sizeof v); return sizeof v; }}"
-                      for k, (_, cpp) in enumerate(TYPES.values()))
-    return f"""#include <c10/core/Scalar.h>
-#include <c10/util/Exception.h>
-#include <cstring>
-#include <exception>
-extern "C" int mpsgen_to(int dtype, double re, double im, long long i, int kind, void* out) {{
-  try {{
-    c10::Scalar s = kind == 1 ? c10::Scalar(static_cast<int64_t>(i)) : kind == 2 ? c10::Scalar(i != 0)
-        : kind == 3 ? c10::Scalar(c10::complex<double>(re, im)) : c10::Scalar(re);
-    switch (dtype) {{
-{cases}
-    }}
-  }} catch (const std::exception&) {{  // c10::Error, or report_overflow's runtime_error
-    return -1;
-  }}
-  return -2;
-}}
-"""
-
-
-def build_library(name: str, source: str, argv: list[str], libs: tuple[str, ...] = ()) -> ctypes.CDLL:
-    key = hashlib.sha256(("3\0" + source + "\0".join((*argv, "--", *libs))).encode()).hexdigest()[:20]
-    folder = cache_dir() / "fill"
-    folder.mkdir(parents=True, exist_ok=True)
-    lib = folder / f"{name}-{key}.so"
-    if not lib.exists():
-        # this process's own source and output (concurrent runs build the same key), renamed into place
-        src = folder / f"{name}-{key}.{os.getpid()}.cpp"
-        tmp = folder / f"{name}-{key}.{os.getpid()}.so"
-        src.write_text(source, encoding="utf-8")
-        try:
-            done = subprocess.run([*argv, str(src), "-o", str(tmp), *libs], capture_output=True, text=True)
-            if done.returncode != 0:
-                first = next((ln for ln in plain_lines(done.stderr) if "error" in ln), done.stderr.strip()[:300])
-                raise MpsgenError(f"the fill check's {name} does not compile: {first}")
-            os.replace(tmp, lib)
-        finally:
-            src.unlink(missing_ok=True)
-            tmp.unlink(missing_ok=True)
-    return ctypes.CDLL(str(lib))
-
-
 def check_fill(kernel: str, metal: str, include_root: str | Path) -> TryResult:
     """Each dtype's kernels against `torch.Tensor.fill_` on the CPU, for every value of VALUES."""
     from mpsgen.emulate.reference import import_torch
 
     torch = import_torch()  # the installed torch, not the checkout's source folder
     cxx = find_compiler()
-    torch_dir = Path(torch.__file__).parent
     kernels = build_library("kernels", _driver(kernel, metal), emulation_argv(cxx, include_root))
-    abi = int(torch.compiled_with_cxx11_abi())
-    convert = build_library("convert", _converter(), [*cxx, *[f for f in FLAGS if f != "-fwrapv"], f"-D_GLIBCXX_USE_CXX11_ABI={abi}",
-                                                 "-I", str(torch_dir / "include")],
-                     ("-L", str(torch_dir / "lib"), "-lc10", f"-Wl,-rpath,{torch_dir / 'lib'}"))
-    rows = tuple(_check_dtype(k, dtype, mt, kernels, convert, torch) for k, (dtype, (mt, _)) in enumerate(TYPES.items()))
+    convert = scalar_converter(cxx, torch)
+    rows = tuple(_check_dtype(CONVERTED.index(cpp), dtype, mt, kernels, convert, torch)
+                 for dtype, (mt, cpp) in TYPES.items())
     return TryResult(f"{kernel}_", "torch.Tensor.fill_", f"emulated ({cxx[0]})", rows)
 
 

@@ -13,7 +13,8 @@ from typing import NamedTuple
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
-from mpsgen.emulate.index_fill_check import build_library, kernel_region
+from mpsgen.emulate.host_library import build_library
+from mpsgen.emulate.index_fill_check import kernel_region
 
 # torch dtype -> the Metal type of its element size (the CPU kernel's dtypes, no double)
 TYPES = {"float32": "int", "float16": "short", "bfloat16": "short", "int64": "long", "int32": "int",

@@ -122,7 +122,7 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
     for plan in group.kernel_plans:
         if plan.kind != "pointwise":  # a kind with a check of its own: fills, indexing, random, reductions
             try:
-                own = _kind_check(plan, group.changeset, checkout.root, headers)
+                own = kind_check(plan, group.changeset, checkout.root, headers)
             except ToolMissing as why:
                 done.append(OpCheck(plan.family, "skipped", reason=why.render()))
                 continue
@@ -171,7 +171,7 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
     return NumericCheck(tuple(done))
 
 
-def _kind_check(plan, changeset, root, headers):  # -> TryResult
+def kind_check(plan, changeset, root, headers):  # -> TryResult
     """The planned .metal of a kind other than pointwise against torch CPU: the nullary kind (fill_), the
     indexing kind (index_fill_, gather, scatter_add, scatter), the random kind (in distribution) and the
     reduction kind (sum, mean, amax, ...)."""

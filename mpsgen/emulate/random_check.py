@@ -135,7 +135,7 @@ def state_for(lib: ctypes.CDLL, seed: int, offset: int) -> tuple[int, int]:
 def check_random(sampler: Sampler, metal: str, include_root: str | Path) -> TryResult:
     """Each dtype's kernels against torch CPU's sampler (see the module's docstring), compiled against
     *include_root*'s c10/metal (the checkout's, or the overlay of the headers the change plans)."""
-    from mpsgen.emulate.fill_check import build_library  # one build cache and rename-into-place for both checks
+    from mpsgen.emulate.host_library import build_library  # one build cache and rename-into-place for the kinds' checks
     from mpsgen.emulate.reference import import_torch
 
     torch = import_torch()

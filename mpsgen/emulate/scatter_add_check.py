@@ -15,7 +15,8 @@ from typing import NamedTuple
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
 from mpsgen.emulate.gather_check import View, dtype_values, guarded, span
-from mpsgen.emulate.index_fill_check import build_library, kernel_region
+from mpsgen.emulate.host_library import build_library
+from mpsgen.emulate.index_fill_check import kernel_region
 
 # torch dtype -> (its Metal type, the type of its storage the driver reads the bits as)
 TYPES = {"float32": ("float", "float"), "float16": ("half", "ushort"), "bfloat16": ("bfloat", "ushort"),

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
-from mpsgen.emulate.index_fill_check import build_library, kernel_region
+from mpsgen.emulate.host_library import build_library
+from mpsgen.emulate.index_fill_check import kernel_region
 from mpsgen.emulate.scatter_add_check import CASES, TYPES, compare, driver
 
 # a value of every dtype, exactly representable (its conversion is index_fill's check's)

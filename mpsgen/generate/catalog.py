@@ -44,6 +44,7 @@ class CatalogEntry(TypedDict, total=False):
     cpu_refuses: list[str]  # torch dtypes the CPU kernel has no case for (torch raises): never registered
     unused: list[str]  # inputs the value does not depend on (prelu's grad_weight: weight), left unnamed
     cpu_cannot_take: list[CannotTake]  # inputs the CPU reference cannot take: the numeric check leaves them out
+    exact: bool  # the numeric check compares bit for bit (frexp's outputs are exact)
 
 
 _KEYS = frozenset(CatalogEntry.__annotations__)
@@ -141,6 +142,8 @@ def _validate_entry(op: str, entry: Any, file: Path) -> None:
     if not (isinstance(unused, list) and set(unused) <= set(VARIABLES[entry["arity"]])):
         raise MpsgenError(f"catalog entry '{op}': unused must list inputs among "
                           f"{', '.join(VARIABLES[entry['arity']])}", path=file)
+    if not isinstance(entry.get("exact", False), bool):
+        raise MpsgenError(f"catalog entry '{op}': exact must be true or false", path=file)
     if entry.get("result", "same") not in RESULTS:
         raise MpsgenError(f"catalog entry '{op}': result must be one of {', '.join(RESULTS)}", path=file)
     parse_dtypes(entry.get("dtypes", ["float"]), where=f"catalog entry '{op}'")
@@ -250,6 +253,9 @@ def spec_for(
     res = result or e.get("result") or ("float" if "int2float" in chosen else "same")
     if res not in RESULTS:
         raise MpsgenError(f"unknown result kind '{res}'", hint=f"one of {', '.join(RESULTS)}")
+    if res == "int32" and set(chosen) != {"float"}:  # frexp's exponent: a body of floating inputs only
+        raise MpsgenError(f"'{op}' returns int32, which mpsgen writes for floating inputs only",
+                          hint="use --dtypes float")
     if res == "bool" and "int2float" in chosen:
         raise MpsgenError(f"'{op}' returns bool, so integer inputs cannot return float",
                           hint="use --dtypes float,integer")

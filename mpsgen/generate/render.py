@@ -74,6 +74,8 @@ def functor_overloads(spec: KernelSpec, c10_traits: bool = True) -> list[Overloa
     out: list[Overload] = []
     if floats and spec.result == "complex":  # complex(real, imag): the body builds the vector
         out.append(Overload(f_trait, "c10::metal::vec2type_t<T>", spec.expr))
+    elif floats and spec.result == "int32":  # frexp's exponent: the body returns int
+        out.append(Overload(f_trait, "int", spec.expr))
     elif floats:
         body = spec.expr if to_bool or is_statement_block(spec.expr) else f"static_cast<T>({spec.expr})"
         out.append(Overload(f_trait, "bool" if to_bool else "T", body))
@@ -199,6 +201,8 @@ def output_type(spec: KernelSpec, in_type: str, family: str) -> str:
         return "bool"
     if spec.result == "complex":
         return f"{in_type}2"
+    if spec.result == "int32":
+        return "int"
     if family == "int2float":
         return "float"
     return in_type
@@ -217,7 +221,7 @@ def input_types(spec: KernelSpec) -> list[str]:
 def _unary_registrations(spec: KernelSpec, style: MetalStyle) -> list[str]:
     end, n = _end(style), spec.name
     lines: list[str] = []
-    in_macro = style.has_unary_kernels2 and spec.result != "bool" and not spec.skip
+    in_macro = style.has_unary_kernels2 and spec.result not in ("bool", "int32") and not spec.skip
     if in_macro and "float" in spec.dtypes and "int2float" in spec.dtypes:
         # INSTANTIATE_UNARY_KERNELS2 covers float/half/bfloat and every integer type -> float.
         lines.append(f"REGISTER_UNARY_OP({n}, DTYPE1, DTYPE0);")

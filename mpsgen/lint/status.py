@@ -55,7 +55,7 @@ class Dashboard(NamedTuple):
         return counts
 
     def frontier_totals(self) -> dict[str, int]:
-        """MPSGraph families: pointwise migration candidates and the others."""
+        """MPSGraph families: migration candidates (of every kind) and the others."""
         graph = [r for r in self.rows if r.state.state == MPSGRAPH and r.frontier]
         yes = sum(r.frontier.candidate for r in graph if r.frontier)
         new = sum(1 for r in self.rows if r.state.state == NO_MPS and r.frontier and r.frontier.candidate)
@@ -89,8 +89,9 @@ def _frontier_label(r: Row) -> str:
 
 def _frontier_line(board: Dashboard) -> str:
     f = board.frontier_totals()
-    return (f"frontier: {f[CANDIDATE]} MPSGraph families are pointwise migration candidates (`mpsgen migrate NAME`), "
-            f"{f[NOT_CANDIDATE]} are not (no shared TensorIterator kernel calling a DispatchStub); "
+    return (f"frontier: {f[CANDIDATE]} MPSGraph families are migration candidates (pointwise, fill, indexing, random and "
+            f"reduction kernels: `mpsgen migrate NAME`), {f[NOT_CANDIDATE]} are not (no shared kernel reaching a "
+            "DispatchStub mpsgen writes kernels for); "
             f"{f[NEW_OP]} families with no MPS kernel are pointwise new-op candidates (`mpsgen new-op NAME`)")
 
 

@@ -143,6 +143,8 @@ def registered_kind(dtype: str, groups: Iterable[str], result: str, skip: Iterab
         return ""
     if dtype in FLOATS and "float" in groups and result == "complex":  # polar(abs, angle)
         return "T->complex"
+    if dtype in FLOATS and "float" in groups and result == "int32":  # frexp's exponent
+        return "T->int32"
     if dtype in FLOATS and "float" in groups or dtype == "complex64" and "complex" in groups:
         return "T->bool" if result == "bool" else "T->T"
     if dtype in INTS:

@@ -17,15 +17,16 @@ from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.dtypes import Row
 from mpsgen.plan.indexing_record import DTYPES, IndexingCode, instance
+from mpsgen.plan.kind_host import bfloat_guarded, dead_code_notes, host_file
 from mpsgen.plan.routing import Routing
-from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import Draft, capabilities
 from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.library import runs_a_shader_library, with_library
 from mpsgen.sources.metal.indexing import holds_kernel, jit_library_stem
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
+from mpsgen.tree.checkout import KERNELS_REL, Checkout
 
 BIT_SIZE_HELPER = "getBitSizeString"  # the .mm's own where it has one: ScalarType -> "8bit" ... "64bit"
 NOTES = {
@@ -66,7 +67,7 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     if kept:
         return IndexingCode(stub=stub.name, kept=kept)
     name = render.KERNELS[stub.name]
-    mm_rel, dead = _host_file(routing, checkout, cs, name)
+    mm_rel, dead = host_file(routing, checkout, cs, name)
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
     mm_text = draft.current(mm_rel)
@@ -74,7 +75,7 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     if library is not None and library != Path(metal_rel).stem:
         raise MpsgenError(f"{Path(mm_rel).name} runs {library}.metal's library, not {Path(metal_rel).name}",
                           path=mm_rel, hint=f"register {stub.name} by hand")
-    metal_text = render.render_metal(name, stub.name, opts.templates_dir, bfloat_guarded=_bfloat_guarded(cs, checkout))
+    metal_text = render.render_metal(name, stub.name, opts.templates_dir, bfloat_guarded=bfloat_guarded(cs, checkout))
     if draft.exists(metal_rel):
         current = draft.current(metal_rel)
         if holds_kernel(current, name):
@@ -110,30 +111,10 @@ def plan_indexing_code(routing: Routing, checkout: Checkout, cs: Changeset, opts
     rows = tuple(Row(dtype, before, f"registered ({name}_{instance(stub.name, dtype)})", bool(routing.legacy_kernels), True)
                  for dtype in dtypes)
     notes = (*NOTES[stub.name],
-             *((f"{mm_rel}: {', '.join(dict.fromkeys(dead))} named by no yaml line (MPSGraph code the dispatch left): "
-                "left in place, delete by hand",) if dead else ()))
-    return IndexingCode(name, stub.name, metal_rel, mm_rel, metal_text, "\n\n".join(hosts), "\n".join(registers),
-                        rows, draft.edits, tuple(added), notes)
+             *dead_code_notes(mm_rel, dead))
+    return IndexingCode(kernel=name, stub=stub.name, metal_path=metal_rel, mm_path=mm_rel, metal_text=metal_text,
+                        host_code="\n\n".join(hosts), register_line="\n".join(registers), rows=rows, edits=draft.edits,
+                        added=tuple(added), notes=notes)
 
 
-def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:
-    """The .mm holding the legacy MPSGraph code (the host kernel's place), else the one still defining
-    `<name>_*mps*` functions no yaml line names (the 2026-shaped tree's Indexing.mm), with those."""
-    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
-    for legacy in routing.legacy_kernels:
-        impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
-        if impls:
-            return impls[0].path, ()
-    for path, text in sorted(mentioning(mm_texts, f"{name}_").items()):
-        dead = tuple(d.name for d in host.definitions(path, text) if not d.static
-                     and d.name.startswith(f"{name}_") and "mps" in d.name[len(name) + 1:])
-        if dead:
-            return path, dead
-    raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
-                      path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
 
-
-def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:
-    """The checkout's c10/metal guards bfloat by the Metal version (2.7), so a per-type kernel does too."""
-    rel = "c10/metal/utils.h"
-    return checkout.path(rel).is_file() and "__METAL_VERSION__ >= 310" in cs.current(rel)

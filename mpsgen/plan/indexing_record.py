@@ -3,11 +3,9 @@ Plan (plan/result.py) can hold it without importing the planner."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass
 
-if TYPE_CHECKING:
-    from mpsgen.plan.dtypes import Row
-    from mpsgen.plan.texts import TextEdit
+from mpsgen.plan.kind_record import KindCode
 
 # torch dtype -> its element size, whose kernel copies its bits (getBitSizeString's names)
 SIZES = {"float32": "32bit", "float16": "16bit", "bfloat16": "16bit", "int64": "64bit", "int32": "32bit",
@@ -34,21 +32,11 @@ def instance(stub: str, dtype: str) -> str:
 DTYPE_GROUPS = ("float", "integer", "complex")  # what the test lists are narrowed to: every one of them
 
 
-class IndexingCode(NamedTuple):
+@dataclass(frozen=True)
+class IndexingCode(KindCode):
     """What the indexing kind's code phase planned (kept: the stub already runs a kernel that is not MPSGraph)."""
 
-    kernel: str = ""  # the kernels' name: index_fill -> index_fill_<N>bit
     stub: str = ""
-    metal_path: str = ""
-    mm_path: str = ""
-    metal_text: str = ""  # the kernel as rendered (appended to metal_path; the numeric check compiles that file)
-    host_code: str = ""
-    register_line: str = ""
-    rows: tuple[Row, ...] = ()
-    edits: tuple[TextEdit, ...] = ()
-    added: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-    kept: str = ""  # why nothing was written: the stub's registration
 
     @property
     def instances(self) -> tuple[str, ...]:

@@ -38,6 +38,7 @@ from mpsgen.tree.checkout import YAML_REL, Checkout
 
 if TYPE_CHECKING:
     from mpsgen.plan.indexing_record import IndexingCode
+    from mpsgen.plan.kind_record import KindCode
     from mpsgen.plan.nullary_record import NullaryCode
     from mpsgen.plan.random_record import RandomCode
     from mpsgen.plan.reduction_record import ReductionCode
@@ -248,7 +249,7 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
         diverted=choice.diverted if choice else None,
         dtypes=NULLARY_GROUPS if nullary or indexing else RANDOM_GROUPS if random else reduction.groups if reduction
         else code.spec.dtypes if code else (),
-        rendered=code.rendered if code else _nullary_rendered(own) if own else Rendered(), added=added, api_added=api_added, removed=removed,
+        rendered=code.rendered if code else _own_rendered(own) if own else Rendered(), added=added, api_added=api_added, removed=removed,
         notes=notes, test_lists=(*(tests.changes if tests else ()), *xfail_changes),
         test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
         grad_test_names=tests.grad_test_names if tests else (), overloads=overloads, files=files,
@@ -259,8 +260,7 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
     )
 
 
-def _nullary_rendered(nullary: NullaryCode | IndexingCode | RandomCode | ReductionCode) -> Rendered:
+def _own_rendered(own: KindCode) -> Rendered:
     """What --print shows of a kind writing its own .metal and host: the .metal file, the host kernel and its
     registration."""
-    return Rendered(nullary.metal_text, (), nullary.host_code, nullary.register_line, nullary.metal_path,
-                    nullary.mm_path)
+    return Rendered(own.metal_text, (), own.host_code, own.register_line, own.metal_path, own.mm_path)

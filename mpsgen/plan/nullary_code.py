@@ -17,14 +17,15 @@ from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.dtypes import Row
 from mpsgen.plan.nullary_record import DTYPES, NullaryCode
+from mpsgen.plan.kind_host import bfloat_guarded, dead_code_notes, host_file
 from mpsgen.plan.routing import Routing
-from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import Draft, capabilities
 from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.library import runs_a_shader_library, with_library
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
+from mpsgen.tree.checkout import KERNELS_REL, Checkout
 
 
 
@@ -46,14 +47,15 @@ def plan_nullary_code(routing: Routing, checkout: Checkout, cs: Changeset, opts:
     if kept:  # zero_ once fill_ moved: only its dispatch and MPSGraph code go
         return NullaryCode(kept=kept, value=nullary.value)
     name = nullary.owner
-    mm_rel, dead = _host_file(routing, checkout, cs, name)
+    # every `*_mps(_)` left in that file: zero_mps_ is fill's too (the 2026-shaped tree's ConstantOps.mm)
+    mm_rel, dead = host_file(routing, checkout, cs, name, lambda n: n.endswith(("_mps", "_mps_")))
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
     mm_text = draft.current(mm_rel)
     if runs_a_shader_library(mm_text):
         raise MpsgenError(f"{Path(mm_rel).name} already runs a shader library: the {name} kernels would need a "
                           "file of that library", path=mm_rel, hint=f"register {stub.name} by hand")
-    metal_text = render.render_metal(name, stub.name, bfloat_guarded=_bfloat_guarded(cs, checkout),
+    metal_text = render.render_metal(name, stub.name, bfloat_guarded=bfloat_guarded(cs, checkout),
                                      templates_dir=opts.templates_dir)
     added: list[str] = []
     if draft.exists(metal_rel):
@@ -86,29 +88,10 @@ def plan_nullary_code(routing: Routing, checkout: Checkout, cs: Changeset, opts:
                  for dtype, metal in DTYPES.items())
     notes = (f"the value reaches {name}_dense_<T>/{name}_strided_<T> converted by getMPSScalar (Scalar::to<T>, "
              "as the CPU kernel converts it); a dense output and a value of all-zero bits: a blit fill",
-             *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
-                "delete by hand",) if dead else ()))
-    return NullaryCode(name, metal_rel, mm_rel, metal_text, host_text, register_line, rows, draft.edits,
-                       tuple(added), notes, value=nullary.value)
+             *dead_code_notes(mm_rel, dead))
+    return NullaryCode(kernel=name, metal_path=metal_rel, mm_path=mm_rel, metal_text=metal_text, host_code=host_text,
+                       register_line=register_line, rows=rows, edits=draft.edits, added=tuple(added), notes=notes,
+                       value=nullary.value)
 
 
-def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:
-    """The .mm holding the legacy MPSGraph code (its kernels' place), else the one still defining
-    `<name>_*mps*` functions no yaml line names (the 2026-shaped tree's ConstantOps.mm), with those."""
-    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
-    for legacy in routing.legacy_kernels:
-        impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
-        if impls:
-            return impls[0].path, ()
-    for path, text in mentioning(mm_texts, f"{name}_").items():
-        dead = tuple(d.name for d in host.definitions(path, text) if not d.static and d.name.endswith(("_mps", "_mps_")))
-        if any(n.startswith(f"{name}_") and "mps" in n[len(name) + 1:] for n in dead):
-            return path, dead
-    raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put {name}'s host kernel beside",
-                      path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
 
-
-def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:
-    """The checkout's c10/metal guards bfloat by the Metal version (2.7), so the kernels do too."""
-    rel = "c10/metal/utils.h"
-    return checkout.path(rel).is_file() and "__METAL_VERSION__ >= 310" in cs.current(rel)

@@ -3,11 +3,9 @@ Plan (plan/result.py) can hold it without importing the planner."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass
 
-if TYPE_CHECKING:
-    from mpsgen.plan.dtypes import Row
-    from mpsgen.plan.texts import TextEdit
+from mpsgen.plan.kind_record import KindCode
 
 # torch dtype -> the Metal type its kernels are instantiated for (scalarToMetalTypeString's names)
 DTYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "int64": "long", "int32": "int",
@@ -16,20 +14,10 @@ DTYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "int64": 
 DTYPE_GROUPS = ("float", "integer", "complex")  # what the test lists are narrowed to: every one of them
 
 
-class NullaryCode(NamedTuple):
+@dataclass(frozen=True)
+class NullaryCode(KindCode):
     """What the nullary kind's code phase planned (kept: the stub already runs a kernel that is not MPSGraph)."""
 
-    kernel: str = ""  # the kernels' prefix: fill -> fill_dense_<T>, fill_strided_<T>
-    metal_path: str = ""
-    mm_path: str = ""
-    metal_text: str = ""  # the kernels as rendered (the numeric check compiles the planned file)
-    host_code: str = ""
-    register_line: str = ""
-    rows: tuple[Row, ...] = ()
-    edits: tuple[TextEdit, ...] = ()
-    added: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-    kept: str = ""  # why nothing was written: the stub's registration
     value: str = ""  # a literal the op passes as the value (zero_: "0"), else the op's scalar argument
 
     @property

@@ -18,15 +18,16 @@ from mpsgen.plan.dtypes import Row
 from mpsgen.plan.nullary_code import metal_stem
 from mpsgen.plan.random_record import BFLOAT, HOST_ONLY, RandomCode, metal_types, torch_dtypes
 from mpsgen.plan.random_route import Sampler
+from mpsgen.plan.kind_host import bfloat_guarded, dead_code_notes, host_file
 from mpsgen.plan.routing import Routing
-from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import Draft, capabilities
 from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.library import runs_a_shader_library, with_library
 from mpsgen.sources.metal.philox_round import corrected_round
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
+from mpsgen.tree.checkout import KERNELS_REL, Checkout
 
 RANDOM_HEADER = "c10/metal/random.h"
 
@@ -45,7 +46,7 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
     if not checkout.path(RANDOM_HEADER).is_file():
         raise MpsgenError(f"{RANDOM_HEADER} not found: the {first.name} kernels draw from its Philox",
                           path=RANDOM_HEADER, hint=f"register {stub.name} by hand")
-    mm_rel, dead = _host_file(routing, checkout, cs, first.op.rstrip("_"))
+    mm_rel, dead = host_file(routing, checkout, cs, first.op.rstrip("_"))
     metal_rel = f"{KERNELS_REL}/{metal_stem(mm_rel)}.metal"
     draft = Draft(cs)
     library = f"{Path(metal_rel).stem}_metallib.h"  # another sampler's host declared it already
@@ -72,10 +73,10 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
     notes = (f"the host seeds {names} from the MPS generator as the MPSGraph code did (its lock, "
              "update_philox_counters: one Philox step per launch); each element is drawn at its "
              f"logical index from {RANDOM_HEADER}'s philox4",
-             *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
-                "delete by hand",) if dead else ()))
-    return RandomCode(first.name, first.op, metal_rel, mm_rel, draft.current(metal_rel), "\n\n".join(hosts),
-                      "\n".join(registers), rows, draft.edits, tuple(added), notes,
+             *dead_code_notes(mm_rel, dead))
+    return RandomCode(kernel=first.name, op=first.op, metal_path=metal_rel, mm_path=mm_rel,
+                      metal_text=draft.current(metal_rel), host_code="\n\n".join(hosts),
+                      register_line="\n".join(registers), rows=rows, edits=draft.edits, added=tuple(added), notes=notes,
                       samplers=tuple((s.name, s.op) for s in route.samplers))
 
 
@@ -87,7 +88,7 @@ def _place(sampler: Sampler, draft: Draft, metal_rel: str, mm_rel: str, library:
     from mpsgen.generate.templating import render_template
 
     stub, name = sampler.stub, sampler.name
-    guarded = _bfloat_guarded(cs, checkout)
+    guarded = bfloat_guarded(cs, checkout)
     types = metal_types(name)
     existing = draft.current(metal_rel) if draft.exists(metal_rel) else None
     if existing is not None and not _holds_random_kernels(existing):
@@ -129,21 +130,6 @@ def _place(sampler: Sampler, draft: Draft, metal_rel: str, mm_rel: str, library:
     return host_text, register_line
 
 
-def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:
-    """The .mm holding the legacy MPSGraph code (its kernels' place), else the one still defining
-    `<name>_*mps*` functions no yaml line names (the 2026-shaped tree's Distributions.mm), with those."""
-    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
-    for legacy in routing.legacy_kernels:
-        impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
-        if impls:
-            return impls[0].path, ()
-    for path, text in sorted(mentioning(mm_texts, f"{name}_").items()):
-        dead = tuple(dict.fromkeys(d.name for d in host.definitions(path, text)
-                                   if not d.static and d.name.startswith(f"{name}_") and "mps" in d.name[len(name):]))
-        if dead:
-            return path, dead
-    raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
-                      path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
 
 
 def _rows(samplers: tuple[Sampler, ...]) -> dict[str, str]:
@@ -158,8 +144,3 @@ def _holds_random_kernels(text: str) -> bool:
     """Whether a .metal is the random kind's (another sampler's kernels, from c10/metal/random.h)."""
     return f"#include <{RANDOM_HEADER}>" in text and "_strided_\" #T)]]" in text
 
-
-def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:
-    """The checkout's c10/metal guards bfloat by the Metal version (2.7), so the kernels do too."""
-    rel = "c10/metal/utils.h"
-    return checkout.path(rel).is_file() and "__METAL_VERSION__ >= 310" in cs.current(rel)

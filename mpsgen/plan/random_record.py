@@ -3,11 +3,9 @@ Plan (plan/result.py) can hold it without importing the planner."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass
 
-if TYPE_CHECKING:
-    from mpsgen.plan.dtypes import Row
-    from mpsgen.plan.texts import TextEdit
+from mpsgen.plan.kind_record import KindCode
 
 # torch dtype -> the Metal type its kernels run (a complex output reaches the stub as its real view)
 DTYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat", "complex64": "float", "complex32": "half"}
@@ -46,21 +44,11 @@ def torch_dtypes(kernel: str) -> dict[str, str]:
     return ALL_DTYPES if every_dtype(kernel) else DTYPES
 
 
-class RandomCode(NamedTuple):
+@dataclass(frozen=True)
+class RandomCode(KindCode):
     """What the random kind's code phase planned (kept: the stub already runs a kernel that is not MPSGraph)."""
 
-    kernel: str = ""  # the kernels' prefix: uniform -> uniform_dense_<T>, uniform_strided_<T>
     op: str = ""  # the CPU op the numeric check compares with (uniform_)
-    metal_path: str = ""
-    mm_path: str = ""
-    metal_text: str = ""  # the kernels as rendered (the numeric check compiles the planned file)
-    host_code: str = ""
-    register_line: str = ""
-    rows: tuple[Row, ...] = ()
-    edits: tuple[TextEdit, ...] = ()
-    added: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-    kept: str = ""  # why nothing was written: the stub's registration
     samplers: tuple[tuple[str, str], ...] = ()  # (kernel, CPU op) of every sampler (bernoulli: two)
 
     @property

@@ -16,15 +16,16 @@ from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions
 from mpsgen.plan.dtypes import Row
 from mpsgen.plan.reduction_record import DTYPES, ReductionCode
+from mpsgen.plan.kind_host import bfloat_guarded, dead_code_notes, host_file
 from mpsgen.plan.routing import Routing
-from mpsgen.plan.texts import Draft, capabilities, folder_files, mentioning, planned_texts
+from mpsgen.plan.texts import Draft, capabilities
 from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.library import runs_a_shader_library, with_library
 from mpsgen.sources.metal import reduction_utils
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL, Checkout
+from mpsgen.tree.checkout import KERNELS_REL, Checkout
 
 
 def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: KernelOptions) -> ReductionCode:
@@ -40,9 +41,9 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
     if kept:
         return ReductionCode(kept=kept)
     op, name = reduction.op, reduction.op.name
-    mm_rel, dead = _host_file(routing, checkout, cs, name)
+    mm_rel, dead = host_file(routing, checkout, cs, name)
     metal_rel = f"{KERNELS_REL}/{render.METAL_FILE}"
-    guarded = _bfloat_guarded(cs, checkout)
+    guarded = bfloat_guarded(cs, checkout)
     draft = Draft(cs)
     added: list[str] = []
     if draft.exists(metal_rel):
@@ -113,30 +114,10 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
                                       ("complex", any(t == "float2" for t, _ in op.types))) if there)
     notes = (f"{op.kernels}: a threadgroup per output element, simd_* then threadgroup reductions, "
              f"accumulated as {op.reference}'s CPU kernel does",
-             *((f"{mm_rel}: {', '.join(dead)} named by no yaml line (MPSGraph code the dispatch left): left in place, "
-                "delete by hand",) if dead else ()))
-    return ReductionCode(f"reduce_{name}", name, metal_rel, mm_rel, metal_text, host_text, register_line, rows,
-                         draft.edits, tuple(added), notes, groups)
+             *dead_code_notes(mm_rel, dead))
+    return ReductionCode(kernel=f"reduce_{name}", name=name, metal_path=metal_rel, mm_path=mm_rel, metal_text=metal_text,
+                         host_code=host_text, register_line=register_line, rows=rows, edits=draft.edits,
+                         added=tuple(added), notes=notes, groups=groups)
 
 
-def _host_file(routing: Routing, checkout: Checkout, cs: Changeset, name: str) -> tuple[str, tuple[str, ...]]:
-    """The .mm holding the legacy MPSGraph code (operations/ReduceOps.mm), else the one still defining
-    `<name>_*mps` functions no yaml line names (the 2026-shaped tree's ReduceOps.mm), with those."""
-    mm_texts = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
-    for legacy in routing.legacy_kernels:
-        impls = host.find_implementations(mentioning(mm_texts, legacy), legacy)
-        if impls:
-            return impls[0].path, ()
-    for path, text in sorted(mentioning(mm_texts, f"{name}_").items()):
-        dead = tuple(d.name for d in host.definitions(path, text)
-                     if not d.static and d.name.startswith(f"{name}_") and d.name.endswith("_mps"))
-        if dead:
-            return path, dead
-    raise MpsgenError(f"no operations/*.mm holds {routing.family}'s MPS code to put its host kernel beside",
-                      path=OPERATIONS_REL, hint=f"register {routing.stub.name if routing.stub else 'the stub'} by hand")
 
-
-def _bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:
-    """The checkout's c10/metal guards bfloat by the Metal version (2.7), so the kernels do too."""
-    rel = "c10/metal/utils.h"
-    return checkout.path(rel).is_file() and "__METAL_VERSION__ >= 310" in cs.current(rel)

@@ -15,6 +15,7 @@ from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 
 if TYPE_CHECKING:
+    from mpsgen.plan.kind_record import KindCode
     from mpsgen.plan.indexing_record import IndexingCode
     from mpsgen.plan.nullary_record import NullaryCode
     from mpsgen.plan.random_record import RandomCode
@@ -88,6 +89,11 @@ class Plan:
     indexing: IndexingCode | None = None  # "indexing": index_fill_stub's kernel and host (plan/indexing_code.py)
     random: RandomCode | None = None  # "random": a distribution stub's kernels and host (plan/random_code.py)
     reduction: ReductionCode | None = None  # "reduction": a reduce stub's kernels (plan/reduction_code.py)
+
+    @property
+    def own_kernels(self) -> KindCode | None:
+        """The code of a kind writing its own .metal and host (nullary, indexing, random, reduction), else None."""
+        return self.nullary or self.indexing or self.random or self.reduction
 
     @property
     def kernel_plans(self) -> tuple[Plan, ...]:

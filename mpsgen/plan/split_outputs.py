@@ -32,10 +32,19 @@ class OutputKernel:
         return self.index == len(self.kernels) - 1
 
 
+def keeps_input_dtype(kernel: str) -> bool:
+    """Whether *kernel*'s catalog body returns its input's dtype (not frexp_exponent's int32, nor a bool)."""
+    from mpsgen.generate.catalog import load_catalog
+
+    return (load_catalog().get(kernel) or {}).get("result", "same") in ("same", "float")
+
+
 def stub_host_kernel(fn: str, params: str, family: str, kernels: tuple[str, ...], inputs: int) -> str:
     """`static void fn(TensorIterator& iter)` (*params*) running each output's host function on an
     iterator of that output and *inputs* inputs of iter, in add_output order (clang-format lays the
-    chains out).  An empty iterator runs nothing, as the MPSGraph code it replaces returned early."""
+    chains out).  An empty iterator runs nothing, as the MPSGraph code it replaces returned early.
+    An output of another dtype than its inputs (frexp's int32 exponent) is built as the shared kernel's
+    own iterator is, with check_all_same_dtype(false) (TensorIteratorConfig refuses it otherwise)."""
     it, *scalars = host_param_names(params)  # "TensorIterator& iter" -> iter
     lines = [f"static void {fn}({params}) {{",
              f"  if ({it}.numel() == 0) {{", "    return;", "  }",
@@ -43,7 +52,7 @@ def stub_host_kernel(fn: str, params: str, family: str, kernels: tuple[str, ...]
     for k, kernel in enumerate(kernels):
         var = kernel[len(family) + 1:]
         chain = [f".add_output({it}.output({k}))", *(f".add_const_input({it}.input({j}))" for j in range(inputs)),
-                 ".build();"]
+                 *(() if keeps_input_dtype(kernel) else (".check_all_same_dtype(false)",)), ".build();"]
         lines.append(f"  auto {var} = TensorIteratorConfig()")
         lines.extend(" " * (len(f"  auto {var} = ") + 4) + part for part in chain)
         lines.append(f"  {host_kernel_name(kernel)}({', '.join((var, *scalars))});")
