@@ -16,7 +16,8 @@ from typing import Any
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
-from mpsgen.emulate.threadgroup_runtime import CASES, MAX_THREADS, RUNTIME, TYPES, build_library, is_nan, shared_locals
+from mpsgen.emulate.host_library import build_library
+from mpsgen.emulate.threadgroup_runtime import CASES, MAX_THREADS, RUNTIME, TYPES, is_nan, shared_locals
 from mpsgen.errors import MpsgenError
 from mpsgen.generate.reduction_kernel import registrations
 
@@ -74,7 +75,7 @@ def check_aminmax(metal: str, include_root: str | Path, types: tuple[str, ...] =
     chosen = tuple(dict.fromkeys(t for op, _, t in registrations(metal) if op == "aminmax" and (not types or t in types)))
     if not chosen:
         raise MpsgenError("the planned ReduceOps.metal registers no reduce_aminmax_<T> kernel")
-    lib = build_library(_driver(metal, chosen), emulation_argv(cxx, include_root))
+    lib = build_library("reduce", _driver(metal, chosen), emulation_argv(cxx, include_root))
     rows = tuple(_check_type(t, lib, torch) for t in chosen)
     return TryResult("aminmax (aminmax_stub, aminmax_allreduce_stub)", f"torch.aminmax: {EXACT}",
                      f"emulated ({cxx[0]}, threadgroups of up to {MAX_THREADS} threads)", rows)

@@ -21,8 +21,9 @@ from typing import Any
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
+from mpsgen.emulate.host_library import build_library
 from mpsgen.emulate.threadgroup_runtime import (ACC_EPS, CASES, MAX_THREADS, OUT_EPS, OUT_TINY, RUNTIME, TYPES,
-                                                abs_error, build_library, is_nan, shared_locals)
+                                                abs_error, is_nan, shared_locals)
 from mpsgen.errors import MpsgenError
 from mpsgen.generate.reduction_kernel import registrations
 
@@ -83,7 +84,7 @@ def check_norm(metal: str, include_root: str | Path, types: tuple[str, ...] = ()
     regs = tuple(r for r in registrations(metal) if r[0] == "norm" and (not types or r[2] in types))
     if not regs:
         raise MpsgenError("the planned ReduceOps.metal registers no reduce_norm_<class>_<T> kernel")
-    lib = build_library(_driver(metal, regs), emulation_argv(cxx, include_root))
+    lib = build_library("reduce", _driver(metal, regs), emulation_argv(cxx, include_root))
     rows = tuple(_check_type(t, lib, torch) for t in dict.fromkeys(t for _, _, t in regs))
     return TryResult("norm (norm_stub)", f"torch.linalg.vector_norm: {TOLERANCE}",
                      f"emulated ({cxx[0]}, threadgroups of up to {MAX_THREADS} threads)", rows)

@@ -26,8 +26,9 @@ from typing import Any
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
+from mpsgen.emulate.host_library import build_library
 from mpsgen.emulate.threadgroup_runtime import (ACC_EPS, CASES, MAX_THREADS, OUT_EPS, OUT_TINY, RUNTIME, TYPES,
-                                                abs_error, build_library, is_nan, shared_locals)
+                                                abs_error, is_nan, shared_locals)
 from mpsgen.errors import MpsgenError
 from mpsgen.generate.reduction_kernel import BY_NAME, registrations
 
@@ -92,7 +93,7 @@ def check_reduction(name: str, metal: str, include_root: str | Path, types: tupl
     regs = tuple(r for r in registrations(metal) if r[0] == name and (not types or r[2] in types))
     if not regs:
         raise MpsgenError(f"the planned ReduceOps.metal registers no reduce_{name}_<T> kernel")
-    lib = build_library(_driver(metal, regs), emulation_argv(cxx, include_root))
+    lib = build_library("reduce", _driver(metal, regs), emulation_argv(cxx, include_root))
     op = BY_NAME[name]
     rows = tuple(_check_dtype(name, op.reference, t, lib, torch) for _, _, t in regs)
     return TryResult(f"{name} ({op.stub})", f"{op.reference}: {TOLERANCE if name in SUMMED else EXACT}",

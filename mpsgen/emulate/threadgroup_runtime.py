@@ -1,21 +1,13 @@
 """The threadgroup runtime of the reduction kind's numeric checks (emulate/reduce_check.py, emulate/norm_check.py):
 a launch's threads as fibers (ucontext) on the calling thread, barriers and simd_* exchanges where they meet, the
-kernels' threadgroup arrays shared; the cases both checks run, the tolerance constants and the build of a
-driver into a cached shared library."""
+kernels' threadgroup arrays shared; the cases the checks run and the tolerance constants (a driver is built by
+emulate/host_library.py)."""
 
 from __future__ import annotations
 
-import ctypes
-import hashlib
 import math
-import os
 import re
-import subprocess
 from typing import Any
-
-from mpsgen.emulate.compile import cache_dir
-from mpsgen.errors import MpsgenError
-from mpsgen.scan.lines import plain_lines
 
 # Metal type -> (torch dtype, the C++ type its elements cross ctypes as)
 TYPES = {"float": ("float32", "float"), "half": ("float16", "float"), "bfloat": ("bfloat16", "float"),
@@ -138,26 +130,6 @@ def shared_locals(metal: str) -> str:
     one array all the host threads share, as a threadgroup's threads do (its threadgroups run one at a
     time).  The emulation's `threadgroup` is empty, right for the pointers that point there."""
     return _THREADGROUP_LOCAL.sub(r"\1static ", metal)
-
-
-def build_library(source: str, argv: list[str]) -> ctypes.CDLL:
-    key = hashlib.sha256(("1\0" + source + "\0".join(argv)).encode()).hexdigest()[:20]
-    folder = cache_dir() / "reduce"
-    folder.mkdir(parents=True, exist_ok=True)
-    lib = folder / f"kernels-{key}.so"
-    if not lib.exists():
-        src, tmp = folder / f"kernels-{key}.{os.getpid()}.cpp", folder / f"kernels-{key}.{os.getpid()}.so"
-        src.write_text(source, encoding="utf-8")
-        try:
-            done = subprocess.run([*argv, str(src), "-o", str(tmp)], capture_output=True, text=True)
-            if done.returncode != 0:
-                first = next((ln for ln in plain_lines(done.stderr) if "error" in ln), done.stderr.strip()[:300])
-                raise MpsgenError(f"the reduction check's kernels do not compile: {first}")
-            os.replace(tmp, lib)
-        finally:
-            src.unlink(missing_ok=True)
-            tmp.unlink(missing_ok=True)
-    return ctypes.CDLL(str(lib))
 
 
 def is_nan(v: Any) -> bool:
