@@ -2,8 +2,8 @@
 `reduce_<name>_<T>` kernels, compiled under the Metal emulation with a threadgroup runtime, against torch
 CPU's reduction on the same inputs.
 
-A launch runs a threadgroup's threads as fibers (ucontext) on the calling thread, each taking the
-threadgroups one after another; threadgroup_barrier meets all of them and the simd_* functions of
+A launch (emulate/threadgroup_runtime.py) runs a threadgroup's threads as fibers (ucontext) on the calling
+thread, each taking the threadgroups one after another; threadgroup_barrier meets all of them and the simd_* functions of
 include/metal_simdgroup the 32 of a simdgroup, a fiber yielding until all have come (a round in which no
 fiber moves is a deadlock: the launch is reported broken, so a kernel calling them in diverged control
 flow fails instead of hanging).  A threadgroup has the threads the host gives it (a multiple of 32, up to
@@ -20,140 +20,22 @@ the element's n inputs, divided by n for a mean) plus one unit in the output dty
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import math
-import os
-import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
-from mpsgen.emulate.compile import cache_dir, emulation_argv, find_compiler
+from mpsgen.emulate.compile import emulation_argv, find_compiler
+from mpsgen.emulate.host_library import build_library
+from mpsgen.emulate.threadgroup_runtime import (ACC_EPS, CASES, MAX_THREADS, OUT_EPS, OUT_TINY, RUNTIME, TYPES,
+                                                abs_error, is_nan, shared_locals)
 from mpsgen.errors import MpsgenError
 from mpsgen.generate.reduction_kernel import BY_NAME, registrations
-from mpsgen.scan.lines import plain_lines
 
-# Metal type -> (torch dtype, the C++ type its elements cross ctypes as)
-TYPES = {"float": ("float32", "float"), "half": ("float16", "float"), "bfloat": ("bfloat16", "float"),
-         "long": ("int64", "long"), "int": ("int32", "int"), "short": ("int16", "short"), "char": ("int8", "char"),
-         "uchar": ("uint8", "uchar"), "bool": ("bool", "bool"), "float2": ("complex64", "metal::float2")}
-# (input shape, reduced dims, the input a transposed view of a contiguous tensor)
-CASES = (((37,), (0,), False), ((4, 70), (1,), False), ((70, 3), (0,), False), ((3, 5, 6), (0, 2), False),
-         ((9, 6), (1,), True), ((2, 300), (1,), False), ((3, 1), (1,), False), ((5, 4), (0, 1), False),
-         ((1, 1000), (1,), False))
-MAX_THREADS = 256  # the host's cap (templates/reduction_helper.mm.j2)
-ACC_EPS = 2.0 ** -24  # float accumulation
-OUT_EPS = {"float32": 2.0 ** -23, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "complex64": 2.0 ** -23}
-OUT_TINY = {"float32": 1.4e-45, "float16": 6e-8, "bfloat16": 9.2e-41, "complex64": 1.4e-45}
 SUMMED = ("sum", "mean", "nansum")  # compared within a tolerance (floating dtypes); every other reduction exactly
 TOLERANCE = ("floating dtypes within 2·n·2^-24·Σ|x| + 1 ulp of the dtype per element (n the reduced length, "
              "Σ|x| over its inputs, /n for a mean); integer and bool exact")
 EXACT = "every dtype exact, NaN where the CPU gives NaN"
-
-_THREADGROUP_LOCAL = re.compile(r"^(\s*)threadgroup\s+(?=[\w:<>, ]+\s+\w+\s*\[)", re.MULTILINE)
-_RUNTIME = r"""
-// The threadgroup runtime: the force-included emulation's address-space macros would break the
-// system headers, so they are lifted here and restored before the kernels.
-#undef constant
-#undef device
-#undef thread
-#undef threadgroup
-#undef kernel
-#include <cstring>
-#include <memory>
-#include <ucontext.h>
-#include <vector>
-namespace mpsgen_rt {
-// A threadgroup's threads are fibers (ucontext) on the calling thread, run in turn; a barrier is where a
-// fiber yields until every thread it waits for has come.  A round in which every live fiber only waited
-// (no arrival, no release) is a deadlock: the launch is broken, every wait returns, and it is reported.
-struct Barrier {
-  unsigned count = 0, arrived = 0;
-  unsigned long generation = 0;
-};
-struct Launch {
-  unsigned threads = 0, current = 0;
-  unsigned long events = 0;  // arrivals, releases and ends: progress
-  bool broken = false;
-  ucontext_t main;
-  std::vector<ucontext_t> fibers;
-  std::vector<std::unique_ptr<char[]>> stacks;
-  std::vector<char> done;
-  Barrier all;
-  std::vector<Barrier> simd;
-  std::vector<unsigned char> exchange;  // 16 bytes a thread
-};
-Launch* launch = nullptr;
-void wait(Barrier& b) {
-  Launch& l = *launch;
-  if (l.broken) return;
-  const unsigned long mine = b.generation;
-  ++l.events;
-  if (++b.arrived == b.count) { b.arrived = 0; ++b.generation; return; }
-  while (b.generation == mine && !l.broken) swapcontext(&l.fibers[l.current], &l.main);
-  ++l.events;  // released
-}
-// Runs body(thread) for every thread of a threadgroup of `threads` to the end; false when it deadlocked.
-template <typename Body>
-bool run(unsigned threads, Body body) {
-  Launch l;
-  l.threads = threads;
-  l.fibers.resize(threads);
-  l.done.assign(threads, 0);
-  l.all.count = threads;
-  for (unsigned first = 0; first < threads; first += 32) l.simd.push_back(Barrier{threads - first < 32 ? threads - first : 32});
-  l.exchange.resize(threads * 16);
-  launch = &l;
-  static Body* current_body;
-  current_body = &body;
-  for (unsigned t = 0; t < threads; ++t) {
-    l.stacks.emplace_back(new char[1 << 16]);
-    getcontext(&l.fibers[t]);
-    l.fibers[t].uc_stack.ss_sp = l.stacks.back().get();
-    l.fibers[t].uc_stack.ss_size = 1 << 16;
-    l.fibers[t].uc_link = &l.main;
-    makecontext(&l.fibers[t], (void (*)()) + [] { (*current_body)(launch->current); launch->done[launch->current] = 1;
-                                          ++launch->events; }, 0);
-  }
-  for (;;) {
-    bool live = false;
-    const unsigned long before = l.events;
-    for (unsigned t = 0; t < threads; ++t) {
-      if (l.done[t]) continue;
-      live = true;
-      l.current = t;
-      swapcontext(&l.main, &l.fibers[t]);
-    }
-    if (!live) break;
-    if (l.events == before && !l.broken) l.broken = true;  // nobody moved: release everyone, report it
-  }
-  launch = nullptr;
-  return !l.broken;
-}
-}  // namespace mpsgen_rt
-namespace metal { namespace emu {
-void barrier_wait() { mpsgen_rt::wait(mpsgen_rt::launch->all); }
-unsigned simd_lane() { return mpsgen_rt::launch->current % simd_width; }
-void simd_exchange(const void* mine, void* lanes, unsigned bytes) {
-  auto& l = *mpsgen_rt::launch;
-  const unsigned index = l.current, first = index / simd_width * simd_width;
-  auto& simdgroup = l.simd[index / simd_width];
-  std::memcpy(&l.exchange[index * 16], mine, bytes);
-  mpsgen_rt::wait(simdgroup);
-  for (unsigned lane = 0; lane < simd_width; ++lane) {
-    const unsigned at = first + lane < l.threads ? first + lane : index;
-    std::memcpy(static_cast<char*>(lanes) + lane * bytes, &l.exchange[at * 16], bytes);
-  }
-  mpsgen_rt::wait(simdgroup);
-}
-}}  // namespace metal::emu
-#define constant const
-#define device
-#define thread
-#define threadgroup
-#define kernel
-"""
 
 _LAUNCH = r"""
 static_assert(sizeof(metal::float2) == 8, "complex64 crosses as two floats");
@@ -189,35 +71,8 @@ def _driver(metal: str, regs: tuple[tuple[str, str, str], ...]) -> str:
   return mpsgen_launch<{t}, {host}>(&reduce<{t}, {struct}>, in, out, sizes, in_strides, out_strides, out_dims,
                                          reduced_dims, groups, threads, in_n, out_n);
 }}""")
-    return (_RUNTIME + f'#line 1 "<planned .metal>"\n{_shared_locals(metal)}\n#line 1 "<driver>"\n' + _LAUNCH + "\n".join(entries)
+    return (RUNTIME + f'#line 1 "<planned .metal>"\n{shared_locals(metal)}\n#line 1 "<driver>"\n' + _LAUNCH + "\n".join(entries)
             + "\n")
-
-
-def _shared_locals(metal: str) -> str:
-    """*metal* with each threadgroup variable a kernel declares (`threadgroup A partials[32];`) made static:
-    one array all the host threads share, as a threadgroup's threads do (its threadgroups run one at a
-    time).  The emulation's `threadgroup` is empty, right for the pointers that point there."""
-    return _THREADGROUP_LOCAL.sub(r"\1static ", metal)
-
-
-def _build(source: str, argv: list[str]) -> ctypes.CDLL:
-    key = hashlib.sha256(("1\0" + source + "\0".join(argv)).encode()).hexdigest()[:20]
-    folder = cache_dir() / "reduce"
-    folder.mkdir(parents=True, exist_ok=True)
-    lib = folder / f"kernels-{key}.so"
-    if not lib.exists():
-        src, tmp = folder / f"kernels-{key}.{os.getpid()}.cpp", folder / f"kernels-{key}.{os.getpid()}.so"
-        src.write_text(source, encoding="utf-8")
-        try:
-            done = subprocess.run([*argv, str(src), "-o", str(tmp)], capture_output=True, text=True)
-            if done.returncode != 0:
-                first = next((ln for ln in plain_lines(done.stderr) if "error" in ln), done.stderr.strip()[:300])
-                raise MpsgenError(f"the reduction check's kernels do not compile: {first}")
-            os.replace(tmp, lib)
-        finally:
-            src.unlink(missing_ok=True)
-            tmp.unlink(missing_ok=True)
-    return ctypes.CDLL(str(lib))
 
 
 def check_reduction(name: str, metal: str, include_root: str | Path, types: tuple[str, ...] = ()) -> TryResult:
@@ -225,12 +80,20 @@ def check_reduction(name: str, metal: str, include_root: str | Path, types: tupl
     *types*: only those Metal types."""
     from mpsgen.emulate.reference import import_torch
 
+    if name == "norm":  # other kernels: an input and a real output of other types, the ord
+        from mpsgen.emulate.norm_check import check_norm
+
+        return check_norm(metal, include_root, types)
+    if name == "aminmax":  # one kernel, two outputs
+        from mpsgen.emulate.aminmax_check import check_aminmax
+
+        return check_aminmax(metal, include_root, types)
     torch = import_torch()
     cxx = find_compiler()
     regs = tuple(r for r in registrations(metal) if r[0] == name and (not types or r[2] in types))
     if not regs:
         raise MpsgenError(f"the planned ReduceOps.metal registers no reduce_{name}_<T> kernel")
-    lib = _build(_driver(metal, regs), emulation_argv(cxx, include_root))
+    lib = build_library("reduce", _driver(metal, regs), emulation_argv(cxx, include_root))
     op = BY_NAME[name]
     rows = tuple(_check_dtype(name, op.reference, t, lib, torch) for _, _, t in regs)
     return TryResult(f"{name} ({op.stub})", f"{op.reference}: {TOLERANCE if name in SUMMED else EXACT}",
@@ -303,14 +166,14 @@ def _check_dtype(name: str, reference: str, t: str, lib: ctypes.CDLL, torch: Any
             where = f"{tuple(shape)}{'.t()' if transposed else ''} dim={dims} element {i}"
             e_item, g_item = expected_items[i], got_items[i]
             if not summed:
-                if not (e_item == g_item or (_is_nan(e_item) and _is_nan(g_item))):
+                if not (e_item == g_item or (is_nan(e_item) and is_nan(g_item))):
                     mismatches.append(Mismatch((where,), repr(e_item), repr(g_item)))
                 continue
             for p, (e, g) in enumerate(_components(e_item, g_item)):
                 s = sums[p][i]
                 tol = 2 * length * ACC_EPS * s / (length if name == "mean" else 1) + OUT_EPS[dtype] * abs(e) \
                     + OUT_TINY[dtype] if math.isfinite(s) else 0.0  # an infinite input: inf or NaN, exactly
-                err = _error(e, g)
+                err = abs_error(e, g)
                 if err > tol or math.isinf(err):
                     mismatches.append(Mismatch((where,), repr(e_item), repr(g_item)))
                     break
@@ -325,16 +188,3 @@ def _components(e: Any, g: Any) -> tuple[tuple[float, float], ...]:
     if isinstance(e, complex) or isinstance(g, complex):
         return ((complex(e).real, complex(g).real), (complex(e).imag, complex(g).imag))
     return ((float(e), float(g)),)
-
-
-def _is_nan(v: Any) -> bool:
-    return isinstance(v, float) and math.isnan(v)
-
-
-def _error(e: float, g: float) -> float:
-    """|e - g|, 0 for two NaNs or the same infinity, inf when only one is NaN or infinite."""
-    if math.isnan(e) or math.isnan(g):
-        return 0.0 if math.isnan(e) and math.isnan(g) else math.inf
-    if math.isinf(e) or math.isinf(g):
-        return 0.0 if e == g else math.inf
-    return abs(e - g)

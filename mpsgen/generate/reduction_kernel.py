@@ -35,6 +35,13 @@ class ReductionOp(NamedTuple):
     reference: str  # the torch function the numeric check compares with (CPU)
     types: tuple[tuple[str, str], ...]  # (Metal type, accumulation type), in registration order
     groups: tuple[str, ...] = ()  # the input dtype groups it serves, when not those of its types
+    scalar: str = ""  # the stub's Scalar after the iterator, named so in the host (norm_stub's ord)
+    also: str = ""  # a second stub its kernels serve (aminmax_allreduce_stub), neither taking an iterator
+
+    @property
+    def kernels(self) -> str:
+        """The kernels' names: reduce_sum_<T>, reduce_norm_<class>_<T> (a kernel per class of the ord)."""
+        return f"reduce_{self.name}_<class>_<T>" if self.name == "norm" else f"reduce_{self.name}_<T>"
 
 
 REDUCTIONS = {op.stub: op for op in (
@@ -47,29 +54,49 @@ REDUCTIONS = {op.stub: op for op in (
     # all_out/any_out's iterator converts the input to the output's dtype: bool, or uint8 for a uint8 input
     ReductionOp("all", "and_stub", "all_op", "torch.all", (("bool", "bool"), ("uchar", "bool")), _EVERY),
     ReductionOp("any", "or_stub", "any_op", "torch.any", (("bool", "bool"), ("uchar", "bool")), _EVERY),
+    # linalg_vector_norm's iterator: the input in the output's dtype, or its complex type (the result is real)
+    ReductionOp("norm", "norm_stub", "norm_op", "torch.linalg.vector_norm", (*_FLOATS, ("float2", "float")),
+                ("float", "complex"), scalar="ord"),
+    # aminmax_out calls aminmax_stub (a dim) or aminmax_allreduce_stub (none): one kernel writes both outputs
+    ReductionOp("aminmax", "aminmax_stub", "aminmax_op", "torch.aminmax", (*_FLOATS, *_INTEGERS_TO_INT),
+                also="aminmax_allreduce_stub"),
 )}
 ORDER = tuple(op.name for op in REDUCTIONS.values())  # the file's op order, whatever order they were migrated in
 BY_NAME = {op.name: op for op in REDUCTIONS.values()}
 METAL_FILE = "ReduceOps.metal"  # upstream's name for the kernels of operations/ReduceOps.mm
 HELPER = "reduce_mps_impl"  # the host helper every reduction's host kernel calls
-STRUCTS = ("sum_op", "mean_op", "nansum_op", "max_op", "min_op", "all_op", "any_op")
+NORM_HELPER = "reduce_norm_mps_impl"  # norm_stub's: the input may be complex, the ord passed as p
+STRUCTS = ("sum_op", "mean_op", "nansum_op", "max_op", "min_op", "all_op", "any_op", "norm_op", "aminmax_op")
+NORM_CLASSES = ("zero", "one", "two", "inf", "neg_inf", "p")  # the CPU norm kernel's ord classes: a kernel each
 _MACRO_COMMENT = "// NAME_<T> (reduce_<op>_<T>):"
-_REGISTERED = re.compile(r'^REGISTER_REDUCTION\(reduce_(\w+), (\w+), (\w+)\);', re.MULTILINE)
+_REGISTERED = re.compile(r'^REGISTER_(?:REDUCTION\(reduce_(\w+), (\w+)|NORM\(reduce_(norm), (\w+)|AMINMAX\(reduce_(aminmax)), '
+                         r'(\w+)\);', re.MULTILINE)
 
 
 def registered_ops(metal: str) -> tuple[str, ...]:
     """The reductions a kernels/ReduceOps.metal text registers, in the file's order."""
-    return tuple(dict.fromkeys(m.group(1) for m in _REGISTERED.finditer(metal)))
+    return tuple(dict.fromkeys(op for op, _, _ in registrations(metal)))
 
 
 def registrations(metal: str) -> tuple[tuple[str, str, str], ...]:
-    """(op, struct, Metal type) of each REGISTER_REDUCTION line."""
-    return tuple((m.group(1), m.group(2), m.group(3)) for m in _REGISTERED.finditer(metal))
+    """(op, struct, Metal type) of each REGISTER_REDUCTION line, and of each REGISTER_NORM line ("norm",
+    norm_<class>_op, T)."""
+    return tuple((m.group(1), m.group(2), m.group(6)) if m.group(1) else
+                 ("norm", f"norm_{m.group(4)}_op", m.group(6)) if m.group(3) else ("aminmax", "aminmax_op", m.group(6))
+                 for m in _REGISTERED.finditer(metal))
+
+
+def paired_stub(names: tuple[str, ...]) -> str | None:
+    """The first stub of the reduction whose two stubs are *names*, in any order (aminmax_out's aminmax_stub and
+    aminmax_allreduce_stub), else None."""
+    return next((op.stub for op in REDUCTIONS.values() if op.also and set(names) == {op.stub, op.also}), None)
 
 
 def _structs(ops: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The op structs *ops* need, in the file's order (mean_op and nansum_op derive from sum_op)."""
-    wanted = {BY_NAME[n].struct for n in ops} | ({"sum_op"} if {"mean", "nansum"} & set(ops) else set())
+    """The op structs *ops* need, in the file's order (mean_op and nansum_op derive from sum_op; aminmax folds
+    with min_op and max_op)."""
+    wanted = {BY_NAME[n].struct for n in ops} | ({"sum_op"} if {"mean", "nansum"} & set(ops) else set()) \
+        | ({"max_op", "min_op"} if "aminmax" in ops else set())
     return tuple(s for s in STRUCTS if s in wanted)
 
 
@@ -77,7 +104,7 @@ def _registrations(ops: list[str], bfloat_guarded: bool, templates_dir: str | Pa
     plain = {n: tuple(p for p in BY_NAME[n].types if not (bfloat_guarded and p[0] == BFLOAT)) for n in ops}
     guarded = {n: tuple(p for p in BY_NAME[n].types if bfloat_guarded and p[0] == BFLOAT) for n in ops}
     return render_template("reduction_registrations.metal.j2", templates_dir, ops=ops, registrations=plain,
-                           guarded=guarded, structs={n: BY_NAME[n].struct for n in ops})
+                           guarded=guarded, structs={n: BY_NAME[n].struct for n in ops}, classes=NORM_CLASSES)
 
 
 def render_metal(ops: tuple[str, ...] | list[str], *, bfloat_guarded: bool, templates_dir: str | Path | None) -> str:
@@ -111,8 +138,35 @@ def render_helper(*, dispatch: str, templates_dir: str | Path | None) -> str:
                            metal_file=METAL_FILE)
 
 
-def render_host(fn: str, params: str, iterator: str, op: str, *, templates_dir: str | Path | None) -> str:
-    """`static void fn(params)` running reduce_<op>_<T> on the stub's iterator through the helper."""
+def render_norm_helper(*, dispatch: str, templates_dir: str | Path | None) -> str:
+    """The host helper `reduce_norm_mps_impl(iter, name, p)` norm_stub's host kernel calls (the reduce
+    helper's layout; an input of the output's dtype or its complex type, and the ord)."""
+    return render_template("reduction_norm_helper.mm.j2", templates_dir, helper=NORM_HELPER, dispatch=dispatch,
+                           metal_file=METAL_FILE)
+
+
+AMINMAX_HELPER = "aminmax_mps_impl"  # aminmax's two host kernels lay the tensors out through it
+
+
+def render_aminmax_host(fn: str, params: str, also_fn: str, also_params: str, *, helper_needed: bool, dispatch: str,
+                        templates_dir: str | Path | None) -> str:
+    """aminmax_stub's and aminmax_allreduce_stub's host kernels (`fn(params)`, `also_fn(also_params)`), after the
+    helper laying out their tensors when the .mm lacks it."""
+    def names(ps: str) -> list[str]:
+        return [re.sub(r".*[\s&*]", "", p.strip()) for p in ps.split(",")]
+
+    return render_template("reduction_aminmax_host.mm.j2", templates_dir, helper=AMINMAX_HELPER, fn=fn, params=params,
+                           names=names(params), also_fn=also_fn, also_params=also_params, also_names=names(also_params),
+                           helper_needed=helper_needed, dispatch=dispatch, metal_file=METAL_FILE).rstrip("\n")
+
+
+def render_host(fn: str, params: str, iterator: str, op: str, *, templates_dir: str | Path | None,
+                scalar: str = "") -> str:
+    """`static void fn(params)` running reduce_<op>_<T> on the stub's iterator through the helper (norm: the
+    kernel of the ord's class through the norm helper)."""
+    if op == "norm":
+        return render_template("reduction_norm_host.mm.j2", templates_dir, helper=NORM_HELPER, fn=fn, params=params,
+                               iterator=iterator, ord=scalar)
     return render_template("reduction_host.mm.j2", templates_dir, helper=HELPER, fn=fn, params=params,
                            iterator=iterator, op=op)
 

@@ -92,14 +92,20 @@ class FrontierIndex:
             drawn = self._random(site.kernel)  # uniform_ -> templates::uniform_impl_<UniformStub> -> uniform_stub
             if drawn is not None:
                 return Overload(e.name, mps_kernel, site.kernel, at, (drawn[0].stub,), None, drawn[1], drawn[2])
+            handed = self._handed(e, use.impl)  # norm_out -> at::linalg_vector_norm_out -> norm_stub
+            if handed is not None:
+                return Overload(e.name, mps_kernel, site.kernel, at, (), None, handed[0], handed[1])
         indexing = self._indexing(use.impl)
         if indexing:  # index_fill_ -> index_fill_stub (plan/indexing_route.py)
             return Overload(e.name, mps_kernel, site.kernel, at, tuple(d.name for d in indexing), indexing[0].fn_type,
                             True, f"{site.kernel} ({at}) calls {', '.join(d.name for d in indexing)}: the indexing kind")
         reduction = self._reduction(use.impl) if not use.impl.elementwise else ""
         if reduction:
+            from mpsgen.generate.reduction_kernel import REDUCTIONS
+
+            what = "a reduction of whole tensors" if REDUCTIONS[reduction].also else "a TensorIterator reduction"
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, True,
-                            f"{site.kernel} ({at}) calls {reduction}: a TensorIterator reduction (the reduction kind)")
+                            f"{site.kernel} ({at}) calls {reduction}: {what} (the reduction kind)")
         if not e.marked_pointwise and not use.impl.elementwise:
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, False,
                             not_elementwise_reason(site.kernel, at))
@@ -179,14 +185,41 @@ class FrontierIndex:
 
     def _reduction(self, impl) -> str:
         """The reduce stub *impl* calls when it builds a reduction iterator and the reduction kind serves the
-        stub (`void(*)(TensorIterator&)`: what plan/reduction_route.py plans), else ""."""
-        from mpsgen.generate.reduction_kernel import REDUCTIONS
+        stub (`void(*)(TensorIterator&)`, norm_stub's with a Scalar: what plan/reduction_route.py plans), else ""."""
+        from mpsgen.generate.reduction_kernel import REDUCTIONS, paired_stub
+        from mpsgen.sources.native.indexing import called_stubs
         from mpsgen.sources.native.reduction import passed_reduction_stub, reduction_stub
 
         text = self.inv.shared_kernels.text(impl.path)
         stub = reduction_stub(text, impl) if impl.stub_names else passed_reduction_stub(text, impl)
+        paired = paired_stub(called_stubs(text, impl)) if not stub else None  # aminmax_out: two tensor stubs
+        if paired is not None:
+            decl = self.inv.stub_declarations.get(paired)
+            return paired if decl is not None and decl.resolved and decl.iterator_type is None else ""
         decl = self.inv.stub_declarations.get(stub) if stub in REDUCTIONS else None
-        return stub if stub and decl is not None and decl.iterator_type is not None and len(decl.params) == 1 else ""
+        params = 1 + bool(REDUCTIONS[stub].scalar) if stub and decl is not None else 0  # norm_stub: and the ord
+        return stub if stub and decl is not None and decl.iterator_type is not None and len(decl.params) == params else ""
+
+    def _handed(self, e: Entry, impl) -> tuple[bool, str] | None:
+        """(candidate, why) when *impl* hands its work to another family's op whose shared kernel is a reduction
+        the reduction kind serves (norm_out -> at::linalg_vector_norm_out): a candidate once MPS shares that op
+        (plan/reduction_route.py's hand-over), else waiting for it."""
+        from mpsgen.generate.reduction_kernel import REDUCTIONS
+        from mpsgen.sources.native.handover import handovers
+        from mpsgen.sources.native_yaml.facts import family_key
+
+        for handed in handovers(self.inv.shared_kernels.text(impl.path), impl, self.inv.index, family_key(e.base)):
+            callee = handed.entry.shared_kernel().kernel
+            use = self.inv.stub_use(callee) if callee else None
+            stub = self._reduction(use.impl) if use is not None and use.impl is not None else ""
+            if stub and not REDUCTIONS[stub].also:  # at::empty and the like pass
+                break
+        else:
+            return None
+        how = f"{impl.kernel} ({impl.location}) hands its work to {handed.callee} (a reduction of {stub})"
+        if handed.entry.mps_route == "shared":
+            return True, f"{how}, which MPS shares (the reduction kind)"
+        return False, f"{how}: waits for {family_key(handed.entry.base)} (`mpsgen migrate {family_key(handed.entry.base)}`)"
 
     def _borrowed(self, e: Entry, impl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub

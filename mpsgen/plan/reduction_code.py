@@ -49,14 +49,14 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
     if draft.exists(metal_rel):
         old = draft.current(metal_rel)
         if name in render.registered_ops(old):
-            raise MpsgenError(f"{render.METAL_FILE} registers reduce_{name}_<T> already, but {stub.name} runs no Metal "
+            raise MpsgenError(f"{render.METAL_FILE} registers {op.kernels} already, but {stub.name} runs no Metal "
                               "kernel", path=metal_rel, hint=f"register {stub.name} by hand")
         metal_text = render.with_reduction(old, name, bfloat_guarded=guarded, templates_dir=opts.templates_dir,
                                            path=metal_rel)
     else:
         metal_text = render.render_metal([name], bfloat_guarded=guarded, templates_dir=opts.templates_dir)
-    draft.set_text(metal_rel, metal_text, f"reduce_{name}_<T> kernels of {stub.name}")
-    added.append(f"{metal_rel}: reduce_{name}_<T> ({len(op.types)} dtypes, accumulated as the CPU does)")
+    draft.set_text(metal_rel, metal_text, f"{op.kernels} kernels of {stub.name}")
+    added.append(f"{metal_rel}: {op.kernels} ({len(op.types)} dtypes, accumulated as the CPU does)")
     utils_rel = reduction_utils.REL
     if checkout.path(utils_rel).is_file() or draft.exists(utils_rel):
         utils = draft.current(utils_rel)
@@ -69,21 +69,38 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
         raise MpsgenError(f"{utils_rel} not found: the reduction kernels include it", path=utils_rel,
                           hint=f"register {stub.name} by hand")
     mm_text = draft.current(mm_rel)
-    if runs_a_shader_library(mm_text) and render.HELPER not in mm_text:
+    if runs_a_shader_library(mm_text) and not any(h in mm_text for h in (render.HELPER, render.NORM_HELPER,
+                                                                          render.AMINMAX_HELPER)):
         raise MpsgenError(f"{Path(mm_rel).name} already runs a shader library: the reduction kernels would need a "
                           "file of that library", path=mm_rel, hint=f"register {stub.name} by hand")
     fn = host_kernel_name(name)
-    params = stubs.host_params(stub, ())
-    iterator = params.split(",", 1)[0].split()[-1]
-    host_text = render.render_host(fn, params, iterator, name, templates_dir=opts.templates_dir)
-    if not any(d.name == render.HELPER for d in host.definitions(mm_rel, mm_text)):
-        host_text = render.render_helper(dispatch=capabilities(cs).launch.dispatch,
-                                         templates_dir=opts.templates_dir) + "\n\n" + host_text
+    dispatch = capabilities(cs).launch.dispatch
     semicolon, ampersand = host.register_dispatch_style(mm_text)
     register_line = render_register_dispatch(stub.name, fn, semicolon, ampersand, opts.templates_dir)
-    new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
+    if reduction.also is not None:  # aminmax: both stubs' host kernels, the helper laying out their tensors
+        also = reduction.also
+        also_fn = host_kernel_name(also.name.removesuffix("_stub"))
+        params = ", ".join(f"{t} {n}" for t, n in zip(stub.params, ("self", "dim", "keepdim", "min", "max")))
+        also_params = ", ".join(f"{t} {n}" for t, n in zip(also.params, ("self", "min", "max")))
+        helper_needed = not any(d.name == render.AMINMAX_HELPER for d in host.definitions(mm_rel, mm_text))
+        host_text = render.render_aminmax_host(fn, params, also_fn, also_params, helper_needed=helper_needed,
+                                               dispatch=dispatch, templates_dir=opts.templates_dir)
+        new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
+        also_line = render_register_dispatch(also.name, also_fn, semicolon, ampersand, opts.templates_dir)
+        new_mm = host.add_host_kernel(new_mm, host_text, also_line, path=mm_rel)  # the code is there: the line
+        register_line += "\n" + also_line
+        added.append(f"{mm_rel}: {also_fn} + REGISTER_DISPATCH({also.name}, …)")
+    else:
+        params = stubs.host_params(stub, (op.scalar,) if op.scalar else ())
+        iterator = params.split(",", 1)[0].split()[-1]
+        host_text = render.render_host(fn, params, iterator, name, templates_dir=opts.templates_dir, scalar=op.scalar)
+        helper, render_helper = ((render.NORM_HELPER, render.render_norm_helper) if name == "norm"
+                                 else (render.HELPER, render.render_helper))
+        if not any(d.name == helper for d in host.definitions(mm_rel, mm_text)):
+            host_text = render_helper(dispatch=dispatch, templates_dir=opts.templates_dir) + "\n\n" + host_text
+        new_mm = host.add_host_kernel(mm_text, host_text, register_line, path=mm_rel)
     new_mm = host.ensure_include(new_mm, stub.header, path=mm_rel)
-    if not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
+    if reduction.also is None and not includes_header(new_mm, "ATen/TensorIterator.h", "ATen/native/TensorIterator.h"):
         new_mm = host.ensure_include(new_mm, "ATen/TensorIterator.h", path=mm_rel)
     if not runs_a_shader_library(new_mm):
         new_mm = with_library(new_mm, render_library(Path(metal_rel).stem, opts.templates_dir), mm_rel)
@@ -95,7 +112,7 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
                  for t, a in op.types)
     groups = op.groups or tuple(g for g, there in (("float", True), ("integer", any(t == "long" for t, _ in op.types)),
                                       ("complex", any(t == "float2" for t, _ in op.types))) if there)
-    notes = (f"reduce_{name}_<T>: a threadgroup per output element, simd_* then threadgroup reductions, "
+    notes = (f"{op.kernels}: a threadgroup per output element, simd_* then threadgroup reductions, "
              f"accumulated as {op.reference}'s CPU kernel does",
              *dead_code_notes(mm_rel, dead))
     return ReductionCode(kernel=f"reduce_{name}", name=name, metal_path=metal_rel, mm_path=mm_rel, metal_text=metal_text,

@@ -126,8 +126,8 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
             two_outputs = upstream_two_outputs(family.name, built, cs, checkout)
             if two_outputs is None and opts.expr is None and not opts.stub_override:
                 outputs = output_kernels(family.name, built, load_catalog().__contains__)
-            if two_outputs is None and not outputs:
-                raise refuse_outputs(family.name, schema_entry, returns, built, cs, checkout)
+            if two_outputs is None and not outputs and _reduction(checkout, cs, own, family.name) is None:
+                raise refuse_outputs(family.name, schema_entry, returns, built, cs, checkout)  # aminmax: one kernel
         nullary = None
         if not (opts.stub_override or outputs or two_outputs):
             from mpsgen.plan.nullary_route import route_nullary
@@ -136,7 +136,7 @@ def route(command: Command, checkout: Checkout, cs: Changeset, opts: KernelOptio
         indexing = _indexing(checkout, cs, index, shared) if not (nullary or opts.stub_override or outputs) else None
         random = _random_route(checkout, cs, shared) if not (nullary or indexing or opts.stub_override) else None
         own = tuple(k for k in shared if k not in delegating) or shared  # nansum: its callee nansum_out's stub
-        reduction = _reduction(checkout, cs, own) \
+        reduction = _reduction(checkout, cs, own, family.name) \
             if not (opts.stub_override or outputs or two_outputs or nullary or indexing or random) else None
         if nullary is None and indexing is None and random is None and reduction is None:
             _refuse_unserved_reduction(checkout, cs, family, edit, own)
@@ -281,11 +281,11 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
         nullary = route_nullary(checkout, cs, index, shared)  # fill_: fill_stub, reached through fill_out
         nullary = nullary or _indexing(checkout, cs, index, shared)  # gather_out: gather_stub (indexing kind)
     random = _random_route(checkout, cs, shared) if nullary is None and not opts.stub_override else None
-    reduction = _reduction(checkout, cs, shared) if not (opts.stub_override or nullary or random) else None
+    reduction = _reduction(checkout, cs, shared, family.name) if not (opts.stub_override or nullary or random) else None
     one = random.stub if random else reduction.stub if reduction else None  # either kind names its one stub
     targets = () if opts.stub_override or nullary or one else _targets(checkout, cs, family, None, shared)
     found = [t.stub for t in targets] or ([*getattr(nullary, "stubs", (nullary.stub,))] if nullary else  # scatter: 4
-                                          [one] if one else
+                                          [one, *([reduction.also] if reduction and reduction.also else [])] if one else
                                           [_infer_stub(checkout, cs, family.name, shared, opts.stub_override)])
     mm_all = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
     runs: list[tuple[stubs.StubDecl, Registration, str]] = []
@@ -307,20 +307,21 @@ def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptio
             f"{r.fn or r.macro} calls neither Metal nor MPSGraph directly): left as it is"), None
 
 
-def _reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> ReductionRoute | None:
+def _reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...], family: str) -> ReductionRoute | None:
     from mpsgen.plan.reduction_route import route_reduction
 
-    return route_reduction(checkout, cs, shared)
+    return route_reduction(checkout, cs, shared, family)
 
 
 def _refuse_unserved_reduction(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> None:
     from mpsgen.plan.reduction_route import unserved_reduction
 
-    found = unserved_reduction(checkout, cs, shared)
+    found = unserved_reduction(checkout, cs, shared, family.name)
     if found is not None:
         entry = _entry_for_kernel(family, edit, found[0])
         raise MpsgenError(f"{entry.name} is not a pointwise op: {found[1]}", path=YAML_REL, line=entry.line,
-                          hint=f"write its Metal kernel by hand; `mpsgen status --op {family.name}` shows the frontier")
+                          hint=found[2] or f"write its Metal kernel by hand; `mpsgen status --op {family.name}` "
+                                           "shows the frontier")
 
 
 def _entry_for_kernel(family, edit, kernel: str):

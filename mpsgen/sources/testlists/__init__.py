@@ -102,7 +102,11 @@ def plan_test_lists(
     Each key is edited for what its OpInfo tests (the dtypes it declares for MPS) and the kernels that
     serve it: *kernels* (one per stub of the family, with the arguments that select it) instead of
     *supported_dtypes*; a key whose OpInfo passes div's rounding_mode="trunc" is div_trunc's alone."""
-    refs = opinfo_keys(cmi_text, definitions, op, cmi_path=cmi_path)
+    from mpsgen.sources.testlists.opinfo_dtypes import needs_lapack, ref_dtypes
+
+    texts_by_path = {cmi_path: cmi_text, **definitions}
+    refs = [r for r in opinfo_keys(cmi_text, definitions, op, cmi_path=cmi_path)
+            if not needs_lapack(ref_dtypes(texts_by_path[r.path], r)[1])]  # normnuc: SVD, not the family's kernel
     if not refs:  # common_mps.py keys are OpInfo names: with no OpInfo there is no key to add or remove
         return TestListPlan(refs=(), texts={}, changes=())
     texts: dict[str, str] = {}

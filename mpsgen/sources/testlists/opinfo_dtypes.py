@@ -135,6 +135,14 @@ def sets_argument(call: ast.Call, name: str) -> str | None | bool:
     return None
 
 
+def needs_lapack(call: ast.Call | None) -> bool:
+    """The OpInfo is decorated skipCPUIfNoLapack (norm's 'nuc' variant): its op runs a linear-algebra kernel
+    (nuclear_norm's SVD), which no Metal kernel of the family serves."""
+    decorators = next((k.value for k in call.keywords if k.arg == "decorators"), None) if call is not None else None
+    return decorators is not None and any(isinstance(n, ast.Name) and n.id == "skipCPUIfNoLapack"
+                                          for n in ast.walk(decorators))
+
+
 def ref_dtypes(text: str, ref: OpInfoRef) -> tuple[frozenset[str] | None, ast.Call | None]:
     """(the MPS dtypes one OpInfo declares, None when they cannot be read; its call, None when it does
     not parse)."""

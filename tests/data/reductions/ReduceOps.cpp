@@ -10,6 +10,9 @@ DEFINE_DISPATCH(nansum_stub);
 DEFINE_DISPATCH(and_stub);
 DEFINE_DISPATCH(prod_stub);
 DEFINE_DISPATCH(mean_stub);
+DEFINE_DISPATCH(norm_stub);
+DEFINE_DISPATCH(aminmax_stub);
+DEFINE_DISPATCH(aminmax_allreduce_stub);
 DEFINE_DISPATCH(min_values_stub);
 DEFINE_DISPATCH(max_values_stub);
 
@@ -104,6 +107,36 @@ TORCH_IMPL_FUNC(all_out)
 
 TORCH_IMPL_FUNC(all_all_out)(const Tensor& self, const Tensor& result) {
   allany_impl<1>(self, result, {}, false, and_stub);
+}
+
+TORCH_IMPL_FUNC(aminmax_out)
+(const Tensor& self, std::optional<int64_t> dim_opt, bool keepdim, const Tensor& min, const Tensor& max) {
+  auto mutable_min = const_cast<Tensor&>(min);
+  auto mutable_max = const_cast<Tensor&>(max);
+  if (dim_opt.has_value()) {
+    aminmax_stub(
+        self.device().type(), self, maybe_wrap_dim(dim_opt.value(), self.ndimension()), keepdim, mutable_min,
+        mutable_max);
+  } else {
+    aminmax_allreduce_stub(self.device().type(), self.contiguous(), mutable_min, mutable_max);
+  }
+}
+
+static void impl_func_norm(const Tensor& self, const OptionalScalarRef& opt_p, IntArrayRef dim, bool keepdim,
+                           std::optional<ScalarType> opt_dtype, const Tensor& result) {
+  auto p = opt_p.has_value() ? opt_p.get() : Scalar(2.0).to<double>();
+  at::linalg_vector_norm_out(const_cast<Tensor&>(result), self, p, dim, keepdim, opt_dtype);
+}
+
+TORCH_IMPL_FUNC(norm_out)
+(const Tensor& self, const OptionalScalarRef p, IntArrayRef dim, bool keepdim, const Tensor& result) {
+  impl_func_norm(self, p, dim, keepdim, std::nullopt, result);
+}
+
+TORCH_IMPL_FUNC(norm_dtype_out)
+(const Tensor& self, const OptionalScalarRef p, IntArrayRef dim, bool keepdim, ScalarType dtype,
+ const Tensor& result) {
+  impl_func_norm(self, p, dim, keepdim, dtype, result);
 }
 
 } // namespace at::native

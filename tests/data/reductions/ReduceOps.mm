@@ -11,8 +11,11 @@
 #include <ATen/ops/all_native.h>
 #include <ATen/ops/amax_native.h>
 #include <ATen/ops/amin_native.h>
+#include <ATen/ops/aminmax_native.h>
+#include <ATen/ops/linalg_vector_norm_native.h>
 #include <ATen/ops/mean_native.h>
 #include <ATen/ops/nansum_native.h>
+#include <ATen/ops/norm_native.h>
 #include <ATen/ops/prod_native.h>
 #include <ATen/ops/sum_native.h>
 #endif
@@ -47,6 +50,29 @@ static void reduction_out_mps(const Tensor& input_t,
     auto outputPlaceholder = Placeholder(cachedGraph->outputTensor_, output_t);
     auto feeds = dictionaryFromPlaceholders(inputPlaceholder);
     runMPSGraph(getCurrentMPSStream(), cachedGraph->graph(), feeds, outputPlaceholder);
+  }
+}
+
+// linalg_vector_norm and cdist share it
+static void impl_func_norm_mps(const Tensor& input_tensor,
+                               const Scalar& p,
+                               IntArrayRef dim,
+                               bool keepdim,
+                               const Tensor& output_t,
+                               bool cdist) {
+  if (output_t.numel() == 0) {
+    return;
+  }
+  @autoreleasepool {
+    std::string key = std::string("norm_out_mps:") + getTensorsStringKey({input_tensor}) + std::to_string(p.toDouble());
+    auto cachedGraph = LookUpOrCreateCachedGraph<MPSBinaryCachedGraph>(key, [&](auto mpsGraph, auto newCachedGraph) {
+      newCachedGraph->inputTensor_ = mpsGraphRankedPlaceHolder(mpsGraph, input_tensor);
+      newCachedGraph->outputTensor_ = [mpsGraph reductionSumWithTensor:newCachedGraph->inputTensor_ axes:nil name:nil];
+    });
+    auto inputPlaceholder = Placeholder(cachedGraph->inputTensor_, input_tensor);
+    auto outputPlaceholder = Placeholder(cachedGraph->outputTensor_, output_t);
+    runMPSGraph(getCurrentMPSStream(), cachedGraph->graph(), dictionaryFromPlaceholders(inputPlaceholder),
+                outputPlaceholder);
   }
 }
 
@@ -88,6 +114,14 @@ TORCH_IMPL_FUNC(amin_out_mps)(const Tensor& input_t, IntArrayRef dim, bool keepd
   reduction_out_mps(input_t, dim, keepdim, output_t, MPSReductionType::MIN, "amin_out_mps");
 }
 
+TORCH_IMPL_FUNC(aminmax_out_mps)
+(const Tensor& input_t, std::optional<int64_t> dim_opt, bool keepdim, const Tensor& min_t, const Tensor& max_t) {
+  reduction_out_mps(input_t, dim_opt.has_value() ? OptionalIntArrayRef({*dim_opt}) : std::nullopt, keepdim, min_t,
+                    MPSReductionType::MIN, "aminmax_out_mps_min");
+  reduction_out_mps(input_t, dim_opt.has_value() ? OptionalIntArrayRef({*dim_opt}) : std::nullopt, keepdim, max_t,
+                    MPSReductionType::MAX, "aminmax_out_mps_max");
+}
+
 TORCH_IMPL_FUNC(mean_out_mps)
 (const Tensor& input_t, OptionalIntArrayRef opt_dim, bool keepdim, std::optional<ScalarType> dtype,
  const Tensor& output_t) {
@@ -100,6 +134,37 @@ TORCH_IMPL_FUNC(all_out_mps)(const Tensor& input_t, int64_t dim, bool keepdim, c
 
 TORCH_IMPL_FUNC(all_all_out_mps)(const Tensor& input_t, const Tensor& output_t) {
   reduction_out_mps(input_t, std::nullopt, false, output_t, MPSReductionType::AND, "all_all_out_mps");
+}
+
+TORCH_IMPL_FUNC(linalg_vector_norm_out_mps)
+(const Tensor& self,
+ const Scalar& scalar_ord,
+ OptionalIntArrayRef opt_dim,
+ bool keepdim,
+ std::optional<ScalarType> opt_dtype,
+ const Tensor& result) {
+  impl_func_norm_mps(self, scalar_ord, opt_dim.value_or(IntArrayRef{}), keepdim, result, /*cdist=*/false);
+}
+
+TORCH_IMPL_FUNC(norm_out_mps)
+(const Tensor& self, const OptionalScalarRef opt_p, IntArrayRef dim, bool keepdim, const Tensor& result) {
+  impl_func_norm_mps(self, opt_p.has_value() ? opt_p.get() : Scalar(2.0), dim, keepdim, result, /*cdist=*/false);
+}
+
+TORCH_IMPL_FUNC(norm_dtype_out_mps)
+(const Tensor& self,
+ const OptionalScalarRef opt_p,
+ IntArrayRef dim,
+ bool keepdim,
+ ScalarType dtype,
+ const Tensor& result) {
+  impl_func_norm_mps(self, opt_p.has_value() ? opt_p.get() : Scalar(2.0), dim, keepdim, result, /*cdist=*/false);
+}
+
+Tensor _cdist_forward_mps(const Tensor& x1, const Tensor& x2, const double p, std::optional<int64_t> compute_mode) {
+  Tensor dist = at::empty({x1.size(0), x2.size(0)}, x1.options());
+  impl_func_norm_mps(x1, p, IntArrayRef{-1}, false, dist, /*cdist=*/true);
+  return dist;
 }
 
 } // namespace at::native
