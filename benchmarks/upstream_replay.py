@@ -7,6 +7,8 @@ op's name without the in-place `_` (fill_ and fill.out: fill).  Each family is m
 (numeric check on, compile check off unless --compile; no build or tests), the edited yaml parsed by torchgen,
 then undone.  A family is reproduced when every moved overload's MPS kernel is 2.13's, and wrong when any
 overload the change touched got another kernel than 2.13's; otherwise it was refused (mpsgen's first line).
+A family mpsgen says waits for another ("both at once: `mpsgen migrate A B`": norm and linalg_vector_norm)
+is migrated together with it, as the hint says.
 
     python benchmarks/upstream_replay.py --tree /tmp/pt27-clone [--compile] [--only sum,fill] [--json out.json]
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -93,7 +96,11 @@ def replay(tree: Path, family: str, moved: list[str], before: dict[str, dict[str
         if "unknown op" not in run.stderr:
             break
     assert run is not None
-    out = {"family": family, "moved": moved, "exit": run.returncode}
+    together = re.search(r"both at once: `mpsgen migrate ([\w. ]+)`", run.stderr)
+    if run.returncode == 2 and together:  # norm waits for linalg_vector_norm: migrated together, as the hint says
+        run = mpsgen(tree, "migrate", *together.group(1).split(), "--no-build", "--no-test", *checks)
+    out = {"family": family, "moved": moved, "exit": run.returncode,
+           "with": together.group(1).split() if together else []}
     changed = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True).stdout
     if run.returncode != 0 or not changed.strip():
         lines = [ln for ln in (run.stderr + run.stdout).splitlines() if ln.strip()]
@@ -137,8 +144,9 @@ def main() -> None:
     for family in wanted:
         result = replay(tree, family, families[family], before, upstream, args.compile)
         results.append(result)
-        print(f"{result['result']:<10} {family:<28} {result.get('why', ', '.join(result.get('wrong') or result.get('missing') or []))}",
-              flush=True)
+        also = f"(with {' '.join(result['with'])}) " if result.get("with") else ""
+        why = result.get("why", ", ".join(result.get("wrong") or result.get("missing") or []))
+        print(f"{result['result']:<10} {family:<28} {also}{why}", flush=True)
     counts = defaultdict(int)
     for r in results:
         counts[r["result"]] += 1
