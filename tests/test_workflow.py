@@ -297,6 +297,12 @@ def test_both_pow_stubs_get_kernels_while_the_stubless_overload_is_kept(tree: Pa
              "  mps::binaryOpScalar(base, exp, output, \"power\", nil);\n}\n\n")
     (tree / BINARY_OPS).write_text(ops.replace("TORCH_IMPL_FUNC(pow_Scalar_out_mps)", graph + "TORCH_IMPL_FUNC(pow_Scalar_out_mps)"))
     git(tree, "commit", "-qam", "pow.Tensor_Scalar_out on MPSGraph")
+    # the overload alone (upstream's 2.7 -> 2.13 move of pow) gets its stub's body, as the family run names it
+    alone = mpsgen("-C", str(tree), "migrate", "pow.Tensor_Scalar_out", "--no-build", "--no-test", "--no-try",
+                   "--dry-run")
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    assert "dispatch  pow.Tensor_Scalar_out" in alone.stdout and "pow.Tensor_Tensor_out" not in alone.stdout
+    assert "pow_tensor_scalar_mps_kernel + REGISTER_DISPATCH(pow_tensor_scalar_stub" in alone.stdout
     result = mpsgen("-C", str(tree), "migrate", "pow", "--no-build", "--no-test", "--no-try")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "kept pow.Scalar_out on pow_Scalar_out_mps" in result.stdout

@@ -86,6 +86,8 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
             kernel = owner
     if not name and kernel == family and owner != family and _kernel_registered(checkout, cs, owner):
         kernel = owner  # huber_loss's huber_stub: upstream's `huber` kernel is there to call
+    elif not name and kernel == family and owner != family and owner in catalog.load_catalog():
+        kernel = owner  # pow.Tensor_Scalar_out alone: pow_tensor_scalar_stub's body, as `migrate pow` names it
     diverted = None
     if call is not None and call.diverts:
         assert impl is not None
