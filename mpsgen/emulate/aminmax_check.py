@@ -17,7 +17,7 @@ from typing import Any
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
 from mpsgen.emulate.host_library import build_library
-from mpsgen.emulate.threadgroup_runtime import CASES, MAX_THREADS, RUNTIME, TYPES, is_nan, shared_locals
+from mpsgen.emulate.threadgroup_runtime import CASES, MAX_THREADS, RUNTIME, TYPES, is_nan, launch, shared_locals
 from mpsgen.errors import MpsgenError
 from mpsgen.generate.reduction_kernel import registrations
 
@@ -108,17 +108,11 @@ def _check_type(t: str, lib: ctypes.CDLL, torch: Any) -> DtypeResult:
         base = _values(torch, shape[::-1] if transposed else shape, dtype, seed=k)
         x = base.t() if transposed else base
         every = len(dims) == x.dim()
-        out_dims = [d for d in range(x.dim()) if d not in dims]
-        order = [*out_dims, *dims]
-        out_shape = [x.shape[d] for d in out_dims]
-        contiguous = [math.prod(out_shape[i + 1:]) for i in range(len(out_shape))]
-        transposed_min = [math.prod(out_shape[:i]) for i in range(len(out_shape))]  # the min output's strides
-        sizes = (ctypes.c_long * len(order))(*[x.shape[d] for d in order])
-        in_strides = (ctypes.c_long * len(order))(*[x.stride(d) for d in order])
-        min_strides = (ctypes.c_long * len(order))(*transposed_min, *[0] * len(dims))
-        max_strides = (ctypes.c_long * len(order))(*contiguous, *[0] * len(dims))
-        groups, length = math.prod(out_shape), math.prod(x.shape[d] for d in dims)
-        threads = min(MAX_THREADS, (length + 31) // 32 * 32)
+        at = launch(x, dims)
+        out_dims, out_shape, groups, threads = at.out_dims, at.out_shape, at.groups, at.threads
+        sizes, in_strides, max_strides = at.sizes, at.in_strides, at.out_strides()
+        # the min output's strides: its dims in reverse order
+        min_strides = at.out_strides([math.prod(out_shape[:i]) for i in range(len(out_shape))])
         storage = base.contiguous().to(host)
         low, high = torch.zeros(groups, dtype=host), torch.zeros(groups, dtype=host)
         rc = getattr(lib, f"mpsgen_reduce_aminmax_{t}")(

@@ -28,7 +28,7 @@ from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
 from mpsgen.emulate.host_library import build_library
 from mpsgen.emulate.threadgroup_runtime import (ACC_EPS, CASES, MAX_THREADS, OUT_EPS, OUT_TINY, RUNTIME, TYPES,
-                                                abs_error, is_nan, shared_locals)
+                                                abs_error, is_nan, launch, shared_locals)
 from mpsgen.errors import MpsgenError
 from mpsgen.generate.reduction_kernel import BY_NAME, registrations
 
@@ -139,15 +139,9 @@ def _check_dtype(name: str, reference: str, t: str, lib: ctypes.CDLL, torch: Any
     for k, (shape, dims, transposed) in enumerate(CASES):
         base = _values(torch, shape[::-1] if transposed else shape, dtype, seed=k, name=name)
         x = base.t() if transposed else base
-        out_dims = [d for d in range(x.dim()) if d not in dims]
-        order = [*out_dims, *dims]
-        out_shape = [x.shape[d] for d in out_dims]
-        out_strides = [math.prod(out_shape[i + 1:]) for i in range(len(out_shape))]
-        sizes = (ctypes.c_long * len(order))(*[x.shape[d] for d in order])
-        in_strides = (ctypes.c_long * len(order))(*[x.stride(d) for d in order])
-        o_strides = (ctypes.c_long * len(order))(*out_strides, *[0] * len(dims))
-        groups, length = math.prod(out_shape), math.prod(x.shape[d] for d in dims)
-        threads = min(MAX_THREADS, (length + 31) // 32 * 32)
+        at = launch(x, dims)
+        out_dims, out_shape, groups, length, threads = at.out_dims, at.out_shape, at.groups, at.length, at.threads
+        sizes, in_strides, o_strides = at.sizes, at.in_strides, at.out_strides()
         storage = base.contiguous().to(host)
         out = torch.zeros(groups, dtype=host)
         rc = getattr(lib, f"mpsgen_reduce_{name}_{t}")(

@@ -5,9 +5,10 @@ emulate/host_library.py)."""
 
 from __future__ import annotations
 
+import ctypes
 import math
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 # Metal type -> (torch dtype, the C++ type its elements cross ctypes as)
 TYPES = {"float": ("float32", "float"), "half": ("float16", "float"), "bfloat": ("bfloat16", "float"),
@@ -143,3 +144,33 @@ def abs_error(e: float, g: float) -> float:
     if math.isinf(e) or math.isinf(g):
         return 0.0 if e == g else math.inf
     return abs(e - g)
+
+
+class Launch(NamedTuple):
+    """A case as the host launches it: the kept dims then the reduced ones (sizes, input strides), the output's
+    shape, one threadgroup per output element and the threads each gets (MAX_THREADS at most)."""
+
+    out_dims: list[int]
+    out_shape: list[int]
+    sizes: Any  # ctypes long arrays, in launch order
+    in_strides: Any
+    reduced: int
+    groups: int
+    length: int  # the elements each output element reduces
+    threads: int
+
+    def out_strides(self, strides: list[int] | None = None) -> Any:
+        """The output's strides in launch order (row-major unless given), 0 along the reduced dims."""
+        kept = strides if strides is not None else [math.prod(self.out_shape[i + 1:]) for i in range(len(self.out_shape))]
+        return (ctypes.c_long * (len(kept) + self.reduced))(*kept, *[0] * self.reduced)
+
+
+def launch(x: Any, dims: tuple[int, ...]) -> Launch:
+    """*x* reduced over *dims*, laid out as the host's reduction helper passes it to the kernel."""
+    out_dims = [d for d in range(x.dim()) if d not in dims]
+    order = [*out_dims, *dims]
+    out_shape = [x.shape[d] for d in out_dims]
+    length = math.prod(x.shape[d] for d in dims)
+    return Launch(out_dims, out_shape, (ctypes.c_long * len(order))(*[x.shape[d] for d in order]),
+                  (ctypes.c_long * len(order))(*[x.stride(d) for d in order]), len(dims), math.prod(out_shape), length,
+                  min(MAX_THREADS, (length + 31) // 32 * 32))
