@@ -215,7 +215,12 @@ def test_status_frontier_on_real_shapes(shapes_tree: Path):
     # "unknown" in this tree): the sample's four pointwise families, all candidates.
     graph = sorted(r.name for r in board.rows if r.state.state == "MPSGraph")
     assert graph == ["asinh", "frac", "logical_xor", "signbit"]
-    assert board.frontier_totals() == {"candidate": 4, "not a candidate": 0, "new-op candidate": 2}
+    assert board.frontier_totals() == {"candidate": 4, "not a candidate": 0, "new-op candidate": 2,
+                                       "stub unregistered": 3}
+    # The 2.13 yaml shares these, but the sample's .mm files do not register their stubs (MPS005): half done,
+    # and migrate writes the rest.
+    half_done = sorted(r.name for r in board.rows if r.state.state == "stub unregistered" and r.frontier.candidate)
+    assert half_done == ["amax", "atan2", "hardswish"]
 
 
 def test_non_structured_elementwise_kernel_is_a_candidate_a_reduction_or_flip_is_not(shapes_tree: Path):

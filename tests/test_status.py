@@ -129,7 +129,9 @@ def real_tree(sample_tree: Path, real_yaml_path: Path, real_testing_dir: Path) -
 def test_real_tree_states(real_tree: Path):
     s = states(real_tree)
     assert s["asinh"] == inv_mod.MPSGRAPH  # asinh.out -> asinh_out_mps, MPSGraph in the sample's UnaryOps.mm
-    assert s["atan2"] == inv_mod.NATIVE  # CPU, CUDA, MPS: atan2_out in 2.13
+    # CPU, CUDA, MPS: atan2_out in 2.13, but the sample's .mm files register no atan2_stub (half done, MPS005)
+    assert s["atan2"] == inv_mod.UNREGISTERED
+    assert s["exp"] == inv_mod.NATIVE  # shared, and the sample's UnaryKernel.mm registers exp_stub
     assert s["heaviside"] == inv_mod.NO_MPS
     assert s["pow"] == inv_mod.SPLIT
     assert s["sgn"] == inv_mod.UNKNOWN  # sgn_out_mps is not among the sample's sources
@@ -163,7 +165,7 @@ def test_frontier_lists_candidates_apart_with_counts(sample_tree: Path):
             "for); 2 families with no MPS kernel are pointwise "
             "new-op candidates (`mpsgen new-op NAME`)") in out
     j = json.loads(run(sample_tree, "--format", "json").output)
-    assert j["frontier"] == {"candidate": 4, "not a candidate": 1, "new-op candidate": 2}
+    assert j["frontier"] == {"candidate": 4, "not a candidate": 1, "new-op candidate": 2, "stub unregistered": 0}
     frontier = {f["family"]: f["frontier"] for f in j["families"]}
     assert frontier["atan2"] == "not a candidate"
     # no MPS key, CPU and CUDA share a kernel calling a TensorIterator stub: `mpsgen new-op` can write it

@@ -246,6 +246,9 @@ class FrontierIndex:
             # An MPS-only kernel running bespoke Metal stays a candidate: migrate replaces it like MPSGraph
             # code (plan/legacy.py), as upstream moved 2.7's bitwise_* off BitwiseOps.mm.
             return Frontier(name, tuple(self.overload(e) for e in legacy))
+        unregistered = [e for e in entries if e.mps_route == "shared" and inv.stub_use(e.mps_kernel or "").missing]
+        if unregistered:  # a half-done move (MPS005): migrate writes the kernel the yaml already routes to
+            return Frontier(name, tuple(self.overload(e) for e in unregistered))
         for e in entries:  # shared yaml key, but the stub is registered by MPSGraph code
             if e.mps_route == "shared" and e.mps_kernel:
                 use = inv.stub_use(e.mps_kernel)

@@ -32,12 +32,13 @@ if TYPE_CHECKING:
 
 # Dashboard states of one op family (stable strings: they appear in --format json).
 NATIVE = "native Metal"
+UNREGISTERED = "stub unregistered"  # shares the CPU/CUDA kernel, whose stub no .mm registers (MPS005)
 MPSGRAPH = "MPSGraph"
 METAL_LEGACY = "Metal via _mps name"
 SPLIT = "split"
 NO_MPS = "no MPS kernel"
 UNKNOWN = "unknown"
-STATES = (NATIVE, MPSGRAPH, METAL_LEGACY, SPLIT, NO_MPS, UNKNOWN)
+STATES = (NATIVE, UNREGISTERED, MPSGRAPH, METAL_LEGACY, SPLIT, NO_MPS, UNKNOWN)
 
 T = TypeVar("T")
 
@@ -49,6 +50,7 @@ class StubUse(NamedTuple):
     impl: SharedImpl | None  # None: no definition found in native/*.cpp
     stub: str | None  # None: unknown (no impl, no stub, or several stubs)
     registrations: tuple[host.Registration, ...]
+    missing: tuple[str, ...] = ()  # the stubs impl calls that no operations/*.mm registers (MPS005)
 
 
 class FamilyState(NamedTuple):
@@ -299,7 +301,8 @@ class Inventory:
             registered = [n for n in names if n in self.registrations]
             stub = registered[0] if registered else None
         regs = tuple(self.registrations.get(stub, ())) if stub else ()
-        use = self._stub_uses[kernel] = StubUse(kernel, impl, stub, regs)
+        missing = tuple(n for n in names if n not in self.registrations)
+        use = self._stub_uses[kernel] = StubUse(kernel, impl, stub, regs, missing)
         return use
 
     def registration_backend(self, reg: host.Registration) -> str:
@@ -333,6 +336,11 @@ class Inventory:
             if "missing" in backends:
                 return FamilyState(name, UNKNOWN, entries, "MPS-only kernel not found in operations/*.mm")
             return FamilyState(name, UNKNOWN, entries, "cannot tell whether the MPS-only kernels run MPSGraph or Metal")
+        unregistered = [use for use in map(self.stub_use, (e.mps_kernel or "" for e in shared)) if use.missing]
+        if unregistered:  # a half-done move: the yaml line switched before the Metal kernel landed
+            use = unregistered[0]
+            return FamilyState(name, UNREGISTERED, entries, f"shares {use.kernel} with MPS, but no operations/*.mm "
+                                                            f"registers {' and '.join(use.missing)} (MPS005)")
         kinds: set[str] = set()
         graph_too: list[host.Registration] = []
         for e in shared:

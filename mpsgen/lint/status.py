@@ -15,14 +15,14 @@ from mpsgen.errors import MpsgenError
 from mpsgen.lint.details import FamilyDetails, family_details, render_details
 from mpsgen.lint.frontier import CANDIDATE, NEW_OP, NOT_CANDIDATE, Frontier, FrontierIndex
 from mpsgen.lint.inventory import (
-    METAL_LEGACY, MPSGRAPH, NATIVE, NO_MPS, SPLIT, STATES, UNKNOWN, FamilyState, Inventory,
+    METAL_LEGACY, MPSGRAPH, NATIVE, NO_MPS, SPLIT, STATES, UNKNOWN, UNREGISTERED, FamilyState, Inventory,
 )
 
 __all__ = ["Dashboard", "Row", "dashboard", "render_dashboard", "FamilyDetails", "family_details", "render_details"]
 
 FORMATS = ("table", "json", "markdown")
 # States whose families are judged against the frontier.
-_JUDGED = (MPSGRAPH, METAL_LEGACY, SPLIT, UNKNOWN)
+_JUDGED = (MPSGRAPH, UNREGISTERED, METAL_LEGACY, SPLIT, UNKNOWN)
 
 
 class Row(NamedTuple):
@@ -55,11 +55,12 @@ class Dashboard(NamedTuple):
         return counts
 
     def frontier_totals(self) -> dict[str, int]:
-        """MPSGraph families: migration candidates (of every kind) and the others."""
+        """MPSGraph families: migration candidates (of every kind) and the others; new-op and half-done candidates."""
         graph = [r for r in self.rows if r.state.state == MPSGRAPH and r.frontier]
         yes = sum(r.frontier.candidate for r in graph if r.frontier)
         new = sum(1 for r in self.rows if r.state.state == NO_MPS and r.frontier and r.frontier.candidate)
-        return {CANDIDATE: yes, NOT_CANDIDATE: len(graph) - yes, NEW_OP: new}
+        half_done = sum(1 for r in self.rows if r.state.state == UNREGISTERED and r.frontier and r.frontier.candidate)
+        return {CANDIDATE: yes, NOT_CANDIDATE: len(graph) - yes, NEW_OP: new, UNREGISTERED: half_done}
 
 
 def dashboard(inv: Inventory) -> Dashboard:
@@ -78,7 +79,7 @@ def _ordered(board: Dashboard) -> list[Row]:
         s = r.state.state
         if s == MPSGRAPH:
             return 1 if r.frontier and r.frontier.candidate else 2
-        return {SPLIT: 0, METAL_LEGACY: 3, UNKNOWN: 4, NATIVE: 5, NO_MPS: 6 if r.frontier and r.frontier.candidate else 7}[s]
+        return {SPLIT: 0, UNREGISTERED: 0, METAL_LEGACY: 3, UNKNOWN: 4, NATIVE: 5, NO_MPS: 6 if r.frontier and r.frontier.candidate else 7}[s]
 
     return sorted(board.rows, key=lambda r: (rank(r), r.name))
 
@@ -92,7 +93,9 @@ def _frontier_line(board: Dashboard) -> str:
     return (f"frontier: {f[CANDIDATE]} MPSGraph families are migration candidates (pointwise, fill, indexing, random and "
             f"reduction kernels: `mpsgen migrate NAME`), {f[NOT_CANDIDATE]} are not (no shared kernel reaching a "
             "DispatchStub mpsgen writes kernels for); "
-            f"{f[NEW_OP]} families with no MPS kernel are pointwise new-op candidates (`mpsgen new-op NAME`)")
+            f"{f[NEW_OP]} families with no MPS kernel are pointwise new-op candidates (`mpsgen new-op NAME`)"
+            + (f"; {f[UNREGISTERED]} half-done families route MPS to a stub no .mm registers (MPS005) and are "
+               "candidates too" if f[UNREGISTERED] else ""))
 
 
 def render_dashboard(board: Dashboard, fmt: str) -> str:

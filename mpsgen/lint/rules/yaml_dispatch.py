@@ -187,7 +187,7 @@ def stub_not_registered(inv: "Inventory") -> Iterator[Finding]:
         use = inv.stub_use(e.mps_kernel)
         if use.impl is None:
             continue
-        missing = [s for s in use.impl.stub_names if s not in inv.registrations]
+        missing = use.missing
         if not missing:
             continue
         d = e.mps_lines[-1]
