@@ -38,3 +38,31 @@ def test_an_xfail_of_every_dtype_goes_when_the_kernel_serves_every_dtype_the_opi
     # what the OpInfo tests unknown: every MPS dtype the kernel lacks stays xfailed
     text, _ = plan_common_mps(LISTS, ["gcd"], supported_dtypes=INTS, path="test_mps.py")
     assert "'gcd': [torch.float32, torch.bfloat16, torch.float16, torch.bool]," in text
+
+
+ERROR_INPUTS = '''def mps_ops_error_inputs_modifier(ops):
+    XFAILLIST = {
+        # Exceptions are not raised
+        'gather',
+        'clamp_min',
+
+        # MPS does not support tensor dimensions > 16
+        'amax',
+        'amin',
+    }
+'''
+
+
+def test_an_error_inputs_xfail_for_a_limit_of_mps_tensors_stays():
+    # amax's error inputs build a 65-dim tensor, which MPS refuses to create before any kernel runs: 2.13 keeps
+    # the entry after moving amax to Metal.  gather's entry (the MPSGraph kernel raised nothing) goes.
+    for key, kept in (("amax", True), ("gather", False)):
+        text, changes = plan_common_mps(ERROR_INPUTS, [key], supported_dtypes=FLOATS, path="common_mps.py")
+        assert (f"'{key}',\n" in text) == kept
+        assert [c.what for c in changes] == ([] if kept else [f'removed "{key}" from XFAILLIST '
+                                                                  "(mps_ops_error_inputs_modifier)"])
+    text, _ = plan_common_mps(ERROR_INPUTS, ["amax", "gather", "clamp_min"], supported_dtypes=FLOATS,
+                              path="common_mps.py")
+    # the emptied block goes with its heading; the kept block keeps its own
+    assert "Exceptions are not raised" not in text
+    assert "        # MPS does not support tensor dimensions > 16\n        'amax',\n        'amin',\n    }" in text
