@@ -141,3 +141,28 @@ def test_unqualified_functions_follow_the_checkouts_math_mode(roots: dict[str, P
     assert unqualified.backend.endswith(f", fast math: {METAL_CMAKE_REL}:11)")  # the xcrun metal call
     assert _check("exp", "precise::exp(float(x))", roots["fast"]).ok
     assert not _check("tanh", "tanh(float(x))", roots["fast"]).ok
+
+
+PI_FUNCTIONS = r"""#include <metal_stdlib>
+#include <cstdio>
+int main() {
+  using namespace metal::precise;
+  std::printf("%g %g %g %g %g %.9g\n", sinpi(-1.0f), sinpi(3.0f), sinpi(16777216.0f), cospi(2.5f), tanpi(-2.0f),
+              sinpi(0.25f));
+}
+"""
+
+
+def test_pi_functions_reduce_their_argument_exactly(tmp_path: Path):
+    # Metal's sinpi is an exact zero at integers (cospi at half-integers); sin(M_PI_F * x) is not, and upstream's
+    # lgamma reflection (log(pi / |x sinpi(x)|)) then gave 17.4 at -1 instead of inf in the emulation.
+    import subprocess
+
+    from mpsgen.emulate.compile import EMULATION_INCLUDE
+
+    src = tmp_path / "pi.cpp"
+    src.write_text(PI_FUNCTIONS)
+    exe = tmp_path / "pi"
+    subprocess.run(["g++", "-std=c++17", "-I", str(EMULATION_INCLUDE), str(src), "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["-0", "0", "0", "0", "-0", "0.707106769"]
