@@ -92,6 +92,11 @@ class FrontierIndex:
             drawn = self._random(site.kernel)  # uniform_ -> templates::uniform_impl_<UniformStub> -> uniform_stub
             if drawn is not None:
                 return Overload(e.name, mps_kernel, site.kernel, at, (drawn[0].stub,), None, drawn[1], drawn[2])
+            direct = self._direct_sampler(site.kernel)  # multinomial_out -> multinomial_with_replacement_stub
+            if direct is not None:
+                return Overload(e.name, mps_kernel, site.kernel, at, (direct,), None, False,
+                                f"{site.kernel} ({at}) draws through {direct} itself: "
+                                "mpsgen has no Metal sampler for it")
             handed = self._handed(e, use.impl)  # norm_out -> at::linalg_vector_norm_out -> norm_stub
             if handed is not None:
                 return Overload(e.name, mps_kernel, site.kernel, at, (), None, handed[0], handed[1])
@@ -182,6 +187,16 @@ class FrontierIndex:
             return reach, False, (f"{reach.shown()}: draws through {', '.join(every)}; mpsgen has no Metal sampler "
                                   f"for {', '.join(s for s in every if s not in SAMPLERS)}")
         return reach, False, f"{reach.shown()}: a distribution stub mpsgen has no Metal sampler for yet"
+
+    def _direct_sampler(self, kernel: str) -> str | None:
+        """The stub taking a Generator *kernel* calls itself (sources/native/direct_sampler.py), else None."""
+        from mpsgen.sources.native.direct_sampler import direct_sampler
+
+        found = self.inv.shared_kernels
+        impl = found.impl(kernel)
+        sampler = direct_sampler(lambda _: {impl.path: found.text(impl.path)}, kernel,
+                                 self.inv.stub_declarations.get) if impl else None
+        return sampler.stub if sampler else None
 
     def _reduction(self, impl) -> str:
         """The reduce stub *impl* calls when it builds a reduction iterator and the reduction kind serves the
