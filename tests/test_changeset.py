@@ -57,6 +57,20 @@ def git_tree(tree: Path) -> Path:
     return tree
 
 
+
+def test_a_scratch_copy_reads_the_base_texts_not_the_disk(tree: Path) -> None:
+    # --stack plans a family on its parent commit's texts (base); a what-if planned on a scratch copy
+    # (plan/retired.py, plan/callers.py) must see those too, not HEAD's files on the disk
+    parent = FILES[UNARY] + "REGISTER_UNARY_OP(sin, float, float);\n"
+    plan = cs.Changeset(Checkout(tree), {UNARY: parent})
+    plan.set_text(OPS, FILES[OPS] + "// planned\n")
+    scratch = plan.scratch()
+    assert scratch.original(UNARY) == parent and scratch.current(UNARY) == parent
+    assert scratch.base_paths == (UNARY,) and scratch.changed_paths == [OPS]
+    assert scratch.current(OPS) == FILES[OPS] + "// planned\n" and scratch.original(OPS) == FILES[OPS]
+    scratch.set_text(UNARY, "")  # the copy's edits stay its own
+    assert plan.current(UNARY) == parent and plan.changed_paths == [OPS]
+
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
     """Every file outside .git (including journals and temp files) with bytes and mode."""
     out = {}

@@ -8,6 +8,10 @@ import subprocess
 from pathlib import Path
 
 from cli_support import mpsgen
+from tree27 import METAL, commit_tree27, lay_tree27
+
+from mpsgen.batch.outcome import BRANCHED, FamilyOutcome
+from mpsgen.batch.stack import build_stack
 
 STACK = ("migrate", "--all", "--stack", "--no-build", "--no-test", "--no-try", "--no-compile")
 
@@ -110,3 +114,27 @@ def test_per_family_branches_of_an_older_head_are_made_again_after_one_landed(tr
     blocked = mpsgen(*per_op, cwd=tree)
     assert blocked.returncode == 1
     assert "mps-metal/frac exists and does not start from HEAD" in blocked.stdout
+
+
+def test_a_2_7_family_stacked_on_its_neighbour_keeps_the_neighbours_instantiations(tree: Path) -> None:
+    # 2.7's UnaryKernel.metal instantiates each op by a `template [[host_name(...)]]` entry of
+    # INSTANTIATE_UNARY_KERNELS2/_VEC2; acosh's entries go right next to those asinh's commit added.
+    # acosh's what-if of its legacy code's removal (plan/retired.py) once ran on HEAD's files, not the
+    # parent commit's: asinh's kernels looked like ones only the removed code ran, were retired, and
+    # the statement check refused acosh ("text inserted inside" a statement).
+    lay_tree27(tree)
+    commit_tree27(tree)
+    outcomes: list[FamilyOutcome] = []
+    build_stack(tree, [("asinh",), ("acosh",)], branch="mps-metal/stack", no_try=True, no_compile=True,
+                command="migrate", finished=outcomes.append)
+    assert [(o.family, o.state) for o in outcomes] == [("asinh", BRANCHED), ("acosh", BRANCHED)], \
+        [o.reason for o in outcomes]
+    (acosh, parents, _), (asinh, _, _) = chain(tree)
+    assert parents == [asinh]
+    metal = git(tree, "show", f"{acosh}:{METAL}")
+    for op in ("asinh", "acosh"):
+        assert f'host_name("{op}_" #DTYPE0' in metal and f'host_name("{op}_complex_" #DTYPE0' in metal
+        assert f"struct {op}_functor {{" in metal
+    removed = [ln for ln in git(tree, "diff", asinh, acosh, "--", METAL).splitlines()
+               if ln.startswith("-") and not ln.startswith("---")]
+    assert not [ln for ln in removed if "asinh" in ln]  # acosh's commit takes nothing of asinh's away

@@ -55,9 +55,7 @@ def _after_removal(cs: Changeset, checkout: Checkout, family: str, yaml_text: st
     """{path: text} of the files the legacy phase will change, planned on a copy of the changeset."""
     from mpsgen.plan.legacy import callers_first, remove_legacy
 
-    scratch = Changeset(checkout)
-    for rel in cs.changed_paths:
-        scratch.set_text(rel, cs.current(rel))
+    scratch = cs.scratch()
     scratch.set_text(YAML_REL, yaml_text)
     for legacy in callers_first(scratch, checkout, going):
         for path, text in remove_legacy(scratch, checkout, legacy, family).texts.items():

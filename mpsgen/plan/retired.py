@@ -61,9 +61,7 @@ def retire_bespoke_kernels(cs: Changeset, checkout: Checkout, legacy_kernels: tu
     if not bespoke:
         return Retired()
     before = planned_texts(cs, folder_files(cs, "mm_files"), checkout)
-    scratch = Changeset(checkout)
-    for rel in cs.changed_paths:
-        scratch.set_text(rel, cs.current(rel))
+    scratch = cs.scratch()
     for legacy in callers_first(scratch, checkout, going):
         for path, text in remove_legacy(scratch, checkout, legacy, family).texts.items():
             scratch.set_text(path, text)

@@ -62,6 +62,7 @@ class Changeset:
         self.checkout = checkout
         self._entries: dict[str, _Entry] = {rel: _Entry(rel, text) for rel, text in (base or {}).items()}
         self.base_paths = tuple(sorted(base or {}))  # the files *base* stands for
+        self._base = base
         self._rels: dict[str, str] = {}
         self._root_prefix = os.path.join(checkout.root, "")
         self._verified: set[str] = set()  # files found unchanged on disk since they were read
@@ -134,6 +135,15 @@ class Changeset:
         entry.planned = new_text
         if why and why not in entry.reasons:
             entry.reasons.append(why)
+
+    def scratch(self) -> Changeset:
+        """A new changeset over the same texts: this one's *base* and planned texts, to plan a what-if
+        on without touching this one.  (A plain Changeset(checkout) would read the disk: under --stack
+        that is HEAD's files, not the parent commit's, and the what-if would undo the commits before.)"""
+        copy = Changeset(self.checkout, self._base)
+        for rel in self.changed_paths:
+            copy.set_text(rel, self.current(rel))
+        return copy
 
     def snapshot(self) -> dict[str, str | None]:
         """Every known file's current planned text (None: not there), to tell later edits apart."""
