@@ -59,6 +59,27 @@ def test_a_helper_defined_less_exactly_than_the_cpu_gets_its_stand_in() -> None:
         in render_functor(spec)
 
 
+# expm1f's argument reduction in the two shapes (written for this test): high part of log(2) only, as 2.13's
+# expm1f.h has it, and the Cody-Waite pair.
+EXPM1F_HIGH_ONLY = """inline float expm1f_scaled_unchecked(float a, float b) {
+  j = ::metal::fma(1.442695f, a, 12582912.f);
+  j = j - 12582912.0f;
+  f = ::metal::fma(j, -6.93145752e-1f, a);
+
+  s = f * f;
+}
+inline float expm1f(float a) {
+"""
+EXPM1F_BOTH_PARTS = EXPM1F_HIGH_ONLY.replace("a);\n", "a);\n  f = ::metal::fma(j, -1.42860677e-6f, f);\n")
+
+
+def test_an_expm1f_reducing_by_the_high_part_of_log2_only_gets_the_stand_in() -> None:
+    assert EXPM1F_BOTH_PARTS != EXPM1F_HIGH_ONLY
+    assert c10_shims.lacks("expm1f", EXPM1F_HIGH_ONLY)
+    assert not c10_shims.lacks("expm1f", EXPM1F_BOTH_PARTS)
+    assert c10_shims.described(("expm1f",)) == "expm1f as exact as the CPU's"
+
+
 def test_the_log1p_stand_in_agrees_with_torch() -> None:
     from try_support import SAMPLE_HEADERS, table
     from mpsgen.emulate.check import check_kernel

@@ -64,6 +64,10 @@ SUPERSEDED = {
     # 2.7's special_math.h: Metal's fast log of the rounded 1 + x above |x| = 1e-4, up to ~6e-4 relative off
     # there (the CPU's log1pf is exact to an ulp); mish_backward scales that error by grad_output.
     "log1p": re.compile(r"fabs\(x\)\s*>\s*1E-4\s*\)\s*\{\s*return\s+::metal::log\(\s*1\.\s*\+\s*x\s*\)"),
+    # 2.13's expm1f.h (from MLX): its argument reduction f = a - j * log(2) subtracts only log(2)'s high part
+    # (-6.93145752e-1f) and squares f next, where the Cody-Waite reduction it follows subtracts the low part
+    # (-1.42860677e-6f * j) too: ~1.4e-6 * j relative off (783 ulp at 41.5; elu with input_scale < 0 meets it).
+    "expm1f": re.compile(r"fma\(\s*j\s*,\s*-6\.93145752e-1f\s*,\s*a\s*\)\s*;\s*s\s*=\s*f\s*\*\s*f\s*;"),
 }
 _WHY_INEXACT = "// this checkout's c10/metal has no {name} as exact as the CPU's"
 
