@@ -22,8 +22,8 @@ from cli_support import emulated_compile_errors, mpsgen, only_insertions, tracke
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.shape import choose_shape
-from mpsgen.sources.host import binary_alpha as host_binary_alpha
-from mpsgen.sources.metal import binary_alpha as metal_binary_alpha
+from mpsgen.backfill import binary_alpha_host as host_binary_alpha
+from mpsgen.backfill import binary_alpha_metal as metal_binary_alpha
 from mpsgen.sources.host.api import read_host_api
 from mpsgen.sources.native.stubs import StubDecl
 
@@ -313,8 +313,8 @@ def test_addcmul_adds_the_ternary_helper_and_kernels_and_addcdiv_reuses_them(sca
 
 
 def test_a_checkout_with_the_ternary_api_reuses_it(scalar_tree: Path) -> None:
-    from mpsgen.sources.host import ternary_mps_impl
-    from mpsgen.sources.metal import ternary_indexing
+    from mpsgen.backfill import ternary_host as ternary_mps_impl
+    from mpsgen.backfill import ternary_metal as ternary_indexing
 
     root = _lay_ternary_2_7(scalar_tree)
     (root / MM).write_text(ternary_mps_impl.add_alpha_helper((root / MM).read_text(), MM))
@@ -329,7 +329,7 @@ def test_a_checkout_with_the_ternary_api_reuses_it(scalar_tree: Path) -> None:
 
 
 def test_no_offset_helpers_no_ternary_kernel() -> None:
-    from mpsgen.sources.metal.ternary_indexing import require_offset_helpers
+    from mpsgen.backfill.ternary_metal import require_offset_helpers
 
     text = (DATA / "indexing.h").read_text()
     assert require_offset_helpers(text, "c10/metal/indexing.h") == text
@@ -367,7 +367,7 @@ def test_where_reads_its_condition_in_its_own_type(scalar_tree: Path) -> None:
     kernel = kernel[:kernel.index("\n}\n")]
     assert ".add_owned_const_input(iter.input(0).to(device))\n" in kernel and "iter.input(0).to(device, dtype)" not in kernel
     assert 'mps::ternary_cond_mps_impl(iter, "where");' in kernel and "common_dtype" not in kernel
-    from mpsgen.sources.metal.ternary_indexing import add_ternary
+    from mpsgen.backfill.ternary_metal import add_ternary
 
     # a plain ternary op after where reuses where's result alias (one definition)
     assert add_ternary(metal, METAL, alpha=False).count("using ternary_result_of") == 1

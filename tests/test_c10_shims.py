@@ -3,7 +3,7 @@ functor's own stand-ins; the stand-ins' numbers are checked by the 2.7 migration
 
 from __future__ import annotations
 
-from mpsgen.generate import c10_shims
+from mpsgen.backfill import c10_shims
 from mpsgen.generate.render import render_functor
 from mpsgen.model import KernelSpec
 

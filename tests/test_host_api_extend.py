@@ -16,9 +16,9 @@ import pytest
 from cli_support import tracked_bytes
 
 from mpsgen.errors import MpsgenError
-from mpsgen.generate.api_extension import extend
-from mpsgen.sources.host import api_extend as hx
-from mpsgen.sources.metal import api_extend as mx
+from mpsgen.backfill.host_api import extend
+from mpsgen.backfill import exec_ternary_host as hx
+from mpsgen.backfill import exec_ternary_metal as mx
 
 from scalar_ops_tree import LIBRARY_H, NATIVE
 from scalar_ops_tree import migrate as _migrate, read as _read

@@ -127,7 +127,7 @@ def test_prod_is_still_refused_and_status_lists_the_reductions(tree: Path) -> No
 def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
-    from mpsgen.sources.metal.reduction_utils import with_simd_helpers
+    from mpsgen.backfill.simd_helpers import with_simd_helpers
 
     headers = tmp_path / "c10" / "metal"
     headers.mkdir(parents=True)
@@ -157,7 +157,7 @@ def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong:
 def test_norm_check_agrees_and_catches_a_wrong_root(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
-    from mpsgen.sources.metal.reduction_utils import with_simd_helpers
+    from mpsgen.backfill.simd_helpers import with_simd_helpers
 
     headers = tmp_path / "c10" / "metal"
     headers.mkdir(parents=True)
@@ -271,7 +271,7 @@ def test_an_opinfo_needing_lapack_keeps_its_test_lists() -> None:
 def test_aminmax_check_agrees_and_catches_an_output_through_the_wrong_strides(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
-    from mpsgen.sources.metal.reduction_utils import with_simd_helpers
+    from mpsgen.backfill.simd_helpers import with_simd_helpers
 
     headers = tmp_path / "c10" / "metal"
     headers.mkdir(parents=True)

@@ -19,7 +19,7 @@ import pytest
 from cli_support import mpsgen, only_insertions, tracked_bytes
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.host import unary_alpha as host_unary_alpha
+from mpsgen.backfill import unary_alpha as host_unary_alpha
 
 DATA = Path(__file__).parent / "data"
 MPS = "aten/src/ATen/native/mps"

@@ -33,7 +33,7 @@ def api_forms(group: "GroupPlan") -> tuple[str, ...]:
 def api_change(group: "GroupPlan") -> ApiChange:
     """The API the group's change adds, applied alone to the texts it starts from (empty files: it adds
     none, or every form it needs must land with its first caller)."""
-    from mpsgen.generate.api_extension import FORMS, extend
+    from mpsgen.backfill.host_api import FORMS, extend
     from mpsgen.generate.clang_format import FORMATTED_SUFFIXES, format_lines
 
     cs = group.changeset
@@ -91,7 +91,7 @@ def safe_api_change(group: "GroupPlan") -> ApiChange:
 
 def api_message(change: ApiChange, families: list[str], user_title: str) -> str:
     """The API commit's message: which forms it adds, modeled on which siblings, who needs it."""
-    from mpsgen.generate.api_extension import FORMS
+    from mpsgen.backfill.host_api import FORMS
 
     forms = [FORMS[f] for f in change.forms if f in FORMS]
     names = " and ".join(families)

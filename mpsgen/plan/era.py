@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from mpsgen.errors import MpsgenError
-from mpsgen.generate import c10_shims
+from mpsgen.backfill import c10_shims
 from mpsgen.model import KernelSpec
 from mpsgen.sources.capabilities import Capabilities
 

@@ -115,7 +115,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
     api_added: tuple[str, ...] = ()
     edits: tuple[TextEdit, ...] = ()
     if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
-        from mpsgen.generate.api_extension import extend
+        from mpsgen.backfill.host_api import extend
 
         ext = extend(shape.extend, lambda rel: cs.current(rel) if checkout.path(rel).is_file() else None)
         api_added = ext.added

@@ -92,7 +92,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
     spec = fit_to_checkout(dtypes.spec, caps, metal_rel)
     _require_2_7_layout(choice, spec, metal_rel)
     if spec.shims:
-        from mpsgen.generate.c10_shims import described
+        from mpsgen.backfill.c10_shims import described
 
         notes.append(f"this checkout's c10/metal has no {described(spec.shims)}: {spec.name}_functor carries "
                      f"its own ({', '.join(n + '_' for n in spec.shims)})")
@@ -157,20 +157,20 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
                 factory, built = rebuilt.factory, iterator_text(rebuilt)
             notes.append(untested_path_note(spec.name, fn, mm_rel, built))
         if spec.binary_indexing and scalars:  # 2.7: the helper the change adds
-            from mpsgen.sources.host.binary_alpha import HELPER
-            from mpsgen.sources.host.ternary_mps_impl import ALPHA_HELPER
+            from mpsgen.backfill.binary_alpha_host import HELPER
+            from mpsgen.backfill.ternary_host import ALPHA_HELPER
 
             body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars],
                                                         ALPHA_HELPER if ternary else HELPER, iterator=factory)
         elif choice.shape.extend == "ternary_cond_mps_impl":  # 2.7's where: the condition keeps its dtype
             body = host_code.ternary_cond_mps_impl_body(spec.name)
         elif spec.binary_indexing:
-            from mpsgen.sources.host.ternary_mps_impl import HELPER as TERNARY_HELPER
+            from mpsgen.backfill.ternary_host import HELPER as TERNARY_HELPER
 
             body = (host_code.binary_mps_impl_body(spec.name, spec.result, helper=TERNARY_HELPER, inputs=3) if ternary
                     else host_code.binary_mps_impl_body(spec.name, spec.result, iterator=factory))
         elif spec.template_kernel and scalars:  # 2.7: the helper the change adds
-            from mpsgen.sources.host.unary_alpha import HELPER as UNARY_HELPER
+            from mpsgen.backfill.unary_alpha import HELPER as UNARY_HELPER
 
             body = host_code.unary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], UNARY_HELPER)
         params = stubs.host_params(stub, names=[p.name for p in scalars])

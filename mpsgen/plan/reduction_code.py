@@ -22,7 +22,7 @@ from mpsgen.plan.texts import Draft, capabilities
 from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.library import runs_a_shader_library, with_library
-from mpsgen.sources.metal import reduction_utils
+from mpsgen.backfill import simd_helpers as reduction_utils
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import KERNELS_REL, Checkout

@@ -22,7 +22,7 @@ from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal.api_extend import functor_called_with_alpha, macro_lines
+from mpsgen.backfill.exec_ternary_metal import functor_called_with_alpha, macro_lines
 
 class Family(NamedTuple):
     """The kernels of one input count and their alpha forms' names (binary here; sources/metal/ternary_indexing

@@ -20,8 +20,8 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_bounds
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal import binary_alpha
-from mpsgen.sources.metal.binary_alpha import BINARY, Family, Siblings, defines_macro, siblings_in
+from mpsgen.backfill import binary_alpha_metal as binary_alpha
+from mpsgen.backfill.binary_alpha_metal import BINARY, Family, Siblings, defines_macro, siblings_in
 
 TERNARY = Family("ternary", "ternary_result_of", "REGISTER_TERNARY_INDEXING_OP", "ternary_alpha_result_of",
                  "REGISTER_TERNARY_ALPHA_INDEXING_OP",

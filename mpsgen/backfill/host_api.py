@@ -13,15 +13,15 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.host import api_extend as host_api_extend
-from mpsgen.sources.host import binary_alpha as host_binary_alpha
+from mpsgen.backfill import exec_ternary_host as host_api_extend
+from mpsgen.backfill import binary_alpha_host as host_binary_alpha
 from mpsgen.sources.host import launch
-from mpsgen.sources.host import ternary_mps_impl as host_ternary
-from mpsgen.sources.host import unary_alpha as host_unary_alpha
-from mpsgen.sources.metal import api_extend as metal_api_extend
-from mpsgen.sources.metal import binary_alpha as metal_binary_alpha
-from mpsgen.sources.metal import ternary_cond as metal_ternary_cond
-from mpsgen.sources.metal import ternary_indexing as metal_ternary
+from mpsgen.backfill import ternary_host as host_ternary
+from mpsgen.backfill import unary_alpha as host_unary_alpha
+from mpsgen.backfill import exec_ternary_metal as metal_api_extend
+from mpsgen.backfill import binary_alpha_metal as metal_binary_alpha
+from mpsgen.backfill import ternary_cond as metal_ternary_cond
+from mpsgen.backfill import ternary_metal as metal_ternary
 from mpsgen.sources.host.api import LIBRARY_HEADER_REL
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
 

@@ -18,7 +18,7 @@ import re
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.host import binary_alpha
+from mpsgen.backfill import binary_alpha_host as binary_alpha
 from mpsgen.sources.host.text import without_todo_comments
 
 SIBLING = binary_alpha.SIBLING

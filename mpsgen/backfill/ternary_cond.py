@@ -13,8 +13,9 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_bounds
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal import binary_alpha, ternary_indexing
-from mpsgen.sources.metal.binary_alpha import BINARY, Siblings, defines_macro
+from mpsgen.backfill import binary_alpha_metal as binary_alpha
+from mpsgen.backfill import ternary_metal as ternary_indexing
+from mpsgen.backfill.binary_alpha_metal import BINARY, Siblings, defines_macro
 
 MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"
 COMMENT = ("// Ternary kernels whose first input (a condition) has its own type C, handed to the functor as T: "
