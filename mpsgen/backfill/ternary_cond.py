@@ -1,8 +1,8 @@
-"""where's kernels on PyTorch 2.7: the ternary kernels of sources/metal/ternary_indexing (derived from
+"""where's kernels on PyTorch 2.7: the ternary kernels of backfill/ternary_metal (derived from
 BinaryKernel.metal's binary ones) with their first input, the condition, read in its own type C and handed
 to the functor as T (`static_cast<T>(cond)`, 0 or 1, as the catalog's `a != T(0) ? b : c` expects), and
 `REGISTER_TERNARY_COND_INDEXING_OP(NAME, CTYPE, DTYPE)` registering `NAME_CTYPE_DTYPE` and
-`NAME_dense_CTYPE_DTYPE`, the names sources/host/ternary_mps_impl's ternary_cond_mps_impl looks up.
+`NAME_dense_CTYPE_DTYPE`, the names backfill/ternary_host's ternary_cond_mps_impl looks up.
 Pure text -> text; the ternary kernels themselves are not added (only their result alias, when missing).
 """
 
@@ -13,8 +13,8 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_bounds
 from mpsgen.scan.mask import mask_code
-from mpsgen.backfill import binary_alpha_metal as binary_alpha
-from mpsgen.backfill import ternary_metal as ternary_indexing
+from mpsgen.backfill import binary_alpha_metal
+from mpsgen.backfill import ternary_metal
 from mpsgen.backfill.binary_alpha_metal import BINARY, Siblings, defines_macro
 
 MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"
@@ -66,12 +66,12 @@ def cond_macro(ternary_macro: list[str], path: str) -> list[str]:
     """REGISTER_TERNARY_INDEXING_OP(NAME, DTYPE)'s lines -> REGISTER_TERNARY_COND_INDEXING_OP(NAME, CTYPE,
     DTYPE)'s (backslashes left for clang-format to align)."""
     body = "\n".join(line.rstrip("\r\n").rstrip().removesuffix("\\").rstrip() for line in ternary_macro)
-    body, named = re.subn(rf"\b{ternary_indexing.TERNARY.macro}\(\s*NAME\s*,\s*DTYPE\s*\)",
+    body, named = re.subn(rf"\b{ternary_metal.TERNARY.macro}\(\s*NAME\s*,\s*DTYPE\s*\)",
                           f"{MACRO}(NAME, CTYPE, DTYPE)", body)
     body, hosts = re.subn(r'(#NAME\s+"_(?:dense_)?")\s*#DTYPE', r'\1 #CTYPE "_" #DTYPE', body)
     parts = re.split(r"\bternary_(indexing|dense)\s*<\s*DTYPE\s*,", body)
     if named != 1 or hosts != 2 or len(parts) != 5:
-        raise _refuse(path, f"{ternary_indexing.TERNARY.macro}(NAME, DTYPE) instantiating ternary_indexing/ternary_dense")
+        raise _refuse(path, f"{ternary_metal.TERNARY.macro}(NAME, DTYPE) instantiating ternary_indexing/ternary_dense")
     out = parts[0]
     for kind, rest in zip(parts[1::2], parts[2::2]):
         rest = re.sub(r"constant\s+(?:DTYPE|void)\s*\*", lambda m: m.group(0).replace("DTYPE", "CTYPE"), rest,
@@ -82,10 +82,10 @@ def cond_macro(ternary_macro: list[str], path: str) -> list[str]:
 
 
 def derived_block(text: str, path: str) -> list[str]:
-    """The lines the extension adds: the ternary result alias (unless the file has it), the cond kernels
+    """The lines the backfill adds: the ternary result alias (unless the file has it), the cond kernels
     and their macro."""
-    has_alias = re.search(rf"\busing\s+{ternary_indexing.TERNARY.result_alias}\b", mask_code(text)) is not None
-    return _cond_lines(ternary_indexing.ternary_siblings(text, path), path, with_alias=not has_alias)
+    has_alias = re.search(rf"\busing\s+{ternary_metal.TERNARY.result_alias}\b", mask_code(text)) is not None
+    return _cond_lines(ternary_metal.ternary_siblings(text, path), path, with_alias=not has_alias)
 
 
 def _cond_lines(siblings: Siblings, path: str, *, with_alias: bool) -> list[str]:
@@ -96,9 +96,9 @@ def _cond_lines(siblings: Siblings, path: str, *, with_alias: bool) -> list[str]
 
 
 def block_in(text: str, path: str) -> str:
-    """What REGISTER_TERNARY_COND_INDEXING_OP's kernels need, as the file has them or as the extension would
+    """What REGISTER_TERNARY_COND_INDEXING_OP's kernels need, as the file has them or as the backfill would
     add them: the numeric check compiles this text."""
-    alias_name = ternary_indexing.TERNARY.result_alias
+    alias_name = ternary_metal.TERNARY.result_alias
     if defines_macro(text, MACRO):  # written already: compile the file's own lines from alias to macro
         masked = mask_code(text)
         alias = re.search(rf"template\s*<[^>]*>\s*using\s+{alias_name}\b", masked)
@@ -108,10 +108,10 @@ def block_in(text: str, path: str) -> str:
         stop = end.end()
         while stop < len(text) and (text[stop] != "\n" or text[stop - 1] == "\\"):
             stop += 1
-        return f"#include <{ternary_indexing.INDEXING_H}>\n{text[alias.start():stop]}"
+        return f"#include <{ternary_metal.INDEXING_H}>\n{text[alias.start():stop]}"
     # not written yet: the alias always (the compiled text stands alone), derived once with the rest
-    lines = _cond_lines(ternary_indexing.ternary_siblings(text, path), path, with_alias=True)
-    return "\n".join([f"#include <{ternary_indexing.INDEXING_H}>", *lines])
+    lines = _cond_lines(ternary_metal.ternary_siblings(text, path), path, with_alias=True)
+    return "\n".join([f"#include <{ternary_metal.INDEXING_H}>", *lines])
 
 
 def add_cond(text: str, path: str) -> str:
@@ -121,5 +121,5 @@ def add_cond(text: str, path: str) -> str:
 
     if defines_macro(text, MACRO):
         return text
-    text = binary_alpha.insert_after_macros(text, derived_block(text, path), path, BINARY.macro, MACRO)
-    return add_include(text, path, ternary_indexing.INDEXING_H)
+    text = binary_alpha_metal.insert_after_macros(text, derived_block(text, path), path, BINARY.macro, MACRO)
+    return add_include(text, path, ternary_metal.INDEXING_H)

@@ -1,12 +1,12 @@
 """The host half of PyTorch 2.7's ternary kernels, which that checkout has none of (no exec_ternary_kernel):
 BinaryKernel.mm gets a file-local `ternary_mps_impl(iter, func_name, ...)` derived from its
 `binary_mps_impl` (pure text -> text), and for kernels with scalars `ternary_alpha_mps_impl<T>(iter,
-func_name, alpha, ...)` derived from that by sources/host/binary_alpha's transform (alpha bound last).
+func_name, alpha, ...)` derived from that by backfill/binary_alpha_host's transform (alpha bound last).
 
 The move from two inputs to three: `iter.input(2)` read beside the other two and bound after the second
 input in both kernels' mtl_setArgs, and profiled with them.  binary_mps_impl's strided kernel reads the
 offsets generateKernelDataOffsets computes for an output and two inputs; the ternary kernels
-(sources/metal/ternary_indexing) compute them from the iterator's shape and each operand's byte strides,
+(backfill/ternary_metal) compute them from the iterator's shape and each operand's byte strides,
 so those are bound where the offsets buffer was: `iter.shape(), iter.strides(0..3), nDim`, as 2.7's
 Indexing.mm binds sizes and strides for masked_fill_scalar_strided.  A sibling of another shape is
 refused, naming what was not found.
@@ -18,10 +18,10 @@ import re
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.mask import mask_code
-from mpsgen.backfill import binary_alpha_host as binary_alpha
+from mpsgen.backfill import binary_alpha_host
 from mpsgen.sources.host.text import without_todo_comments
 
-SIBLING = binary_alpha.SIBLING
+SIBLING = binary_alpha_host.SIBLING
 HELPER = "ternary_mps_impl"
 ALPHA_HELPER = "ternary_alpha_mps_impl"
 _INPUT = re.compile(r"^([ \t]*)(?:at::)?Tensor\s+(\w+)\s*=\s*(\w+)\.input\((\d)\);[ \t]*$", re.M)
@@ -82,17 +82,17 @@ def helper_definition(sibling: str, path: str) -> str:
 
 def alpha_helper_definition(sibling: str, path: str) -> str:
     """binary_mps_impl's definition -> ternary_alpha_mps_impl's: the ternary form given alpha."""
-    return binary_alpha.helper_definition(helper_definition(sibling, path), path, HELPER, ALPHA_HELPER)
+    return binary_alpha_host.helper_definition(helper_definition(sibling, path), path, HELPER, ALPHA_HELPER)
 
 
 def add_helper(mm_text: str, path: str) -> str:
     """BinaryKernel.mm with ternary_mps_impl after binary_mps_impl; unchanged when it has one (reused)."""
-    return binary_alpha.add_helper(mm_text, path, HELPER, helper_definition)
+    return binary_alpha_host.add_helper(mm_text, path, HELPER, helper_definition)
 
 
 def add_alpha_helper(mm_text: str, path: str) -> str:
     """BinaryKernel.mm with ternary_alpha_mps_impl<T> after binary_mps_impl; unchanged when it has one."""
-    return binary_alpha.add_helper(mm_text, path, ALPHA_HELPER, alpha_helper_definition)
+    return binary_alpha_host.add_helper(mm_text, path, ALPHA_HELPER, alpha_helper_definition)
 
 
 # where's iterator (check_all_same_dtype(false)): a bool condition first, the two inputs and the output in
@@ -123,4 +123,4 @@ def cond_helper_definition(sibling: str, path: str) -> str:
 
 def add_cond_helper(mm_text: str, path: str) -> str:
     """BinaryKernel.mm with ternary_cond_mps_impl after binary_mps_impl; unchanged when it has one."""
-    return binary_alpha.add_helper(mm_text, path, COND_HELPER, cond_helper_definition)
+    return binary_alpha_host.add_helper(mm_text, path, COND_HELPER, cond_helper_definition)

@@ -162,7 +162,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
 
             body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars],
                                                         ALPHA_HELPER if ternary else HELPER, iterator=factory)
-        elif choice.shape.extend == "ternary_cond_mps_impl":  # 2.7's where: the condition keeps its dtype
+        elif choice.shape.backfill == "ternary_cond_mps_impl":  # 2.7's where: the condition keeps its dtype
             body = host_code.ternary_cond_mps_impl_body(spec.name)
         elif spec.binary_indexing:
             from mpsgen.backfill.ternary_host import HELPER as TERNARY_HELPER
@@ -219,20 +219,20 @@ def _rebuilt_iterator(choice: KernelChoice, spec: KernelSpec, cs: Changeset, che
     return host_iterator(choice.builder, spec.result, declared, choice.shared_at)
 
 
-# 2.7's host API extensions (generate/api_extension) by the .metal layout their kernels need
-_TEMPLATE_KERNEL_EXTENSIONS = ("unary_alpha_mps_impl",)
-_BINARY_INDEXING_EXTENSIONS = ("binary_alpha_mps_impl", "ternary_mps_impl", "ternary_alpha_mps_impl",
+# 2.7's host API backfills (backfill/host_api) by the .metal layout their kernels need
+_TEMPLATE_KERNEL_BACKFILLS = ("unary_alpha_mps_impl",)
+_BINARY_INDEXING_BACKFILLS = ("binary_alpha_mps_impl", "ternary_mps_impl", "ternary_alpha_mps_impl",
                                "ternary_cond_mps_impl")
 
 
 def _require_2_7_layout(choice: KernelChoice, spec: KernelSpec, metal_rel: str) -> None:
-    extension = choice.shape.extend
-    if ((extension in _TEMPLATE_KERNEL_EXTENSIONS and not spec.template_kernel)
-            or (extension in _BINARY_INDEXING_EXTENSIONS and not spec.binary_indexing)):
-        raise MpsgenError(f"this checkout's host runs {choice.arity} kernels through the {extension} the change "
+    backfill = choice.shape.backfill
+    if ((backfill in _TEMPLATE_KERNEL_BACKFILLS and not spec.template_kernel)
+            or (backfill in _BINARY_INDEXING_BACKFILLS and not spec.binary_indexing)):
+        raise MpsgenError(f"this checkout's host runs {choice.arity} kernels through the {backfill} the change "
                           f"adds, but {Path(metal_rel).name} is not in PyTorch 2.7's layout for them",
                           path=metal_rel, line=1, hint="write the kernel by hand")
-    cond = extension == "ternary_cond_mps_impl"
+    cond = backfill == "ternary_cond_mps_impl"
     if spec.binary_indexing and (cond != (spec.bool_inputs == (0,) and spec.arity == "ternary")
                                                     or (cond and spec.result != "same")):
         raise MpsgenError(f"{spec.name}'s inputs may differ in dtype: mpsgen writes that kernel on this checkout only "
