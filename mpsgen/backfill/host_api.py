@@ -118,8 +118,8 @@ def _ternary_cond_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
     inputs' (ternary_cond_mps_impl), and the ternary kernels' form reading the condition in its own type."""
     return [
         (INDEXING_REL, ternary_metal.require_offset_helpers, ""),
-        (BINARY_MM_REL, ternary_host.add_cond_helper,
-         f"{ternary_host.COND_HELPER}(iter, func_name, ...) after {ternary_host.SIBLING}: {ternary_host.HELPER} "
+        (BINARY_MM_REL, ternary_cond.add_cond_helper,
+         f"{ternary_cond.COND_HELPER}(iter, func_name, ...) after {ternary_host.SIBLING}: {ternary_host.HELPER} "
          "with its kernels named after the condition's type and the inputs' (NAME_bool_float)"),
         (BINARY_METAL_REL, ternary_cond.add_cond,
          f"ternary_cond_indexing/ternary_cond_dense kernels and {ternary_cond.MACRO}(NAME, CTYPE, DTYPE): "
@@ -144,7 +144,7 @@ BINARY_MM_REL = f"{OPERATIONS_REL}/BinaryKernel.mm"
 BINARY_METAL_REL = f"{KERNELS_REL}/BinaryKernel.metal"
 BINARY_ALPHA_27, UNARY_ALPHA_27 = "binary_alpha_mps_impl", "unary_alpha_mps_impl"  # plan/shape.py's 2.7 names
 TERNARY_27, TERNARY_ALPHA_27 = ternary_host.HELPER, ternary_host.ALPHA_HELPER
-TERNARY_COND_27 = ternary_host.COND_HELPER
+TERNARY_COND_27 = ternary_cond.COND_HELPER
 _BACKFILLS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params,
                BINARY_ALPHA_27: _binary_alpha_mps_impl, UNARY_ALPHA_27: _unary_alpha_mps_impl,
                TERNARY_27: _ternary_mps_impl(False), TERNARY_ALPHA_27: _ternary_mps_impl(True),
@@ -200,6 +200,6 @@ FORMS = {
                      f"{ternary_host.SIBLING} and REGISTER_BINARY_INDEXING_OP", alone=False),
     TERNARY_ALPHA_27: Form(f"{ternary_host.ALPHA_HELPER} and {ternary_metal.TERNARY.alpha_macro}",
                            f"{ternary_host.SIBLING}'s alpha form with a third input"),
-    TERNARY_COND_27: Form(f"{ternary_host.COND_HELPER} and {ternary_cond.MACRO}",
+    TERNARY_COND_27: Form(f"{ternary_cond.COND_HELPER} and {ternary_cond.MACRO}",
                           f"{ternary_host.HELPER} with the condition read in its own type", alone=False),
 }

@@ -1,9 +1,10 @@
-"""where's kernels on PyTorch 2.7: the ternary kernels of backfill/ternary_metal (derived from
+"""where's kernels and host helper on PyTorch 2.7: the ternary kernels of backfill/ternary_metal (derived from
 BinaryKernel.metal's binary ones) with their first input, the condition, read in its own type C and handed
 to the functor as T (`static_cast<T>(cond)`, 0 or 1, as the catalog's `a != T(0) ? b : c` expects), and
 `REGISTER_TERNARY_COND_INDEXING_OP(NAME, CTYPE, DTYPE)` registering `NAME_CTYPE_DTYPE` and
-`NAME_dense_CTYPE_DTYPE`, the names backfill/ternary_host's ternary_cond_mps_impl looks up.
-Pure text -> text; the ternary kernels themselves are not added (only their result alias, when missing).
+`NAME_dense_CTYPE_DTYPE`, the names BinaryKernel.mm's ternary_cond_mps_impl (backfill/ternary_host's
+ternary_mps_impl naming its kernels after the condition's type too) looks up.  Pure text -> text; the
+ternary kernels themselves are not added (only their result alias, when missing).
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_bounds
 from mpsgen.scan.mask import mask_code
-from mpsgen.backfill import binary_alpha_metal
-from mpsgen.backfill import ternary_metal
+from mpsgen.backfill import binary_alpha_host, binary_alpha_metal, ternary_host, ternary_metal
 from mpsgen.backfill.binary_alpha_metal import BINARY, Siblings, defines_macro
 
 MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"
@@ -123,3 +123,37 @@ def add_cond(text: str, path: str) -> str:
         return text
     text = binary_alpha_metal.insert_after_macros(text, derived_block(text, path), path, BINARY.macro, MACRO)
     return add_include(text, path, ternary_metal.INDEXING_H)
+
+
+# -- the host half: ternary_cond_mps_impl in BinaryKernel.mm --------------------------------------------------
+
+# where's iterator (check_all_same_dtype(false)): a bool condition first, the two inputs and the output in
+# one dtype T.  Its helper is ternary_mps_impl with the kernels named after the condition's type and the
+# inputs' (`where_bool_float`, as REGISTER_TERNARY_COND_INDEXING_OP registers them); float64 is refused on
+# input(1)'s dtype, since such an iterator has no common dtype to ask.
+COND_HELPER = "ternary_cond_mps_impl"
+_TYPE_OF = r"scalarToMetalTypeString\(\s*{0}\s*\)"
+
+
+def cond_helper_definition(sibling: str, path: str) -> str:
+    """binary_mps_impl's definition -> ternary_cond_mps_impl's."""
+    text = ternary_host.helper_definition(sibling, path)
+    text = re.sub(rf"\bstatic\s+void\s+{ternary_host.HELPER}\b", f"static void {COND_HELPER}", text, count=1)
+    inputs = {int(m.group(4)): m.group(2) for m in ternary_host.INPUT_LINE.finditer(mask_code(text))}
+    first, second = inputs[0], inputs[1]
+    text, checks = re.subn(r"\b(\w+)\.common_dtype\(\)", r"\1.input_dtype(1)", text)
+    dense = re.compile(rf"(fmt::format\(\s*\"\{{\}}_dense_\{{\}})(\"\s*,\s*\w+\s*,\s*{_TYPE_OF.format(first)})\)")
+    text, n_dense = dense.subn(rf'\1_{{}}\2, scalarToMetalTypeString({second}))', text)
+    strided = re.compile(rf"(\w+\s*\+\s*\"_\"\s*\+\s*{_TYPE_OF.format(first)})(?!\s*\+)")
+    text, n_strided = strided.subn(rf'\1 + "_" + scalarToMetalTypeString({second})', text)
+    if n_dense != 1 or n_strided != 1 or checks > 1:
+        sibling_name = ternary_host.SIBLING
+        raise ternary_host.refusal(path, f"{sibling_name} does not name its kernels fmt::format(\"{{}}_dense_{{}}\", "
+                                   f"func_name, scalarToMetalTypeString({first})) and func_name + \"_\" + "
+                                   f"scalarToMetalTypeString({first})", COND_HELPER)
+    return text
+
+
+def add_cond_helper(mm_text: str, path: str) -> str:
+    """BinaryKernel.mm with ternary_cond_mps_impl after binary_mps_impl; unchanged when it has one."""
+    return binary_alpha_host.add_helper(mm_text, path, COND_HELPER, cond_helper_definition)
