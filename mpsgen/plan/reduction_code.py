@@ -61,7 +61,7 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
     if checkout.path(utils_rel).is_file() or draft.exists(utils_rel):
         utils = draft.current(utils_rel)
         if not simd_helpers.has_simd_helpers(utils):
-            helpers = render.render_simd_helpers(bfloat_guarded=guarded, templates_dir=opts.templates_dir)
+            helpers = simd_helpers.render_simd_helpers(bfloat_guarded=guarded, templates_dir=opts.templates_dir)
             draft.set_text(utils_rel, simd_helpers.with_simd_helpers(utils, helpers, utils_rel),
                            "c10::metal simd_sum/simd_max/simd_min")
             added.append(f"{utils_rel}: c10::metal::simd_sum, simd_max, simd_min (2.13's helpers)")
