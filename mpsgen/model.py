@@ -113,7 +113,7 @@ class KernelSpec(NamedTuple):
     # function the kernels apply, lifted out as the "functor"; the numeric check compares both outputs
     # (emulate/two_output_check).  In the spec, so `try`'s cached subjects carry it.
     two_outputs: bool = False
-    # c10::metal helpers the checkout lacks, which the functor carries itself (generate/c10_shims.py)
+    # c10::metal helpers the checkout lacks, which the functor carries itself (backfill/c10_shims.py)
     shims: tuple[str, ...] = ()
     # inputs the op takes as bool in a kernel whose inputs differ in dtype (where's condition): the
     # functor gets them as T (0 or 1), torch as bool (templates/catalog.yaml bool_inputs)

@@ -1,6 +1,6 @@
 """Binary kernels with scalars on PyTorch 2.7 (issue 31): that checkout has no exec_binary_kernel at all, only
 BinaryKernel.mm's file-local binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP, so the
-change adds their alpha forms, derived from those siblings (sources/host/binary_alpha, sources/metal/binary_alpha):
+change adds their alpha forms, derived from those siblings (backfill/binary_alpha_host, backfill/binary_alpha_metal):
 `binary_alpha_mps_impl<T>` binding the scalar (or the op's params struct) with mtl_setBytes after the kernel's
 buffers, `binary_alpha_indexing` / `binary_alpha_dense` taking `constant T2& alpha` there, and
 `REGISTER_BINARY_ALPHA_INDEXING_OP(NAME, DTYPE, DTYPEA)`.  A second op reuses them.
@@ -22,8 +22,8 @@ from cli_support import emulated_compile_errors, mpsgen, only_insertions, tracke
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.shape import choose_shape
-from mpsgen.sources.host import binary_alpha as host_binary_alpha
-from mpsgen.sources.metal import binary_alpha as metal_binary_alpha
+from mpsgen.backfill import binary_alpha_host as binary_alpha_host
+from mpsgen.backfill import binary_alpha_metal as binary_alpha_metal
 from mpsgen.sources.host.api import read_host_api
 from mpsgen.sources.native.stubs import StubDecl
 
@@ -123,7 +123,7 @@ def test_the_numeric_check_compiles_the_written_kernels(scalar_tree: Path) -> No
     # passing the functor a wrong argument count fails the check before anything is written.
     root = _lay_2_7(scalar_tree)
     metal = root / METAL
-    text = metal_binary_alpha.add_binary_alpha(metal.read_text(), METAL)
+    text = binary_alpha_metal.add_binary_alpha(metal.read_text(), METAL)
     metal.write_text(text.replace("out[tid] = f(input[tid], other[tid], alpha);",
                                   "out[tid] = f(input[tid], other[tid], alpha, alpha);"))
     subprocess.run(["git", "commit", "-qam", "broken alpha kernel"], cwd=root, check=True, capture_output=True)
@@ -188,13 +188,13 @@ def test_complex_and_polar_move_to_the_stub_with_a_complex_result(scalar_tree: P
 
 def test_the_metal_block_is_added_once_and_found_again() -> None:
     text = (DATA / "BinaryKernel.metal").read_text()
-    added = metal_binary_alpha.add_binary_alpha(text, METAL)
-    assert metal_binary_alpha.add_binary_alpha(added, METAL) == added
+    added = binary_alpha_metal.add_binary_alpha(text, METAL)
+    assert binary_alpha_metal.add_binary_alpha(added, METAL) == added
     assert only_insertions(text, added)
-    found = metal_binary_alpha.block_in(added, METAL)
+    found = binary_alpha_metal.block_in(added, METAL)
     assert found.startswith("template <typename T, typename T2, typename F>\nusing alpha_result_of")
     assert "kernel void binary_alpha_indexing(" in found and found.rstrip().endswith("uint tid)")
-    derived = metal_binary_alpha.block_in(text, METAL)
+    derived = binary_alpha_metal.block_in(text, METAL)
     assert "binary_alpha_dense<DTYPE, DTYPEA, NAME##_functor>(" in derived
     assert "constant DTYPEA& alpha, \\\n      uint tid); \\" in derived
 
@@ -204,20 +204,20 @@ def test_a_metal_file_without_the_siblings_is_refused_in_one_line() -> None:
     no_dense = re.sub(r"template <typename T, typename F>\nkernel void binary_dense\(.*?\n}\n", "", text, flags=re.S)
     assert "binary_dense(" not in no_dense
     with pytest.raises(MpsgenError) as err:
-        metal_binary_alpha.add_binary_alpha(no_dense, METAL)
+        binary_alpha_metal.add_binary_alpha(no_dense, METAL)
     assert f"{METAL} has no result_of, binary_indexing, binary_dense" in err.value.message
     assert "\n" not in err.value.render()
 
 
 def test_the_host_helper_is_derived_and_refused_without_its_binds() -> None:
     text = (DATA / "BinaryKernel.mm").read_text()
-    added = host_binary_alpha.add_helper(text, MM)
-    assert host_binary_alpha.add_helper(added, MM) == added and only_insertions(text, added)
+    added = binary_alpha_host.add_helper(text, MM)
+    assert binary_alpha_host.add_helper(added, MM) == added and only_insertions(text, added)
     assert ("static void binary_alpha_mps_impl(TensorIteratorBase& iter, const std::string func_name, const T alpha, "
             "bool supports_dense = true) {") in added
     unbound = text.replace("      mtl_setArgs(encoder, input, other, out);\n      [encoder setBuffer", "      [encoder setBuffer")
     with pytest.raises(MpsgenError, match="does not bind its tensors with one mtl_setArgs per kernel"):
-        host_binary_alpha.add_helper(unbound, MM)
+        binary_alpha_host.add_helper(unbound, MM)
 
 
 API_27 = read_host_api("void exec_unary_kernel(TensorIteratorBase& iter, const std::string& name, "
@@ -231,16 +231,16 @@ def _decl(params: tuple[str, ...]) -> StubDecl:
 def test_the_2_7_shape_rows() -> None:
     one, two = _decl(("TensorIteratorBase&", "double")), _decl(("TensorIteratorBase&", "const Scalar&", "const Scalar&"))
     shape = choose_shape(stub=one, call=None, operands=("a", "b"), schema_tensors=2, api=API_27)
-    assert (shape.arity, shape.extend) == ("binary_alpha", "binary_alpha_mps_impl")
+    assert (shape.arity, shape.backfill) == ("binary_alpha", "binary_alpha_mps_impl")
     shape = choose_shape(stub=two, call=None, operands=("a", "b"), schema_tensors=2, api=API_27)
-    assert (shape.arity, shape.extend) == ("binary_params", "binary_alpha_mps_impl")
+    assert (shape.arity, shape.backfill) == ("binary_params", "binary_alpha_mps_impl")
     plain = choose_shape(stub=_decl(("TensorIteratorBase&",)), call=None, operands=("a", "b"), schema_tensors=2,
                          api=API_27)
-    assert (plain.arity, plain.extend) == ("binary", "")
+    assert (plain.arity, plain.backfill) == ("binary", "")
     # nothing in 2.7 runs three inputs: the change adds a ternary form of binary_mps_impl, with scalars its alpha form
     rows = {(d.params, t): choose_shape(stub=d, call=None, operands=("a", "b", "c"), schema_tensors=3, api=API_27)
             for d in (one, two, _decl(("TensorIteratorBase&",))) for t in [3]}
-    assert sorted((s.arity, s.extend) for s in rows.values()) == [
+    assert sorted((s.arity, s.backfill) for s in rows.values()) == [
         ("ternary", "ternary_mps_impl"), ("ternary_alpha", "ternary_alpha_mps_impl"),
         ("ternary_params", "ternary_alpha_mps_impl")]
 
@@ -313,12 +313,12 @@ def test_addcmul_adds_the_ternary_helper_and_kernels_and_addcdiv_reuses_them(sca
 
 
 def test_a_checkout_with_the_ternary_api_reuses_it(scalar_tree: Path) -> None:
-    from mpsgen.sources.host import ternary_mps_impl
-    from mpsgen.sources.metal import ternary_indexing
+    from mpsgen.backfill import ternary_host
+    from mpsgen.backfill import ternary_metal
 
     root = _lay_ternary_2_7(scalar_tree)
-    (root / MM).write_text(ternary_mps_impl.add_alpha_helper((root / MM).read_text(), MM))
-    (root / METAL).write_text(ternary_indexing.add_ternary((root / METAL).read_text(), METAL, alpha=True))
+    (root / MM).write_text(ternary_host.add_alpha_helper((root / MM).read_text(), MM))
+    (root / METAL).write_text(ternary_metal.add_ternary((root / METAL).read_text(), METAL, alpha=True))
     subprocess.run(["git", "commit", "-qam", "ternary api"], cwd=root, check=True, capture_output=True)
     r = mpsgen("migrate", "addcdiv", "--no-build", "--no-test", cwd=root)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -329,7 +329,7 @@ def test_a_checkout_with_the_ternary_api_reuses_it(scalar_tree: Path) -> None:
 
 
 def test_no_offset_helpers_no_ternary_kernel() -> None:
-    from mpsgen.sources.metal.ternary_indexing import require_offset_helpers
+    from mpsgen.backfill.ternary_metal import require_offset_helpers
 
     text = (DATA / "indexing.h").read_text()
     assert require_offset_helpers(text, "c10/metal/indexing.h") == text
@@ -367,7 +367,7 @@ def test_where_reads_its_condition_in_its_own_type(scalar_tree: Path) -> None:
     kernel = kernel[:kernel.index("\n}\n")]
     assert ".add_owned_const_input(iter.input(0).to(device))\n" in kernel and "iter.input(0).to(device, dtype)" not in kernel
     assert 'mps::ternary_cond_mps_impl(iter, "where");' in kernel and "common_dtype" not in kernel
-    from mpsgen.sources.metal.ternary_indexing import add_ternary
+    from mpsgen.backfill.ternary_metal import add_ternary
 
     # a plain ternary op after where reuses where's result alias (one definition)
     assert add_ternary(metal, METAL, alpha=False).count("using ternary_result_of") == 1

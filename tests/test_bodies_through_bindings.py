@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mpsgen.emulate.check import check_kernel
-from mpsgen.generate import c10_shims, catalog, render
+from mpsgen.backfill import c10_shims
+from mpsgen.generate import catalog, render
 from mpsgen.plan.binding import Binding, schema_args
 from try_support import include_root
 
@@ -51,7 +52,7 @@ def test_lerp_with_a_scalar_weight_agrees_with_torch_through_its_binding() -> No
 def test_polygamma_agrees_with_torch_for_every_order_and_registered_dtype(headers: str) -> None:
     """polygamma's int64_t n drawn as 0 (digamma), 1 (trigamma), 3 and 20 (calc_polygamma; torch refuses
     n < 0): every registered dtype agrees.  The sample's c10/metal has no zeta: the functor's stand-in."""
-    from mpsgen.generate import c10_shims
+    from mpsgen.backfill import c10_shims
 
     spec = catalog.spec_for("polygamma", "unary_alpha", scalars=("n",))
     if headers == "sample":

@@ -1,9 +1,9 @@
-"""generate/c10_shims.py: which c10::metal functions a body calls, and the body redirected to the
+"""backfill/c10_shims.py: which c10::metal functions a body calls, and the body redirected to the
 functor's own stand-ins; the stand-ins' numbers are checked by the 2.7 migrations (test_template_host_name)."""
 
 from __future__ import annotations
 
-from mpsgen.generate import c10_shims
+from mpsgen.backfill import c10_shims
 from mpsgen.generate.render import render_functor
 from mpsgen.model import KernelSpec
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cli_support import mpsgen, tracked_bytes
 
-from mpsgen.sources.metal.philox_round import corrected_round
+from mpsgen.backfill.philox_round import corrected_round
 from mpsgen.sources.native.distribution import distribution_reach
 
 DATA = Path(__file__).parent / "data" / "random"

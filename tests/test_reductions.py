@@ -127,12 +127,12 @@ def test_prod_is_still_refused_and_status_lists_the_reductions(tree: Path) -> No
 def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
-    from mpsgen.sources.metal.reduction_utils import with_simd_helpers
+    from mpsgen.backfill.simd_helpers import render_simd_helpers, with_simd_helpers
 
     headers = tmp_path / "c10" / "metal"
     headers.mkdir(parents=True)
     shutil.copy(DATA / "utils.h", headers / "utils.h")
-    helpers = render.render_simd_helpers(bfloat_guarded=True, templates_dir=None)
+    helpers = render_simd_helpers(bfloat_guarded=True, templates_dir=None)
     (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
     metal = render.render_metal(["sum"], bfloat_guarded=True, templates_dir=None)
     if wrong == "one simdgroup":  # the second stage reads simdgroup 0's partial only
@@ -157,12 +157,12 @@ def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong:
 def test_norm_check_agrees_and_catches_a_wrong_root(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
-    from mpsgen.sources.metal.reduction_utils import with_simd_helpers
+    from mpsgen.backfill.simd_helpers import render_simd_helpers, with_simd_helpers
 
     headers = tmp_path / "c10" / "metal"
     headers.mkdir(parents=True)
     shutil.copy(DATA / "utils.h", headers / "utils.h")
-    helpers = render.render_simd_helpers(bfloat_guarded=True, templates_dir=None)
+    helpers = render_simd_helpers(bfloat_guarded=True, templates_dir=None)
     (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
     metal = render.render_metal(["norm"], bfloat_guarded=True, templates_dir=None)
     if wrong:  # ord p's sum of powers left without its 1/p root
@@ -271,12 +271,12 @@ def test_an_opinfo_needing_lapack_keeps_its_test_lists() -> None:
 def test_aminmax_check_agrees_and_catches_an_output_through_the_wrong_strides(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
-    from mpsgen.sources.metal.reduction_utils import with_simd_helpers
+    from mpsgen.backfill.simd_helpers import render_simd_helpers, with_simd_helpers
 
     headers = tmp_path / "c10" / "metal"
     headers.mkdir(parents=True)
     shutil.copy(DATA / "utils.h", headers / "utils.h")
-    helpers = render.render_simd_helpers(bfloat_guarded=True, templates_dir=None)
+    helpers = render_simd_helpers(bfloat_guarded=True, templates_dir=None)
     (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
     metal = render.render_metal(["aminmax"], bfloat_guarded=True, templates_dir=None)
     if wrong:

@@ -237,9 +237,9 @@ def test_shape_choice():
         choose_shape(stub=two, call=None, operands=("a", "b"), schema_tensors=2, api=API_UNARY_PARAMS)
     # no ternary alpha or params form in 2.13: the change adds it, modeled on exec_ternary_kernel(iter, name)
     three = choose_shape(stub=two, call=None, operands=("a", "b", "c"), schema_tensors=3, api=API_213)
-    assert three.arity == "ternary_params" and three.extend == "ternary_params"
+    assert three.arity == "ternary_params" and three.backfill == "ternary_params"
     ternary_one = choose_shape(stub=one, call=None, operands=("a", "b", "c"), schema_tensors=3, api=API_213)
-    assert ternary_one.arity == "ternary_alpha" and ternary_one.extend == "ternary_alpha"
+    assert ternary_one.arity == "ternary_alpha" and ternary_one.backfill == "ternary_alpha"
     no_sibling = API_213._replace(functions={k: v for k, v in API_213.functions.items() if k != "exec_ternary_kernel"})
     with pytest.raises(MpsgenError, match="has no exec_ternary_kernel_with_params, nor exec_ternary_kernel\\(iter, name\\) to model one on"):
         choose_shape(stub=two, call=None, operands=("a", "b", "c"), schema_tensors=3, api=no_sibling)

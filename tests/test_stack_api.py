@@ -18,7 +18,7 @@ from cli_support import mpsgen
 from mpsgen.tree.gitops import MPSGEN_TRAILER
 
 from scalar_ops_tree import LIBRARY_H
-from test_host_api_extend import MM_REL, api_tree  # noqa: F401  (a fixture: the tree with real headers)
+from test_exec_ternary_backfill import MM_REL, api_tree  # noqa: F401  (a fixture: the tree with real headers)
 from test_stack import STACK, chain, git
 
 INDEXING = "c10/metal/indexing.h"

@@ -1,7 +1,7 @@
 """Unary kernels with scalars on PyTorch 2.7 (issue 31): that checkout's exec_unary_kernel(iter, name, extra) passes
 one int64_t only (round_decimals' ndigits), and its UnaryKernel.metal is in the TEMPLATE_HOST_NAME layout.  The
 change adds `unary_alpha_mps_impl<T>` to UnaryKernel.mm, derived from exec_unary_kernel's definition
-(sources/host/unary_alpha), and writes the op's template kernel as 2.7's round_decimals_kernel is written: the
+(backfill/unary_alpha), and writes the op's template kernel as 2.7's round_decimals_kernel is written: the
 scalar (or the op's params struct) a `constant` argument at buffer(2), instantiated by a macro of the op's own.
 
 The tree: the scalar-ops tree with tests/data/tree27's UnaryKernel.metal/.mm, tests/data/binary27 (2.7's binary
@@ -19,7 +19,7 @@ import pytest
 from cli_support import mpsgen, only_insertions, tracked_bytes
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.host import unary_alpha as host_unary_alpha
+from mpsgen.backfill import unary_alpha as unary_alpha
 
 DATA = Path(__file__).parent / "data"
 MPS = "aten/src/ATen/native/mps"
@@ -108,12 +108,12 @@ def test_the_numeric_check_compiles_the_written_template_kernel(scalar_tree: Pat
 def test_the_helper_is_derived_from_exec_unary_kernel_or_refused() -> None:
     mm = (DATA / "tree27" / "UnaryKernel.mm").read_text()
     utils = (DATA / "unary27" / "OperationUtils.mm").read_text()
-    added = host_unary_alpha.add_helper(mm, MM, utils, UTILS)
-    assert host_unary_alpha.add_helper(added, MM, utils, UTILS) == added and only_insertions(mm, added)
+    added = unary_alpha.add_helper(mm, MM, utils, UTILS)
+    assert unary_alpha.add_helper(added, MM, utils, UTILS) == added and only_insertions(mm, added)
     assert added.index("#endif\n\ntemplate <typename T>\nstatic void unary_alpha_mps_impl(") \
         < added.index("static void exp_kernel")
     unbound = utils.replace("    if (extra) {\n      mtl_setBytes(encoder, *extra, 2);\n    }\n", "")
     with pytest.raises(MpsgenError, match="does not bind its extra with one `if \\(extra\\) mtl_setBytes"):
-        host_unary_alpha.add_helper(mm, MM, unbound, UTILS)
+        unary_alpha.add_helper(mm, MM, unbound, UTILS)
     with pytest.raises(MpsgenError, match="no `static auto& lib = ...` followed by kernel functions"):
-        host_unary_alpha.add_helper(mm.replace("static auto& lib =", "auto& library ="), MM, utils, UTILS)
+        unary_alpha.add_helper(mm.replace("static auto& lib =", "auto& library ="), MM, utils, UTILS)

@@ -1,8 +1,8 @@
-"""The host API a family's change adds (generate/api_extension), as a change of its own.
+"""The host API a family's change adds (backfill/host_api), as a change of its own.
 
 `migrate --all --stack` lands it as one commit below the first family that uses it, as upstream lands an
 API before the ops that call it; the families after find it in their parent's tree and add nothing.
-The API's texts are not cut out of the family's: the extensions the plans chose (each kernel plan's
+The API's texts are not cut out of the family's: the backfills the plans chose (each kernel plan's
 shape names its own) are applied again, by the same editors, to the texts the change starts from, and
 their lines laid out by clang-format as the plan lays out its own.
 """
@@ -20,20 +20,20 @@ if TYPE_CHECKING:
 
 class ApiChange(NamedTuple):
     files: dict[str, str]  # path -> the change's starting text with only the API's edits
-    added: tuple[str, ...]  # "path: what" per piece (generate/api_extension's lines)
-    forms: tuple[str, ...]  # the extensions' names, in the order the plans needed them
+    added: tuple[str, ...]  # "path: what" per piece (backfill/host_api's lines)
+    forms: tuple[str, ...]  # the backfills' names, in the order the plans needed them
     why_kept: str = ""  # why the API stays in the family's commit (files empty), for its PR text
 
 
 def api_forms(group: "GroupPlan") -> tuple[str, ...]:
-    """The host API extensions the group's kernels run through, in the order they were planned."""
-    return tuple(dict.fromkeys(p.shape.extend for p in group.kernel_plans if p.shape is not None and p.shape.extend))
+    """The host API backfills the group's kernels run through, in the order they were planned."""
+    return tuple(dict.fromkeys(p.shape.backfill for p in group.kernel_plans if p.shape is not None and p.shape.backfill))
 
 
 def api_change(group: "GroupPlan") -> ApiChange:
     """The API the group's change adds, applied alone to the texts it starts from (empty files: it adds
     none, or every form it needs must land with its first caller)."""
-    from mpsgen.generate.api_extension import FORMS, extend
+    from mpsgen.backfill.host_api import FORMS, backfill
     from mpsgen.generate.clang_format import FORMATTED_SUFFIXES, format_lines
 
     cs = group.changeset
@@ -53,9 +53,9 @@ def api_change(group: "GroupPlan") -> ApiChange:
                                         f"{' and '.join(FORMS[f].title for f in kept)} would leave a file-local "
                                         "function nobody calls (-Wunused-function).")
     for form in forms:
-        ext = extend(form, read)
-        texts.update(ext.texts)
-        added += ext.added
+        fill = backfill(form, read)
+        texts.update(fill.texts)
+        added += fill.added
     for rel, text in texts.items():
         if rel.endswith(FORMATTED_SUFFIXES):
             texts[rel] = format_lines(cs.original(rel), text, checkout.root / rel, checkout.root)[0]
@@ -80,7 +80,7 @@ def keeps_added_lines(base: str, api: str, final: str) -> bool:
 
 
 def safe_api_change(group: "GroupPlan") -> ApiChange:
-    """api_change, or none when the extension does not apply to the starting texts alone (an edit of
+    """api_change, or none when the backfill does not apply to the starting texts alone (an edit of
     the family's own came first): the API then stays in the family's commit, as with --branch-per-op."""
     try:
         return api_change(group)
@@ -91,7 +91,7 @@ def safe_api_change(group: "GroupPlan") -> ApiChange:
 
 def api_message(change: ApiChange, families: list[str], user_title: str) -> str:
     """The API commit's message: which forms it adds, modeled on which siblings, who needs it."""
-    from mpsgen.generate.api_extension import FORMS
+    from mpsgen.backfill.host_api import FORMS
 
     forms = [FORMS[f] for f in change.forms if f in FORMS]
     names = " and ".join(families)

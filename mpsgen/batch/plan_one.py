@@ -56,7 +56,7 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "mi
             return FamilyOutcome(state=REFUSED, reason=f"COMPILE: {first.render()}{more}", **unit)
         dtypes = dict.fromkeys(r.dtype for p in group.kernel_plans for r in p.dtype_rows if r.registered)
         compiled_line = "" if compiled is None else compiled.summary()
-        api = safe_api_change(group) if stack and any(p.api_added for p in group.kernel_plans) else None
+        api = safe_api_change(group) if stack and any(p.backfilled for p in group.kernel_plans) else None
         message = pr_message(group, check, compiled_line, api_below=bool(api and api.files),
                              **({"api_note": api.why_kept} if api else {}))
         return FamilyOutcome(state=PLANNED, files={p: cs.current(p) for p in cs.changed_paths}, dtypes=list(dtypes),

@@ -222,19 +222,20 @@ def indexing_block(include_root: Path, spec: KernelSpec) -> str:
     kernels and REGISTER_TERNARY_(ALPHA_)INDEXING_OP for a ternary *spec*), as the checkout has them or as
     the change adds them (derived from the same file's siblings); "" for a 2.7 binary kernel without
     scalars, which the file's own macro instantiates."""
-    from mpsgen.sources.metal import binary_alpha, ternary_indexing
+    from mpsgen.backfill import binary_alpha_metal
+    from mpsgen.backfill import ternary_metal
 
     path = include_root / BINARY_METAL
     if not spec.binary_indexing or not path.is_file():
         return ""
     text = path.read_text(encoding="utf-8")
-    if spec.arity == "ternary" and spec.bool_inputs:  # where's (sources/metal/ternary_cond)
-        from mpsgen.sources.metal import ternary_cond
+    if spec.arity == "ternary" and spec.bool_inputs:  # where's (backfill/ternary_cond)
+        from mpsgen.backfill import ternary_cond
 
         return ternary_cond.block_in(text, BINARY_METAL)
     if spec.arity.startswith("ternary"):
-        return ternary_indexing.block_in(text, BINARY_METAL, alpha=bool(spec.scalars))
-    return binary_alpha.block_in(text, BINARY_METAL) if spec.scalars else ""
+        return ternary_metal.block_in(text, BINARY_METAL, alpha=bool(spec.scalars))
+    return binary_alpha_metal.block_in(text, BINARY_METAL) if spec.scalars else ""
 
 
 def _header_digest(include_root: Path) -> str:

@@ -3,7 +3,8 @@ writes it, tests/test_catalog_table.py keeps it current)."""
 
 from __future__ import annotations
 
-from mpsgen.generate import c10_shims, catalog
+from mpsgen.backfill import c10_shims
+from mpsgen.generate import catalog
 
 BEGIN = "<!-- catalog-coverage: generated from templates/catalog.yaml by docs/regenerate.py; do not edit -->"
 END = "<!-- end catalog-coverage -->"

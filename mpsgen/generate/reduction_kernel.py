@@ -1,6 +1,7 @@
 """The texts of the reduction kind (plan/reduction_code.py): kernels/ReduceOps.metal (one threadgroup per output
 element, simd_* reductions, an op struct per reduction and its registrations), the host kernels registered on
-the reduce stubs, and the simdgroup helpers a 2.7 c10/metal/reduction_utils.h lacks; from templates/*.j2.
+the reduce stubs; from templates/*.j2 (the simdgroup helpers a 2.7 c10/metal/reduction_utils.h lacks are
+backfill/simd_helpers').
 
 The table says, per reduction, the stub it serves, the torch op it is checked against and, per Metal type,
 the accumulation type the kernel folds in: the CPU kernel's (float for half and bfloat, long for an integer
@@ -170,7 +171,3 @@ def render_host(fn: str, params: str, iterator: str, op: str, *, templates_dir: 
     return render_template("reduction_host.mm.j2", templates_dir, helper=HELPER, fn=fn, params=params,
                            iterator=iterator, op=op)
 
-
-def render_simd_helpers(*, bfloat_guarded: bool, templates_dir: str | Path | None) -> str:
-    """The c10::metal simd_sum/simd_max/simd_min helpers (2.13's names) a 2.7 reduction_utils.h lacks."""
-    return render_template("reduction_simd_helpers.h.j2", templates_dir, bfloat_guarded=bfloat_guarded) + "\n"

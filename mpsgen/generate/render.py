@@ -134,7 +134,7 @@ def render_functor(spec: KernelSpec, templates_dir: str | Path | None = None, *,
     )
     if not spec.shims:
         return text
-    from mpsgen.generate.c10_shims import member_functions
+    from mpsgen.backfill.c10_shims import member_functions
 
     head, _, rest = text.partition("\n")  # the stand-ins open the struct, before its operator()s
     members = "\n".join("\n".join("  " + ln if ln else ln for ln in m.split("\n")) for m in member_functions(spec.shims))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from mpsgen.errors import MpsgenError
-from mpsgen.generate import c10_shims
+from mpsgen.backfill import c10_shims
 from mpsgen.model import KernelSpec
 from mpsgen.sources.capabilities import Capabilities
 
@@ -24,7 +24,7 @@ def fit_to_checkout(spec: KernelSpec, caps: Capabilities, metal_rel: str) -> Ker
     spec = spec._replace(layout=caps.metal_layout(metal_rel).layout)
     if spec.binary_indexing:
         # 2.7's binary_dense<T, F> calls the functor on T itself (float2 for complex64): no opmath; the
-        # ternary kernels the change adds there are modeled on them (sources/metal/ternary_indexing)
+        # ternary kernels the change adds there are modeled on them (backfill/ternary_metal)
         spec = spec._replace(opmath=False)
     return _with_c10_stand_ins(spec, caps) if caps.c10_texts else spec
 

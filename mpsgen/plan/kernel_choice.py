@@ -34,7 +34,7 @@ class KernelChoice:
     operands_at: str = ""  # where the iterator's inputs were read (path:line), when they were
     # ceil_out copies integer inputs itself: (kind, "ceil_out at path:line"); those dtypes never reach the stub.
     diverted: tuple[str, str] | None = None
-    api_added: tuple[str, ...] = ()  # host API forms this change adds (generate/api_extension)
+    backfilled: tuple[str, ...] = ()  # host API forms this change adds (backfill/host_api)
     edits: tuple[TextEdit, ...] = ()  # the texts of those forms
     # The kernel of one of a family's other stubs (div_trunc for div; plan/multistub.py): the family's
     # OpInfo and catalog entry describe its first stub's kernel, not this one.
@@ -112,14 +112,14 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
     shape = choose_shape(stub=stub, call=call, operands=operands.names if operands else None,
                          schema_tensors=tensors, api=capabilities(cs).host_api, declared_names=declared,
                          mixed=mixed)
-    api_added: tuple[str, ...] = ()
+    backfilled: tuple[str, ...] = ()
     edits: tuple[TextEdit, ...] = ()
-    if shape.extend:  # the checkout lacks the host API the shape needs: this change adds it
-        from mpsgen.generate.api_extension import extend
+    if shape.backfill:  # the checkout lacks the host API the shape needs: this change adds it
+        from mpsgen.backfill.host_api import backfill
 
-        ext = extend(shape.extend, lambda rel: cs.current(rel) if checkout.path(rel).is_file() else None)
-        api_added = ext.added
-        edits = tuple(TextEdit(rel, text, ("host API added",)) for rel, text in ext.texts.items())
+        fill = backfill(shape.backfill, lambda rel: cs.current(rel) if checkout.path(rel).is_file() else None)
+        backfilled = fill.added
+        edits = tuple(TextEdit(rel, text, ("host API added",)) for rel, text in fill.texts.items())
     binding = None
     if operands is not None and impl is not None:
         from mpsgen.plan.binding import bind
@@ -128,7 +128,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
         binding = bind(entry.name, entry.func, operands.names, operands.params,
                        tuple(p.source for p in shape.scalars), impl_parameters(sources, impl))
     return KernelChoice(command, family, stub, legacy_kernels, kernel, shape, binding,
-                        f"{operands.location}" if operands else "", diverted, api_added, edits, check_op=check_op,
+                        f"{operands.location}" if operands else "", diverted, backfilled, edits, check_op=check_op,
                         builder=builder, shared_at=impl.location if impl else None)
 
 

@@ -92,7 +92,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
     spec = fit_to_checkout(dtypes.spec, caps, metal_rel)
     _require_2_7_layout(choice, spec, metal_rel)
     if spec.shims:
-        from mpsgen.generate.c10_shims import described
+        from mpsgen.backfill.c10_shims import described
 
         notes.append(f"this checkout's c10/metal has no {described(spec.shims)}: {spec.name}_functor carries "
                      f"its own ({', '.join(n + '_' for n in spec.shims)})")
@@ -157,20 +157,20 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
                 factory, built = rebuilt.factory, iterator_text(rebuilt)
             notes.append(untested_path_note(spec.name, fn, mm_rel, built))
         if spec.binary_indexing and scalars:  # 2.7: the helper the change adds
-            from mpsgen.sources.host.binary_alpha import HELPER
-            from mpsgen.sources.host.ternary_mps_impl import ALPHA_HELPER
+            from mpsgen.backfill.binary_alpha_host import HELPER
+            from mpsgen.backfill.ternary_host import ALPHA_HELPER
 
             body = host_code.binary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars],
                                                         ALPHA_HELPER if ternary else HELPER, iterator=factory)
-        elif choice.shape.extend == "ternary_cond_mps_impl":  # 2.7's where: the condition keeps its dtype
+        elif choice.shape.backfill == "ternary_cond_mps_impl":  # 2.7's where: the condition keeps its dtype
             body = host_code.ternary_cond_mps_impl_body(spec.name)
         elif spec.binary_indexing:
-            from mpsgen.sources.host.ternary_mps_impl import HELPER as TERNARY_HELPER
+            from mpsgen.backfill.ternary_host import HELPER as TERNARY_HELPER
 
             body = (host_code.binary_mps_impl_body(spec.name, spec.result, helper=TERNARY_HELPER, inputs=3) if ternary
                     else host_code.binary_mps_impl_body(spec.name, spec.result, iterator=factory))
         elif spec.template_kernel and scalars:  # 2.7: the helper the change adds
-            from mpsgen.sources.host.unary_alpha import HELPER as UNARY_HELPER
+            from mpsgen.backfill.unary_alpha import HELPER as UNARY_HELPER
 
             body = host_code.unary_alpha_mps_impl_body(spec, [p.cpp_type for p in scalars], UNARY_HELPER)
         params = stubs.host_params(stub, names=[p.name for p in scalars])
@@ -219,20 +219,20 @@ def _rebuilt_iterator(choice: KernelChoice, spec: KernelSpec, cs: Changeset, che
     return host_iterator(choice.builder, spec.result, declared, choice.shared_at)
 
 
-# 2.7's host API extensions (generate/api_extension) by the .metal layout their kernels need
-_TEMPLATE_KERNEL_EXTENSIONS = ("unary_alpha_mps_impl",)
-_BINARY_INDEXING_EXTENSIONS = ("binary_alpha_mps_impl", "ternary_mps_impl", "ternary_alpha_mps_impl",
+# 2.7's host API backfills (backfill/host_api) by the .metal layout their kernels need
+_TEMPLATE_KERNEL_BACKFILLS = ("unary_alpha_mps_impl",)
+_BINARY_INDEXING_BACKFILLS = ("binary_alpha_mps_impl", "ternary_mps_impl", "ternary_alpha_mps_impl",
                                "ternary_cond_mps_impl")
 
 
 def _require_2_7_layout(choice: KernelChoice, spec: KernelSpec, metal_rel: str) -> None:
-    extension = choice.shape.extend
-    if ((extension in _TEMPLATE_KERNEL_EXTENSIONS and not spec.template_kernel)
-            or (extension in _BINARY_INDEXING_EXTENSIONS and not spec.binary_indexing)):
-        raise MpsgenError(f"this checkout's host runs {choice.arity} kernels through the {extension} the change "
+    backfill = choice.shape.backfill
+    if ((backfill in _TEMPLATE_KERNEL_BACKFILLS and not spec.template_kernel)
+            or (backfill in _BINARY_INDEXING_BACKFILLS and not spec.binary_indexing)):
+        raise MpsgenError(f"this checkout's host runs {choice.arity} kernels through the {backfill} the change "
                           f"adds, but {Path(metal_rel).name} is not in PyTorch 2.7's layout for them",
                           path=metal_rel, line=1, hint="write the kernel by hand")
-    cond = extension == "ternary_cond_mps_impl"
+    cond = backfill == "ternary_cond_mps_impl"
     if spec.binary_indexing and (cond != (spec.bool_inputs == (0,) and spec.arity == "ternary")
                                                     or (cond and spec.result != "same")):
         raise MpsgenError(f"{spec.name}'s inputs may differ in dtype: mpsgen writes that kernel on this checkout only "

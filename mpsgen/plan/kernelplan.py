@@ -200,7 +200,7 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
     subs = tuple(_plan_of(command, op, routing.family, cs, sk.choice, sk.code, moved=routing.moved, stub=sk.stub,
                           overloads=routing.overloads, other_stub=True,
                           check_op=sk.choice.check_op if sk.choice else "",
-                          added=sk.code.added if sk.code else (), api_added=sk.choice.api_added if sk.choice else (),
+                          added=sk.code.added if sk.code else (), backfilled=sk.choice.backfilled if sk.choice else (),
                           removed=sk.code.removed if sk.code else (),
                           notes=(*((sk.kept_kernel,) if sk.kept_kernel else ()), *sk.notes,
                                  *(sk.code.notes if sk.code else ())))
@@ -211,12 +211,12 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
              *phases.first_notes, *(code.notes if code else ()), *(own.notes if own else ()),
              *(f"{sub.stub.name}: {n}" for sub in subs if sub.stub for n in sub.notes), *phases.legacy_notes,
              *(tests.notes if tests else ()), *phases.xfails.notes, *formatted)
-    api_added = (*(choice.api_added if choice else ()), *(a for sub in subs for a in sub.api_added))
+    backfilled = (*(choice.backfilled if choice else ()), *(a for sub in subs for a in sub.backfilled))
     return _plan_of(
         command, op, routing.family, cs, choice, code, nothing_to_do=nothing_to_do,
         moved=routing.moved if not routing.nothing_to_do else (), stub=routing.stub,
         added=(*(code.added if code else ()), *(own.added if own else ()), *(a for sub in subs for a in sub.added)),
-        api_added=tuple(dict.fromkeys(api_added)),
+        backfilled=tuple(dict.fromkeys(backfilled)),
         removed=(*(code.removed if code else ()), *(r for sub in subs for r in sub.removed),
                  *(r for x in phases.removals for r in x.removed)),
         notes=notes, tests=tests, xfail_changes=phases.xfails.changes, overloads=routing.overloads, files=files,
@@ -229,7 +229,7 @@ def assemble(command: Command, op: str, cs: Changeset, phases: Phases, formatted
 
 def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: KernelChoice | None,
              code: KernelCode | None, *, moved: tuple[nf.MovedEntry, ...], stub: stubs.StubDecl | None,
-             added: tuple[str, ...], api_added: tuple[str, ...], removed: tuple[str, ...], notes: tuple[str, ...],
+             added: tuple[str, ...], backfilled: tuple[str, ...], removed: tuple[str, ...], notes: tuple[str, ...],
              overloads: tuple[str, ...], nothing_to_do: str = "", tests: TestListsPhase | None = None,
              xfail_changes: tuple[str, ...] = (), files: tuple[str, ...] = (), stub_plans: tuple[Plan, ...] = (),
              other_stub: bool = False, check_op: str = "", nullary: NullaryCode | None = None,
@@ -249,7 +249,7 @@ def _plan_of(command: Command, op: str, family: str, cs: Changeset, choice: Kern
         diverted=choice.diverted if choice else None,
         dtypes=NULLARY_GROUPS if nullary or indexing else RANDOM_GROUPS if random else reduction.groups if reduction
         else code.spec.dtypes if code else (),
-        rendered=code.rendered if code else _own_rendered(own) if own else Rendered(), added=added, api_added=api_added, removed=removed,
+        rendered=code.rendered if code else _own_rendered(own) if own else Rendered(), added=added, backfilled=backfilled, removed=removed,
         notes=notes, test_lists=(*(tests.changes if tests else ()), *xfail_changes),
         test_names=tests.test_names if tests else (), test_keys=dict(tests.test_keys) if tests else {},
         grad_test_names=tests.grad_test_names if tests else (), overloads=overloads, files=files,

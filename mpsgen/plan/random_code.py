@@ -24,7 +24,7 @@ from mpsgen.plan.texts import Draft, capabilities
 from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.library import runs_a_shader_library, with_library
-from mpsgen.sources.metal.philox_round import corrected_round
+from mpsgen.backfill.philox_round import corrected_round
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import KERNELS_REL, Checkout

@@ -22,7 +22,7 @@ from mpsgen.plan.texts import Draft, capabilities
 from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.library import runs_a_shader_library, with_library
-from mpsgen.sources.metal import reduction_utils
+from mpsgen.backfill import simd_helpers
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import KERNELS_REL, Checkout
@@ -57,12 +57,12 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
         metal_text = render.render_metal([name], bfloat_guarded=guarded, templates_dir=opts.templates_dir)
     draft.set_text(metal_rel, metal_text, f"{op.kernels} kernels of {stub.name}")
     added.append(f"{metal_rel}: {op.kernels} ({len(op.types)} dtypes, accumulated as the CPU does)")
-    utils_rel = reduction_utils.REL
+    utils_rel = simd_helpers.REL
     if checkout.path(utils_rel).is_file() or draft.exists(utils_rel):
         utils = draft.current(utils_rel)
-        if not reduction_utils.has_simd_helpers(utils):
-            helpers = render.render_simd_helpers(bfloat_guarded=guarded, templates_dir=opts.templates_dir)
-            draft.set_text(utils_rel, reduction_utils.with_simd_helpers(utils, helpers, utils_rel),
+        if not simd_helpers.has_simd_helpers(utils):
+            helpers = simd_helpers.render_simd_helpers(bfloat_guarded=guarded, templates_dir=opts.templates_dir)
+            draft.set_text(utils_rel, simd_helpers.with_simd_helpers(utils, helpers, utils_rel),
                            "c10::metal simd_sum/simd_max/simd_min")
             added.append(f"{utils_rel}: c10::metal::simd_sum, simd_max, simd_min (2.13's helpers)")
     else:

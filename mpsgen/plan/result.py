@@ -65,7 +65,7 @@ class Plan:
     dtypes: tuple[str, ...] = ()
     rendered: Rendered = field(default_factory=Rendered)
     added: tuple[str, ...] = ()
-    api_added: tuple[str, ...] = ()  # host API forms this change adds (generate/api_extension)
+    backfilled: tuple[str, ...] = ()  # host API forms this change adds (backfill/host_api)
     removed: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     test_lists: tuple[str, ...] = ()  # xfail/skip/decorator/complex-set edits
@@ -121,7 +121,7 @@ class Plan:
             "dtypes": list(self.dtypes),
             "dtype_table": [r.to_json() for r in self.dtype_rows],
             "added": list(self.added),
-            "api_added": list(self.api_added),
+            "api_added": list(self.backfilled),
             "removed": list(self.removed),
             "notes": list(self.notes),
             "test_lists": list(self.test_lists),

@@ -11,10 +11,10 @@ facts it rests on):
                     params -> a params struct in kernels/<Stem>.h, REGISTER_*_ALPHA_OP with the struct's
                               typedef as the alpha type, exec_*_kernel_with_params(iter, name, params, "<T>")
 
-A shape whose host call or registration macro the checkout lacks is no refusal when its row names an
-extension: the change adds the missing API, modeled on its sibling in the same checkout, as
-upstream's own PRs did (generate/api_extension.py); the shape carries the extension's name.  Only a
-shape with no row, or a missing API with no extension, is refused.  Adding a shape means one row in
+A shape whose host call or registration macro the checkout lacks is no refusal when its row names a
+backfill: the change adds the missing API, modeled on its sibling in the same checkout, as
+upstream's own PRs did (backfill/host_api.py); the shape carries the backfill's name.  Only a
+shape with no row, or a missing API with no backfill, is refused.  Adding a shape means one row in
 SHAPES, its rendering in generate/render.py, and its tests.
 """
 
@@ -41,7 +41,7 @@ class Shape(NamedTuple):
     exec_fn: str
     macro: str
     takes_alpha: bool = False  # the exec function must take the alpha argument
-    extend: str = ""  # generate/api_extension's name for adding the form where the checkout lacks it
+    backfill: str = ""  # backfill/host_api's name for adding the form where the checkout lacks it
     sibling: str = ""  # ... which needs this exec function to model the new one on
     # Where the checkout has no exec_binary_kernel (PyTorch 2.7: HostApi.binary_mps_impl), the form the
     # change adds instead, modeled on BinaryKernel.mm's binary_mps_impl and exec_unary_kernel ("": none
@@ -54,7 +54,7 @@ class Shape(NamedTuple):
 # both are added, modeled on exec_ternary_kernel(iter, name) and the binary forms.
 # PyTorch 2.7 has no exec_binary_kernel: two-input kernels run through BinaryKernel.mm's file-local
 # binary_mps_impl and BinaryKernel.metal's REGISTER_BINARY_INDEXING_OP, and exec_unary_kernel passes one
-# int64_t only.  With scalars the change adds their alpha forms (generate/api_extension's
+# int64_t only.  With scalars the change adds their alpha forms (backfill/host_api's
 # "binary_alpha_mps_impl", "unary_alpha_mps_impl"); nothing there runs three inputs, so the change adds a
 # ternary form of binary_mps_impl and its kernels ("ternary_mps_impl"), with scalars their alpha form.
 SHAPES: dict[tuple[int, str], Shape] = {
@@ -65,12 +65,12 @@ SHAPES: dict[tuple[int, str], Shape] = {
                         mps_impl="unary_alpha_mps_impl"),
     (2, "alpha"): Shape("exec_binary_kernel", "REGISTER_BINARY_ALPHA_OP", takes_alpha=True,
                         mps_impl="binary_alpha_mps_impl"),
-    (3, "alpha"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_ALPHA_OP", takes_alpha=True, extend="ternary_alpha",
+    (3, "alpha"): Shape("exec_ternary_kernel", "REGISTER_TERNARY_ALPHA_OP", takes_alpha=True, backfill="ternary_alpha",
                         sibling="exec_ternary_kernel", mps_impl="ternary_alpha_mps_impl"),
     (1, "params"): Shape("exec_unary_kernel_with_params", "REGISTER_UNARY_ALPHA_OP", mps_impl="unary_alpha_mps_impl"),
     (2, "params"): Shape("exec_binary_kernel_with_params", "REGISTER_BINARY_ALPHA_OP",
                          mps_impl="binary_alpha_mps_impl"),
-    (3, "params"): Shape("exec_ternary_kernel_with_params", "REGISTER_TERNARY_ALPHA_OP", extend="ternary_params",
+    (3, "params"): Shape("exec_ternary_kernel_with_params", "REGISTER_TERNARY_ALPHA_OP", backfill="ternary_params",
                          sibling="exec_ternary_kernel", mps_impl="ternary_alpha_mps_impl"),
 }
 
@@ -94,7 +94,7 @@ class KernelShape(NamedTuple):
     scalars: tuple[ScalarParam, ...]
     delivery: Delivery
     operands: tuple[str, ...] = ()  # the iterator's inputs by name ("self", "grad"), when read
-    extend: str = ""  # the host API form the change adds (Shape.extend), when the checkout lacks it
+    backfill: str = ""  # the host API form the change adds (Shape.backfill), when the checkout lacks it
 
     @property
     def arity(self) -> Arity:
@@ -150,10 +150,10 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
                     for k, ((t, _), n) in enumerate(zip(extra, _names(extra, call, declared_names))))
     delivery: Delivery = "none" if not scalars else ("alpha" if len(scalars) == 1 else "params")
     shape = KernelShape(inputs, scalars, delivery, tuple(operands or ()))
-    shape = shape._replace(extend=_require_api(shape, stub, api))  # 2.7's where: no three-input kernel, first
-    if mixed is not None and shape.extend == SHAPES[(3, "none")].mps_impl and inputs not in api.cast_inputs:
+    shape = shape._replace(backfill=_require_api(shape, stub, api))  # 2.7's where: no three-input kernel, first
+    if mixed is not None and shape.backfill == SHAPES[(3, "none")].mps_impl and inputs not in api.cast_inputs:
         # 2.7's where: only the condition has its own dtype; the change adds the kernels reading it as such
-        return shape._replace(extend=TERNARY_COND_27)
+        return shape._replace(backfill=TERNARY_COND_27)
     if mixed is not None and inputs not in api.cast_inputs:
         raise MpsgenError(
             f"{mixed.kernel} builds its TensorIterator with check_all_same_dtype(false): its inputs "
@@ -165,7 +165,7 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
 
 
 def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
-    """"" when the checkout carries the shape, the extension's name when the change adds the missing
+    """"" when the checkout carries the shape, the backfill's name when the change adds the missing
     API, or MpsgenError naming what is missing."""
     kind = _KIND[shape.inputs]
     what = f"a {kind} kernel with {len(shape.scalars)} scalar{'s' if len(shape.scalars) != 1 else ''}"
@@ -182,11 +182,11 @@ def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
         return needed.mps_impl
     missing_exec = not api.has(needed.exec_fn) or (needed.takes_alpha and not api.takes_alpha(needed.exec_fn))
     missing_macro = bool(api.macros) and not {needed.macro, f"REGISTER_OPMATH_{needed.macro[9:]}"} & api.macros
-    if (missing_exec or missing_macro) and needed.extend and api.has(needed.sibling):
-        return needed.extend  # the sibling (exec_ternary_kernel(iter, name)) is there to model on
+    if (missing_exec or missing_macro) and needed.backfill and api.has(needed.sibling):
+        return needed.backfill  # the sibling (exec_ternary_kernel(iter, name)) is there to model on
     if missing_exec:
         form = f"{needed.exec_fn}(iter, name, alpha)" if needed.takes_alpha else f"{needed.exec_fn}"
-        if needed.extend:  # the change would add it, but there is nothing to model it on
+        if needed.backfill:  # the change would add it, but there is nothing to model it on
             form += f", nor {needed.sibling}(iter, name) to model one on"
         raise MpsgenError(f"{stub.name} needs {what}, but this checkout's MetalShaderLibrary.h has no {form}",
                           hint="update the checkout's Metal host API, or write the host kernel by hand", **where)

@@ -16,7 +16,7 @@ class PlanSummary:
     dispatch: tuple[str, ...]  # "atan2.out (line 9770): MPS atan2_out_mps -> atan2_out"
     stub: str | None  # "atan2_stub (structured_binary_fn, aten/src/ATen/native/BinaryOps.h:21)"
     dtype_rows: tuple[Row, ...]
-    api: tuple[str, ...]  # host API forms the checkout lacked, added by this change (generate/api_extension)
+    backfilled: tuple[str, ...]  # host API forms the checkout lacked, added by this change (backfill/host_api)
     added: tuple[str, ...]
     removed: tuple[str, ...]
     tests: tuple[str, ...]
@@ -36,7 +36,7 @@ class PlanSummary:
             dtypes += tuple(f"{kernel}: {line}" for line in format_rows(list(rows)))
         return (("dispatch", self.dispatch), ("stub", stubs),
                 ("dtype", dtypes),
-                ("api", self.api), ("added", self.added), ("removed", self.removed), ("tests", self.tests), ("note", self.notes))
+                ("api", self.backfilled), ("added", self.added), ("removed", self.removed), ("tests", self.tests), ("note", self.notes))
 
     def lines(self) -> list[str]:
         """The command's summary lines: `dispatch  ...`, `dtype     ...`, ... (keys padded to 10)."""
@@ -54,7 +54,7 @@ def summarize(plan: Plan) -> PlanSummary:
                        f"{m.shared_kernel}" for m in plan.moved),
         stub=_stub_line(plan),
         dtype_rows=tuple(plan.dtype_rows),
-        api=tuple(plan.api_added),
+        backfilled=tuple(plan.backfilled),
         added=tuple(plan.added),
         removed=tuple(plan.removed),
         tests=tuple(plan.test_lists),

@@ -71,7 +71,7 @@ class Capabilities:
     @cached_property
     def c10_code(self) -> str:
         """The c10/metal headers' code, comments and strings blanked (what a body's c10::metal calls
-        are looked up in: generate/c10_shims)."""
+        are looked up in: backfill/c10_shims)."""
         from mpsgen.scan.mask import mask_code
 
         return "\n".join({PurePosixPath(rel).name: mask_code(text) for rel, text in self.c10_texts.items()}.values())

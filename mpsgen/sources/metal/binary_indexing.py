@@ -19,16 +19,16 @@ from mpsgen.sources.metal.index import MetalIndex, index_metal
 from mpsgen.sources.metal.layout import BINARY_INDEXING_MACRO
 
 MACRO = BINARY_INDEXING_MACRO
-ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"  # added by the change (sources/metal/binary_alpha)
-# three inputs, added by the change (sources/metal/ternary_indexing)
+ALPHA_MACRO = "REGISTER_BINARY_ALPHA_INDEXING_OP"  # added by the change (backfill/binary_alpha_metal)
+# three inputs, added by the change (backfill/ternary_metal)
 TERNARY_MACRO, TERNARY_ALPHA_MACRO = "REGISTER_TERNARY_INDEXING_OP", "REGISTER_TERNARY_ALPHA_INDEXING_OP"
-TERNARY_COND_MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"  # where's (sources/metal/ternary_cond)
+TERNARY_COND_MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"  # where's (backfill/ternary_cond)
 _MACROS = (MACRO, ALPHA_MACRO, TERNARY_MACRO, TERNARY_ALPHA_MACRO, TERNARY_COND_MACRO)
 
 
 def registrations(spec: KernelSpec) -> list[str]:
     """One line per input type, in the file's order (float types, then integers), bfloat last; a kernel
-    with scalars names the type they reach it in (sources/metal/binary_alpha's macro)."""
+    with scalars names the type they reach it in (backfill/binary_alpha_metal's macro)."""
     from mpsgen.generate.render import input_types
 
     types = input_types(spec)
@@ -36,7 +36,7 @@ def registrations(spec: KernelSpec) -> list[str]:
     if spec.scalars:
         args = {t: f"{t}, {alpha_type(spec, t)}" for t in types}
         lines = [f"{TERNARY_ALPHA_MACRO if ternary else ALPHA_MACRO}({spec.name}, {args[t]});" for t in types]
-    elif ternary and spec.bool_inputs:  # where: the condition's type named first (sources/metal/ternary_cond)
+    elif ternary and spec.bool_inputs:  # where: the condition's type named first (backfill/ternary_cond)
         lines = [f"{TERNARY_COND_MACRO}({spec.name}, bool, {t});" for t in types]
     else:
         lines = [f"{TERNARY_MACRO if ternary else MACRO}({spec.name}, {t});" for t in types]

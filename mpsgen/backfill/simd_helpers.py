@@ -1,10 +1,11 @@
 """c10/metal/reduction_utils.h: whether it has the simdgroup helpers the reduction kind's kernels call
-(c10::metal::simd_sum/simd_max/simd_min, 2.13's names), and the editor adding them to a header that lacks
-them (2.7's holds threadgroup_* loops only)."""
+(c10::metal::simd_sum/simd_max/simd_min, 2.13's names), their text (templates/reduction_simd_helpers.h.j2),
+and the editor adding them to a header that lacks them (2.7's holds threadgroup_* loops only)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.mask import blank_comments
@@ -18,6 +19,13 @@ def has_simd_helpers(text: str) -> bool:
     """Whether the header defines every helper of HELPERS in c10::metal (outside comments)."""
     code = blank_comments(text)
     return all(re.search(rf"\b{name}\s*\(\s*\w+\s+\w+\s*\)\s*\{{", code) for name in HELPERS)
+
+
+def render_simd_helpers(*, bfloat_guarded: bool, templates_dir: str | Path | None) -> str:
+    """The helpers' text (bfloat's overloads inside the checkout's bfloat guard when *bfloat_guarded*)."""
+    from mpsgen.generate.templating import render_template
+
+    return render_template("reduction_simd_helpers.h.j2", templates_dir, bfloat_guarded=bfloat_guarded) + "\n"
 
 
 def with_simd_helpers(text: str, helpers: str, path: str = REL) -> str:

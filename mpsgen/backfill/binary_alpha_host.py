@@ -3,7 +3,7 @@
 `binary_alpha_mps_impl<T>(iter, func_name, alpha, ...)` after it, derived from its text (pure text ->
 text): the same body, with *alpha* bound through mtl_setArgs (whose double overload casts down to
 float: AT_DISPATCH instantiates the helper for double, which mtl_setBytes does not take) right after the last buffer each
-kernel reads (the dense kernel's output, the strided kernel's offsets), where sources/metal/binary_alpha's
+kernel reads (the dense kernel's output, the strided kernel's offsets), where backfill/binary_alpha_metal's
 `constant T2& alpha` kernels expect it.  T is a scalar (huber_loss's delta) or a params struct
 (threshold's ThresholdParams<float>), anything mtl_setArgs binds.  Each step must find what it
 edits; a binary_mps_impl of another shape is refused, naming it.

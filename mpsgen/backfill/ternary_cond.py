@@ -1,9 +1,10 @@
-"""where's kernels on PyTorch 2.7: the ternary kernels of sources/metal/ternary_indexing (derived from
+"""where's kernels and host helper on PyTorch 2.7: the ternary kernels of backfill/ternary_metal (derived from
 BinaryKernel.metal's binary ones) with their first input, the condition, read in its own type C and handed
 to the functor as T (`static_cast<T>(cond)`, 0 or 1, as the catalog's `a != T(0) ? b : c` expects), and
 `REGISTER_TERNARY_COND_INDEXING_OP(NAME, CTYPE, DTYPE)` registering `NAME_CTYPE_DTYPE` and
-`NAME_dense_CTYPE_DTYPE`, the names sources/host/ternary_mps_impl's ternary_cond_mps_impl looks up.
-Pure text -> text; the ternary kernels themselves are not added (only their result alias, when missing).
+`NAME_dense_CTYPE_DTYPE`, the names BinaryKernel.mm's ternary_cond_mps_impl (backfill/ternary_host's
+ternary_mps_impl naming its kernels after the condition's type too) looks up.  Pure text -> text; the
+ternary kernels themselves are not added (only their result alias, when missing).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_bounds
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal import binary_alpha, ternary_indexing
-from mpsgen.sources.metal.binary_alpha import BINARY, Siblings, defines_macro
+from mpsgen.backfill import binary_alpha_host, binary_alpha_metal, ternary_host, ternary_metal
+from mpsgen.backfill.binary_alpha_metal import BINARY, Siblings, defines_macro
 
 MACRO = "REGISTER_TERNARY_COND_INDEXING_OP"
 COMMENT = ("// Ternary kernels whose first input (a condition) has its own type C, handed to the functor as T: "
@@ -65,12 +66,12 @@ def cond_macro(ternary_macro: list[str], path: str) -> list[str]:
     """REGISTER_TERNARY_INDEXING_OP(NAME, DTYPE)'s lines -> REGISTER_TERNARY_COND_INDEXING_OP(NAME, CTYPE,
     DTYPE)'s (backslashes left for clang-format to align)."""
     body = "\n".join(line.rstrip("\r\n").rstrip().removesuffix("\\").rstrip() for line in ternary_macro)
-    body, named = re.subn(rf"\b{ternary_indexing.TERNARY.macro}\(\s*NAME\s*,\s*DTYPE\s*\)",
+    body, named = re.subn(rf"\b{ternary_metal.TERNARY.macro}\(\s*NAME\s*,\s*DTYPE\s*\)",
                           f"{MACRO}(NAME, CTYPE, DTYPE)", body)
     body, hosts = re.subn(r'(#NAME\s+"_(?:dense_)?")\s*#DTYPE', r'\1 #CTYPE "_" #DTYPE', body)
     parts = re.split(r"\bternary_(indexing|dense)\s*<\s*DTYPE\s*,", body)
     if named != 1 or hosts != 2 or len(parts) != 5:
-        raise _refuse(path, f"{ternary_indexing.TERNARY.macro}(NAME, DTYPE) instantiating ternary_indexing/ternary_dense")
+        raise _refuse(path, f"{ternary_metal.TERNARY.macro}(NAME, DTYPE) instantiating ternary_indexing/ternary_dense")
     out = parts[0]
     for kind, rest in zip(parts[1::2], parts[2::2]):
         rest = re.sub(r"constant\s+(?:DTYPE|void)\s*\*", lambda m: m.group(0).replace("DTYPE", "CTYPE"), rest,
@@ -81,10 +82,10 @@ def cond_macro(ternary_macro: list[str], path: str) -> list[str]:
 
 
 def derived_block(text: str, path: str) -> list[str]:
-    """The lines the extension adds: the ternary result alias (unless the file has it), the cond kernels
+    """The lines the backfill adds: the ternary result alias (unless the file has it), the cond kernels
     and their macro."""
-    has_alias = re.search(rf"\busing\s+{ternary_indexing.TERNARY.result_alias}\b", mask_code(text)) is not None
-    return _cond_lines(ternary_indexing.ternary_siblings(text, path), path, with_alias=not has_alias)
+    has_alias = re.search(rf"\busing\s+{ternary_metal.TERNARY.result_alias}\b", mask_code(text)) is not None
+    return _cond_lines(ternary_metal.ternary_siblings(text, path), path, with_alias=not has_alias)
 
 
 def _cond_lines(siblings: Siblings, path: str, *, with_alias: bool) -> list[str]:
@@ -95,9 +96,9 @@ def _cond_lines(siblings: Siblings, path: str, *, with_alias: bool) -> list[str]
 
 
 def block_in(text: str, path: str) -> str:
-    """What REGISTER_TERNARY_COND_INDEXING_OP's kernels need, as the file has them or as the extension would
+    """What REGISTER_TERNARY_COND_INDEXING_OP's kernels need, as the file has them or as the backfill would
     add them: the numeric check compiles this text."""
-    alias_name = ternary_indexing.TERNARY.result_alias
+    alias_name = ternary_metal.TERNARY.result_alias
     if defines_macro(text, MACRO):  # written already: compile the file's own lines from alias to macro
         masked = mask_code(text)
         alias = re.search(rf"template\s*<[^>]*>\s*using\s+{alias_name}\b", masked)
@@ -107,10 +108,10 @@ def block_in(text: str, path: str) -> str:
         stop = end.end()
         while stop < len(text) and (text[stop] != "\n" or text[stop - 1] == "\\"):
             stop += 1
-        return f"#include <{ternary_indexing.INDEXING_H}>\n{text[alias.start():stop]}"
+        return f"#include <{ternary_metal.INDEXING_H}>\n{text[alias.start():stop]}"
     # not written yet: the alias always (the compiled text stands alone), derived once with the rest
-    lines = _cond_lines(ternary_indexing.ternary_siblings(text, path), path, with_alias=True)
-    return "\n".join([f"#include <{ternary_indexing.INDEXING_H}>", *lines])
+    lines = _cond_lines(ternary_metal.ternary_siblings(text, path), path, with_alias=True)
+    return "\n".join([f"#include <{ternary_metal.INDEXING_H}>", *lines])
 
 
 def add_cond(text: str, path: str) -> str:
@@ -120,5 +121,39 @@ def add_cond(text: str, path: str) -> str:
 
     if defines_macro(text, MACRO):
         return text
-    text = binary_alpha.insert_after_macros(text, derived_block(text, path), path, BINARY.macro, MACRO)
-    return add_include(text, path, ternary_indexing.INDEXING_H)
+    text = binary_alpha_metal.insert_after_macros(text, derived_block(text, path), path, BINARY.macro, MACRO)
+    return add_include(text, path, ternary_metal.INDEXING_H)
+
+
+# -- the host half: ternary_cond_mps_impl in BinaryKernel.mm --------------------------------------------------
+
+# where's iterator (check_all_same_dtype(false)): a bool condition first, the two inputs and the output in
+# one dtype T.  Its helper is ternary_mps_impl with the kernels named after the condition's type and the
+# inputs' (`where_bool_float`, as REGISTER_TERNARY_COND_INDEXING_OP registers them); float64 is refused on
+# input(1)'s dtype, since such an iterator has no common dtype to ask.
+COND_HELPER = "ternary_cond_mps_impl"
+_TYPE_OF = r"scalarToMetalTypeString\(\s*{0}\s*\)"
+
+
+def cond_helper_definition(sibling: str, path: str) -> str:
+    """binary_mps_impl's definition -> ternary_cond_mps_impl's."""
+    text = ternary_host.helper_definition(sibling, path)
+    text = re.sub(rf"\bstatic\s+void\s+{ternary_host.HELPER}\b", f"static void {COND_HELPER}", text, count=1)
+    inputs = {int(m.group(4)): m.group(2) for m in ternary_host.INPUT_LINE.finditer(mask_code(text))}
+    first, second = inputs[0], inputs[1]
+    text, checks = re.subn(r"\b(\w+)\.common_dtype\(\)", r"\1.input_dtype(1)", text)
+    dense = re.compile(rf"(fmt::format\(\s*\"\{{\}}_dense_\{{\}})(\"\s*,\s*\w+\s*,\s*{_TYPE_OF.format(first)})\)")
+    text, n_dense = dense.subn(rf'\1_{{}}\2, scalarToMetalTypeString({second}))', text)
+    strided = re.compile(rf"(\w+\s*\+\s*\"_\"\s*\+\s*{_TYPE_OF.format(first)})(?!\s*\+)")
+    text, n_strided = strided.subn(rf'\1 + "_" + scalarToMetalTypeString({second})', text)
+    if n_dense != 1 or n_strided != 1 or checks > 1:
+        sibling_name = ternary_host.SIBLING
+        raise ternary_host.refusal(path, f"{sibling_name} does not name its kernels fmt::format(\"{{}}_dense_{{}}\", "
+                                   f"func_name, scalarToMetalTypeString({first})) and func_name + \"_\" + "
+                                   f"scalarToMetalTypeString({first})", COND_HELPER)
+    return text
+
+
+def add_cond_helper(mm_text: str, path: str) -> str:
+    """BinaryKernel.mm with ternary_cond_mps_impl after binary_mps_impl; unchanged when it has one."""
+    return binary_alpha_host.add_helper(mm_text, path, COND_HELPER, cond_helper_definition)

@@ -6,7 +6,7 @@ or MetalShaderLibrary.mm).
 The new definition is the sibling's own text with the alpha path exec_binary_kernel has in the same
 file: its alpha parameter, its `alpha_type` / `alpha_suffix` statements (the kernel name ends in the
 alpha's Metal type), and its `getMPSScalar(*alpha, alpha_type)` bound right after the tensors (the
-later arguments one slot up, as the ternary_alpha_* kernels of sources/metal/api_extend expect).
+later arguments one slot up, as the ternary_alpha_* kernels of backfill/exec_ternary_metal expect).
 exec_binary_kernel reads `*alpha` only `if (alpha)`, its later arguments a slot lower without one;
 the new form, whose later slots are fixed, hands an empty alpha to exec_ternary_kernel(iter, name)
 first (the kernels without the alpha suffix, which exec_binary_kernel would pick then too).  The

@@ -2,14 +2,14 @@
 `ternary_dense` kernel templates and `REGISTER_TERNARY_INDEXING_OP(NAME, DTYPE)`, derived from the file's own
 `binary_indexing` / `binary_dense`, `result_of` and `REGISTER_BINARY_INDEXING_OP(NAME, DTYPE)` (pure text ->
 text), and their alpha forms (`REGISTER_TERNARY_ALPHA_INDEXING_OP(NAME, DTYPE, DTYPEA)`) by the binary alpha
-transforms of sources/metal/binary_alpha applied to those.
+transforms of backfill/binary_alpha_metal applied to those.
 
 The move from two inputs to three: a third input after the second (`other2_`, bound after `other_`), the
 functor called with it last, `ternary_result_of` naming the result.  2.7's strided kernel reads offsets
 that generateKernelDataOffsets computes for an output and two inputs (a uint3 per thread); the ternary one
 computes them itself from the iterator's sizes and each operand's strides, with the pos_from_thread_index
 and offset_from_coord of 2.7's c10/metal/indexing.h (as its Indexing.metal's masked_fill_scalar_strided
-does), so the host (sources/host/ternary_mps_impl) binds sizes, strides and ndim where binary_mps_impl
+does), so the host (backfill/ternary_host) binds sizes, strides and ndim where binary_mps_impl
 binds the offsets.  The host names stay the sibling's (`NAME_DTYPE`, `NAME_dense_DTYPE`).
 """
 
@@ -20,8 +20,8 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close, split_bounds
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal import binary_alpha
-from mpsgen.sources.metal.binary_alpha import BINARY, Family, Siblings, defines_macro, siblings_in
+from mpsgen.backfill import binary_alpha_metal
+from mpsgen.backfill.binary_alpha_metal import BINARY, Family, Siblings, defines_macro, siblings_in
 
 TERNARY = Family("ternary", "ternary_result_of", "REGISTER_TERNARY_INDEXING_OP", "ternary_alpha_result_of",
                  "REGISTER_TERNARY_ALPHA_INDEXING_OP",
@@ -209,18 +209,18 @@ def ternary_siblings(text: str, path: str) -> Siblings:
 
 
 def derived_block(text: str, path: str, *, alpha: bool, alias: bool = True) -> list[str]:
-    """The lines the extension adds: the ternary kernels and macro (and their result alias unless not
-    *alias*: where's kernels, sources/metal/ternary_cond, may have added it), or (*alpha*) their alpha forms."""
+    """The lines the backfill adds: the ternary kernels and macro (and their result alias unless not
+    *alias*: where's kernels, backfill/ternary_cond, may have added it), or (*alpha*) their alpha forms."""
     siblings = ternary_siblings(text, path)
     if alpha:
-        return binary_alpha.alpha_block(siblings, path, TERNARY)
+        return binary_alpha_metal.alpha_block(siblings, path, TERNARY)
     head = f"{COMMENT}\n{siblings.alias}" if alias else COMMENT
     parts = [head, *(k for _, k in siblings.kernels), "".join(siblings.macro).rstrip("\n")]
     return "\n\n".join(parts).split("\n")
 
 
 def block_in(text: str, path: str, *, alpha: bool) -> str:
-    """What REGISTER_TERNARY_(ALPHA_)INDEXING_OP's kernels need, as the file has them or as the extension
+    """What REGISTER_TERNARY_(ALPHA_)INDEXING_OP's kernels need, as the file has them or as the backfill
     would add them, after c10/metal/indexing.h's include: the numeric check compiles this text."""
     macro = TERNARY.alpha_macro if alpha else TERNARY.macro
     if not defines_macro(text, macro):
@@ -228,7 +228,7 @@ def block_in(text: str, path: str, *, alpha: bool) -> str:
     found = siblings_in(text, path, TERNARY, alpha=alpha)
     if found is None:
         raise _refuse(path, f"the kernels beside {macro}")
-    return f"#include <{INDEXING_H}>\n{binary_alpha.written_block(found)}"
+    return f"#include <{INDEXING_H}>\n{binary_alpha_metal.written_block(found)}"
 
 
 _OFFSET_HELPERS = ("max_ndim", "pos_from_thread_index", "offset_from_coord")
@@ -257,5 +257,5 @@ def add_ternary(text: str, path: str, *, alpha: bool) -> str:
         return text
     has_alias = re.search(rf"\busing\s+{TERNARY.result_alias}\b", mask_code(text)) is not None
     block = derived_block(text, path, alpha=alpha, alias=not has_alias)
-    text = binary_alpha.insert_after_macros(text, block, path, BINARY.macro, macro)
+    text = binary_alpha_metal.insert_after_macros(text, block, path, BINARY.macro, macro)
     return add_include(text, path, INDEXING_H)

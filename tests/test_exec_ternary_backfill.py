@@ -1,4 +1,4 @@
-"""The host API a checkout lacks, added by the change (plan/shape.py's "extend" action): the ternary
+"""The host API a checkout lacks, added by the change (plan/shape.py's backfill column): the ternary
 alpha form, derived from its siblings in the same checkout, reused by the next op, never duplicated.
 
 Texts: the torch 2.13 wheel's MetalShaderLibrary.h and c10/metal/indexing.h (real files, read from the
@@ -16,9 +16,9 @@ import pytest
 from cli_support import tracked_bytes
 
 from mpsgen.errors import MpsgenError
-from mpsgen.generate.api_extension import extend
-from mpsgen.sources.host import api_extend as hx
-from mpsgen.sources.metal import api_extend as mx
+from mpsgen.backfill.host_api import backfill
+from mpsgen.backfill import exec_ternary_host as hx
+from mpsgen.backfill import exec_ternary_metal as mx
 
 from scalar_ops_tree import LIBRARY_H, NATIVE
 from scalar_ops_tree import migrate as _migrate, read as _read
@@ -155,15 +155,15 @@ def test_metal_refused_without_a_sibling():
         mx.add_ternary_alpha("#define REGISTER_BINARY_OP(NAME, DTYPEI, DTYPEO) x\n", "c10/metal/indexing.h")
 
 
-def test_extension_reuses_what_is_there(wheel_include: Path):
+def test_backfill_reuses_what_is_there(wheel_include: Path):
     texts = {LIBRARY_H: (wheel_include / "ATen/native/mps/MetalShaderLibrary.h").read_text(), MM_REL: MM.read_text(),
              "c10/metal/indexing.h": (wheel_include / "c10/metal/indexing.h").read_text()}
-    first = extend("ternary_alpha", texts.get)
+    first = backfill("ternary_alpha", texts.get)
     assert sorted(first.texts) == sorted(texts) and len(first.added) == 3
-    second = extend("ternary_alpha", {**texts, **first.texts}.get)
+    second = backfill("ternary_alpha", {**texts, **first.texts}.get)
     assert second.texts == {} and second.added == ()
     with pytest.raises(MpsgenError, match="defines MetalShaderLibrary::exec_ternary_kernel"):
-        extend("ternary_alpha", {k: v for k, v in texts.items() if k != MM_REL}.get)
+        backfill("ternary_alpha", {k: v for k, v in texts.items() if k != MM_REL}.get)
 
 
 def test_params_form_is_the_ternary_sibling_with_the_binary_template_params_path(wheel_include: Path):
@@ -190,8 +190,8 @@ def test_params_form_is_the_ternary_sibling_with_the_binary_template_params_path
 def test_params_form_reuses_the_metal_the_alpha_form_added(wheel_include: Path):
     texts = {LIBRARY_H: (wheel_include / "ATen/native/mps/MetalShaderLibrary.h").read_text(), MM_REL: MM.read_text(),
              UTILS_H_REL: UTILS_H.read_text(), "c10/metal/indexing.h": (wheel_include / "c10/metal/indexing.h").read_text()}
-    alpha = extend("ternary_alpha", texts.get)
-    params = extend("ternary_params", {**texts, **alpha.texts}.get)
+    alpha = backfill("ternary_alpha", texts.get)
+    params = backfill("ternary_params", {**texts, **alpha.texts}.get)
     assert sorted(params.texts) == [LIBRARY_H, UTILS_H_REL]  # indexing.h: the alpha form's kernels and macros serve
     assert [a.split(":")[0] for a in params.added] == [LIBRARY_H, UTILS_H_REL]
 

@@ -8,7 +8,7 @@ The move from a kernel to its alpha form is the one upstream later made in c10/m
 (binary_dense -> binary_alpha_dense): a `T2` template parameter, `constant T2& alpha` bound after
 the kernel's last buffer, the functor called with alpha last.  The host names stay the sibling's
 (`NAME_DTYPE`, `NAME_dense_DTYPE`): each input type is registered with one alpha type, so the
-host helper (sources/host/binary_alpha) looks kernels up exactly as binary_mps_impl does.  DTYPEA is
+host helper (backfill/binary_alpha_host) looks kernels up exactly as binary_mps_impl does.  DTYPEA is
 a scalar type (huber_loss's delta) or a params struct of the op's own (threshold's
 `ThresholdParams<float>`), defined before its functor.  A file without those siblings is refused.
 """
@@ -22,10 +22,10 @@ from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.metal.api_extend import functor_called_with_alpha, macro_lines
+from mpsgen.backfill.exec_ternary_metal import functor_called_with_alpha, macro_lines
 
 class Family(NamedTuple):
-    """The kernels of one input count and their alpha forms' names (binary here; sources/metal/ternary_indexing
+    """The kernels of one input count and their alpha forms' names (binary here; backfill/ternary_metal
     derives the ternary ones from the binary and hands them to the same alpha transforms)."""
 
     kind: str  # binary: the kernels are binary_indexing, binary_dense
@@ -171,7 +171,7 @@ def alpha_block(siblings: Siblings, path: str, family: Family = BINARY) -> list[
 
 
 def derived_block(text: str, path: str) -> list[str]:
-    """The lines the extension adds (comment, alias, kernels, macro), derived from *text*'s siblings."""
+    """The lines the backfill adds (comment, alias, kernels, macro), derived from *text*'s siblings."""
     siblings = siblings_in(text, path)
     if siblings is None:
         raise _refuse(path, f"result_of, {', '.join(BINARY.kernels)} and {SIBLING_MACRO}")
@@ -185,7 +185,7 @@ def written_block(found: Siblings) -> str:
 
 def block_in(text: str, path: str) -> str:
     """What the kernels of REGISTER_BINARY_ALPHA_INDEXING_OP need, as the file has it (alias, kernels and
-    macro found) or as the extension would add it: the numeric check compiles this text."""
+    macro found) or as the backfill would add it: the numeric check compiles this text."""
     if not defines_alpha_macro(text):
         return "\n".join(derived_block(text, path))
     found = siblings_in(text, path, alpha=True)

@@ -1,6 +1,6 @@
-"""A host API form the checkout lacks, added by the change itself (the shape table's "extend" action,
-plan/shape.py): which files it touches, the edits sources/host/api_extend and
-sources/metal/api_extend derive from the siblings in those files, laid out by the checkout's own
+"""A host API form the checkout lacks, added by the change itself (the shape table's backfill column,
+plan/shape.py): which files it touches, the edits the backfill/ modules (exec_ternary_host,
+exec_ternary_metal, binary_alpha_*, unary_alpha, ternary_*) derive from the siblings in those files, laid out by the checkout's own
 clang-format, and the section the plan, the summary and the PR text show.
 
 Pure over texts: *read* gives a file's planned text (None when absent); the result is the new texts by
@@ -13,27 +13,27 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.sources.host import api_extend as host_api_extend
-from mpsgen.sources.host import binary_alpha as host_binary_alpha
+from mpsgen.backfill import exec_ternary_host as exec_ternary_host
+from mpsgen.backfill import binary_alpha_host as binary_alpha_host
 from mpsgen.sources.host import launch
-from mpsgen.sources.host import ternary_mps_impl as host_ternary
-from mpsgen.sources.host import unary_alpha as host_unary_alpha
-from mpsgen.sources.metal import api_extend as metal_api_extend
-from mpsgen.sources.metal import binary_alpha as metal_binary_alpha
-from mpsgen.sources.metal import ternary_cond as metal_ternary_cond
-from mpsgen.sources.metal import ternary_indexing as metal_ternary
+from mpsgen.backfill import ternary_host as ternary_host
+from mpsgen.backfill import unary_alpha as unary_alpha
+from mpsgen.backfill import exec_ternary_metal as exec_ternary_metal
+from mpsgen.backfill import binary_alpha_metal as binary_alpha_metal
+from mpsgen.backfill import ternary_cond as ternary_cond
+from mpsgen.backfill import ternary_metal as ternary_metal
 from mpsgen.sources.host.api import LIBRARY_HEADER_REL
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
 
 INDEXING_REL = "c10/metal/indexing.h"
 
 
-class Extension(NamedTuple):
+class Backfill(NamedTuple):
     texts: dict[str, str]  # path -> new text (only the files that changed)
     added: tuple[str, ...]  # "path: what" per piece added (empty: every piece was there already)
 
 
-_METAL = (INDEXING_REL, metal_api_extend.add_ternary_alpha,
+_METAL = (INDEXING_REL, exec_ternary_metal.add_ternary_alpha,
           "ternary_alpha_{strided,strided_cast,dense,dense_cast} kernels and REGISTER_TERNARY_ALPHA_OP_, "
           "REGISTER_OPMATH_TERNARY_ALPHA_OP, REGISTER_TERNARY_ALPHA_OP after their ternary siblings")
 Edit = tuple[str, Callable[[str, str], str], str]
@@ -48,12 +48,12 @@ def _definer(read: Callable[[str], str | None], files: tuple[str, ...], test: Ca
 
 
 def _ternary_alpha(read: Callable[[str], str | None]) -> list[Edit]:
-    definer = _definer(read, host_api_extend.DEFINITION_FILES, host_api_extend.defines_sibling,
+    definer = _definer(read, exec_ternary_host.DEFINITION_FILES, exec_ternary_host.defines_sibling,
                        "MetalShaderLibrary::exec_ternary_kernel(iter, name)")
     return [
-        (LIBRARY_HEADER_REL, host_api_extend.add_declaration,
+        (LIBRARY_HEADER_REL, exec_ternary_host.add_declaration,
          "exec_ternary_kernel(iter, name, alpha, scalar_arg_type) declared beside exec_ternary_kernel(iter, name)"),
-        (definer, host_api_extend.add_definition,
+        (definer, exec_ternary_host.add_definition,
          "exec_ternary_kernel(iter, name, alpha, scalar_arg_type) defined after exec_ternary_kernel(iter, name), "
          "with exec_binary_kernel's alpha path"),
         _METAL,
@@ -61,19 +61,19 @@ def _ternary_alpha(read: Callable[[str], str | None]) -> list[Edit]:
 
 
 def _ternary_params(read: Callable[[str], str | None]) -> list[Edit]:
-    sibling_file = _definer(read, host_api_extend.DEFINITION_FILES, host_api_extend.defines_sibling,
+    sibling_file = _definer(read, exec_ternary_host.DEFINITION_FILES, exec_ternary_host.defines_sibling,
                             "MetalShaderLibrary::exec_ternary_kernel(iter, name)")
-    sibling = host_api_extend.ternary_definition(str(read(sibling_file)), sibling_file)
+    sibling = exec_ternary_host.ternary_definition(str(read(sibling_file)), sibling_file)
     # Copied from the .mm into the header beside exec_binary_kernel_with_params: its profiler calls as the
     # checkout's MPSProfiler.h declares them (a 2026 OperationUtils.mm passes a stream 2.13's does not take).
     sibling = launch.respelled(sibling, launch.read_launch({rel: read(rel) for rel in launch.READ_FROM}))
-    files = (host_api_extend.HEADER_DEFINITIONS, *host_api_extend.DEFINITION_FILES)
-    definer = _definer(read, files, lambda t: bool(host_api_extend.find_callables(
-        t, host_api_extend.BINARY_PARAMS, qualified=True)), f"MetalShaderLibrary::{host_api_extend.BINARY_PARAMS}")
+    files = (exec_ternary_host.HEADER_DEFINITIONS, *exec_ternary_host.DEFINITION_FILES)
+    definer = _definer(read, files, lambda t: bool(exec_ternary_host.find_callables(
+        t, exec_ternary_host.BINARY_PARAMS, qualified=True)), f"MetalShaderLibrary::{exec_ternary_host.BINARY_PARAMS}")
     return [
-        (LIBRARY_HEADER_REL, host_api_extend.add_params_declaration,
+        (LIBRARY_HEADER_REL, exec_ternary_host.add_params_declaration,
          "exec_ternary_kernel_with_params<T>(iter, name, params, params_type_name) declared after its binary sibling"),
-        (definer, lambda text, rel: host_api_extend.add_params_definition(text, rel, sibling, sibling_file),
+        (definer, lambda text, rel: exec_ternary_host.add_params_definition(text, rel, sibling, sibling_file),
          f"exec_ternary_kernel_with_params<T> defined after exec_binary_kernel_with_params: {sibling_file}'s "
          "exec_ternary_kernel(iter, name) with the binary template's params path"),
         _METAL,
@@ -85,12 +85,12 @@ def _binary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
     binary_indexing/binary_dense kernels, each given a form passing one more argument (a scalar, or a
     params struct of the op's own) through mtl_setBytes."""
     return [
-        (BINARY_MM_REL, host_binary_alpha.add_helper,
-         f"{host_binary_alpha.HELPER}<T>(iter, func_name, alpha, ...) after {host_binary_alpha.SIBLING}, "
+        (BINARY_MM_REL, binary_alpha_host.add_helper,
+         f"{binary_alpha_host.HELPER}<T>(iter, func_name, alpha, ...) after {binary_alpha_host.SIBLING}, "
          "alpha bound with mtl_setBytes after the kernel's buffers"),
-        (BINARY_METAL_REL, metal_binary_alpha.add_binary_alpha,
-         f"binary_alpha_indexing/binary_alpha_dense kernels and {metal_binary_alpha.ALPHA_MACRO}(NAME, DTYPE, DTYPEA) "
-         f"after their binary_indexing/binary_dense and {metal_binary_alpha.SIBLING_MACRO} siblings"),
+        (BINARY_METAL_REL, binary_alpha_metal.add_binary_alpha,
+         f"binary_alpha_indexing/binary_alpha_dense kernels and {binary_alpha_metal.ALPHA_MACRO}(NAME, DTYPE, DTYPEA) "
+         f"after their binary_indexing/binary_dense and {binary_alpha_metal.SIBLING_MACRO} siblings"),
     ]
 
 
@@ -98,16 +98,16 @@ def _ternary_mps_impl(alpha: bool) -> Callable[[Callable[[str], str | None]], li
     """PyTorch 2.7 runs no kernel of three inputs: BinaryKernel.mm gets ternary_mps_impl (or its alpha form)
     derived from binary_mps_impl, BinaryKernel.metal ternary kernels and their macro derived from the
     binary ones, the offsets computed from sizes and strides with 2.7's c10/metal/indexing.h."""
-    helper = host_ternary.ALPHA_HELPER + "<T>" if alpha else host_ternary.HELPER
-    macro = metal_ternary.TERNARY.alpha_macro if alpha else metal_ternary.TERNARY.macro
+    helper = ternary_host.ALPHA_HELPER + "<T>" if alpha else ternary_host.HELPER
+    macro = ternary_metal.TERNARY.alpha_macro if alpha else ternary_metal.TERNARY.macro
     kernels = "ternary_alpha_indexing/ternary_alpha_dense" if alpha else "ternary_indexing/ternary_dense"
     scalar = "alpha, " if alpha else ""
     return lambda read: [
-        (INDEXING_REL, metal_ternary.require_offset_helpers, ""),  # a check: the kernels' offsets come from it
-        (BINARY_MM_REL, host_ternary.add_alpha_helper if alpha else host_ternary.add_helper,
-         f"{helper}(iter, func_name, {scalar}...) after {host_ternary.SIBLING}, with a third input and the "
+        (INDEXING_REL, ternary_metal.require_offset_helpers, ""),  # a check: the kernels' offsets come from it
+        (BINARY_MM_REL, ternary_host.add_alpha_helper if alpha else ternary_host.add_helper,
+         f"{helper}(iter, func_name, {scalar}...) after {ternary_host.SIBLING}, with a third input and the "
          "iterator's sizes and strides where it binds offsets"),
-        (BINARY_METAL_REL, lambda text, rel: metal_ternary.add_ternary(text, rel, alpha=alpha),
+        (BINARY_METAL_REL, lambda text, rel: ternary_metal.add_ternary(text, rel, alpha=alpha),
          f"{kernels} kernels and {macro}(NAME, DTYPE{', DTYPEA' if alpha else ''}) modeled on "
          "binary_indexing/binary_dense and REGISTER_BINARY_INDEXING_OP, offsets from c10/metal/indexing.h"),
     ]
@@ -117,12 +117,12 @@ def _ternary_cond_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
     """PyTorch 2.7's where: ternary_mps_impl's form naming its kernels after the condition's type and the
     inputs' (ternary_cond_mps_impl), and the ternary kernels' form reading the condition in its own type."""
     return [
-        (INDEXING_REL, metal_ternary.require_offset_helpers, ""),
-        (BINARY_MM_REL, host_ternary.add_cond_helper,
-         f"{host_ternary.COND_HELPER}(iter, func_name, ...) after {host_ternary.SIBLING}: {host_ternary.HELPER} "
+        (INDEXING_REL, ternary_metal.require_offset_helpers, ""),
+        (BINARY_MM_REL, ternary_cond.add_cond_helper,
+         f"{ternary_cond.COND_HELPER}(iter, func_name, ...) after {ternary_host.SIBLING}: {ternary_host.HELPER} "
          "with its kernels named after the condition's type and the inputs' (NAME_bool_float)"),
-        (BINARY_METAL_REL, metal_ternary_cond.add_cond,
-         f"ternary_cond_indexing/ternary_cond_dense kernels and {metal_ternary_cond.MACRO}(NAME, CTYPE, DTYPE): "
+        (BINARY_METAL_REL, ternary_cond.add_cond,
+         f"ternary_cond_indexing/ternary_cond_dense kernels and {ternary_cond.MACRO}(NAME, CTYPE, DTYPE): "
          "the ternary kernels with the condition read as its own type and handed to the functor as T"),
     ]
 
@@ -131,11 +131,11 @@ def _unary_alpha_mps_impl(read: Callable[[str], str | None]) -> list[Edit]:
     """PyTorch 2.7: MetalShaderLibrary::exec_unary_kernel passes one int64_t: UnaryKernel.mm gets a form
     passing a scalar or params struct, derived from that definition (the kernels are the op's own
     template kernels in the file's layout, generate/template_kernel)."""
-    definer = _definer(read, host_api_extend.DEFINITION_FILES, host_unary_alpha.defines_sibling,
+    definer = _definer(read, exec_ternary_host.DEFINITION_FILES, unary_alpha.defines_sibling,
                        "MetalShaderLibrary::exec_unary_kernel(iter, name, extra)")
     definer_text = str(read(definer))
-    return [(UNARY_MM_REL, lambda text, rel: host_unary_alpha.add_helper(text, rel, definer_text, definer),
-             f"{host_unary_alpha.HELPER}<T>(iter, name, alpha): {definer}'s exec_unary_kernel with the file's lib, "
+    return [(UNARY_MM_REL, lambda text, rel: unary_alpha.add_helper(text, rel, definer_text, definer),
+             f"{unary_alpha.HELPER}<T>(iter, name, alpha): {definer}'s exec_unary_kernel with the file's lib, "
              "alpha bound with mtl_setBytes where it binds its extra")]
 
 
@@ -143,13 +143,13 @@ UNARY_MM_REL = f"{OPERATIONS_REL}/UnaryKernel.mm"
 BINARY_MM_REL = f"{OPERATIONS_REL}/BinaryKernel.mm"
 BINARY_METAL_REL = f"{KERNELS_REL}/BinaryKernel.metal"
 BINARY_ALPHA_27, UNARY_ALPHA_27 = "binary_alpha_mps_impl", "unary_alpha_mps_impl"  # plan/shape.py's 2.7 names
-TERNARY_27, TERNARY_ALPHA_27 = host_ternary.HELPER, host_ternary.ALPHA_HELPER
-TERNARY_COND_27 = host_ternary.COND_HELPER
-_EXTENSIONS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params,
+TERNARY_27, TERNARY_ALPHA_27 = ternary_host.HELPER, ternary_host.ALPHA_HELPER
+TERNARY_COND_27 = ternary_cond.COND_HELPER
+_BACKFILLS = {"ternary_alpha": _ternary_alpha, "ternary_params": _ternary_params,
                BINARY_ALPHA_27: _binary_alpha_mps_impl, UNARY_ALPHA_27: _unary_alpha_mps_impl,
                TERNARY_27: _ternary_mps_impl(False), TERNARY_ALPHA_27: _ternary_mps_impl(True),
                TERNARY_COND_27: _ternary_cond_mps_impl}
-# The files an extension models its pieces on; each must exist
+# The files a backfill models its pieces on; each must exist
 _NEEDS = {"ternary_alpha": (LIBRARY_HEADER_REL, INDEXING_REL), "ternary_params": (LIBRARY_HEADER_REL, INDEXING_REL),
           BINARY_ALPHA_27: (BINARY_MM_REL, BINARY_METAL_REL), UNARY_ALPHA_27: (UNARY_MM_REL,),
           TERNARY_27: (BINARY_MM_REL, BINARY_METAL_REL, INDEXING_REL),
@@ -157,28 +157,28 @@ _NEEDS = {"ternary_alpha": (LIBRARY_HEADER_REL, INDEXING_REL), "ternary_params":
           TERNARY_COND_27: (BINARY_MM_REL, BINARY_METAL_REL, INDEXING_REL)}
 
 
-def extend(name: str, read: Callable[[str], str | None]) -> Extension:
-    """Add the pieces of extension *name* (a key of _EXTENSIONS) the texts lack."""
-    if name not in _EXTENSIONS:
-        raise MpsgenError(f"no writer for the host API extension '{name}'", hint="write the host API by hand")
+def backfill(name: str, read: Callable[[str], str | None]) -> Backfill:
+    """Add the pieces of backfill *name* (a key of _BACKFILLS) the texts lack."""
+    if name not in _BACKFILLS:
+        raise MpsgenError(f"no backfill for the host API form '{name}'", hint="write the host API by hand")
     missing = next((rel for rel in _NEEDS[name] if read(rel) is None), None)
     if missing is not None:
         raise MpsgenError(f"{missing} not found: no sibling to model the host API form '{name}' on",
                           path=missing, hint="add the host API form by hand")
     texts: dict[str, str] = {}
     added: list[str] = []
-    for rel, edit, what in _EXTENSIONS[name](read):
+    for rel, edit, what in _BACKFILLS[name](read):
         before = texts.get(rel) or read(rel)
         assert before is not None
         after = edit(before, rel)
         if after != before:
             texts[rel] = after
             added.append(f"{rel}: {what}")
-    return Extension(texts, tuple(added))
+    return Backfill(texts, tuple(added))
 
 
 class Form(NamedTuple):
-    """How a commit adding one extension names it (`migrate --all --stack` lands it alone)."""
+    """How a commit adding one backfill names it (`migrate --all --stack` lands it alone)."""
 
     title: str  # what it adds, short
     modeled_on: str  # the siblings its pieces are derived from
@@ -188,18 +188,18 @@ class Form(NamedTuple):
 
 
 FORMS = {
-    "ternary_alpha": Form(f"exec_ternary_kernel(iter, name, alpha) and {metal_api_extend.TERNARY_ALPHA_MACRO}",
+    "ternary_alpha": Form(f"exec_ternary_kernel(iter, name, alpha) and {exec_ternary_metal.TERNARY_ALPHA_MACRO}",
                           "exec_ternary_kernel(iter, name) with exec_binary_kernel's alpha path; c10/metal's "
                           "ternary kernels and REGISTER_TERNARY_OP_ with the binary kernels' alpha form"),
     "ternary_params": Form("exec_ternary_kernel_with_params", "exec_ternary_kernel(iter, name) with "
                            "exec_binary_kernel_with_params's params path"),
-    BINARY_ALPHA_27: Form(f"{host_binary_alpha.HELPER} and {metal_binary_alpha.ALPHA_MACRO}",
-                          f"{host_binary_alpha.SIBLING} and the binary_indexing/binary_dense kernels"),
-    UNARY_ALPHA_27: Form(host_unary_alpha.HELPER, "MetalShaderLibrary::exec_unary_kernel(iter, name, extra)"),
-    TERNARY_27: Form(f"{host_ternary.HELPER} and {metal_ternary.TERNARY.macro}",
-                     f"{host_ternary.SIBLING} and REGISTER_BINARY_INDEXING_OP", alone=False),
-    TERNARY_ALPHA_27: Form(f"{host_ternary.ALPHA_HELPER} and {metal_ternary.TERNARY.alpha_macro}",
-                           f"{host_ternary.SIBLING}'s alpha form with a third input"),
-    TERNARY_COND_27: Form(f"{host_ternary.COND_HELPER} and {metal_ternary_cond.MACRO}",
-                          f"{host_ternary.HELPER} with the condition read in its own type", alone=False),
+    BINARY_ALPHA_27: Form(f"{binary_alpha_host.HELPER} and {binary_alpha_metal.ALPHA_MACRO}",
+                          f"{binary_alpha_host.SIBLING} and the binary_indexing/binary_dense kernels"),
+    UNARY_ALPHA_27: Form(unary_alpha.HELPER, "MetalShaderLibrary::exec_unary_kernel(iter, name, extra)"),
+    TERNARY_27: Form(f"{ternary_host.HELPER} and {ternary_metal.TERNARY.macro}",
+                     f"{ternary_host.SIBLING} and REGISTER_BINARY_INDEXING_OP", alone=False),
+    TERNARY_ALPHA_27: Form(f"{ternary_host.ALPHA_HELPER} and {ternary_metal.TERNARY.alpha_macro}",
+                           f"{ternary_host.SIBLING}'s alpha form with a third input"),
+    TERNARY_COND_27: Form(f"{ternary_cond.COND_HELPER} and {ternary_cond.MACRO}",
+                          f"{ternary_host.HELPER} with the condition read in its own type", alone=False),
 }

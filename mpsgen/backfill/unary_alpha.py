@@ -15,7 +15,7 @@ import re
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.mask import mask_code
-from mpsgen.sources.host.api_extend import find_callables
+from mpsgen.backfill.exec_ternary_host import find_callables
 from mpsgen.sources.host.text import without_todo_comments
 
 SIBLING = "exec_unary_kernel"
