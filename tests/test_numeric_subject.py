@@ -1,4 +1,4 @@
-"""Which functor the numeric check runs for a planned kernel is one decision (emulate/plan_check.planned_subject),
+"""Which functor the numeric check runs for a planned kernel is one decision (emulate/plan_numerics.planned_subject),
 shared by `try` and migrate/new-op's check: both run the same functor, and where there is none to run (upstream's
 registered kernel whose functor is no struct to lift out) `try` refuses with the same line migrate's check notes."""
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mpsgen.emulate import plan_check
+from mpsgen.emulate import plan_numerics
 from mpsgen.emulate.compile import ToolMissing
-from mpsgen.emulate.plan_check import Subject, check_plans
+from mpsgen.emulate.plan_numerics import Subject, check_plans
 from mpsgen.emulate.reference import NoReference
 from mpsgen.model import KernelOptions
 from mpsgen.plan.group import GroupPlan
@@ -39,7 +39,7 @@ def _both_paths(plan: Plan, checkout: Checkout, monkeypatch: pytest.MonkeyPatch)
         ran.append(subject)
         raise ToolMissing("no compiler here")  # the check stops here: what it was given is what matters
 
-    monkeypatch.setattr(plan_check, "check", record)
+    monkeypatch.setattr(plan_numerics, "check", record)
     checked = check_plans(GroupPlan("migrate", plan.changeset, [plan]), checkout, kernel=KernelOptions(op="atan2"))
     [op] = checked.ops
     return tried, (ran if ran else op.reason)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from mpsgen.emulate.plan_check import Subject, catalog_flags, check, check_plans, planned_subject
+from mpsgen.emulate.plan_numerics import Subject, catalog_flags, check, check_plans, planned_subject
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError, Refusal
 
 if TYPE_CHECKING:
@@ -210,7 +210,7 @@ def _try_own_kind(checkout: Checkout, op: str, templates_dir: str | None,
     root = include_root or checkout.root
     if plan.kind != "pointwise":  # the kernels migrate would write, checked as migrate checks them
         from mpsgen.emulate.overlay import planned_headers
-        from mpsgen.emulate.plan_check import kind_check
+        from mpsgen.emulate.plan_numerics import kind_check
 
         own = plan.own_kernels
         assert own is not None

@@ -76,7 +76,7 @@ def shader_source(spec: KernelSpec, functor: str, include_root: str | Path) -> s
 
 def check_on_mps(spec: KernelSpec, functor: str, *, op: str, include_root: str | Path) -> TryResult:
     """Compile with torch.mps.compile_shader and compare on the GPU."""
-    from . import check
+    from . import numerics
     from .reference import import_torch
 
     torch = import_torch()
@@ -92,4 +92,4 @@ def check_on_mps(spec: KernelSpec, functor: str, *, op: str, include_root: str |
         getattr(lib, reg.symbol)(out, *[a.to("mps") for a in args], *extra)
         return out.cpu()
 
-    return check.compare_all(spec, op, run, backend="Metal GPU (torch.mps.compile_shader)")
+    return numerics.compare_all(spec, op, run, backend="Metal GPU (torch.mps.compile_shader)")

@@ -29,7 +29,7 @@ from mpsgen.plan.routing import Routing, route
 from mpsgen.plan.stub_kernels import StubKernel, choose_stub_kernel, plan_stub_code
 from mpsgen.plan.test_lists import DroppedXfails, TestListsPhase, dropped_xfails, plan_test_lists, registered
 from mpsgen.plan.texts import TextEdit, apply_edits
-from mpsgen.plan.verify import verify_structure
+from mpsgen.plan.edit_guard import verify_structure
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources.native_yaml.facts import Entry

@@ -105,7 +105,7 @@ def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
     simple = subject.spec.arity in ("unary", "binary", "unary_alpha", "binary_alpha", "ternary")
     if not emulate and simple and not bound.needed(subject.spec, subject.binding) and gpu.available():
         return gpu.check_on_mps(subject.spec, subject.functor, op=op, include_root=include_root)
-    from mpsgen.emulate.check import check_kernel
+    from mpsgen.emulate.numerics import check_kernel
 
     return check_kernel(subject.spec, subject.functor, op=op, include_root=include_root, flags=flags,
                         binding=subject.binding)
