@@ -39,7 +39,7 @@ def _both_paths(plan: Plan, checkout: Checkout, monkeypatch: pytest.MonkeyPatch)
         ran.append(subject)
         raise ToolMissing("no compiler here")  # the check stops here: what it was given is what matters
 
-    monkeypatch.setattr(plan_numerics, "check", record)
+    monkeypatch.setattr(plan_numerics, "check_subject", record)
     checked = check_plans(GroupPlan("migrate", plan.changeset, [plan]), checkout, kernel=KernelOptions(op="atan2"))
     [op] = checked.ops
     return tried, (ran if ran else op.reason)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from mpsgen.emulate.plan_numerics import Subject, catalog_flags, check, check_plans, planned_subject
+from mpsgen.emulate.plan_numerics import Subject, catalog_flags, check_plans, check_subject, planned_subject
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError, Refusal
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
     ok = True
     for subject in subjects:
         try:
-            result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
+            result = check_subject(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
                            flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
         except CompileError as err:
             if subject.source == "upstream" or subject.source.startswith(IN_TREE):  # lifted out of its file

@@ -86,7 +86,7 @@ def catalog_flags(op: str, **given: str | None) -> dict[str, str]:
     return {k: f"catalog.yaml {op}.{k}" for k in keys}
 
 
-def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
+def check_subject(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
           flags: dict[str, str] | None = None) -> TryResult:
     """Run the numeric check on the GPU (macOS with MPS, unless *emulate*) or emulated on the host."""
     from mpsgen.emulate import bound, gpu
@@ -156,7 +156,7 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
         # checked against that family's op (torch.minimum), plan/kernel_choice says which.
         op = plan.check_op or plan.family
         try:
-            result = check(planned_subject(plan, headers), op=op, include_root=checkout.root, emulate=False,
+            result = check_subject(planned_subject(plan, headers), op=op, include_root=checkout.root, emulate=False,
                            flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
                                                complex_expr=kernel.complex_expr))
         except (ToolMissing, NoReference) as why:
@@ -203,8 +203,8 @@ def kind_check(plan: Plan, changeset: Changeset, root: str | Path, headers: dict
 
     assert plan.indexing is not None  # the last kind with a check of its own
     module, function = INDEXING_CHECKS[plan.indexing.stub]
-    check = getattr(import_module(f"mpsgen.emulate.{module}"), function)
-    return check(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
+    kind_numerics = getattr(import_module(f"mpsgen.emulate.{module}"), function)
+    return kind_numerics(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
 
 
 # the indexing kind's stub -> the module and function of its numeric check
