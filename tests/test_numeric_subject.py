@@ -71,5 +71,5 @@ def test_try_refuses_with_the_line_migrate_notes_when_upstreams_functor_cannot_b
         planned: tuple[Plan, Checkout], monkeypatch: pytest.MonkeyPatch) -> None:
     plan, checkout = planned
     tried, noted = _both_paths(replace(plan, reused_kernel=UPSTREAM, reused_functor=""), checkout, monkeypatch)
-    assert tried == noted == (f"atan2 calls upstream's registered kernel 'atan2' ({UPSTREAM}), whose functor is no "
+    assert tried == noted == (f"atan2 would call upstream's registered kernel 'atan2' ({UPSTREAM}), whose functor is no "
                               "struct mpsgen can lift out (hint: run test_mps.py on a Mac to check it)")

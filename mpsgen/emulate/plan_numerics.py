@@ -123,7 +123,7 @@ def planned_subject(plan: Plan, headers: dict[str, str], label: str = "") -> Sub
         return Subject(plan.spec, plan.two_outputs.helpers, "upstream", plan.binding, headers, label)
     if plan.reused_kernel:  # upstream's functor is what MPS will run: check that one
         if not plan.reused_functor:
-            raise NoReference(f"{plan.family} calls upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
+            raise NoReference(f"{plan.family} would call upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
                               "whose functor is no struct mpsgen can lift out", hint="run test_mps.py on a Mac to check it")
         return Subject(plan.spec, plan.reused_functor, "upstream", plan.binding, headers, label)
     return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding, headers, label)
