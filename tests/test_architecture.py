@@ -2,7 +2,8 @@
 use, small modules, and a `--help` that loads no heavy library.
 
 Imports are read with `ast`, so a lazy import inside a function counts as much as one at the top:
-it still ties the two modules together.
+it still ties the two modules together.  An import under `if TYPE_CHECKING:` does not run: it is no edge
+of the cycle check (it is there so that a parameter can name its type), but its private names count.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 import pytest
 
@@ -76,26 +77,47 @@ def _resolve(module: Module, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def _imports(module: Module) -> tuple[set[str], list[Use]]:
-    """The mpsgen modules *module* imports (anywhere in it), and the names it takes from them."""
+class Imports(NamedTuple):
+    runtime: set[str]  # the mpsgen modules imported when the module runs (anywhere in it)
+    type_only: set[str]  # those imported only under `if TYPE_CHECKING:`
+    uses: list[Use]  # the names taken from them
+
+
+def _type_checking_imports(tree: ast.AST) -> set[ast.AST]:
+    """The import statements in the body of an `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`)."""
+    found: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and (
+                (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+                or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")):
+            found |= {n for stmt in node.body for n in ast.walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    return found
+
+
+def _imports(module: Module, known: set[str] | dict[str, Module] = MODULES) -> Imports:
+    """The *known* modules *module* imports, at run time and for the type checker only, and the names it
+    takes from them."""
     tree = ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
-    targets: set[str] = set()
+    type_checking = _type_checking_imports(tree)
+    runtime: set[str] = set()
+    type_only: set[str] = set()
     uses: list[Use] = []
     aliases: dict[str, str] = {}  # local name -> mpsgen module it is bound to
     for node in ast.walk(tree):
+        targets = type_only if node in type_checking else runtime
         if isinstance(node, ast.Import):
             for a in node.names:
-                if a.name in MODULES:
+                if a.name in known:
                     targets.add(a.name)
                     if a.asname:
                         aliases[a.asname] = a.name
         elif isinstance(node, ast.ImportFrom):
             source = _resolve(module, node)
-            if source not in MODULES:
+            if source not in known:
                 continue
             for a in node.names:
                 sub = f"{source}.{a.name}"
-                if sub in MODULES:  # `from mpsgen.verify import runner`: the submodule
+                if sub in known:  # `from mpsgen.verify import runner`: the submodule
                     targets.add(sub)
                     aliases[a.asname or a.name] = sub
                 else:
@@ -104,12 +126,13 @@ def _imports(module: Module) -> tuple[set[str], list[Use]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
             uses.append(Use(aliases[node.value.id], node.attr, node.lineno))
-    targets.discard(module.name)
-    return targets, uses
+    runtime.discard(module.name)
+    type_only -= runtime | {module.name}
+    return Imports(runtime, type_only, uses)
 
 
 @functools.cache
-def imports() -> dict[str, tuple[set[str], list[Use]]]:
+def imports() -> dict[str, Imports]:
     """Every module's imports, read when a test first asks (not at collection, by every xdist worker)."""
     return {name: _imports(m) for name, m in MODULES.items()}
 
@@ -123,9 +146,9 @@ def _private_uses() -> dict[str, str]:
 
     A private module (testlists/_source.py) may be imported inside its own package."""
     found = {}
-    for name, (targets, uses) in imports().items():
+    for name, (runtime, type_only, uses) in imports().items():
         module = MODULES[name]
-        for target in targets:
+        for target in runtime | type_only:
             parts = target.split(".")
             for i, part in enumerate(parts):
                 parent = ".".join(parts[:i])
@@ -248,9 +271,8 @@ def test_the_fresh_importer_reports_a_failing_import(import_fresh: Callable[[str
 
 
 def test_the_import_graph_sees_lazy_and_relative_imports() -> None:
-    targets, _ = imports()["mpsgen.commands.migrate"]
-    assert "mpsgen.verify.runner" in targets  # imported inside a function
-    assert "mpsgen.sources.testlists._source" in imports()["mpsgen.sources.testlists.commonmps"][0]
+    assert "mpsgen.verify.runner" in imports()["mpsgen.commands.migrate"].runtime  # imported inside a function
+    assert "mpsgen.sources.testlists._source" in imports()["mpsgen.sources.testlists.commonmps"].runtime
 
 
 def test_cycles_are_reported_as_paths() -> None:
@@ -264,15 +286,49 @@ def test_the_import_graph_sees_private_uses(tmp_path: Path) -> None:
                     "def f(x):\n"
                     "    from mpsgen.verify.build import _compiler_cwd, run_build\n"
                     "    return h._classify(x), h.registrations\n")
-    targets, uses = _imports(Module("mpsgen.lint.fake", fake))
+    targets, _, uses = _imports(Module("mpsgen.lint.fake", fake))
     assert targets == {"mpsgen.sources.host.mm", "mpsgen.verify.build"}
     private = sorted((u.target, u.name, u.line) for u in uses if _is_private(u.name))
     assert private == [("mpsgen.sources.host.mm", "_classify", 4), ("mpsgen.verify.build", "_compiler_cwd", 3)]
 
 
+def _import_graph(modules: dict[str, Module]) -> dict[str, list[str]]:
+    """Each module -> the modules it imports at run time (the edges a cycle is made of)."""
+    return {name: sorted(_imports(m, modules).runtime) for name, m in modules.items()}
+
+
 def test_no_import_cycles() -> None:
-    graph = {name: sorted(targets) for name, (targets, _) in imports().items()}
+    graph = {name: sorted(found.runtime) for name, found in imports().items()}
     assert [" -> ".join(c) for c in _cycles(graph)] == []
+
+
+def _fake_package(root: Path, b_imports_a: str) -> dict[str, Module]:
+    """fake.a imports fake.b at run time; fake.b imports fake.a as *b_imports_a* says."""
+    (root / "a.py").write_text("from fake import b\n\ndef f() -> int:\n    return b.g()\n")
+    (root / "b.py").write_text("from __future__ import annotations\n\nfrom typing import TYPE_CHECKING\n\n"
+                               + b_imports_a + "\n\ndef g(x: a.Thing | None = None) -> int:\n    return 1\n")
+    (root / "__init__.py").write_text("")
+    return {"fake": Module("fake", root / "__init__.py")} | {f"fake.{n}": Module(f"fake.{n}", root / f"{n}.py")
+                                                            for n in ("a", "b")}
+
+
+def test_a_type_checking_import_is_no_cycle_edge(tmp_path: Path) -> None:
+    modules = _fake_package(tmp_path, "if TYPE_CHECKING:\n    from fake import a")
+    assert _cycles(_import_graph(modules)) == []
+    assert _imports(modules["fake.b"], modules).type_only == {"fake.a"}
+
+
+def test_a_runtime_import_cycle_still_fails(tmp_path: Path) -> None:
+    modules = _fake_package(tmp_path, "from fake import a\nif TYPE_CHECKING:\n    pass")
+    assert _cycles(_import_graph(modules)) == [["fake.a", "fake.b", "fake.a"]]
+
+
+def test_a_type_checking_import_of_a_private_name_still_counts(tmp_path: Path) -> None:
+    fake = tmp_path / "fake.py"
+    fake.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from mpsgen.sources.host.mm import _Row\n")
+    found = _imports(Module("mpsgen.lint.fake", fake))
+    assert (found.runtime, found.type_only) == (set(), {"mpsgen.sources.host.mm"})
+    assert [(u.target, u.name) for u in found.uses] == [("mpsgen.sources.host.mm", "_Row")]
 
 
 def test_no_cross_module_private_names() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mpsgen.emulate.check import check_kernel
+from mpsgen.emulate.numerics import check_kernel
 from mpsgen.backfill import c10_shims
 from mpsgen.generate import catalog, render
 from mpsgen.plan.binding import Binding, schema_args

@@ -82,7 +82,7 @@ def test_an_expm1f_reducing_by_the_high_part_of_log2_only_gets_the_stand_in() ->
 
 def test_the_log1p_stand_in_agrees_with_torch() -> None:
     from try_support import SAMPLE_HEADERS, table
-    from mpsgen.emulate.check import check_kernel
+    from mpsgen.emulate.numerics import check_kernel
 
     spec = KernelSpec("log1p", "unary", "log1p_(float(x))", dtypes=("float",), shims=("log1p",))
     result = check_kernel(spec, render_functor(spec), op="log1p", include_root=SAMPLE_HEADERS)
@@ -94,7 +94,7 @@ def test_the_complex_logaddexp_stand_in_divides_as_the_cpu() -> None:
     """c10::complex's division takes the scale 1/den first: logaddexp(0.295+0.435j, -90.3+0.151j) is NaN on
     the CPU (exp(min - max) has a subnormal imaginary part), and so it is through the stand-in."""
     from try_support import SAMPLE_HEADERS, table
-    from mpsgen.emulate.check import check_kernel
+    from mpsgen.emulate.numerics import check_kernel
     from mpsgen.generate import catalog
 
     spec = catalog.spec_for("logaddexp", "binary")

@@ -118,8 +118,7 @@ def test_the_at_function_of_each_kind_of_entry() -> None:
     assert cpp_api.at_function(out, YAML) == "at::floor_divide_outf" and cpp_api.argument_count(out) == 3
     assert cpp_api.at_function(functional, YAML) == "at::floor_divide"
     assert cpp_api.at_function(inplace, YAML) is None  # `variants: method`: no free function
-    assert cpp_api.is_inplace_variant(inplace) and not cpp_api.is_out_variant(inplace)
-    assert cpp_api.is_out_variant(out) and not cpp_api.is_inplace_variant(out)
+    assert cpp_api.is_out_variant(out) and not cpp_api.is_out_variant(inplace)
     assert cpp_api.op_header(inplace) == cpp_api.op_header(out) == "ATen/ops/floor_divide.h"
 
 

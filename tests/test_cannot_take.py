@@ -9,7 +9,7 @@ import pytest
 
 from mpsgen.emulate.cannot_take import Rule, without_rows
 from mpsgen.emulate.row_conditions import parse
-from mpsgen.emulate.check import cpu_cannot_take
+from mpsgen.emulate.numerics import cpu_cannot_take
 from mpsgen.emulate.inputs import Inputs
 from mpsgen.errors import MpsgenError
 from mpsgen.generate.catalog import load_catalog

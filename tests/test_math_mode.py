@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from try_support import SAMPLE_HEADERS, failing, table
 
-from mpsgen.emulate.check import check_kernel
+from mpsgen.emulate.numerics import check_kernel
 from mpsgen.emulate.compare import TryResult
 from mpsgen.generate import catalog, render
 from mpsgen.sources.metal.math_mode import METAL_CMAKE_REL, OPERATION_UTILS_REL, bundled_mode, math_mode, runtime_mode

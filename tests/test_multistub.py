@@ -93,7 +93,7 @@ def test_fixing_an_argument_makes_a_binding_for_the_ops_tensors() -> None:
 def test_each_div_stub_kernel_agrees_with_torch_div_in_its_rounding_mode(mode: str) -> None:
     """The catalog's div_trunc / div_floor bodies, checked as migrate checks them: torch.ops.aten.div
     called with rounding_mode held at the value that selects the stub."""
-    from mpsgen.emulate.check import check_kernel
+    from mpsgen.emulate.numerics import check_kernel
     from mpsgen.generate import catalog, render
 
     func = "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)"
@@ -108,7 +108,7 @@ def test_each_div_stub_kernel_agrees_with_torch_div_in_its_rounding_mode(mode: s
 
 def test_the_true_division_kernel_disagrees_with_a_rounding_mode() -> None:
     """The fixed argument reaches torch: div_true's body checked against rounding_mode="trunc" fails."""
-    from mpsgen.emulate.check import check_kernel
+    from mpsgen.emulate.numerics import check_kernel
     from mpsgen.generate import catalog, render
 
     func = "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)"
@@ -229,7 +229,7 @@ def test_try_checks_every_stubs_kernel_and_remembers_each(tree: Path) -> None:
 def test_the_clamp_stub_kernels_agree_with_torch_through_their_bound(kernel: str, bound: str, func: str) -> None:
     """clamp_min's clamp_min_scalar_stub kernel, checked as its plan would: torch.ops.aten.clamp_min with the
     bound drawn from edge values (a NaN input stays NaN, the bound's type is the input's)."""
-    from mpsgen.emulate.check import check_kernel
+    from mpsgen.emulate.numerics import check_kernel
     from mpsgen.generate import catalog, render
 
     spec = catalog.spec_for(kernel, "unary_alpha", dtypes=("float", "integer"), scalars=(bound,))
@@ -242,7 +242,7 @@ def test_the_clamp_stub_kernels_agree_with_torch_through_their_bound(kernel: str
 
 
 def test_the_elu_backward_kernel_agrees_with_torch_for_both_is_result_values() -> None:
-    from mpsgen.emulate.check import check_kernel
+    from mpsgen.emulate.numerics import check_kernel
     from mpsgen.generate import catalog, render
 
     func = ("elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, "

@@ -24,7 +24,7 @@ import pytest
 from cli_support import mpsgen, only_insertions, tracked_bytes
 from tree27 import commit_tree27, lay_tree27
 
-from mpsgen.emulate.check import check_kernel
+from mpsgen.emulate.numerics import check_kernel
 from mpsgen.generate import catalog, render
 from mpsgen.plan.binding import Binding, schema_args
 from try_support import include_root

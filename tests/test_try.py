@@ -11,7 +11,7 @@ from try_support import SAMPLE_HEADERS, failing, run, table, wheel_headers
 
 from mpsgen.generate import catalog, render
 from mpsgen.emulate import compare, gpu
-from mpsgen.emulate.check import check_kernel
+from mpsgen.emulate.numerics import check_kernel
 from mpsgen.emulate.compile import ToolMissing, registrations
 from mpsgen.emulate.reference import NoReference
 from mpsgen.errors import MpsgenError

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from try_support import include_root, run, table
 
-from mpsgen.emulate.check import check_kernel
+from mpsgen.emulate.numerics import check_kernel
 from mpsgen.generate import catalog, render
 
 # Catalog entries that disagree with the CPU, found by this test and reported (not hidden):
@@ -140,7 +140,7 @@ def test_log_ndtr_agrees_with_torch_through_the_erfcx_and_erfc_stand_ins(monkeyp
     the functor's stand-ins (erfc_ through erfcx_, the catalog's special_erfcx body): every registered dtype
     agrees at calc_log_ndtr's branch points; the body no longer calls the headers' (the sample's) helpers."""
     from mpsgen.emulate import inputs
-    from mpsgen.emulate.check import check_kernel
+    from mpsgen.emulate.numerics import check_kernel
     from mpsgen.backfill import c10_shims
     from mpsgen.generate import render
     from try_support import include_root

@@ -6,7 +6,7 @@ import importlib.util
 from pathlib import Path
 
 from mpsgen.generate import catalog, render
-from mpsgen.emulate.check import check_kernel
+from mpsgen.emulate.numerics import check_kernel
 from mpsgen.emulate.compare import TryResult
 
 REPO = Path(__file__).resolve().parent.parent

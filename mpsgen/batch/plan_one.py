@@ -32,7 +32,7 @@ def _plan(root: str, families: tuple[str, ...], no_try: bool, command: str = "mi
     from mpsgen.batch.api_commit import api_message, safe_api_change
     from mpsgen.batch.pr_text import pr_message
     from mpsgen.compiler.change import compile_planned
-    from mpsgen.emulate.plan_check import check_plans
+    from mpsgen.emulate.plan_numerics import check_plans
     from mpsgen.model import KernelOptions
     from mpsgen.plan.group import plan_group
     from mpsgen.tree.checkout import Checkout

@@ -5,10 +5,13 @@ is recognised by its journal's label and undone by the next run before anything 
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from mpsgen.batch.outcome import FamilyOutcome
 from mpsgen.tree.checkout import Checkout
+
+if TYPE_CHECKING:
+    from mpsgen.tree.config import Config
 
 LABEL = "migrate --all: building and testing "
 
@@ -25,7 +28,7 @@ def undo_leftover(checkout: Checkout) -> list[str]:
     return restored
 
 
-def build_and_test(checkout: Checkout, outcome: FamilyOutcome, config, *, build: bool, test: bool,
+def build_and_test(checkout: Checkout, outcome: FamilyOutcome, config: Config, *, build: bool, test: bool,
                    out: TextIO, grad: bool = False) -> bool:
     """Fill outcome.build / outcome.tests_result; True when both passed.  The files are back as
     they were on return, also on Ctrl-C."""

@@ -19,6 +19,8 @@ from mpsgen.model import Command, KernelOptions, RunOptions
 if TYPE_CHECKING:  # the planning modules load only for migrate/new-op, not for check/status
     from mpsgen.plan.group import GroupPlan
     from mpsgen.plan.kernelplan import Plan
+    from mpsgen.tree.config import Config
+    from mpsgen.verify.unittest_log import TestOutcome
 
 
 class Outcome:
@@ -138,6 +140,7 @@ def run_kernel_command(command: Command, checkout: Checkout, *, kernel: KernelOp
     outcome.data["applied"] = True
     _say(fmt, f"applied: {len(plan.changeset.changed_paths)} file(s) changed (undo with `mpsgen undo`)", fg="green")
 
+    assert config is not None  # checked above: this is no dry run
     code = _build_and_test(plan, checkout, run, outcome, config)
     if code == EXIT_OK and run.commit:
         from mpsgen.tree.gitops import commit, commit_message
@@ -170,7 +173,7 @@ def compile_before_writing(group: GroupPlan, fmt: str) -> int:
     return EXIT_OK
 
 
-def check_tools(checkout: Checkout, run: RunOptions):  # -> config.Config
+def check_tools(checkout: Checkout, run: RunOptions) -> Config:
     """The build folder, the build commands' executables and test/test_mps.py exist (else MpsgenError)."""
     from mpsgen.tree.checkout import TEST_MPS_REL
     from mpsgen.tree.config import load_config
@@ -197,7 +200,7 @@ def check_tools(checkout: Checkout, run: RunOptions):  # -> config.Config
     return config
 
 
-def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcome: Outcome, config) -> int:
+def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcome: Outcome, config: Config) -> int:
     if run.no_build and run.no_test:
         return EXIT_OK
     from mpsgen.verify import runner
@@ -240,7 +243,7 @@ def _build_and_test(plan: GroupPlan, checkout: Checkout, run: RunOptions, outcom
     return EXIT_OK
 
 
-def offer_xfail_removal(group: GroupPlan, checkout: Checkout, outcomes, fmt: str) -> str:
+def offer_xfail_removal(group: GroupPlan, checkout: Checkout, outcomes: tuple[TestOutcome, ...], fmt: str) -> str:
     """An xfail that now passes: show the edit that removes it (not applied); returns its diff.
 
     The xfail may live in common_mps.py or in a DecorateInfo of the op's OpInfo, so both are

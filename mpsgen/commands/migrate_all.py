@@ -23,6 +23,7 @@ from mpsgen.tree.checkout import Checkout
 
 if TYPE_CHECKING:
     from mpsgen.model import KernelOptions, RunOptions
+    from mpsgen.tree.config import Config
 
 EXIT_INTERRUPTED = 130
 
@@ -145,7 +146,7 @@ def run_migrate_all(checkout: Checkout, opts: BatchOptions) -> int:
     return code
 
 
-def _verify_config(checkout: Checkout, opts: BatchOptions):  # -> config.Config
+def _verify_config(checkout: Checkout, opts: BatchOptions) -> Config:
     """The build and test commands, checked before anything runs; a killed run's change undone."""
     from mpsgen.batch.verify_each import undo_leftover
     from mpsgen.commands.migrate import check_tools
@@ -158,7 +159,7 @@ def _verify_config(checkout: Checkout, opts: BatchOptions):  # -> config.Config
                                              build_cmds=opts.build_cmds))
 
 
-def _verify_each(checkout: Checkout, outcomes: list[FamilyOutcome], config, opts: BatchOptions) -> bool:
+def _verify_each(checkout: Checkout, outcomes: list[FamilyOutcome], config: Config, opts: BatchOptions) -> bool:
     """Build and test each planned family in turn, in the work tree; True when every one passed."""
     from mpsgen.batch.verify_each import build_and_test
     from mpsgen.verify.runner import Interrupted

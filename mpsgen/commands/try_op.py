@@ -13,13 +13,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from mpsgen.emulate.plan_check import Subject, catalog_flags, check, check_plans
+from mpsgen.emulate.plan_numerics import Subject, catalog_flags, check_plans, check_subject, planned_subject
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError, Refusal
 
 if TYPE_CHECKING:
     from mpsgen.tree.checkout import Checkout
     from mpsgen.model import KernelOptions
+    from mpsgen.emulate.compare import TryResult
+    from mpsgen.plan.binding import Binding
     from mpsgen.plan.group import GroupPlan
+    from mpsgen.plan.in_tree import InTree
+    from mpsgen.plan.result import Plan
 
 
 def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: str | None = None,
@@ -55,7 +59,7 @@ def run_try(checkout: Checkout, *, op: str, expr: str | None = None, int_expr: s
     ok = True
     for subject in subjects:
         try:
-            result = check(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
+            result = check_subject(subject, op=op, include_root=include_root or checkout.root, emulate=emulate,
                            flags=catalog_flags(op, expr=expr, int_expr=int_expr, complex_expr=complex_expr))
         except CompileError as err:
             if subject.source == "upstream" or subject.source.startswith(IN_TREE):  # lifted out of its file
@@ -138,7 +142,7 @@ def cached_subjects(checkout: Checkout, **options: str | None) -> list[Subject]:
     return subjects
 
 
-def _binding_data(binding: Any) -> list[Any]:
+def _binding_data(binding: Binding) -> list[Any]:
     return [binding.op, [list(a) for a in binding.args], list(binding.tensors), list(binding.scalars),
             [list(f) for f in binding.fixed], binding.output]
 
@@ -166,21 +170,12 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
     opts = KernelOptions(op=op, expr=expr, int_expr=int_expr, complex_expr=complex_expr, dtypes=dtypes,
                          templates_dir=templates_dir)
     plan = _plan_for_try(checkout, opts)
-    if plan.two_outputs is not None:  # upstream's frexp kernels: the function they apply, both outputs
-        return [Subject(plan.spec, plan.two_outputs.helpers, "upstream", plan.binding)]
-    if plan.reused_kernel:
-        functor = plan.reused_functor
-        if not functor:
-            raise MpsgenError(f"{op} would call upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
-                              "whose functor is no struct mpsgen can lift out", hint="run test_mps.py on a Mac to check it")
-        return [Subject(plan.spec, functor, "upstream", plan.binding)]
     if not plan.nothing_to_do and any(p.spec is not None for p in plan.kernel_plans):
         from mpsgen.emulate.overlay import planned_headers
 
         headers = planned_headers(plan.changeset)
         several = bool(plan.stub_plans)
-        return [Subject(p.spec, p.rendered.functor, "plan", p.binding, headers, p.kernel if several else "")
-                for p in plan.kernel_plans if p.spec is not None and not p.reused_kernel]
+        return [planned_subject(p, headers, p.kernel if several else "") for p in plan.kernel_plans if p.spec is not None]
     source = "--expr" if expr else "catalog"
     if expr is None and int_expr is None and complex_expr is None:  # the op runs a kernel of the tree: that one
         from mpsgen.plan.in_tree import Unplannable, kernel_in_tree
@@ -200,7 +195,7 @@ def plan_subjects(checkout: Checkout, *, op: str, expr: str | None, int_expr: st
 
 
 def _try_own_kind(checkout: Checkout, op: str, templates_dir: str | None,
-                 include_root: str | Path | None):  # -> (source, emulate.compare.TryResult) | None
+                 include_root: str | Path | None) -> tuple[str, TryResult] | None:
     """The kernels migrate would write for *op* when they are of a kind with a check of its own (fills, indexing,
     random, reductions), checked as migrate checks them, or the fill or reduction kernels the tree already runs;
     None when *op* is none of these."""
@@ -215,7 +210,7 @@ def _try_own_kind(checkout: Checkout, op: str, templates_dir: str | None,
     root = include_root or checkout.root
     if plan.kind != "pointwise":  # the kernels migrate would write, checked as migrate checks them
         from mpsgen.emulate.overlay import planned_headers
-        from mpsgen.emulate.plan_check import kind_check
+        from mpsgen.emulate.plan_numerics import kind_check
 
         own = plan.own_kernels
         assert own is not None
@@ -234,12 +229,12 @@ def _try_own_kind(checkout: Checkout, op: str, templates_dir: str | None,
     return f"{IN_TREE}, {path}", check_fill(kernel, plan.changeset.current(path), root)
 
 
-def _where(kernel) -> str:  # plan.in_tree.InTree
+def _where(kernel: InTree) -> str:
     """Where the tree's kernel is: upstream's two-output kernels by the function they apply, else the functor."""
     return kernel.at if kernel.spec.two_outputs else f"{kernel.spec.name}_functor at {kernel.at}"
 
 
-def _plan_for_try(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan
+def _plan_for_try(checkout: Checkout, opts: KernelOptions) -> Plan:
     """migrate's or new-op's plan; the refusal to lose SUPPORTED_COMPLEX_OPS support is migrate's
     business, so `try` checks the rest."""
     try:
@@ -250,7 +245,7 @@ def _plan_for_try(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Pla
         return _plan_either(checkout, opts._replace(drop_complex=True))
 
 
-def _plan_either(checkout: Checkout, opts: KernelOptions):  # -> kernelplan.Plan
+def _plan_either(checkout: Checkout, opts: KernelOptions) -> Plan:
     """migrate's plan, or new-op's for an op with no MPS kernel yet."""
     from mpsgen.plan.kernelplan import plan_kernel_command
 

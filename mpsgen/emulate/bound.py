@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpsgen.model import KernelSpec
 
 from .reference import NoReference, Reference, import_torch, tensor
+
+if TYPE_CHECKING:
+    from mpsgen.plan.binding import Binding
+
+    from .compile import Registration
 
 # Each traced scalar takes these (0 and 1 also appear among the inputs: "threshold equal to an input"),
 # in values the input type can hold: torch and the host convert a scalar to an integer type each their
@@ -32,7 +37,7 @@ def _kind(metal_type: str) -> str:
     return "int" if metal_type in ("long", "int", "short", "char") else "float"
 
 
-def needed(spec: KernelSpec, binding: Any) -> bool:
+def needed(spec: KernelSpec, binding: Binding | None) -> bool:
     """Whether *spec* must be checked through *binding* (else torch.<op>(*inputs, alpha) is the reference)."""
     if spec.has_params and (binding is None or not binding.traced):
         raise NoReference(f"{spec.name}'s scalars come from an expression of the op's arguments; the numeric "
@@ -55,7 +60,7 @@ def needed(spec: KernelSpec, binding: Any) -> bool:
     return bool(spec.scalars) or not identity or reduces or bool(binding.fixed) or binding.output is not None
 
 
-def spread(binding: Any) -> list[int]:
+def spread(binding: Binding) -> list[int]:
     """Kernel input k -> the generated column it reads (one column per distinct op tensor)."""
     order = list(dict.fromkeys(binding.tensors))
     return [order.index(j) for j in binding.tensors]
@@ -78,7 +83,7 @@ def _absent(default: str, metal_type: str) -> Absent | None:
     return None
 
 
-def scalar_cases(binding: Any, spec: KernelSpec, metal_type: str) -> tuple[Any, ...]:
+def scalar_cases(binding: Binding, spec: KernelSpec, metal_type: str) -> tuple[Any, ...]:
     """The kernel's scalar values to try for inputs of *metal_type*: plain values for an alpha form,
     tuples for a params struct; an optional scalar is also left out (Absent)."""
     traced = list(dict.fromkeys(s for s in binding.scalars if s.startswith("arg:")))
@@ -100,7 +105,7 @@ def scalar_cases(binding: Any, spec: KernelSpec, metal_type: str) -> tuple[Any, 
 TYPED_VALUES = {"bool": (0.0, 1.0), "int": (0.0, 1.0, 2.0, 3.0, -1.0)}
 
 
-def _values_of(binding: Any, source: str, values: tuple[float, ...]) -> tuple[float, ...]:
+def _values_of(binding: Binding, source: str, values: tuple[float, ...]) -> tuple[float, ...]:
     at, args = int(source[4:]), getattr(binding, "args", ())
     return TYPED_VALUES.get(args[at].type, values) if at < len(args) else values
 
@@ -120,7 +125,7 @@ def flat(case: Any) -> tuple[Any, ...]:
     return case if isinstance(case, tuple) else (case,)
 
 
-def scalar_tensor(case: Any, reg: Any, spec: KernelSpec) -> Any:
+def scalar_tensor(case: Any, reg: Registration, spec: KernelSpec) -> Any:
     """The bytes the kernel's alpha buffer gets: the scalar in its registered type, or the struct's fields."""
     if isinstance(case, tuple):
         from mpsgen.generate.render import scalar_type_for
@@ -129,11 +134,11 @@ def scalar_tensor(case: Any, reg: Any, spec: KernelSpec) -> Any:
     return tensor((case,), str(reg.alpha_type))
 
 
-def digest(binding: Any) -> str:
+def digest(binding: Binding) -> str:
     return "." + hashlib.sha256(repr(tuple(binding)).encode()).hexdigest()[:12]
 
 
-def reference(binding: Any) -> Reference:
+def reference(binding: Binding) -> Reference:
     """torch.ops.aten.<op> called with the op's arguments by name, given the kernel's inputs and scalars."""
     torch = import_torch()
     packet = getattr(torch.ops.aten, binding.op, None) if hasattr(torch.ops.aten, binding.op) else None

@@ -17,16 +17,17 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from typing import BinaryIO
 
 
-def _read_exact(stream, count: int) -> bytes:
+def _read_exact(stream: BinaryIO, count: int) -> bytes:
     data = stream.read(count)
     if len(data) != count:
         raise EOFError(f"expected {count} bytes, got {len(data)}")
     return data
 
 
-def _serve(library: ctypes.CDLL, stdin, stdout) -> None:
+def _serve(library: ctypes.CDLL, stdin: BinaryIO, stdout: BinaryIO) -> None:
     while True:
         header = stdin.readline().split()
         if not header:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.host_library import CONVERTED, build_library, scalar_converter
@@ -123,7 +123,7 @@ def check_fill(kernel: str, metal: str, include_root: str | Path) -> TryResult:
     return TryResult(f"{kernel}_", "torch.Tensor.fill_", f"emulated ({cxx[0]})", rows)
 
 
-def _check_dtype(k: int, dtype: str, mt: str, kernels: ctypes.CDLL, convert: ctypes.CDLL, torch) -> DtypeResult:
+def _check_dtype(k: int, dtype: str, mt: str, kernels: ctypes.CDLL, convert: ctypes.CDLL, torch: Any) -> DtypeResult:
     tdtype = getattr(torch, dtype)
     mismatches: list[Mismatch] = []
     values = 0
@@ -145,7 +145,7 @@ def _check_dtype(k: int, dtype: str, mt: str, kernels: ctypes.CDLL, convert: cty
                        tuple(mismatches[:3]))
 
 
-def _cpu(torch, tdtype, scalar, strided: bool) -> bytes | None:
+def _cpu(torch: Any, tdtype: Any, scalar: float | bool | complex, strided: bool) -> bytes | None:
     base = torch.zeros(_BASE if strided else _N, dtype=tdtype)
     try:
         (base.view(4, 6)[:, ::2] if strided else base).fill_(scalar)
@@ -154,7 +154,7 @@ def _cpu(torch, tdtype, scalar, strided: bool) -> bytes | None:
     return bytes(base.view(torch.uint8).tolist())
 
 
-def _kernel(kernels: ctypes.CDLL, mt: str, value, strided: bool, tdtype) -> bytes:
+def _kernel(kernels: ctypes.CDLL, mt: str, value: ctypes.Array[ctypes.c_char], strided: bool, tdtype: Any) -> bytes:
     raw = ctypes.create_string_buffer((_BASE if strided else _N) * tdtype.itemsize)  # zeros, as torch.zeros
     out = ctypes.cast(raw, ctypes.c_void_p)
     if strided:

@@ -9,7 +9,7 @@ Metal kernel writes nothing (said in the plan's notes).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
@@ -85,14 +85,14 @@ def check_gather(kernel: str, stub: str, metal: str, include_root: str | Path) -
     return TryResult(f"{kernel}", "torch.gather", f"emulated ({cxx[0]})", tuple(rows))
 
 
-def guarded(torch, data, view: View):
+def guarded(torch: Any, data: Any, view: View) -> tuple[Any, Any, int]:
     """(padded storage, the view on it, the guard length): *data* between two zero guards of its length."""
     n = data.numel()
     padded = torch.cat([torch.zeros(max(n, 1), dtype=data.dtype), data, torch.zeros(max(n, 1), dtype=data.dtype)])
     return padded, padded.as_strided(view.size, view.stride, max(n, 1) + view.offset), max(n, 1)
 
 
-def dtype_values(torch, tdtype, elements: int, seed: int):
+def dtype_values(torch: Any, tdtype: Any, elements: int, seed: int) -> Any:
     """Valid values of the dtype, most of them distinct (bool: 0 and 1; the CPU copies a bool or a NaN as a
     value, not as bits)."""
     values = torch.arange(seed, seed + elements, dtype=torch.float64)
@@ -107,7 +107,7 @@ def span(view: View) -> int:
     return view.offset + 1 + sum((s - 1) * st for s, st in zip(view.size, view.stride) if s > 0)
 
 
-def _compare(torch, tdtype, case: Case, run) -> tuple[bytes, bytes]:
+def _compare(torch: Any, tdtype: Any, case: Case, run: Callable[..., Any]) -> tuple[bytes, bytes]:
     """(CPU's result storage, the kernel's, with "guard" appended when a guard zone changed)."""
     out = case.result or View(case.index_.size, tuple(
         int(x) for x in torch.empty(case.index_.size).stride()) if case.index_.size else ())

@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
 from .compile import BASE_HEADERS, Registration, registrations
 from mpsgen.scan.lines import plain_lines
+
+if TYPE_CHECKING:
+    from .compare import TryResult
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](c10/metal/[\w./]+)[>"]\s*$', re.M)
 
@@ -70,9 +74,9 @@ def shader_source(spec: KernelSpec, functor: str, include_root: str | Path) -> s
     return "\n".join(parts) + "\n"
 
 
-def check_on_mps(spec: KernelSpec, functor: str, *, op: str, include_root: str | Path):  # -> TryResult
+def check_on_mps(spec: KernelSpec, functor: str, *, op: str, include_root: str | Path) -> TryResult:
     """Compile with torch.mps.compile_shader and compare on the GPU."""
-    from . import check
+    from . import numerics
     from .reference import import_torch
 
     torch = import_torch()
@@ -82,10 +86,10 @@ def check_on_mps(spec: KernelSpec, functor: str, *, op: str, include_root: str |
         raise MpsgenError(f"the Metal compiler rejected the functor: {plain_lines(str(err).strip())[0]}",
                           hint="rerun with --emulate to see the error mapped onto the expression") from None
 
-    def run(reg: Registration, args: list, alpha, out_dtype):
+    def run(reg: Registration, args: list[Any], alpha: Any, out_dtype: Any) -> Any:
         out = torch.empty(args[0].shape, dtype=out_dtype, device="mps")
         extra = [alpha.item()] if alpha is not None else []
         getattr(lib, reg.symbol)(out, *[a.to("mps") for a in args], *extra)
         return out.cpu()
 
-    return check.compare_all(spec, op, run, backend="Metal GPU (torch.mps.compile_shader)")
+    return numerics.compare_all(spec, op, run, backend="Metal GPU (torch.mps.compile_shader)")

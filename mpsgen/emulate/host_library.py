@@ -9,6 +9,7 @@ import hashlib
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from mpsgen.emulate.compile import FLAGS, cache_dir
 from mpsgen.errors import MpsgenError
@@ -44,7 +45,7 @@ CONVERTED = ("float", "c10::Half", "c10::BFloat16", "int64_t", "int32_t", "int16
              "c10::complex<float>", "c10::complex<c10::Half>")
 
 
-def scalar_converter(cxx: list[str], torch) -> ctypes.CDLL:
+def scalar_converter(cxx: list[str], torch: Any) -> ctypes.CDLL:
     """`mpsgen_to(dtype, re, im, i, kind, out)`: a c10::Scalar (kind 0 a double, 1 an int64, 2 a bool, 3 a
     complex) converted by `Scalar::to<CONVERTED[dtype]>()` into *out*; its size, or -1 where c10 raises."""
     cases = "\n".join(f"    case {k}: {{ auto v = s.to<{cpp}>(); std::memcpy(out, &v, sizeof v); return sizeof v; }}"

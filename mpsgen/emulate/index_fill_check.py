@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import warnings
 from pathlib import Path
+from typing import Any, Callable
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.host_library import CONVERTED, build_library, scalar_converter
@@ -67,7 +68,7 @@ def check_index_fill(kernel: str, stub: str, metal: str, include_root: str | Pat
     return TryResult(f"{kernel}_", "torch.Tensor.index_fill_", f"emulated ({cxx[0]})", rows)
 
 
-def _check_dtype(k: int, dtype: str, run, convert: ctypes.CDLL, torch) -> DtypeResult:
+def _check_dtype(k: int, dtype: str, run: Callable[..., Any], convert: ctypes.CDLL, torch: Any) -> DtypeResult:
     tdtype = getattr(torch, dtype)
     mismatches: list[Mismatch] = []
     values = 0
@@ -100,19 +101,19 @@ def _shown(data: bytes | None, at: int) -> str:
     return "raises" if data is None else (data[at: at + 16].hex() or "(end)") + (" +guard" if data.endswith(b"guard") else "")
 
 
-def _storage(torch, tdtype, case: Case):
+def _storage(torch: Any, tdtype: Any, case: Case) -> Any:
     """A storage of distinct non-zero bytes (every element differs from what the fill writes)."""
     raw = torch.arange(1, case.storage * tdtype.itemsize + 1, dtype=torch.int64).remainder(251).add(3)
     return raw.to(torch.uint8).view(tdtype)
 
 
-def _index(torch, case: Case):
+def _index(torch: Any, case: Case) -> Any:
     if isinstance(case.indices, int):
         return torch.tensor(case.indices, dtype=torch.int64)
     return torch.tensor(case.indices, dtype=torch.int64)[:: case.index_step]
 
 
-def _cpu(torch, tdtype, case: Case, scalar) -> bytes | None:
+def _cpu(torch: Any, tdtype: Any, case: Case, scalar: float | bool | complex) -> bytes | None:
     base = _storage(torch, tdtype, case)
     try:
         base.as_strided(case.size, case.stride, case.offset).index_fill_(case.dim, _index(torch, case), scalar)
@@ -121,7 +122,7 @@ def _cpu(torch, tdtype, case: Case, scalar) -> bytes | None:
     return bytes(base.view(torch.uint8).tolist())
 
 
-def _kernel(torch, tdtype, case: Case, run, bits) -> bytes:
+def _kernel(torch: Any, tdtype: Any, case: Case, run: Callable[..., Any], bits: ctypes.Array[ctypes.c_char]) -> bytes:
     """The storage after the kernel ran, or with "guard" appended when it wrote outside it: the kernel runs
     on a copy with a guard zone of the storage's size either side (and the index between zeros), so a
     stray offset shows as a mismatch rather than a write into the check's own memory."""

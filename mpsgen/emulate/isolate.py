@@ -41,7 +41,7 @@ class KernelCrash(Exception):
     def __init__(self, signal_name: str, done: int = 0) -> None:
         super().__init__(signal_name)
         self.signal, self.done = signal_name, done
-        self.element: int | None = None  # the first input that crashes, once found (check.py)
+        self.element: int | None = None  # the first input that crashes, once found (numerics.py)
 
     @property
     def meaning(self) -> str:

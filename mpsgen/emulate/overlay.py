@@ -12,12 +12,16 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mpsgen.tree.changeset import Changeset
 
 METAL_HEADERS = "c10/metal"
 
 
-def planned_headers(changeset) -> dict[str, str]:
-    """The c10/metal headers *changeset* (tree.changeset.Changeset) edits, or holds from the commit it
+def planned_headers(changeset: Changeset) -> dict[str, str]:
+    """The c10/metal headers *changeset* edits, or holds from the commit it
     builds on (its base), by path, with their texts."""
     rels = dict.fromkeys([*changeset.base_paths, *changeset.changed_paths])
     return {rel: changeset.current(rel) for rel in rels if rel.startswith(f"{METAL_HEADERS}/")}

@@ -19,13 +19,15 @@ from __future__ import annotations
 import ctypes
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import FLAGS, cache_dir, emulation_argv, find_compiler
 from mpsgen.emulate.sample_stats import Z
 
 if TYPE_CHECKING:
+    from mpsgen.plan.result import Plan
+    from mpsgen.tree.changeset import Changeset
     import torch
 
 TYPES = {"float32": "float", "float16": "half", "bfloat16": "bfloat"}  # the distribution stubs' dtypes on MPS
@@ -202,7 +204,7 @@ def _params(lo: float, hi: float) -> tuple[ctypes.c_long, ctypes.c_long] | tuple
 
 
 def _check_dtype(sampler: Sampler, dtype: str, mt: str, kernels: ctypes.CDLL, state: ctypes.CDLL,
-                 torch) -> DtypeResult:
+                 torch: Any) -> DtypeResult:
     from mpsgen.emulate.sample_stats import judge, probabilities
 
     tdtype = getattr(torch, dtype)
@@ -270,7 +272,7 @@ def _scale(sampler: Sampler, given: tuple[float, ...]) -> float:
     return 1.0
 
 
-def _spacing(torch, tdtype, magnitude: float) -> float:
+def _spacing(torch: Any, tdtype: Any, magnitude: float) -> float:
     """The distance between neighbouring values of *tdtype* near *magnitude* (its rounding's scale)."""
     if not tdtype.is_floating_point:
         return 0.0
@@ -302,11 +304,12 @@ def _strided(kernels: ctypes.CDLL, mt: str, key: int, base: int, lo: float, hi: 
     return []
 
 
-def check_planned_random(plan, changeset, root: str | Path) -> TryResult:
-    """*plan*'s (plan/result.Plan, kind "random") planned .metal, against the c10/metal the change leaves:
+def check_planned_random(plan: Plan, changeset: Changeset, root: str | Path) -> TryResult:
+    """*plan*'s (kind "random") planned .metal, against the c10/metal the change leaves:
     every sampler it plans (bernoulli: two), their rows together."""
     from mpsgen.emulate.overlay import include_root, planned_headers
 
+    assert plan.random is not None
     metal = changeset.current(plan.random.metal_path)
     where = include_root(root, planned_headers(changeset), cache_dir())
     samplers = [Sampler(k, op) for k, op in plan.random.samplers] or [Sampler(plan.kernel, plan.random.op)]

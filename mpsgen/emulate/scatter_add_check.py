@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ctypes
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
@@ -93,7 +93,8 @@ def check_scatter_add(kernel: str, stub: str, metal: str, include_root: str | Pa
     return TryResult(kernel, "torch.Tensor.scatter_add_", f"emulated ({cxx[0]})", tuple(rows))
 
 
-def compare(torch, tdtype, case: Case, run, op: int | None = None, value=None) -> tuple[bytes, bytes]:
+def compare(torch: Any, tdtype: Any, case: Case, run: Callable[..., Any], op: int | None = None,
+            value: float | bool | complex | None = None) -> tuple[bytes, bytes]:
     """(CPU's self storage after scatter_add_ (*op* None) or scatter_ (*op* 0, 1, 2: no reduce, "add",
     "multiply"; from *value* when given, else src), the kernel's, with "guard" appended when a guard zone
     changed)."""

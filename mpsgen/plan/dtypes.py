@@ -312,8 +312,8 @@ def _diverted_dtypes(diverted: tuple[str, str] | None) -> set[str]:
     return {d for d in INTS if d != "bool" or kind == "integral+bool"} if kind else set()
 
 
-def _groups_for_named(groups: tuple[str, ...], named: frozenset[str], facts: Facts, entry, result,
-                      skip: set[str]) -> tuple[str, ...]:
+def _groups_for_named(groups: tuple[str, ...], named: frozenset[str], facts: Facts, entry: Mapping | None,
+                      result: str | None, skip: set[str]) -> tuple[str, ...]:
     out = list(groups)
     for members, group in ((FLOATS, "float"), (INTS, None), (("complex64",), "complex")):
         chosen = named & set(members)

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from mpsgen.errors import MpsgenError, context
 from mpsgen.model import Command, KernelOptions
-from mpsgen.plan.kernelplan import Plan, plan_kernel_command, verify_structure
+from mpsgen.plan.kernelplan import Plan, plan_kernel_command, guard_edits
 from mpsgen.plan.stub_coverage import require_stubs_registered
 from mpsgen.plan.texts import yaml_index
 from mpsgen.sources.native_yaml import names as nf
@@ -114,7 +114,7 @@ def plan_group(command: Command, checkout: Checkout, ops: list[str], base: Kerne
             doing = f"re-checking {p.op} after the other ops"
             with context(lambda: doing):
                 for each in p.kernel_plans:  # every stub's registration and kernel
-                    verify_structure(each, checkout)
+                    guard_edits(each, checkout)
                 require_stubs_registered(p, checkout)
     return group
 

@@ -11,7 +11,7 @@ upstream's, and the functor checked is the one in the .metal, lifted out of it.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions, KernelSpec
@@ -22,6 +22,11 @@ from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.scan.lines import split_lines
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
+
+if TYPE_CHECKING:
+    from mpsgen.plan.routing import Routing
+    from mpsgen.sources.host.register import Registration
+    from mpsgen.sources.native_yaml.facts import Entry
 
 
 class InTree(NamedTuple):
@@ -87,7 +92,7 @@ def kernel_in_tree(checkout: Checkout, opts: KernelOptions) -> tuple[InTree, ...
     return tuple(found)
 
 
-def _overload(cs: Changeset, routing) -> str:
+def _overload(cs: Changeset, routing: Routing) -> str:
     """The overload to plan again: new-op would give MPS to every entry of the family, also those that
     never had it (logit_), so the one MPS shares a kernel with that has the most tensors (the one the
     migration read the kernel's arguments from), named so that only it and its delegates are chosen."""
@@ -100,13 +105,13 @@ def _overload(cs: Changeset, routing) -> str:
     if not chosen:
         return routing.family
 
-    def tensors(e) -> int:
+    def tensors(e: Entry) -> int:
         return sum(a.type.startswith("Tensor") for a in schema_args(e.func))
     best = max(chosen, key=lambda e: (tensors(e), "." in e.name))  # the default overload's name is the family's
     return best.name if "." in best.name else routing.family
 
 
-def _kernels_called(cs: Changeset, reg) -> frozenset[str]:
+def _kernels_called(cs: Changeset, reg: Registration) -> frozenset[str]:
     """The Metal kernel names the registered host function passes to exec_*_kernel (empty: not read)."""
     from mpsgen.sources.host.register import host_kernel_calls
 

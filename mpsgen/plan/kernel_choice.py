@@ -132,7 +132,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
                         builder=builder, shared_at=impl.location if impl else None)
 
 
-def _mixed_input_dtypes(text: str, impl, inputs: tuple[str, ...]) -> MixedInputs | None:
+def _mixed_input_dtypes(text: str, impl: stubs.SharedImpl, inputs: tuple[str, ...]) -> MixedInputs | None:
     """Where the iterator is built with check_all_same_dtype(false) over several inputs (where: a bool
     condition and two T values), for plan/shape.py to decide; None when its inputs share one dtype."""
     from mpsgen.sources.native.same_dtype import inputs_checked_same, unchecked_dtype_line

@@ -20,6 +20,7 @@ from mpsgen.plan.texts import Draft, TextEdit, capabilities, folder_files, menti
 from mpsgen.scan.includes import includes_header
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.metal import edit as metal
+from mpsgen.sources.metal.index import MetalIndex
 from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
 from mpsgen.sources.native import stubs
 from mpsgen.tree.changeset import Changeset
@@ -240,7 +241,7 @@ def _require_2_7_layout(choice: KernelChoice, spec: KernelSpec, metal_rel: str) 
                           path=metal_rel, line=1, hint="write the kernel by hand")
 
 
-def _registrations(spec, indexes, metal_rel: str, metal_text: str) -> list[str]:
+def _registrations(spec: KernelSpec, indexes: list[MetalIndex], metal_rel: str, metal_text: str) -> list[str]:
     """The registration lines (or host_name instances) the kernel gets, in the target file's layout
     (its own shorthand macros where they make exactly these registrations: generate/neighbours)."""
     from mpsgen.generate import render
@@ -258,7 +259,7 @@ def _registrations(spec, indexes, metal_rel: str, metal_text: str) -> list[str]:
     return compact(lines, spec.name, register_macros(metal_text))
 
 
-def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations: list[str],
+def _metal_addition(text: str, metal_rel: str, spec: KernelSpec, functor: str, registrations: list[str],
                     cs: Changeset) -> str:
     """*text* with the functor and its registrations, by the writer of the file's layout."""
     from mpsgen.generate import render
@@ -277,7 +278,7 @@ def _metal_addition(text: str, metal_rel: str, spec, functor: str, registrations
                                      after_functor=render.params_typedefs(spec))
 
 
-def _registered_elsewhere(table: tuple[Row, ...], indexes, metal_texts: dict[str, str], spec,
+def _registered_elsewhere(table: tuple[Row, ...], indexes: list[MetalIndex], metal_texts: dict[str, str], spec: KernelSpec,
                           functor: str) -> tuple[str, tuple[Row, ...]]:
     """Where kernel spec.name is already registered with another functor (upstream's ceil, huber) for
     every input dtype the op needs ("path:line"), so the host can call it; "" when it is free or
@@ -325,7 +326,7 @@ def _torch_names(metal_types: list[str]) -> list[str]:
     return [torch_name.get(t, t) for t in metal_types]
 
 
-def _params_header(cs: Changeset, metal_rel: str, stub) -> str:
+def _params_header(cs: Changeset, metal_rel: str, stub: stubs.StubDecl) -> str:
     """The header the params struct goes in, as the checkout keeps the params of that kind of op
     (generate/neighbours): kernels/Activation.h for an activation's, else kernels/<Stem>.h."""
     from mpsgen.generate.neighbours import params_header
@@ -335,7 +336,7 @@ def _params_header(cs: Changeset, metal_rel: str, stub) -> str:
     return params_header(metal_rel, stub.header, headers)
 
 
-def _bool_kernel_args(cs: Changeset, spec, arity: str, mm_text: str) -> tuple[str, ...]:
+def _bool_kernel_args(cs: Changeset, spec: KernelSpec, arity: str, mm_text: str) -> tuple[str, ...]:
     """What a kernel returning bool passes after its name, as the host file's bool kernels do (neighbours)."""
     if spec.result != "bool" or arity not in ("unary", "binary"):
         return ()
@@ -344,7 +345,7 @@ def _bool_kernel_args(cs: Changeset, spec, arity: str, mm_text: str) -> tuple[st
     return bool_kernel_args(mm_text, capabilities(cs).host_api, arity)
 
 
-def _plan_params_struct(draft: Draft, checkout: Checkout, spec, metal_rel: str, mm_rel: str, opts: KernelOptions,
+def _plan_params_struct(draft: Draft, checkout: Checkout, spec: KernelSpec, metal_rel: str, mm_rel: str, opts: KernelOptions,
                         header: str, *, reused: bool = False) -> tuple[str, ...]:
     """The params struct in kernels/<Stem>.h (created when the tree has none), included by the .metal;
     what was added.  *reused*: upstream's kernel takes it, so its header must already hold this very struct."""

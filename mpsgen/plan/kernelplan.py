@@ -6,7 +6,7 @@ function returning a frozen record whose texts the planner applies before the ne
 routing (routing.Routing: the yaml edit, the shared kernels and the stub), the kernel's shape and
 name (kernel_choice.KernelChoice), the kernel code with its dtype table (kernel_code.KernelCode), the
 MPSGraph code that goes (legacy.LegacyRemoval), the test lists (test_lists.TestListsPhase and
-dtypes.DroppedXfails); the Plan is assembled from them, then re-read (verify).
+dtypes.DroppedXfails); the Plan is assembled from them, then re-read (edit_guard).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from mpsgen.plan.routing import Routing, route
 from mpsgen.plan.stub_kernels import StubKernel, choose_stub_kernel, plan_stub_code
 from mpsgen.plan.test_lists import DroppedXfails, TestListsPhase, dropped_xfails, plan_test_lists, registered
 from mpsgen.plan.texts import TextEdit, apply_edits
-from mpsgen.plan.verify import verify_structure
+from mpsgen.plan.edit_guard import guard_edits
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.sources.native_yaml.facts import Entry
@@ -80,7 +80,7 @@ def plan_kernel_command(command: Command, checkout: Checkout, opts: KernelOption
     if not plan.nothing_to_do:
         with context(lambda: f"planning `mpsgen {command} {opts.op}`"):
             for each in plan.kernel_plans:  # every stub's registration and kernel
-                verify_structure(each, checkout)
+                guard_edits(each, checkout)
     return plan
 
 

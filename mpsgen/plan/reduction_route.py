@@ -142,7 +142,7 @@ def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...
     return None
 
 
-def _handed_reduction(checkout: Checkout, cs: Changeset, text: str, impl, family: str, *,
+def _handed_reduction(checkout: Checkout, cs: Changeset, text: str, impl: stubs.SharedImpl, family: str, *,
                       shared_only: bool = True) -> Handover | None:
     """The first op of another family *impl* hands its work to through the dispatcher whose CPU/CUDA kernel is a
     reduction of a stub the kernels serve (norm_out -> at::linalg_vector_norm_out -> norm_stub; at::empty and the

@@ -1,6 +1,6 @@
 """What planning one op produced: the edits (in a changeset), what was rendered, and what to report.
 
-Built once by the planner (kernelplan) and read by verify and the commands that show it.
+Built once by the planner (kernelplan) and read by edit_guard and the commands that show it.
 """
 
 from __future__ import annotations

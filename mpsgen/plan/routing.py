@@ -173,7 +173,7 @@ def _indexing(checkout: Checkout, cs: Changeset, index: nf.NativeIndex, shared: 
     return route_indexing(checkout, cs, index, shared)
 
 
-def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:
+def _targets(checkout: Checkout, cs: Changeset, family: nf.Family, edit: nf.DispatchEdit | None, shared: tuple[str, ...]) -> tuple[StubTarget, ...]:
     """The family's stubs when its shared kernels call several (plan/multistub.py), else ()."""
     from mpsgen.generate.catalog import load_catalog
 
@@ -186,7 +186,7 @@ def _targets(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str,
     return stub_targets(checkout, cs, family.name, shared, entry_for, lambda name: name in known)
 
 
-def _movable_overloads(checkout: Checkout, cs: Changeset, family
+def _movable_overloads(checkout: Checkout, cs: Changeset, family: nf.Family
                        ) -> tuple[tuple[str, ...] | None, list[str], list[tuple[str, str]], frozenset[str]]:
     """The overloads `migrate FAMILY` moves when some legacy ones cannot: an overload whose shared
     kernel calls no DispatchStub (pow.Scalar_out) keeps its MPS kernel, said in a note, while the
@@ -216,7 +216,7 @@ def _movable_overloads(checkout: Checkout, cs: Changeset, family
     return tuple(left), notes, moved_notes, frozenset(delegating.values())
 
 
-def _delegating(checkout: Checkout, cs: Changeset, family, stubless: dict[str, tuple[str, stubs.SharedImpl]],
+def _delegating(checkout: Checkout, cs: Changeset, family: nf.Family, stubless: dict[str, tuple[str, stubs.SharedImpl]],
                 native_texts: dict[str, str]) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """((entry, note) pairs, {entry: its shared kernel}) of the stubless variants on MPSGraph (in-place, out, or
     functional: nansum -> at::native::nansum_out) whose kernel calls a family kernel that calls a stub (or that
@@ -264,7 +264,7 @@ def _delegating(checkout: Checkout, cs: Changeset, family, stubless: dict[str, t
     return notes, moving
 
 
-def _already_native(checkout: Checkout, cs: Changeset, family, opts: KernelOptions,
+def _already_native(checkout: Checkout, cs: Changeset, family: nf.Family, opts: KernelOptions,
                     only: tuple[str, ...] | None, index: nf.NativeIndex) -> tuple[str, host.Registration | None]:
     """Why there is nothing to do, and the registration that makes it so: every MPS entry (of those
     *only* names) shares its CPU/CUDA kernel and every stub they call (pow's two, once on Metal) is
@@ -313,7 +313,8 @@ def _reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...], famil
     return route_reduction(checkout, cs, shared, family)
 
 
-def _refuse_unserved_reduction(checkout: Checkout, cs: Changeset, family, edit, shared: tuple[str, ...]) -> None:
+def _refuse_unserved_reduction(checkout: Checkout, cs: Changeset, family: nf.Family, edit: nf.DispatchEdit,
+                               shared: tuple[str, ...]) -> None:
     from mpsgen.plan.reduction_route import unserved_reduction
 
     found = unserved_reduction(checkout, cs, shared, family.name)
@@ -324,7 +325,7 @@ def _refuse_unserved_reduction(checkout: Checkout, cs: Changeset, family, edit, 
                                            "shows the frontier")
 
 
-def _entry_for_kernel(family, edit, kernel: str):
+def _entry_for_kernel(family: nf.Family, edit: nf.DispatchEdit | None, kernel: str) -> Entry:
     moved = {m.entry for m in edit.moved} if edit is not None else set()
     for e in family.entries:
         if (e.name in moved or e.mps_route == "shared") and kernel in (e.cpu_cuda_kernels | {e.mps_kernel}):
@@ -332,7 +333,8 @@ def _entry_for_kernel(family, edit, kernel: str):
     return family.entries[0]
 
 
-def _require_elementwise(checkout: Checkout, cs: Changeset, family, edit, delegating: frozenset[str]) -> None:
+def _require_elementwise(checkout: Checkout, cs: Changeset, family: nf.Family, edit: nf.DispatchEdit,
+                         delegating: frozenset[str]) -> None:
     """Refuse an entry MPS would share that is not elementwise (argmax.out: a reduction whose stub
     also takes a TensorIterator): mpsgen writes elementwise Metal kernels only.  Same test as status's
     frontier: marked pointwise in the yaml, or its shared kernel builds an elementwise iterator."""

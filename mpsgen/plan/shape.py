@@ -30,7 +30,7 @@ Delivery = Literal["none", "alpha", "params"]
 from mpsgen.sources.host.api import HostApi
 from mpsgen.sources.native.arguments import is_name
 from mpsgen.sources.native.shared_impl import StubCall
-from mpsgen.sources.native.stubs import is_default_name, is_scalar_type
+from mpsgen.sources.native.stubs import StubDecl, is_default_name, is_scalar_type
 
 _KIND = {1: "unary", 2: "binary", 3: "ternary"}
 
@@ -126,7 +126,7 @@ def _names(stub_params: tuple[tuple[str, str], ...], call: StubCall | None,
     return out
 
 
-def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | None, schema_tensors: int,
+def choose_shape(*, stub: StubDecl, call: StubCall | None, operands: tuple[str, ...] | None, schema_tensors: int,
                  api: HostApi, declared_names: tuple[str, ...] | None = None,
                  mixed: MixedInputs | None = None) -> KernelShape:
     """The shape of the kernel behind *stub* (a sources.native.stubs.StubDecl), or MpsgenError naming what
@@ -135,7 +135,7 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
     inputs read each input in its own dtype and hand the functor T (HostApi.cast_inputs)."""
     inputs = len(operands) if operands else schema_tensors
     extra = stub.extra_params
-    where = dict(path=stub.path, line=stub.line)
+    where: dict[str, Any] = dict(path=stub.path, line=stub.line)
     if inputs not in _KIND:
         raise MpsgenError(f"{stub.name}'s kernel reads {inputs} tensors; mpsgen writes kernels of 1 to 3 inputs",
                           hint="write the host kernel by hand", **where)
@@ -164,7 +164,7 @@ def choose_shape(*, stub, call: StubCall | None, operands: tuple[str, ...] | Non
     return shape
 
 
-def _require_api(shape: KernelShape, stub, api: HostApi) -> str:
+def _require_api(shape: KernelShape, stub: StubDecl, api: HostApi) -> str:
     """"" when the checkout carries the shape, the backfill's name when the change adds the missing
     API, or MpsgenError naming what is missing."""
     kind = _KIND[shape.inputs]

@@ -35,7 +35,7 @@ def require_stubs_registered(plan: Plan, checkout: Checkout) -> None:
     for kernel in dict.fromkeys(m.shared_kernel.rsplit("::", 1)[-1] for m in plan.moved):
         impl = stubs.find_shared_impl(sources, kernel)
         if impl is None or len(impl.stub_names) < 2:
-            continue  # one stub: the plan registers it (verify_structure checks that)
+            continue  # one stub: the plan registers it (guard_edits checks that)
         if registered is None:
             registered = mps_registered_stubs(plan, checkout)
         missing = [s for s in impl.stub_names if s not in registered]

@@ -93,7 +93,7 @@ def plan_test_lists(family: str, command: Command, checkout: Checkout, cs: Chang
                           test_names=tuple(names), test_keys=keys, grad_test_names=grad, notes=notes)
 
 
-def _no_opinfo_note(op: str, cmi_text: str, definitions) -> str:
+def _no_opinfo_note(op: str, cmi_text: str, definitions: dict[str, str]) -> str:
     """Which OpInfo tests an op that has none (sigmoid's covers sigmoid_backward through its gradient)."""
     from mpsgen.sources import testlists
 

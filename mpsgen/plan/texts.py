@@ -114,7 +114,7 @@ def original_texts(cs: Changeset, paths: list[Path]) -> dict[str, str]:
 
 
 # (word, path) -> (the text searched, whether it mentions the word).  A plan asks the same question of
-# the same unchanged texts more than once (the stub's files while planning, then while verifying:
+# the same unchanged texts more than once (the stub's files while planning, then while guarding its edits:
 # ~4 ms each over native/*.cpp); a text is immutable, so the same object gives the same answer.
 _MENTIONS: dict[tuple[str, str], tuple[str, bool]] = {}
 

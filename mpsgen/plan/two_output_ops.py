@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.model import KernelSpec, Location
+from mpsgen.model import KernelOptions, KernelSpec, Location
 from mpsgen.plan.texts import capabilities, folder_files, mentioning, planned_texts
 from mpsgen.scan import words
 from mpsgen.sources.native import stubs
@@ -22,6 +22,7 @@ from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import NATIVE_REL, OPERATIONS_REL, YAML_REL, Checkout
 
 if TYPE_CHECKING:
+    from mpsgen.plan.kernel_choice import KernelChoice
     from mpsgen.plan.kernel_code import KernelCode
     from mpsgen.sources.host.launch import Launch
     from mpsgen.sources.metal.two_output_kernels import TwoOutputKernels
@@ -130,7 +131,8 @@ def upstream_two_outputs(family: str, built: IteratorOutputs | None, cs: Changes
     return kernels
 
 
-def plan_two_output_code(choice, kernels: TwoOutputKernels, cs: Changeset, checkout: Checkout, opts) -> KernelCode:
+def plan_two_output_code(choice: KernelChoice, kernels: TwoOutputKernels, cs: Changeset, checkout: Checkout,
+                         opts: KernelOptions) -> KernelCode:
     """The host side of upstream's two-output kernels: a file-local helper binding the iterator's three
     tensors as exec_ternary_kernel binds its four (written once, reused), the op's host kernel calling it
     and REGISTER_DISPATCH; no Metal.  The dtype table is upstream's registrations."""
@@ -183,7 +185,7 @@ def plan_two_output_code(choice, kernels: TwoOutputKernels, cs: Changeset, check
                       reused_kernel=kernels.shown(), two_outputs=kernels)
 
 
-def _helper_text(templates_dir, launch: Launch) -> str:
+def _helper_text(templates_dir: str | None, launch: Launch) -> str:
     from mpsgen.generate.templating import render_template
 
     return render_template("two_outputs_helper.mm.j2", templates_dir, helper=HELPER, launch=launch)

@@ -63,7 +63,6 @@ def borrowed_stub(call: StubCall, family: str, is_family) -> str:
     return owner if computed else ""
 
 
-_NON_FUNCTIONS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"}
 _DEVICE_ARG = re.compile(r"^\s*(?:[\w.\->()*]*device_type\(\)|k(?:CPU|CUDA|MPS|Meta)|c10::DeviceType::\w+)\s*$")
 
 

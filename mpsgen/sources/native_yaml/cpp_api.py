@@ -37,11 +37,6 @@ def is_out_variant(entry: Entry) -> bool:
     return "*" in parts and any("!" in p.split()[0] for p in parts[parts.index("*") + 1 :])
 
 
-def is_inplace_variant(entry: Entry) -> bool:
-    """`floor_divide_`, `abs_` (a dunder such as `__iand__` is not one)."""
-    return entry.base.endswith("_") and not entry.base.endswith("__")
-
-
 def has_function_variant(entry: Entry, yaml_text: str) -> bool:
     """Whether torchgen writes a free `at::` function for the entry (its `variants:` name `function`)."""
     for line in split_lines(yaml_text)[entry.line - 1 : entry.end_line]:

@@ -13,7 +13,7 @@ from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
 
-def verify_structure(plan: Plan, checkout: Checkout) -> None:
+def guard_edits(plan: Plan, checkout: Checkout) -> None:
     """Re-read the planned tree: nothing left on a legacy kernel, the stub registered for MPS
     exactly once, the kernel name registered in Metal.  A failure here is a bug in a planner,
     so it is reported before anything is written."""
@@ -77,7 +77,7 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
                 metal_index.index_metal(t, p) for p, t in metal_texts.items())
         if not registered:
             problems.append(f"kernel '{plan.kernel}' is not registered in any .metal file")
-    _verify_statements(cs)
+    _guard_statements(cs)
     if problems:
         raise MpsgenError(
             "the planned change would leave the tree inconsistent: " + "; ".join(problems),
@@ -85,7 +85,7 @@ def verify_structure(plan: Plan, checkout: Checkout) -> None:
         )
 
 
-def _verify_statements(cs: Changeset) -> None:
+def _guard_statements(cs: Changeset) -> None:
     """Each edited .metal/.mm keeps its statement structure outside the lines mpsgen inserted or
     deleted (text written into the middle of a statement is refused before anything is written)."""
     from mpsgen.scan.statements import first_broken_statement

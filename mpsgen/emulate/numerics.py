@@ -25,7 +25,10 @@ from .reference import NoReference
 from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:
+    from mpsgen.plan.binding import Binding
+
     from .isolate import KernelRunner
+    from .reference import Reference
 
 RESULT_VERSION = "9"  # bump when inputs, tolerances or rules change
 
@@ -43,7 +46,7 @@ def expressions_of(spec: KernelSpec, flags: dict[str, str] | None = None) -> dic
 
 
 def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str | Path,
-                 flags: dict[str, str] | None = None, binding: Any = None) -> TryResult:
+                 flags: dict[str, str] | None = None, binding: Binding | None = None) -> TryResult:
     """Compile *functor* (the text migrate/new-op write) and compare every registration with torch."""
     from .reference import import_torch, torch_version
 
@@ -52,7 +55,7 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
     pending = cc.start_build(spec, functor, include_root, expressions=expressions_of(spec, flags))
     from . import bound
 
-    tag = bound.digest(binding) if bound.needed(spec, binding) else ""
+    tag = bound.digest(binding) if bound.needed(spec, binding) and binding is not None else ""
     tag += ".exact" if exact_body(spec) else ""
     key_file = cc.cache_dir() / f"{pending.build.key}.{op}{tag}.{torch_version()}.{RESULT_VERSION}.json"
     if pending.build.cached and key_file.is_file():
@@ -78,7 +81,7 @@ def check_kernel(spec: KernelSpec, functor: str, *, op: str, include_root: str |
 
 
 def _run(spec: KernelSpec, op: str, runner: KernelRunner, include_root: str | Path,
-         binding: Any = None) -> TryResult:
+         binding: Binding | None = None) -> TryResult:
     from . import reference as ref
     from .isolate import Call, KernelCrash
 
@@ -105,7 +108,7 @@ def emulated_backend(include_root: str | Path) -> str:
 
 
 def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: str,
-                binding: Any = None) -> TryResult:
+                binding: Binding | None = None) -> TryResult:
     """Every registration of *spec*: inputs, torch's result, *run*'s result, compared.
 
     *run(registration, input tensors, alpha tensor or None, output dtype)* returns a CPU tensor, or
@@ -117,8 +120,8 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
     from .isolate import KernelCrash
 
     torch = ref.import_torch()
-    use = bound.needed(spec, binding)
-    fn = bound.reference(binding) if use else ref.resolve(op)
+    by = binding if bound.needed(spec, binding) else None  # the op's arguments, when the check goes through them
+    fn = bound.reference(by) if by is not None else ref.resolve(op)
     rows: list[DtypeResult] = []
     untakeable = cpu_cannot_take(op)
     exact = exact_body(spec)
@@ -126,18 +129,18 @@ def compare_all(spec: KernelSpec, op: str, run: Callable[..., Any], *, backend: 
         backend += ", bit for bit"
 
     for reg in cc.registrations(spec):
-        spread = bound.spread(binding) if use else None  # kernel input k -> generated column
+        spread = bound.spread(by) if by is not None else None  # kernel input k -> generated column
         nargs = len(set(spread)) if spread else None
         data = inp.make_inputs(reg.in_type, spec.arity, reg.alpha_type, nargs=nargs)
         data, untaken_note = cannot_take.without_rows(untakeable, data, reg.in_type, VARIABLES[spec.arity])
-        if use and spec.scalars:
-            data = data._replace(alphas=bound.scalar_cases(binding, spec, reg.in_type))
+        if by is not None and spec.scalars:
+            data = data._replace(alphas=bound.scalar_cases(by, spec, reg.in_type))
         note = ""
         columns = _bool_columns(spec, [ref.tensor(col, reg.in_type) for col in data.columns], spread)
         args = [columns[j] for j in spread] if spread else columns
         alphas = data.alphas or (None,)
         refused = ""
-        if use and spec.scalars:  # asked as the kernel gets them (pow: -2.0 is -2 for int64, which torch refuses)
+        if by is not None and spec.scalars:  # asked as the kernel gets them (pow: -2.0 is -2 for int64, which torch refuses)
             alphas, refused = bound.accepted(fn, args, _in_alpha_type(alphas, reg))
         try:
             expected, note = _expected(fn, _as_bool(spec, args), alphas, reg)
@@ -203,7 +206,7 @@ def cpu_cannot_take(op: str) -> tuple[cannot_take.Rule, ...]:
                  for r in entry.get("cpu_cannot_take", ()))
 
 
-def _expected(fn: Any, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registration) -> tuple[list[Any], str]:
+def _expected(fn: Reference, args: list[Any], alphas: tuple[Any, ...], reg: cc.Registration) -> tuple[list[Any], str]:
     """torch's results for each alpha, and a note when the reference ran in a wider dtype.
 
     The alpha scalar is rounded to its registered dtype first: the kernel receives it so.

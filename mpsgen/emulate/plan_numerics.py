@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from mpsgen.model import KernelOptions, KernelSpec
     from mpsgen.plan.binding import Binding
     from mpsgen.plan.group import GroupPlan
+    from mpsgen.plan.result import Plan
+    from mpsgen.tree.changeset import Changeset
     from mpsgen.tree.checkout import Checkout
 
 
@@ -84,7 +86,7 @@ def catalog_flags(op: str, **given: str | None) -> dict[str, str]:
     return {k: f"catalog.yaml {op}.{k}" for k in keys}
 
 
-def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
+def check_subject(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
           flags: dict[str, str] | None = None) -> TryResult:
     """Run the numeric check on the GPU (macOS with MPS, unless *emulate*) or emulated on the host."""
     from mpsgen.emulate import bound, gpu
@@ -103,10 +105,28 @@ def check(subject: Subject, *, op: str, include_root: str | Path, emulate: bool,
     simple = subject.spec.arity in ("unary", "binary", "unary_alpha", "binary_alpha", "ternary")
     if not emulate and simple and not bound.needed(subject.spec, subject.binding) and gpu.available():
         return gpu.check_on_mps(subject.spec, subject.functor, op=op, include_root=include_root)
-    from mpsgen.emulate.check import check_kernel
+    from mpsgen.emulate.numerics import check_kernel
 
     return check_kernel(subject.spec, subject.functor, op=op, include_root=include_root, flags=flags,
                         binding=subject.binding)
+
+
+def planned_subject(plan: Plan, headers: dict[str, str], label: str = "") -> Subject:
+    """What the numeric check runs for *plan*'s kernel, the one decision `try` and migrate/new-op's check
+    share: upstream's two-output function (frexp) or registered functor when the plan calls upstream's
+    kernel, else the functor the plan renders.  Upstream's functor being no struct to lift out raises
+    NoReference: `try` refuses in one line (exit 2), migrate's check is skipped with it as the note."""
+    from mpsgen.emulate.reference import NoReference
+
+    assert plan.spec is not None  # a stub MPS already runs writes no kernel to check
+    if plan.two_outputs is not None:  # upstream's frexp kernels: the function they apply, lifted
+        return Subject(plan.spec, plan.two_outputs.helpers, "upstream", plan.binding, headers, label)
+    if plan.reused_kernel:  # upstream's functor is what MPS will run: check that one
+        if not plan.reused_functor:
+            raise NoReference(f"{plan.family} would call upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
+                              "whose functor is no struct mpsgen can lift out", hint="run test_mps.py on a Mac to check it")
+        return Subject(plan.spec, plan.reused_functor, "upstream", plan.binding, headers, label)
+    return Subject(plan.spec, plan.rendered.functor, "plan", plan.binding, headers, label)
 
 
 def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) -> NumericCheck:
@@ -130,25 +150,13 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
             if not own.ok:
                 break
             continue
-        spec = plan.spec
-        if spec is None:  # a stub MPS already runs: no new kernel to check
+        if plan.spec is None:  # a stub MPS already runs: no new kernel to check
             continue
-        functor = plan.rendered.functor
-        if plan.two_outputs is not None:  # upstream's frexp kernels: the function they apply, lifted
-            functor = plan.two_outputs.helpers
-        elif plan.reused_kernel:  # upstream's functor is what MPS will run: check that one
-            functor = plan.reused_functor
-            if not functor:
-                done.append(OpCheck(plan.family, "skipped", reason=(
-                    f"{plan.family} calls upstream's registered kernel '{plan.kernel}' ({plan.reused_kernel}), "
-                    "whose functor is no struct to lift out")))
-                continue
         # Another family's stub called in one branch (clamp.Tensor's minimum_stub, when only max is given):
         # checked against that family's op (torch.minimum), plan/kernel_choice says which.
         op = plan.check_op or plan.family
         try:
-            result = check(Subject(spec, functor, "upstream" if plan.reused_kernel else "plan", plan.binding, headers),
-                           op=op, include_root=checkout.root, emulate=False,
+            result = check_subject(planned_subject(plan, headers), op=op, include_root=checkout.root, emulate=False,
                            flags=catalog_flags(plan.family, expr=kernel.expr, int_expr=kernel.int_expr,
                                                complex_expr=kernel.complex_expr))
         except (ToolMissing, NoReference) as why:
@@ -171,7 +179,7 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
     return NumericCheck(tuple(done))
 
 
-def kind_check(plan, changeset, root, headers):  # -> TryResult
+def kind_check(plan: Plan, changeset: Changeset, root: str | Path, headers: dict[str, str]) -> TryResult:
     """The planned .metal of a kind other than pointwise against torch CPU: the nullary kind (fill_), the
     indexing kind (index_fill_, gather, scatter_add, scatter), the random kind (in distribution) and the
     reduction kind (sum, mean, amax, ...)."""
@@ -193,9 +201,10 @@ def kind_check(plan, changeset, root, headers):  # -> TryResult
                                with_planned(root, headers, cache_dir()))
     from importlib import import_module
 
+    assert plan.indexing is not None  # the last kind with a check of its own
     module, function = INDEXING_CHECKS[plan.indexing.stub]
-    check = getattr(import_module(f"mpsgen.emulate.{module}"), function)
-    return check(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
+    kind_numerics = getattr(import_module(f"mpsgen.emulate.{module}"), function)
+    return kind_numerics(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
 
 
 # the indexing kind's stub -> the module and function of its numeric check
