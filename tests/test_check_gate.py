@@ -93,11 +93,13 @@ def test_kernel_left_with_only_complex_registrations_is_an_error(tree: Path, mon
     assert " MPS007 kernel 'exp' " not in r.output  # exp keeps its real registrations
 
 
-def test_stub_hint_says_what_to_do_by_hand_for_a_non_candidate(tree: Path):
+def test_stub_hint_names_migrate_for_a_half_done_family(tree: Path):
     edit(tree, f"{OPS}/BinaryKernel.mm", "REGISTER_DISPATCH(hypot_stub, &hypot_mps_kernel)\n", "")
     out = check(tree).output
-    # hypot's entries all share the CPU/CUDA kernel: the frontier has no MPS-only overload to move.
-    assert "mpsgen migrate hypot" not in out and "add a host kernel and REGISTER_DISPATCH(hypot_stub, ...)" in out
+    # hypot's entries all share the CPU/CUDA kernel whose stub nothing registers: status calls it half done and a
+    # candidate (migrate writes the kernel and the registration), so the hint is migrate's, not the by-hand one.
+    assert "(hint: run `mpsgen migrate hypot` to write the Metal kernel and its registration)" in out
+    assert "add a host kernel and REGISTER_DISPATCH(hypot_stub, ...)" not in out
 
 
 # -- every era's host calls ------------------------------------------------------------------
