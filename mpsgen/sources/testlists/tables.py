@@ -49,13 +49,13 @@ _MODIFIER = re.compile(r"^mps_ops\w*_modifier$")
 _MODIFIER_DEF = re.compile(r"^([ \t]*)def mps_ops\w*_modifier\(", re.M)
 
 
-def _modifiers_tree(text: str, path: str) -> ast.Module:
-    """The tree of the lines that hold the modifier functions, at their own line numbers and columns
-    (test_mps.py is 13,000 lines, and its lists are in the first thousand: a parse of the whole file
-    costs ~0.3 s); the whole file when that region does not parse on its own."""
+def modifiers_source(text: str) -> str | None:
+    """The lines that hold the modifier functions, at their own line numbers and columns, as a text
+    to parse alone (test_mps.py is 13,000 lines, and its lists are in the first thousand: a parse of
+    the whole file costs ~0.3 s); None when *text* has no modifier function."""
     defs = list(_MODIFIER_DEF.finditer(text))
     if not defs:
-        return parse_file(text, path)
+        return None
     indent = defs[0].group(1)
     first = text.count("\n", 0, defs[0].start())  # 0-based line of the first def
     # The region ends at the first line after the last def that is code and not indented under it.
@@ -66,8 +66,16 @@ def _modifiers_tree(text: str, path: str) -> ast.Module:
     region = text[defs[0].start():end]
     # An indented region (functions inside `if ...:` or a class) parses under an `if 1:` in the line before.
     head = "\n" * (first - 1) + "if 1:\n" if indent and first > 0 else "\n" * first
+    return head + region
+
+
+def _modifiers_tree(text: str, path: str) -> ast.Module:
+    """The tree of modifiers_source(); the whole file when there is none or it does not parse on its own."""
+    source = modifiers_source(text)
+    if source is None:
+        return parse_file(text, path)
     try:
-        return ast.parse(head + region)
+        return ast.parse(source)
     except SyntaxError:
         return parse_file(text, path)
 
