@@ -165,6 +165,8 @@ def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
         for k, v in found.items():
             everywhere.setdefault(k, v)
     index: dict[str, StubDecl] = {}
+    # Most stubs share an alias (unary_fn, structured_binary_fn, ...): each type text is parsed once.
+    parsed_types: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]] | None] = {}
     for path, text in headers.items():
         if "DECLARE_DISPATCH" not in text:
             continue
@@ -178,7 +180,10 @@ def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
             # Take the type from the original text (masked text is identical outside literals).
             type_raw = masked[m.end() : close].rsplit(",", 1)[0]
             resolved, alias = _resolve(type_raw, aliases[path], everywhere)
-            parsed = parse_fn_pointer_type(resolved)
+            key = " ".join(resolved.split())  # what parse_fn_pointer_type reads
+            if key not in parsed_types:
+                parsed_types[key] = parse_fn_pointer_type(key)
+            parsed = parsed_types[key]
             ret, params, names = parsed if parsed else ("", (), ())
             fn_type = f"{ret}(*)(" + ", ".join(params) + ")" if parsed else " ".join(resolved.split())
             namespace = spaces[m.start()]
