@@ -6,6 +6,7 @@ Sources are read through their cached one-pass index (sources/index.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable, NamedTuple
 
@@ -20,6 +21,7 @@ from mpsgen.model import Location
 __all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at", "SharedImpl", "StubCall", "find_shared_impl"]
 
 
+@functools.lru_cache(maxsize=2048)  # a few dozen type spellings recur across the 374 DECLARE_DISPATCHes
 def _normalize_type(t: str) -> str:
     t = " ".join(t.split())
     t = re.sub(r"\s*([&*])", r"\1", t)
@@ -76,6 +78,7 @@ class StubDecl(NamedTuple):
         return Location(self.path, self.line)
 
 
+@functools.lru_cache(maxsize=2048)
 def _split_param(param: str) -> tuple[str, str]:
     """('const Scalar&', 'alpha') from 'const Scalar& alpha'; name '' when none is given."""
     p = " ".join(param.split())
