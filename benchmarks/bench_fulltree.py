@@ -305,8 +305,10 @@ def mpsgen_run(source: Path, tree: Path, command: str, store: Path) -> Run:
            "MPSGEN_CACHE_DIR": str(store)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
+    # Run from *source*: `python -c` puts the working directory first on sys.path, so another
+    # checkout's mpsgen there would be the one imported.
     done = subprocess.run([sys.executable, "-c", "from mpsgen.cli import run; run()", "-C", str(tree), *command.split()],
-                          capture_output=True, text=True, check=False, env=env)
+                          capture_output=True, text=True, check=False, env=env, cwd=source)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return Run(wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done)
@@ -342,6 +344,9 @@ def paired(trees: list[Path], sources: dict[str, Path], repeat: int) -> None:
                     xs = cpu[(label, command, state)]
                     cells += [f"{statistics.median(xs):.3f}", f"{statistics.median(x / t for x, t in zip(xs, tg)):.2f}x"]
                 print(f"| `{command}` | {label} | " + " | ".join(cells) + " |")
+        print(f"rounds (CPU s): torchgen {' '.join(f'{t:.2f}' for t in tg)}; " + "; ".join(
+            f"{label} cold {command.split()[0]} {' '.join(f'{x:.2f}' for x in cpu[(label, command, 'cold')])}"
+            for command in commands for label in sources))
         for command in commands:
             printed = set().union(*(outputs[(label, command, state)] for label in sources for state in ("cold", "warm")))
             print(f"`{command}`: {'the same output' if len(printed) == 1 else 'DIFFERENT outputs'} from every run"

@@ -10,7 +10,10 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
+from mpsgen.lint import host_calls
 from mpsgen.lint.file_facts import functor_uses
+from mpsgen.scan import definitions as scan_definitions
+from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.brackets import match_close
 from mpsgen.sources.host import api as host_api
 from mpsgen.sources.host import register as host_register
@@ -35,6 +38,9 @@ PAIRS = {
                         shared_impl._NOT_ELEMENTWISE),
     "typedef (metal)": (r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", metal_symbols._TYPEDEF),
     "using namespace c10::metal": (r"\busing\s+namespace\s+(?:::)?c10\s*::\s*metal\s*;", metal_symbols._USING_C10),
+    "namespace or brace": (r"\bnamespace\s+([\w:]+)\s*\{|[{}]", scan_definitions._NAMESPACE_OR_BRACE),
+    "host callee": (r"(?<!\w)(" + "|".join(sorted(host_calls._NAME_ARGUMENT, key=len, reverse=True)) + r")\s*\(",
+                    host_calls._CALLEE),
 }
 
 _PIECES = ["exec_", "unary", "_kernel", "_with_params", "using", "typedef", "void", "kernel", "DECLARE_DISPATCH",
@@ -42,7 +48,8 @@ _PIECES = ["exec_", "unary", "_kernel", "_with_params", "using", "typedef", "voi
            "as_strided", "restride", "_functor", "REGISTER_DISPATCH", "CREATE_X_IMPL_FUNC", "x", "é", "_", "1", " ",
            "\n", "(", ")", "*", "=", ";", "<", "#define A(x) ", "c10", "metal", ":", "struct", "class", "enum",
            "union", "namespace", "{", "c10::metal::", "::c10::metal::", "class ", "struct ", "enum class ",
-           "using ", "typedef "]
+           "using ", "typedef ", "#define A(x) x", "# define B(y)", "\\\n", "\t", "#", "namespace ", "{",
+           "}", "getPipelineStateForFunc", "binary_mps_impl"]
 texts = st.lists(st.sampled_from(_PIECES), max_size=16).map("".join)
 
 
@@ -82,6 +89,17 @@ def test_declared_types_are_those_the_alternation_found(text):
 
 def test_enum_class_declares_its_name():
     assert metal_symbols.metal_symbols("enum class Mode : int { a };\nusing T = float;\n").types == {"Mode", "T"}
+
+
+@pytest.mark.parametrize("pattern", [metal_symbols._DEFINE, host_calls._DEFINE])
+@given(text=texts)
+@example(text="x # define D(a) \\\n#define E(b) b\n \t#define F(c)")
+def test_define_patterns_tried_at_directive_lines_find_what_finditer_did(pattern, text):
+    assert _found_in(finditer_at(pattern, text, directive_line_starts(text))) == _found(pattern, text)
+
+
+def _found_in(matches) -> list:
+    return [(m.span(), m.groups()) for m in matches]
 
 
 @given(text=texts)

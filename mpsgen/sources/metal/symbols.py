@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import mask_code
 
@@ -47,10 +48,11 @@ def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:
     """The symbols of one Metal text (its `words` only when *words*: a header's are asked, a .metal's not)."""
     masked = mask_code(text)
     lines = LineTable(masked)
-    defined = {m.group(1): bool(m.group(2)) for m in _DEFINE.finditer(masked)}
+    defines = list(finditer_at(_DEFINE, masked, directive_line_starts(masked)))  # _DEFINE.finditer, tried at '#' lines only
+    defined = {m.group(1): bool(m.group(2)) for m in defines}
     types = {name for pattern in _TYPE_DECLS for name in pattern.findall(masked)} | set(_TYPEDEF.findall(masked))
     types |= {name for name, function_like in defined.items() if not function_like}
-    heads = {m.start(1) for m in _DEFINE.finditer(masked)}
+    heads = {m.start(1) for m in defines}
     uses: dict[str, int] = {}
     for m in _MACRO_CALL.finditer(masked):
         name = m.group(1)
