@@ -8,15 +8,14 @@ with no sampler here is refused with its file:line.  What is written is plan/ran
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.plan.texts import folder_files, mentioning, planned_texts
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native.distribution import DistributionReach, distribution_reach, takes_the_output
-
-if TYPE_CHECKING:  # check's frontier reads SAMPLERS: the changeset's modules load only to plan
-    from mpsgen.tree.changeset import Changeset
-    from mpsgen.tree.checkout import Checkout
+from mpsgen.tree.changeset import Changeset
+from mpsgen.tree.checkout import Checkout
 
 # stub -> (kernel name, the parameter names after the output, the CPU op the check compares with)
 SAMPLERS = {"uniform_stub": ("uniform", ("from", "to", "gen"), "uniform_"),
@@ -52,8 +51,6 @@ class RandomRoute(NamedTuple):
 def route_random(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> RandomRoute | None:
     """The random route of a family MPS shares *shared* for, or None when one of them reaches no
     distribution stub.  A stub mpsgen has no sampler for is refused."""
-    from mpsgen.plan.texts import folder_files, mentioning, planned_texts
-
     shared = tuple(dict.fromkeys(shared))
     if not shared:
         return None
