@@ -20,6 +20,14 @@ check <= 0.3 s and status <= 0.3 s cold (issue 24: as CI runs them), <= 0.15 s w
 status with torchgen's parse of the same yaml, and says whether check's output is the same cold
 and warm; --no-migrate times check and status only; --migrate-all (with --tree, a git checkout) adds
 `migrate --all --branch-per-op` without and with the numeric checks, cold (benchmarks/bench_migrate_all.py).
+
+--paired TREE (repeatable; read in place, never written) times check and status cold and warm against
+torchgen's parse of the same yaml in the same round, as CPU time (user + system of the process and its
+children: steadier than wall time on a shared machine), median of --repeat rounds, and the ratio to
+torchgen's parse as the median of each round's ratio.  torchgen is the tree's own when it parses the
+tree's yaml, else the installed wheel's.  With --before DIR (a checkout of mpsgen's sources, e.g.
+`git worktree add /tmp/before main`), each round runs that mpsgen too, right before this one, and
+says whether the two print the same.  Target (issue 40): cold check <= 0.5x torchgen's parse.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check_status import SAMPLE, YAML_REL, copy_wheel_files, package_dir, torchgen_ms  # noqa: E402
+from bench_check_status import REPO, SAMPLE, YAML_REL, copy_wheel_files, package_dir, torchgen_ms  # noqa: E402
 
 NATIVE = "aten/src/ATen/native"
 OPS = "aten/src/ATen/native/mps/operations"
@@ -257,6 +265,94 @@ def migrate_s(root: Path, op: str, repeat: int, mpsgen: str, *extra: str) -> Tim
     return medians(runs)
 
 
+# -- paired with torchgen, before and after --------------------------------------------------------
+
+_TORCHGEN_PARSE = """
+import shutil, sys, tempfile, time
+from pathlib import Path
+from torchgen.gen import parse_native_yaml
+yaml, tags = sys.argv[1:3]
+with tempfile.TemporaryDirectory() as tmp:  # torchgen caches by path: a fresh one parses for real
+    copy = Path(tmp) / "native_functions.yaml"
+    shutil.copyfile(yaml, copy)
+    start = time.process_time()
+    parse_native_yaml(str(copy), tags)
+    print(time.process_time() - start)
+"""
+
+
+def torchgen_for(tree: Path) -> tuple[dict[str, str], str]:
+    """(environment, name) of a torchgen that parses *tree*'s yaml: the tree's own, else the wheel's."""
+    tags = tree / "aten/src/ATen/native/tags.yaml"
+    for env, name in (({**os.environ, "PYTHONPATH": str(tree)}, "the tree's own"), (dict(os.environ), "the wheel's")):
+        done = subprocess.run([sys.executable, "-c", _TORCHGEN_PARSE, str(tree / YAML_REL), str(tags)],
+                              env=env, capture_output=True, text=True, check=False)
+        if done.returncode == 0:
+            return env, name
+    sys.exit(f"no torchgen parses {tree / YAML_REL}")
+
+
+def torchgen_cpu(tree: Path, env: dict[str, str]) -> float:
+    """CPU seconds of torchgen's parse_native_yaml alone (its imports not counted), in a fresh process."""
+    done = subprocess.run([sys.executable, "-c", _TORCHGEN_PARSE, str(tree / YAML_REL),
+                           str(tree / "aten/src/ATen/native/tags.yaml")], env=env, capture_output=True, text=True, check=True)
+    return float(done.stdout.strip())
+
+
+def mpsgen_run(source: Path, tree: Path, command: str, store: Path) -> Run:
+    """`mpsgen -C tree <command>` with *source*'s mpsgen, its fact store in *store*."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+           "MPSGEN_CACHE_DIR": str(store)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    # Run from *source*: `python -c` puts the working directory first on sys.path, so another
+    # checkout's mpsgen there would be the one imported.
+    done = subprocess.run([sys.executable, "-c", "from mpsgen.cli import run; run()", "-C", str(tree), *command.split()],
+                          capture_output=True, text=True, check=False, env=env, cwd=source)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return Run(wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done)
+
+
+def paired(trees: list[Path], sources: dict[str, Path], repeat: int) -> None:
+    """Cold and warm check/status of each source beside torchgen's parse, round by round."""
+    for source in sources.values():
+        compileall.compile_dir(str(source / "mpsgen"), quiet=1)
+    commands = ("check --format json", "status")
+    for tree in trees:
+        env, which = torchgen_for(tree)
+        tg: list[float] = []
+        cpu: dict[tuple[str, str, str], list[float]] = {}
+        outputs: dict[tuple[str, str, str], set[str]] = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for k in range(repeat):
+                tg.append(torchgen_cpu(tree, env))
+                for label, source in sources.items():
+                    for command in commands:
+                        store = Path(tmp) / f"{label}-{command.split()[0]}-{k}"
+                        for state in ("cold", "warm"):  # the warm run re-uses what the cold one stored
+                            r = mpsgen_run(source, tree, command, store)
+                            cpu.setdefault((label, command, state), []).append(r.cpu)
+                            outputs.setdefault((label, command, state), set()).add(r.done.stdout)
+        print(f"\n{tree}: torchgen ({which}) parse_native_yaml, CPU s median of {repeat}: {statistics.median(tg):.3f}")
+        print("| command | mpsgen | cold CPU s | cold / torchgen | warm CPU s | warm / torchgen |")
+        print("|---|---|---:|---:|---:|---:|")
+        for command in commands:
+            for label in sources:
+                cells = []
+                for state in ("cold", "warm"):
+                    xs = cpu[(label, command, state)]
+                    cells += [f"{statistics.median(xs):.3f}", f"{statistics.median(x / t for x, t in zip(xs, tg)):.2f}x"]
+                print(f"| `{command}` | {label} | " + " | ".join(cells) + " |")
+        print(f"rounds (CPU s): torchgen {' '.join(f'{t:.2f}' for t in tg)}; " + "; ".join(
+            f"{label} cold {command.split()[0]} {' '.join(f'{x:.2f}' for x in cpu[(label, command, 'cold')])}"
+            for command in commands for label in sources))
+        for command in commands:
+            printed = set().union(*(outputs[(label, command, state)] for label in sources for state in ("cold", "warm")))
+            print(f"`{command}`: {'the same output' if len(printed) == 1 else 'DIFFERENT outputs'} from every run"
+                  + (f" of {', '.join(sources)}" if len(sources) > 1 else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, help="a real checkout to measure (copied first)")
@@ -266,7 +362,14 @@ def main() -> None:
     parser.add_argument("--no-migrate", action="store_true", help="time check and status only")
     parser.add_argument("--migrate-all", action="store_true",
                         help="with --tree (a git checkout): also time `migrate --all --branch-per-op` (bench_migrate_all.py)")
+    parser.add_argument("--paired", type=Path, action="append", metavar="TREE",
+                        help="time cold and warm check/status beside torchgen's parse on TREE (repeatable), CPU time")
+    parser.add_argument("--before", type=Path, metavar="DIR", help="with --paired: also an earlier mpsgen's sources")
     args = parser.parse_args()
+    if args.paired:
+        sources = {"before": args.before.resolve()} if args.before else {}
+        paired([t.resolve() for t in args.paired], {**sources, "after" if args.before else "mpsgen": REPO}, args.repeat)
+        return
     mpsgen = str(Path(sys.executable).parent / "mpsgen")
     # An installed package has its bytecode; an editable one under PYTHONDONTWRITEBYTECODE=1 would
     # recompile every module on every run (~0.1 s), which no user pays.

@@ -7,14 +7,18 @@ import re
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
+from mpsgen.lint import host_calls
 from mpsgen.lint.file_facts import functor_uses
+from mpsgen.scan import definitions as scan_definitions
+from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.brackets import match_close
 from mpsgen.sources.host import api as host_api
 from mpsgen.sources.host import register as host_register
 from mpsgen.sources.metal import names as metal_names
+from mpsgen.sources.metal import symbols as metal_symbols
 from mpsgen.sources.native import shared_impl
 from mpsgen.sources.native import stubs
 from mpsgen.sources.index import SourceIndex, identifier_counts, identifiers_containing
@@ -32,12 +36,20 @@ PAIRS = {
                     shared_impl._ELEMENTWISE),
     "not elementwise": (r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)|\bas_strided\b|\brestride\w*",
                         shared_impl._NOT_ELEMENTWISE),
+    "typedef (metal)": (r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", metal_symbols._TYPEDEF),
+    "using namespace c10::metal": (r"\busing\s+namespace\s+(?:::)?c10\s*::\s*metal\s*;", metal_symbols._USING_C10),
+    "namespace or brace": (r"\bnamespace\s+([\w:]+)\s*\{|[{}]", scan_definitions._NAMESPACE_OR_BRACE),
+    "host callee": (r"(?<!\w)(" + "|".join(sorted(host_calls._NAME_ARGUMENT, key=len, reverse=True)) + r")\s*\(",
+                    host_calls._CALLEE),
 }
 
 _PIECES = ["exec_", "unary", "_kernel", "_with_params", "using", "typedef", "void", "kernel", "DECLARE_DISPATCH",
            "host_name", "TensorIterator", "::", "binary_op", "Config()", "make_reduction", "resize_outputs(false)",
            "as_strided", "restride", "_functor", "REGISTER_DISPATCH", "CREATE_X_IMPL_FUNC", "x", "é", "_", "1", " ",
-           "\n", "(", ")", "*", "=", ";", "<", "#define A(x) "]
+           "\n", "(", ")", "*", "=", ";", "<", "#define A(x) ", "c10", "metal", ":", "struct", "class", "enum",
+           "union", "namespace", "{", "c10::metal::", "::c10::metal::", "class ", "struct ", "enum class ",
+           "using ", "typedef ", "#define A(x) x", "# define B(y)", "\\\n", "\t", "#", "namespace ", "{",
+           "}", "getPipelineStateForFunc", "binary_mps_impl"]
 texts = st.lists(st.sampled_from(_PIECES), max_size=16).map("".join)
 
 
@@ -50,6 +62,44 @@ def _found(pattern: re.Pattern[str], text: str) -> list:
 def test_literal_first_pattern_finds_what_the_word_boundary_one_did(name, text):
     before, now = PAIRS[name]
     assert _found(now, text) == _found(re.compile(before), text)
+
+
+@given(text=texts)
+@example(text="::c10::metal::f x::c10::metal::g :c10::metal::h (c10::metal::i")
+def test_qualified_c10_names_are_those_the_optional_colons_pattern_found(text):
+    # the match now starts at c10, after a leading `::`: the same names, on the same lines
+    before = re.compile(r"(?<![\w:])(?:::)?c10\s*::\s*metal\s*::\s*([A-Za-z_]\w*)")
+    now = metal_symbols._QUALIFIED
+    assert [(m.group(1), text.count("\n", 0, m.start())) for m in now.finditer(text)] == \
+        [(m.group(1), text.count("\n", 0, m.start())) for m in before.finditer(text)]
+
+
+_KEYWORD_PAIR = re.compile(r"\b(?:struct|class|union|enum|using)\s+(?:struct|class|union|enum|using)\b")
+
+
+@given(text=texts)
+@example(text="class A; struct B {}; union C; enum D; using E = int;")
+def test_declared_types_are_those_the_alternation_found(text):
+    # One pattern per keyword finds the same names, except after two keywords in a row (`struct class
+    # X`, not C++; `enum class X` is tested below), where the alternation took the second as the name.
+    assume(not _KEYWORD_PAIR.search(text))
+    before = re.compile(r"\b(?:struct|class|union|enum(?:\s+class)?)\s+([A-Za-z_]\w*)|\busing\s+([A-Za-z_]\w*)\s*=")
+    assert {n for p in metal_symbols._TYPE_DECLS for n in p.findall(text)} == {a or b for a, b in before.findall(text)}
+
+
+def test_enum_class_declares_its_name():
+    assert metal_symbols.metal_symbols("enum class Mode : int { a };\nusing T = float;\n").types == {"Mode", "T"}
+
+
+@pytest.mark.parametrize("pattern", [metal_symbols._DEFINE, host_calls._DEFINE])
+@given(text=texts)
+@example(text="x # define D(a) \\\n#define E(b) b\n \t#define F(c)")
+def test_define_patterns_tried_at_directive_lines_find_what_finditer_did(pattern, text):
+    assert _found_in(finditer_at(pattern, text, directive_line_starts(text))) == _found(pattern, text)
+
+
+def _found_in(matches) -> list:
+    return [(m.span(), m.groups()) for m in matches]
 
 
 @given(text=texts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.brackets import calls_outside_directives, split_bounds
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.mm import KernelCall
@@ -26,7 +27,9 @@ from mpsgen.sources.index import SourceIndex, index_of
 _NAME_ARGUMENT = {"binary_mps_impl": 1, "binary_alpha_mps_impl": 1, "unary_alpha_mps_impl": 1,
                   "ternary_mps_impl": 1, "ternary_alpha_mps_impl": 1, "ternary_cond_mps_impl": 1,
                   "getPipelineStateForFunc": 0}
-_CALLEE = re.compile(r"(?<!\w)(" + "|".join(sorted(_NAME_ARGUMENT, key=len, reverse=True)) + r")\s*\(")
+# Each name opens its alternative, its word boundary tested behind it, so the engine skips in C to
+# the names' first letters instead of trying a leading lookbehind at every offset.
+_CALLEE = re.compile(r"(" + "|".join(rf"{n}(?<!\w{n})" for n in sorted(_NAME_ARGUMENT, key=len, reverse=True)) + r")\s*\(")
 _LITERAL = r'"((?:[^"\\\n]|\\.)*)"'
 _WHOLE = re.compile(_LITERAL)
 _PREFIX = re.compile(_LITERAL + r"\s*\+")  # "cross_" + scalarToMetalTypeString(out)
@@ -83,7 +86,7 @@ def _macro_calls(text: str, ix: SourceIndex) -> Iterator[KernelCall]:
     """The calls of the file's macros whose body runs a stringised parameter."""
     if "#" not in text or "define" not in text:
         return
-    for d in _DEFINE.finditer(text):
+    for d in finditer_at(_DEFINE, text, directive_line_starts(text)):  # _DEFINE.finditer, tried at '#' lines only
         params = [p.strip() for p in d.group(2).split(",")]
         runs = {params.index(p) for p in _STRINGISED_RUN.findall(d.group(3)) if p in params}
         for call in ix.calls_of(d.group(1)) if runs else ():

@@ -26,12 +26,23 @@ def check_yaml_syntax(text: str, path: str) -> None:
         _confirm(text, path, line)
 
 
+_OPENER = re.compile(r"[\[{\"']")
+
+
 def _suspect_lines(text: str) -> list[int]:
     """1-based lines a YAML parser may reject, in order."""
     found: set[int] = set()
-    for m in _OPENING.finditer(text):
-        if not _closes(m.group(1), m.group(2)):
-            found.add(text.count("\n", 0, m.start()) + 1)
+    # _OPENING matches within one line, from its start: only the lines holding an opener are tried
+    # (anchored at each line's start, the engine tried every offset of the 600 KB text).
+    m = _OPENER.search(text)
+    while m is not None:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start())
+        end = len(text) if end < 0 else end
+        hit = _OPENING.match(text, start, end)
+        if hit is not None and not _closes(hit.group(1), hit.group(2)):
+            found.add(text.count("\n", 0, start) + 1)
+        m = _OPENER.search(text, end + 1)
     for m in _TAB_INDENT.finditer(text):
         found.add(text.count("\n", 0, m.start()) + 1)
     return sorted(found)

@@ -65,7 +65,8 @@ def yaml_facts(index: NativeIndex) -> YamlFacts:
 
 # A block-style `dispatch:` (a flow `dispatch: {}` is deliberate) followed, after any comment lines, by
 # a line that is not indented under it: the next field, the blank line between entries, the end.
-_EMPTY_DISPATCH = re.compile(r"^  dispatch:[ \t]*(?:#[^\n]*)?\n(?:[ \t]*#[^\n]*\n)*+(?!   [ \t]*[^\s#])", re.M)
+# Opening with its literal, the line start tested behind it, so the engine skips to it in C.
+_EMPTY_DISPATCH = re.compile(r"  dispatch:(?<![^\n]  dispatch:)[ \t]*(?:#[^\n]*)?\n(?:[ \t]*#[^\n]*\n)*+(?!   [ \t]*[^\s#])")
 
 
 def empty_dispatch(index: NativeIndex) -> tuple[tuple[str, int], ...]:

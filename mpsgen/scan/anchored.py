@@ -36,3 +36,16 @@ def finditer_at(pattern: re.Pattern[str], text: str, starts: Iterable[int]) -> I
         if m is not None:
             yield m
             end = m.end()
+
+
+def directive_line_starts(text: str) -> list[int]:
+    """The starts of the lines whose first character after spaces and tabs is `#` (a preprocessor
+    line), ascending: where a `^[ \t]*#` pattern (re.M) can match, for finditer_at."""
+    starts: list[int] = []
+    k = text.find("#")
+    while k >= 0:
+        start = text.rfind("\n", 0, k) + 1
+        if not text[start:k].strip(" \t"):
+            starts.append(start)
+        k = text.find("#", text.find("\n", k) + 1 or len(text))  # the next line's first '#' at the earliest
+    return starts

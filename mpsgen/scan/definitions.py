@@ -192,13 +192,17 @@ def function_definitions(
     return spans
 
 
+# `\bnamespace` as `namespace(?<!\wnamespace)`: opening with letters, the engine skips in C to an `n` or a brace.
+_NAMESPACE_OR_BRACE = re.compile(r"namespace(?<!\wnamespace)\s+([\w:]+)\s*\{|[{}]")
+
+
 def namespaces_at(masked: str, positions) -> dict[int, str]:
     """The enclosing C++ namespace ("at::native", "" at file scope) of each position in a masked text."""
     wanted = sorted(set(positions))
     result: dict[int, str] = {}
     stack: list[str | None] = []  # a name for namespace braces, None for any other brace
     k = 0
-    for m in re.finditer(r"\bnamespace\s+([\w:]+)\s*\{|[{}]", masked):
+    for m in _NAMESPACE_OR_BRACE.finditer(masked):
         while k < len(wanted) and wanted[k] < m.start():
             result[wanted[k]] = "::".join(n for n in stack if n)
             k += 1

@@ -6,6 +6,7 @@ Sources are read through their cached one-pass index (sources/index.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable, NamedTuple
 
@@ -20,6 +21,7 @@ from mpsgen.model import Location
 __all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at", "SharedImpl", "StubCall", "find_shared_impl"]
 
 
+@functools.lru_cache(maxsize=2048)  # a few dozen type spellings recur across the 374 DECLARE_DISPATCHes
 def _normalize_type(t: str) -> str:
     t = " ".join(t.split())
     t = re.sub(r"\s*([&*])", r"\1", t)
@@ -76,6 +78,7 @@ class StubDecl(NamedTuple):
         return Location(self.path, self.line)
 
 
+@functools.lru_cache(maxsize=2048)
 def _split_param(param: str) -> tuple[str, str]:
     """('const Scalar&', 'alpha') from 'const Scalar& alpha'; name '' when none is given."""
     p = " ".join(param.split())
@@ -165,6 +168,8 @@ def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
         for k, v in found.items():
             everywhere.setdefault(k, v)
     index: dict[str, StubDecl] = {}
+    # Most stubs share an alias (unary_fn, structured_binary_fn, ...): each type text is parsed once.
+    parsed_types: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]] | None] = {}
     for path, text in headers.items():
         if "DECLARE_DISPATCH" not in text:
             continue
@@ -178,7 +183,10 @@ def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
             # Take the type from the original text (masked text is identical outside literals).
             type_raw = masked[m.end() : close].rsplit(",", 1)[0]
             resolved, alias = _resolve(type_raw, aliases[path], everywhere)
-            parsed = parse_fn_pointer_type(resolved)
+            key = " ".join(resolved.split())  # what parse_fn_pointer_type reads
+            if key not in parsed_types:
+                parsed_types[key] = parse_fn_pointer_type(key)
+            parsed = parsed_types[key]
             ret, params, names = parsed if parsed else ("", (), ())
             fn_type = f"{ret}(*)(" + ", ".join(params) + ")" if parsed else " ".join(resolved.split())
             namespace = spaces[m.start()]

@@ -46,28 +46,50 @@ def tables(text: str, path: str) -> list[Table]:
 
 # The functions that hold the test lists, in common_mps.py and in 2.7's test_mps.py.
 _MODIFIER = re.compile(r"^mps_ops\w*_modifier$")
-_MODIFIER_DEF = re.compile(r"^([ \t]*)def mps_ops\w*_modifier\(", re.M)
+_MODIFIER_DEF = re.compile(r"def mps_ops\w*_modifier\(")  # opening a line: _modifier_defs
+
+
+def _modifier_defs(text: str) -> list[tuple[int, int, str]]:
+    """(start of its line, end, indentation) of each `def mps_ops..._modifier(` that opens a line after
+    spaces and tabs.  The pattern opens with its literal, so the engine skips to it in C: anchored at
+    each line's start it was tried at every offset (~10 ms over test_mps.py's 560 KB)."""
+    found = []
+    for m in _MODIFIER_DEF.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        indent = text[start : m.start()]
+        if not indent.strip(" \t"):
+            found.append((start, m.end(), indent))
+    return found
+
+
+@functools.lru_cache(maxsize=4)
+def modifiers_source(text: str) -> str | None:
+    """The lines that hold the modifier functions, at their own line numbers and columns, as a text
+    to parse alone (test_mps.py is 13,000 lines, and its lists are in the first thousand: a parse of
+    the whole file costs ~0.3 s); None when *text* has no modifier function."""
+    defs = _modifier_defs(text)
+    if not defs:
+        return None
+    indent = defs[0][2]
+    first = text.count("\n", 0, defs[0][0])  # 0-based line of the first def
+    # The region ends at the first line after the last def that is code and not indented under it.
+    outdented = re.compile(r"^(?![ \t]*(?:#|$))(?!" + re.escape(indent) + r"[ \t])", re.M)
+    after = text.find("\n", defs[-1][1])
+    m = outdented.search(text, after + 1) if after >= 0 else None
+    end = m.start() if m else len(text)
+    region = text[defs[0][0]:end]
+    # An indented region (functions inside `if ...:` or a class) parses under an `if 1:` in the line before.
+    head = "\n" * (first - 1) + "if 1:\n" if indent and first > 0 else "\n" * first
+    return head + region
 
 
 def _modifiers_tree(text: str, path: str) -> ast.Module:
-    """The tree of the lines that hold the modifier functions, at their own line numbers and columns
-    (test_mps.py is 13,000 lines, and its lists are in the first thousand: a parse of the whole file
-    costs ~0.3 s); the whole file when that region does not parse on its own."""
-    defs = list(_MODIFIER_DEF.finditer(text))
-    if not defs:
+    """The tree of modifiers_source(); the whole file when there is none or it does not parse on its own."""
+    source = modifiers_source(text)
+    if source is None:
         return parse_file(text, path)
-    indent = defs[0].group(1)
-    first = text.count("\n", 0, defs[0].start())  # 0-based line of the first def
-    # The region ends at the first line after the last def that is code and not indented under it.
-    outdented = re.compile(r"^(?![ \t]*(?:#|$))(?!" + re.escape(indent) + r"[ \t])", re.M)
-    after = text.find("\n", defs[-1].end())
-    m = outdented.search(text, after + 1) if after >= 0 else None
-    end = m.start() if m else len(text)
-    region = text[defs[0].start():end]
-    # An indented region (functions inside `if ...:` or a class) parses under an `if 1:` in the line before.
-    head = "\n" * (first - 1) + "if 1:\n" if indent and first > 0 else "\n" * first
     try:
-        return ast.parse(head + region)
+        return ast.parse(source)
     except SyntaxError:
         return parse_file(text, path)
 
@@ -79,7 +101,7 @@ def _parsed_tables(text: str, path: str) -> tuple[Table, ...]:
         parse_file(text, path)  # the one-line refusal
     tree = _modifiers_tree(text, path)
     # A file with modifier functions keeps its lists in them; a snippet without any, anywhere.
-    anywhere = _MODIFIER_DEF.search(text) is None
+    anywhere = modifiers_source(text) is None
     lines = Lines(text)
     found: list[Table] = []
 
