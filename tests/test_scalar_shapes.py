@@ -129,10 +129,21 @@ def test_huber_loss_passes_its_double_as_alpha(scalar_tree: Path):
     assert "huber_loss_out_mps" not in _read(scalar_tree, f"{NATIVE}/mps/operations/LossOps.mm")
 
 
+@pytest.fixture(scope="module")
+def tried_tree(pristine_scalar_tree: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One scalar-ops tree the `mpsgen try` runs below share (the facts read from it, once): try writes nothing."""
+    root = tmp_path_factory.mktemp("tried") / "pytorch"
+    shutil.copytree(pristine_scalar_tree, root, symlinks=True)
+    return root
+
+
 @pytest.mark.parametrize("op", ["softplus", "softplus_backward", "hardtanh_backward", "smooth_l1_loss", "mse_loss",
                                 "mish", "mish_backward", "softshrink_backward"])
-def test_each_new_body_agrees_with_torch_through_its_plan(scalar_tree: Path, op: str):
-    r = mpsgen("try", op, cwd=scalar_tree)
+def test_each_new_body_agrees_with_torch_through_its_plan(tried_tree: Path, op: str):
+    before = tracked_bytes(tried_tree)
+    r = mpsgen("try", op, cwd=tried_tree)
+    assert tracked_bytes(tried_tree) == before and not subprocess.run(
+        ["git", "status", "--porcelain"], cwd=tried_tree, capture_output=True, text=True, check=True).stdout
     assert r.returncode == 0, r.stdout + r.stderr
     assert "all dtypes agree" in r.stdout and ("torch.ops.aten." + op) in r.stdout or f"torch.{op}" in r.stdout
     rows = [ln for ln in r.stdout.splitlines() if re.match(r"\s+(float32|float16|bfloat16)\s+\d+\s+0\s", ln)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from try_support import include_root, run, table
 
+from mpsgen.emulate.compare import TryResult
 from mpsgen.emulate.numerics import check_kernel
 from mpsgen.generate import catalog, render
 
@@ -43,10 +44,29 @@ ELEMENT_OF = {"frexp_mantissa": ("frexp.Tensor(Tensor self) -> (Tensor mantissa,
               "frexp_exponent": ("frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)", 1)}
 
 
+TESTED = sorted(set(catalog.load_catalog()) - THROUGH_PLAN)
+# The bodies are compiled a batch at a time (batch_build.py: a translation unit for many bodies, each
+# still run from a library of its own, and built alone when its batch does not compile); each test
+# builds its batch when it is the first of it to run in its worker.
+BATCH = 24
+_batched: set[tuple[str, int]] = set()
+
+
+def _run_batched(op: str, headers: str) -> TryResult:
+    import batch_build
+
+    at = TESTED.index(op) // BATCH
+    if (headers, at) not in _batched:
+        _batched.add((headers, at))
+        specs = [catalog.spec_for(o, catalog.load_catalog()[o]["arity"]) for o in TESTED[at * BATCH:(at + 1) * BATCH]]
+        batch_build.prebuild([(s, render.render_functor(s)) for s in specs], include_root(headers))
+    return run(op, catalog.load_catalog()[op]["arity"], headers)
+
+
 def _cases() -> list:
     cases = []
     for headers in ("sample", "wheel"):
-        for op in sorted(set(sorted(catalog.load_catalog())) - THROUGH_PLAN):
+        for op in TESTED:
             mark = [pytest.mark.xfail(reason=KNOWN[(headers, op)], strict=True)] if (headers, op) in KNOWN else []
             cases.append(pytest.param(headers, op, id=f"{headers}-{op}", marks=mark))
     return cases
@@ -55,7 +75,7 @@ def _cases() -> list:
 @pytest.mark.parametrize(("headers", "op"), _cases())
 def test_catalog_body_agrees_with_torch_for_every_registered_dtype(headers: str, op: str) -> None:
     entry = catalog.load_catalog()[op]
-    result = run(op, entry["arity"], headers)
+    result = _run_batched(op, headers)
     registered = {"float": {"float32", "float16", "bfloat16"},
                   "integer": {"int64", "int32", "int16", "int8", "uint8", "bool"},
                   "int2float": {"int64", "int32", "int16", "int8", "uint8", "bool"},
@@ -119,23 +139,33 @@ def _float_neighbours(value: float, steps: int = 3) -> list[float]:
     return out
 
 
+def _result_key_names(monkeypatch: pytest.MonkeyPatch, points: list[float]) -> None:
+    """A check's cached result is keyed by its kernel, not by its input set: the extra points go into the
+    result's key, so the check is run on them (the session's builds and precompiled headers, which do
+    not depend on the inputs, are reused: a cache folder per test rebuilt both, ~0.7 s a test)."""
+    import hashlib
+
+    from mpsgen.emulate import numerics
+
+    digest = hashlib.sha256(repr(points).encode()).hexdigest()[:16]
+    monkeypatch.setattr(numerics, "RESULT_VERSION", f"{numerics.RESULT_VERSION}.points-{digest}")
+
+
 @pytest.mark.parametrize("op", sorted(BRANCH_POINTS))
-def test_catalog_body_agrees_at_the_cpu_kernels_branch_points(op: str, monkeypatch: pytest.MonkeyPatch,
-                                                              tmp_path) -> None:
+def test_catalog_body_agrees_at_the_cpu_kernels_branch_points(op: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from mpsgen.emulate import inputs
 
     generic = inputs.edge_values
     points = [v for p in BRANCH_POINTS[op] for v in _float_neighbours(p)]
     monkeypatch.setattr(inputs, "edge_values", lambda metal: generic(metal) + (points if metal == "float" else []))
-    monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path))  # results are cached per kernel, not per input set
-    result = run(op, catalog.load_catalog()[op]["arity"], "wheel")
+    _result_key_names(monkeypatch, points)
+    result = _run_batched(op, "wheel")
     f32 = next(r for r in result.rows if r.dtype == "float32")
     assert f32.values == len(generic("float")) + len(points) + 4 * inputs.RANDOM_COUNT
     assert result.ok, table(result)
 
 
-def test_log_ndtr_agrees_with_torch_through_the_erfcx_and_erfc_stand_ins(monkeypatch: pytest.MonkeyPatch,
-                                                                          tmp_path) -> None:
+def test_log_ndtr_agrees_with_torch_through_the_erfcx_and_erfc_stand_ins(monkeypatch: pytest.MonkeyPatch) -> None:
     """On 2.7 (no c10::metal::erfcx or erfc, a log1p less exact than the CPU's) special_log_ndtr's body calls
     the functor's stand-ins (erfc_ through erfcx_, the catalog's special_erfcx body): every registered dtype
     agrees at calc_log_ndtr's branch points; the body no longer calls the headers' (the sample's) helpers."""
@@ -148,7 +178,7 @@ def test_log_ndtr_agrees_with_torch_through_the_erfcx_and_erfc_stand_ins(monkeyp
     generic = inputs.edge_values
     points = [v for p in BRANCH_POINTS["special_log_ndtr"] for v in _float_neighbours(p)]
     monkeypatch.setattr(inputs, "edge_values", lambda metal: generic(metal) + (points if metal == "float" else []))
-    monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path))
+    _result_key_names(monkeypatch, points)
     spec = catalog.spec_for("special_log_ndtr", "unary")
     shims = tuple(c10_shims.called(spec.expr))
     assert set(shims) == {"erfcx", "erfc", "log1p"}
@@ -160,3 +190,36 @@ def test_log_ndtr_agrees_with_torch_through_the_erfcx_and_erfc_stand_ins(monkeyp
                                               "uint8", "bool"}
     assert all(r.values > 100 for r in result.rows)
     assert result.ok, table(result)
+
+
+def test_a_batch_build_gives_each_body_its_own_result_and_a_body_that_does_not_compile_its_own_error(
+        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """batch_build (which the tests above compile their bodies with) places the libraries the bodies' own
+    builds would make: the same results; with a body that does not compile in the batch, none, and that
+    body's own check then reports its error on its expression."""
+    import json
+
+    import batch_build
+    from mpsgen.emulate import compile as cc
+    from mpsgen.errors import MpsgenError
+
+    root = include_root("sample")
+    specs = [catalog.spec_for(op, catalog.load_catalog()[op]["arity"]) for op in ("frac", "ceil")]
+    items = [(s, render.render_functor(s)) for s in specs]
+    results = {}
+    for folder in ("own", "batched"):
+        monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path / folder))
+        if folder == "batched":
+            assert batch_build.prebuild(items, root) == 2
+            assert all(cc.build_plan(s, f, root).library.is_file() for s, f in items)
+        results[folder] = [check_kernel(s, f, op=s.name, include_root=root).to_json() for s, f in items]
+    assert json.dumps(results["own"]) == json.dumps(results["batched"]) and all(r["dtypes"] for r in results["own"])
+
+    monkeypatch.setenv("MPSGEN_CACHE_DIR", str(tmp_path / "failing"))
+    bad = catalog.spec_for("ceil", "unary", expr="precise::nosuch(float(x))")
+    items = [items[0], (bad, render.render_functor(bad))]
+    assert batch_build.prebuild(items, root) == 0
+    assert not any(cc.build_plan(s, f, root).library.is_file() for s, f in items)
+    with pytest.raises(MpsgenError) as err:
+        run("ceil", "unary", expr="precise::nosuch(float(x))")
+    assert err.value.render().startswith("--expr:1:10: error: ") and "nosuch" in err.value.render()

@@ -283,12 +283,17 @@ class PendingBuild:
         return self.build
 
 
-def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
-                expressions: dict[str, str]) -> PendingBuild:
-    """Start compiling *functor* (or find it in the cache).
+class BuildPlan(NamedTuple):
+    """Where a functor's library goes (its cache key: content, not paths) and the compiler call making it."""
 
-    *expressions* maps a flag name (``--expr``) to the expression text, for error messages.
-    """
+    key: str
+    library: Path
+    argv: list[str]  # the compiler and flags, without the precompiled preamble (compiler_argv adds it)
+    preamble_key: str  # the flags, headers and compiler: what the preamble's precompiled header depends on
+
+
+def build_plan(spec: KernelSpec, functor: str, include_root: str | Path) -> BuildPlan:
+    """The cache key and compiler call of *functor*'s library (nothing compiled)."""
     root = Path(include_root)
     cxx = find_compiler()
     # Content, not paths: the same headers in another checkout reuse the build.  The spec and the
@@ -300,14 +305,30 @@ def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
     headers = _header_digest(root)
     key = hashlib.sha256("\0".join([DRIVER_VERSION, repr(sorted(spec._asdict().items())), functor, flags,
                                     headers, _compiler_id(cxx), written]).encode()).hexdigest()[:32]
-    folder = cache_dir()
-    lib = folder / f"{key}.so"
-    if lib.is_file():
-        return PendingBuild(Build(lib, True, key))
+    return BuildPlan(key, cache_dir() / f"{key}.so", argv, "\0".join([flags, headers, _compiler_id(cxx)]))
+
+
+def compiler_argv(plan: BuildPlan, include_root: str | Path) -> list[str]:
+    """*plan*'s compiler call with the emulation's headers precompiled (preamble.py; built on first use)."""
     from mpsgen.emulate.preamble import with_preamble
 
-    argv = with_preamble(argv, [h for h in BASE_HEADERS if (root / h).is_file()],
-                         "\0".join([flags, headers, _compiler_id(cxx)]), folder)
+    root = Path(include_root)
+    return with_preamble(plan.argv, [h for h in BASE_HEADERS if (root / h).is_file()], plan.preamble_key,
+                         cache_dir())
+
+
+def start_build(spec: KernelSpec, functor: str, include_root: str | Path, *,
+                expressions: dict[str, str]) -> PendingBuild:
+    """Start compiling *functor* (or find it in the cache).
+
+    *expressions* maps a flag name (``--expr``) to the expression text, for error messages.
+    """
+    root = Path(include_root)
+    plan = build_plan(spec, functor, root)
+    key, lib, folder = plan.key, plan.library, plan.library.parent
+    if lib.is_file():
+        return PendingBuild(Build(lib, True, key))
+    argv = compiler_argv(plan, root)
     checked = driver_source(spec, functor, root)
     source = driver_source(spec, functor, root, registrations_checked=False)
     folder.mkdir(parents=True, exist_ok=True)

@@ -86,8 +86,21 @@ def random_values(metal: str, count: int, rng: random.Random) -> list[Any]:
 def make_inputs(metal: str, arity: str, alpha_type: str | None = None, *, nargs: int | None = None) -> Inputs:
     """The columns for one registered input dtype (deterministic); *nargs* overrides the arity's
     count (a kernel that reads one tensor twice: threshold's (self, self))."""
-    rng = random.Random(f"{SEED}:{metal}:{arity}:{nargs}" if nargs else f"{SEED}:{metal}:{arity}")
     edges = edge_values(metal)
+    # Made once per process for each dtype and arity (each op of a `migrate --all` worker, each catalog test): the
+    # key holds the edge values by repr, which tells -0.0 from 0.0 and NaN from nothing else.
+    key = (metal, arity, alpha_type, nargs, repr(edges), SEED, RANDOM_COUNT)
+    made = _MADE.get(key)
+    if made is None:
+        made = _MADE[key] = _make(metal, arity, alpha_type, nargs, edges)
+    return made
+
+
+_MADE: dict[tuple[object, ...], Inputs] = {}  # Inputs holds tuples only: shared safely
+
+
+def _make(metal: str, arity: str, alpha_type: str | None, nargs: int | None, edges: list[Any]) -> Inputs:
+    rng = random.Random(f"{SEED}:{metal}:{arity}:{nargs}" if nargs else f"{SEED}:{metal}:{arity}")
     nargs = nargs or {"unary": 1, "binary": 2, "ternary": 3}[arity.split("_")[0]]
     if nargs > 1 and metal.endswith("2"):  # complex pairs: a smaller edge set (64^2 pairs, not 144^2)
         edges = [complex(r, i) for r, i in itertools.product(_COMPLEX_PAIR_PARTS, repeat=2)]
