@@ -98,7 +98,8 @@ def test_stub_hint_names_migrate_for_a_half_done_family(tree: Path):
     out = check(tree).output
     # hypot's entries all share the CPU/CUDA kernel whose stub nothing registers: status calls it half done and a
     # candidate (migrate writes the kernel and the registration), so the hint is migrate's, not the by-hand one.
-    assert "(hint: run `mpsgen migrate hypot` to write the Metal kernel and its registration)" in out
+    assert ("(hint: run `mpsgen migrate hypot` to write the Metal kernel and its registration (or restore "
+            "REGISTER_DISPATCH(hypot_stub, ...) if it was deleted))") in out
     assert "add a host kernel and REGISTER_DISPATCH(hypot_stub, ...)" not in out
 
 

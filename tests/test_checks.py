@@ -237,7 +237,8 @@ def test_every_stub_a_shared_kernel_calls_must_be_registered(tree: Path):
     assert (f.code, f.line) == ("MPS005", line_of(tree, YAML_REL, "CPU, CUDA, MPS: hypot_out"))
     assert "calls hypot_stub, huber_stub" in f.message and "registers huber_stub for MPS" in f.message
     # status calls hypot a half-done candidate, so the hint is migrate's (which then asks for huber's body)
-    assert f.hint == "run `mpsgen migrate hypot` to write the Metal kernel and its registration"
+    assert f.hint == ("run `mpsgen migrate hypot` to write the Metal kernel and its registration (or restore "
+                      "REGISTER_DISPATCH(huber_stub, ...) if it was deleted)")
 
 
 def test_unknown_shared_kernel_is_not_reported(tree: Path):

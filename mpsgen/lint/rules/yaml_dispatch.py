@@ -198,7 +198,8 @@ def stub_not_registered(inv: "Inventory") -> Iterator[Finding]:
             f"{e.name} shares {use.kernel} with MPS, which calls {calls} ({use.impl.location}), "
             f"but no operations/*.mm registers {names} for MPS (a runtime error on MPS)",
             col=kernel_col(d),
-            hint=migrate_hint(inv, family_key(e.base), "to write the Metal kernel and its registration",
+            hint=migrate_hint(inv, family_key(e.base), "to write the Metal kernel and its registration (or restore "
+                              f"REGISTER_DISPATCH({missing[0]}, ...) if it was deleted)",
                               f"add a host kernel and REGISTER_DISPATCH({missing[0]}, ...) to operations/*.mm "
                               "(restore the registration if it was deleted)"),
             # the shared kernel's definition, and every MPS source that could hold the registration
