@@ -18,6 +18,17 @@ import pytest
 from cli_support import mpsgen, tracked_bytes
 
 DATA = Path(__file__).parent / "data" / "reductions"
+
+
+def _c10_headers_with_simd_helpers(root: Path) -> None:
+    """c10/metal under *root*: the fixture's utils.h, and its reduction_utils.h with the simd helpers 2.7 lacks."""
+    from mpsgen.backfill.simd_helpers import render_simd_helpers, with_simd_helpers
+
+    headers = root / "c10" / "metal"
+    headers.mkdir(parents=True)
+    shutil.copy(DATA / "utils.h", headers / "utils.h")
+    helpers = render_simd_helpers(bfloat_guarded=True, templates_dir=None)
+    (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
 NATIVE = "aten/src/ATen/native"
 MM = f"{NATIVE}/mps/operations/ReduceOps.mm"
 METAL = f"{NATIVE}/mps/kernels/ReduceOps.metal"
@@ -127,13 +138,8 @@ def test_prod_is_still_refused_and_status_lists_the_reductions(tree: Path) -> No
 def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
-    from mpsgen.backfill.simd_helpers import render_simd_helpers, with_simd_helpers
 
-    headers = tmp_path / "c10" / "metal"
-    headers.mkdir(parents=True)
-    shutil.copy(DATA / "utils.h", headers / "utils.h")
-    helpers = render_simd_helpers(bfloat_guarded=True, templates_dir=None)
-    (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
+    _c10_headers_with_simd_helpers(tmp_path)
     metal = render.render_metal(["sum"], bfloat_guarded=True, templates_dir=None)
     if wrong == "one simdgroup":  # the second stage reads simdgroup 0's partial only
         metal = metal.replace("lane < simdgroups ? partials[lane]", "lane < 1 ? partials[lane]")
@@ -157,13 +163,8 @@ def test_reduction_check_agrees_and_catches_wrong_kernels(tmp_path: Path, wrong:
 def test_norm_check_agrees_and_catches_a_wrong_root(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
-    from mpsgen.backfill.simd_helpers import render_simd_helpers, with_simd_helpers
 
-    headers = tmp_path / "c10" / "metal"
-    headers.mkdir(parents=True)
-    shutil.copy(DATA / "utils.h", headers / "utils.h")
-    helpers = render_simd_helpers(bfloat_guarded=True, templates_dir=None)
-    (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
+    _c10_headers_with_simd_helpers(tmp_path)
     metal = render.render_metal(["norm"], bfloat_guarded=True, templates_dir=None)
     if wrong:  # ord p's sum of powers left without its 1/p root
         metal = metal.replace("return ::metal::precise::pow(accumulator, 1 / p);", "return accumulator;")
@@ -271,13 +272,8 @@ def test_an_opinfo_needing_lapack_keeps_its_test_lists() -> None:
 def test_aminmax_check_agrees_and_catches_an_output_through_the_wrong_strides(tmp_path: Path, wrong: str) -> None:
     from mpsgen.emulate.reduce_check import check_reduction
     from mpsgen.generate import reduction_kernel as render
-    from mpsgen.backfill.simd_helpers import render_simd_helpers, with_simd_helpers
 
-    headers = tmp_path / "c10" / "metal"
-    headers.mkdir(parents=True)
-    shutil.copy(DATA / "utils.h", headers / "utils.h")
-    helpers = render_simd_helpers(bfloat_guarded=True, templates_dir=None)
-    (headers / "reduction_utils.h").write_text(with_simd_helpers((DATA / "reduction_utils.h").read_text(), helpers))
+    _c10_headers_with_simd_helpers(tmp_path)
     metal = render.render_metal(["aminmax"], bfloat_guarded=True, templates_dir=None)
     if wrong:
         metal = metal.replace("min_output[min_offset] =", "min_output[max_offset] =")
