@@ -12,7 +12,13 @@ is migrated together with it, as the hint says.  A wrong family is migrated agai
 moved (pow: `migrate pow` also moves pow.Tensor_Tensor_out, which 2.13 kept on its own kernel), and that
 result is shown beside it; the count is the family's.
 
-    python benchmarks/upstream_replay.py --tree /tmp/pt27-clone [--compile] [--only sum,fill] [--json out.json]
+Upstream did not stop at 2.13.  With --later DIR (a newer checkout, e.g. the 2026-shaped tree with upstream's
+newest operations/*.mm), a family whose extra overloads 2.13 kept on an MPS-only kernel is *ahead* -- upstream's
+later move -- when every stub the change registers is registered for MPS by DIR's operations/*.mm too (pow:
+pow_tensor_tensor_stub, moved by pytorch/pytorch#195585, 2026-09).  An ahead family counts as reproduced.
+
+    python benchmarks/upstream_replay.py --tree /tmp/pt27-clone [--later /work/trees/pt2026] [--compile]
+                                         [--only sum,fill] [--json out.json]
 
 The clone must be clean; it is left as it was found (`mpsgen undo` after each family, checked).
 """
@@ -31,6 +37,8 @@ from pathlib import Path
 
 YAML = "aten/src/ATen/native/native_functions.yaml"
 TAGS = "aten/src/ATen/native/tags.yaml"
+OPERATIONS = "aten/src/ATen/native/mps/operations"
+_REGISTERED = re.compile(r"^\+?REGISTER_DISPATCH\((\w+),", re.MULTILINE)
 
 
 def wheel_yaml() -> Path:
@@ -81,6 +89,18 @@ def moved_families(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]
     return dict(sorted(families.items()))
 
 
+def registered_stubs(later: Path) -> set[str]:
+    """The stubs *later*'s operations/*.mm register for MPS."""
+    return {m.group(1) for mm in sorted((later / OPERATIONS).glob("*.mm"))
+            for m in _REGISTERED.finditer(mm.read_text(encoding="utf-8", errors="replace"))}
+
+
+def stubs_added(tree: Path) -> set[str]:
+    """The stubs the change in *tree*'s work tree registers (its added REGISTER_DISPATCH lines)."""
+    diff = subprocess.run(["git", "diff", "-U0", "--", OPERATIONS], cwd=tree, capture_output=True, text=True).stdout
+    return {m.group(1) for m in _REGISTERED.finditer("\n".join(ln for ln in diff.splitlines() if ln.startswith("+")))}
+
+
 def mpsgen(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
     # run in the checkout, as a user does (`python -m` puts the working folder first on sys.path: from a
     # folder holding another mpsgen, that one would run)
@@ -89,8 +109,10 @@ def mpsgen(tree: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def replay(tree: Path, family: str, moved: list[str], before: dict[str, dict[str, str]],
-           upstream: dict[str, dict[str, str]], compile_check: bool, overloads: list[str] | None = None) -> dict:
-    """*family* migrated alone (or, with *overloads*, those overloads by name), compared with 2.13, undone."""
+           upstream: dict[str, dict[str, str]], compile_check: bool, later: set[str] | None = None,
+           overloads: list[str] | None = None) -> dict:
+    """*family* migrated alone (or, with *overloads*, those overloads by name), compared with 2.13, undone.
+    *later*: the stubs a newer upstream registers for MPS (--later)."""
     checks = [] if compile_check else ["--no-compile"]
     run = None
     for names in ([overloads] if overloads else [[family], [f"{family}_"]]):  # fill is known by its in-place op only
@@ -109,6 +131,7 @@ def replay(tree: Path, family: str, moved: list[str], before: dict[str, dict[str
         out.update(result="refused", why=next((ln for ln in lines if "error" in ln), lines[-1] if lines else ""))
         return out
     after = kernels((tree / YAML).read_text(encoding="utf-8"), tree, tree / TAGS)
+    stubs = stubs_added(tree)
     mpsgen(tree, "undo")
     left = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True).stdout
     if left.strip():
@@ -117,10 +140,14 @@ def replay(tree: Path, family: str, moved: list[str], before: dict[str, dict[str
     wrong = sorted(name for name in touched
                    if name in upstream and after[name].get("MPS") != upstream[name].get("MPS"))
     missing = sorted(name for name in moved if after.get(name, {}).get("MPS") != upstream[name].get("MPS"))
-    out.update(touched=sorted(touched), wrong=wrong, missing=missing,
-               result="wrong" if wrong else "partial" if missing else "reproduced")
+    # an overload 2.13 kept MPS-only that the change shares with the CPU: upstream's later move, when the newer
+    # upstream registers every stub the change registers
+    ahead = (bool(wrong) and later is not None and stubs <= later
+             and all(upstream[name].get("MPS") != upstream[name].get("CPU") for name in wrong))
+    out.update(touched=sorted(touched), wrong=wrong, missing=missing, stubs=sorted(stubs),
+               result="partial" if missing else "ahead" if ahead else "wrong" if wrong else "reproduced")
     if wrong and not family.endswith("_overloads"):  # the family moved more than upstream: asked for upstream's only
-        again = replay(tree, f"{family}_overloads", moved, before, upstream, compile_check, overloads=moved)
+        again = replay(tree, f"{family}_overloads", moved, before, upstream, compile_check, later, overloads=moved)
         out["overloads"] = {k: again[k] for k in ("result", "wrong", "missing", "why") if k in again}
     return out
 
@@ -132,6 +159,8 @@ def main() -> None:
     parser.add_argument("--compile", action="store_true", help="also run mpsgen's compile check")
     parser.add_argument("--only", default="", help="comma-separated families")
     parser.add_argument("--json", type=Path, help="write every family's result here")
+    parser.add_argument("--later", type=Path, default=None,
+                        help="a newer checkout whose operations/*.mm show upstream's moves after 2.13")
     args = parser.parse_args()
     tree = args.tree.resolve()
     if subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True, text=True).stdout.strip():
@@ -140,6 +169,7 @@ def main() -> None:
     wheel = wheel_yaml()
     upstream = kernels((args.upstream or wheel).read_text(encoding="utf-8"), wheel.parents[4], wheel.parent / "tags.yaml")
     families = moved_families(before, upstream)
+    later = registered_stubs(args.later) if args.later else None
     wanted = [f for f in args.only.split(",") if f] or list(families)
     unknown = [f for f in wanted if f not in families]
     if unknown:
@@ -147,18 +177,22 @@ def main() -> None:
     results = []
     start = time.monotonic()
     for family in wanted:
-        result = replay(tree, family, families[family], before, upstream, args.compile)
+        result = replay(tree, family, families[family], before, upstream, args.compile, later)
         results.append(result)
         also = f"(with {' '.join(result['with'])}) " if result.get("with") else ""
         why = result.get("why", ", ".join(result.get("wrong") or result.get("missing") or []))
+        if result["result"] == "ahead":
+            why = (f"also {why}, which 2.13 kept MPS-only and {args.later} registers "
+                   f"({', '.join(result['stubs'])}): upstream's later move")
         if "overloads" in result:
             why += f"; `migrate {' '.join(result['moved'])}` (upstream's move only): {result['overloads']['result']}"
         print(f"{result['result']:<10} {family:<28} {also}{why}", flush=True)
     counts = defaultdict(int)
     for r in results:
         counts[r["result"]] += 1
-    print(f"\n{counts['reproduced']} of {len(results)} families reproduced (2.13's MPS dispatch), "
-          f"{counts['wrong']} with another dispatch, {counts['partial']} partly, {counts['refused']} refused; "
+    ahead = f" (of them {counts['ahead']} ahead of 2.13, as upstream later)" if counts["ahead"] else ""
+    print(f"\n{counts['reproduced'] + counts['ahead']} of {len(results)} families reproduced (2.13's MPS dispatch)"
+          f"{ahead}, {counts['wrong']} with another dispatch, {counts['partial']} partly, {counts['refused']} refused; "
           f"{time.monotonic() - start:.0f} s")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
