@@ -190,13 +190,22 @@ class SourceIndex:
                 return found  # type: ignore[return-value]
         if name not in self.text:
             return None
+        for k, params in self._masked_impl_heads.get(name, ()):
+            body = definition_body(self.masked, params)
+            if body is not None:
+                return FunctionSpan(name, k, *body, macro=IMPL_FUNC)
+        return None
+
+    @cached_property
+    def _masked_impl_heads(self) -> dict[str, list[tuple[int, int]]]:
+        """{name: [(offset, its parameter list's '(')]} of every `TORCH_IMPL_FUNC(name)(` outside preprocessor
+        lines, in order: one pass over the masked text for every name a search asks about."""
+        heads: dict[str, list[tuple[int, int]]] = {}
         for k, paren in self._word_calls(IMPL_FUNC):
             m = _IMPL_ARG.match(self.masked, paren)
-            if m and m.group(1) == name:
-                body = definition_body(self.masked, m.end() - 1)
-                if body is not None:
-                    return FunctionSpan(name, k, *body, macro=IMPL_FUNC)
-        return None
+            if m:
+                heads.setdefault(m.group(1), []).append((k, m.end() - 1))
+        return heads
 
     def plain_function(self, name: str) -> FunctionSpan | None:
         """`T name(...) {...}`: one targeted search unless every function is indexed."""
