@@ -65,6 +65,7 @@ class SourceIndex:
         self._calls: dict[str, list[MacroCall]] = {}
         self._calls_of: dict[tuple[str, ...], list[MacroCall]] = {}
         self._regions: list[tuple[int, str]] = []  # (offset, masked text) of regions masked alone
+        self._containing: dict[str, dict[str, int]] = {}
 
     @cached_property
     def _masked(self):
@@ -198,8 +199,7 @@ class SourceIndex:
 
     @cached_property
     def _masked_impl_heads(self) -> dict[str, list[tuple[int, int]]]:
-        """{name: [(offset, its parameter list's '(')]} of every `TORCH_IMPL_FUNC(name)(` outside preprocessor
-        lines, in order: one pass over the masked text for every name a search asks about."""
+        """{name: [(offset, its parameters' '(')]} of each `TORCH_IMPL_FUNC(name)(` in code, in order (one pass)."""
         heads: dict[str, list[tuple[int, int]]] = {}
         for k, paren in self._word_calls(IMPL_FUNC):
             m = _IMPL_ARG.match(self.masked, paren)
@@ -309,6 +309,13 @@ class SourceIndex:
         return "CREATE_" in self.text and "IMPL" in self.text and "CREATE_" in self.masked
 
     # -- words ------------------------------------------------------------------------------
+    def identifiers_with(self, part: str) -> dict[str, int]:
+        """identifiers_containing(self.masked, *part*), computed once per part (check asks for "mps" twice)."""
+        found = self._containing.get(part)
+        if found is None:
+            found = self._containing[part] = identifiers_containing(self.masked, part)
+        return found
+
     @cached_property
     def identifiers(self) -> frozenset[str]:
         return frozenset(self.identifier_counts)
