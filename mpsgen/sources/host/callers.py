@@ -83,7 +83,8 @@ def _address_taken(masked: str, start: int) -> bool:
 
 def _use_at(ix, path: str, name: str, k: int, end: int) -> Use | None:
     masked = ix.masked
-    q = _QUALIFIER.search(masked, max(0, k - 80), k)
+    # both of _QUALIFIER's forms end in `::`: a window spelling none is not searched (80 offsets tried)
+    q = _QUALIFIER.search(masked, max(0, k - 80), k) if "::" in masked[max(0, k - 80): k] else None
     start = q.start() if q else k
     qualifier = re.sub(r"\s+", "", masked[start:k])
     before = masked[max(0, start - 2) : start].rstrip()
