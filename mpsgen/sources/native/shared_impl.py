@@ -77,6 +77,8 @@ def _diverted(body_masked: str, at: int) -> str:
     """What kind of dtype never reaches a stub called at *at*: the call sits in the else branch of an
     integral-type test, or after one whose branch returns (nan_to_num_out copies and returns); the
     shared kernel handles those inputs itself."""
+    if body_masked.find("isIntegralType", 0, at) < 0:
+        return ""  # what every match spells: the pattern opens with `\bif`, tried at every offset
     for m in _INTEGRAL_BRANCH.finditer(body_masked, 0, at):
         kind = "integral+bool" if m.group(1) == "true" else "integral"
         then_close = match_close(body_masked, m.end() - 1)
@@ -114,7 +116,7 @@ def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collec
     calls: list[StubCall] = []
     if not known and not any(w in body_masked for w in _STUB_MARKS):
         return calls  # a body calling other ops only: no call's arguments can name a stub
-    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", body_masked):
+    for m in re.finditer(r"([A-Za-z_](?<!\w[A-Za-z_])\w*)\s*\(", body_masked):
         name = m.group(1)
         close = match_close(body_masked, m.end() - 1)
         if close is None:
@@ -148,7 +150,7 @@ def _expand(params: list[str], body: str, args: list[str]) -> str:
 
 # Every `TORCH_IMPL_FUNC(name)(` head, its name captured: one compiled pattern for every kernel (the
 # same matches as a pattern spelling the kernel's name, filtered by name).
-_IMPL_FUNC = re.compile(r"\bTORCH_IMPL_FUNC\s*\(\s*(\w+)\s*\)\s*\(")
+_IMPL_FUNC = re.compile(r"TORCH_IMPL_FUNC(?<!\wTORCH_IMPL_FUNC)\s*\(\s*(\w+)\s*\)\s*\(")
 
 
 def _impl_func_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
@@ -244,7 +246,7 @@ def _expand_all(macro: str, args: list[str], macros: dict[str, tuple[list[str], 
         return out
     # Expand nested helper macros once more (a macro that invokes another IMPL macro).
     pieces = [out]
-    for m in re.finditer(r"\b([A-Z][A-Z0-9_]*)\s*\(", out):
+    for m in re.finditer(r"([A-Z](?<!\w[A-Z])[A-Z0-9_]*)\s*\(", out):  # \b tested behind: the engine skips to capitals
         if m.group(1) in macros and m.group(1) != macro:
             close = match_close(out, m.end() - 1)
             if close is not None:
