@@ -61,7 +61,7 @@ def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts
     lists_rel = capabilities(cs).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
     op_dtypes = None
     listed = ListedDtypes({}, False)
-    if checkout.path(CMI_REL).is_file():
+    if cs.exists(CMI_REL):
         definitions = original_texts(cs, folder_files(cs, "opinfo_definition_files"))
         fixed = choice.binding.fixed if choice.binding is not None else ()  # div_trunc: div.trunc_rounding's
         op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, family, cmi_path=CMI_REL, fixed=fixed)
