@@ -17,7 +17,7 @@ from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import is_word_char, looks_like_definition_name
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.host import mm as host
-from mpsgen.sources.index import index_of
+from mpsgen.sources.index import SourceIndex, index_of
 
 UseForm = Literal["call", "address", "other", "prototype"]
 # How code spells a function of at::native (a use qualified otherwise names something else: `mps::x`)
@@ -69,7 +69,7 @@ def uses_of(path: str, text: str, name: str, *, prototypes: bool = False) -> lis
     return found
 
 
-def _use_at(ix, path: str, name: str, k: int, end: int) -> Use | None:
+def _use_at(ix: SourceIndex, path: str, name: str, k: int, end: int) -> Use | None:
     masked = ix.masked
     q = _QUALIFIER.search(masked, max(0, k - 80), k)
     start = q.start() if q else k
