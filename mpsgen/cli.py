@@ -20,6 +20,7 @@ from mpsgen.errors import EXIT_USAGE, MpsgenError
 
 if TYPE_CHECKING:
     from mpsgen.model import Command, KernelOptions, RunOptions
+    from mpsgen.tree.checkout import Checkout
 
 
 # Set by run(), the console script: then the process ends with the command.
@@ -79,7 +80,7 @@ class Context:
     def __init__(self, checkout_dir: str | None) -> None:
         self.checkout_dir = checkout_dir
 
-    def checkout(self):  # -> Checkout
+    def checkout(self) -> Checkout:
         from mpsgen.tree.checkout import Checkout
 
         return Checkout.locate(self.checkout_dir)

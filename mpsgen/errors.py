@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
 if TYPE_CHECKING:
+    from os import PathLike
+
     from mpsgen.model import Location
 
 EXIT_OK = 0
@@ -34,7 +35,7 @@ class MpsgenError(Exception):
         self,
         message: str,
         *,
-        path: str | Path | None = None,
+        path: str | PathLike[str] | None = None,  # a Path, or gitpython's working_tree_dir
         line: int | None = None,
         hint: str | None = None,
         kind: Refusal = Refusal.OTHER,

@@ -434,6 +434,22 @@ def test_io_check_sees_calls_and_imports(tmp_path: Path) -> None:
     assert _io_uses(src) == ["import subprocess at line 1", "read_text() at line 3", "open() at line 4"]
 
 
+# A plan's tree is the changeset's: under `migrate --all --stack` the disk holds HEAD's files, not those of the
+# commits below the family, so plan/, sources/ and backfill/ ask Changeset.exists and plan/texts.folder_files,
+# never the disk.  (generate/ looks at the packaged templates and catalog, or the user's --templates folder.)
+DISK_QUERIES = {"is_file", "is_dir", "glob", "rglob", "iterdir", "listdir", "isfile", "isdir", "lexists"}
+
+
+def test_planners_ask_the_changeset_whether_a_file_is_there() -> None:
+    offenders = {m.rel: found for m in MODULES.values() if m.rel.startswith(("mpsgen/plan/", "mpsgen/sources/",
+                                                                             "mpsgen/backfill/"))
+                 and (found := [f"{node.func.attr}() at line {node.lineno}"
+                                for node in ast.walk(ast.parse(m.path.read_text(encoding="utf-8")))
+                                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                                and node.func.attr in DISK_QUERIES])}
+    assert offenders == {}
+
+
 def test_lines_are_split_only_by_scan_lines() -> None:
     offenders = {m.rel: lines for m in MODULES.values() if not m.rel.startswith("mpsgen/scan/")
                  and m.rel not in KNOWN_SPLITLINES and (lines := _splitlines_uses(m.path))}

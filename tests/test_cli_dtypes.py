@@ -50,6 +50,26 @@ def test_losing_a_served_dtype_is_refused(tree: Path) -> None:
     assert "a --dtypes that covers" in err and "--drop-dtypes int64,int32,int16,int8,uint8,bool" in err
 
 
+def test_a_half_done_family_is_refused_without_saying_mpsgraph_serves_it(tree: Path) -> None:
+    # hypot's yaml already shares hypot_out with MPS; without its REGISTER_DISPATCH nothing runs it on MPS
+    # (`status`: "stub unregistered"): the dtypes its OpInfo declares are not "served by MPSGraph today".
+    mm = tree / "aten/src/ATen/native/mps/operations/BinaryKernel.mm"
+    text = mm.read_text()
+    assert "REGISTER_DISPATCH(hypot_stub, &hypot_mps_kernel)\n" in text
+    mm.write_text(text.replace("REGISTER_DISPATCH(hypot_stub, &hypot_mps_kernel)\n", ""))
+    err = refused(tree, "migrate", "hypot", "--dtypes", "float32")
+    assert ("the new kernel for hypot would not serve float16, bfloat16 on MPS, which its OpInfo declares; nothing "
+            "serves hypot on MPS today (hypot_stub is unregistered: MPS raises at run time)") in err
+    assert "MPSGraph" not in err and "--drop-dtypes float16,bfloat16 to leave them out" in err
+    result = mpsgen("-C", str(tree), "migrate", "hypot", "--dtypes", "float32", "--drop-dtypes", "float16,bfloat16",
+                    "--dry-run", "--format", "json", "--allow-dirty")
+    assert result.returncode == 0, result.stderr
+    rows = {r["dtype"]: r["before"] for r in json.loads(result.stdout)["plan"]["dtype_table"]}
+    assert rows["float32"] == rows["float16"] == "no MPS kernel (hypot_stub unregistered)"
+    # a family MPSGraph serves keeps its wording
+    assert "which MPSGraph serves today" in refused(tree, "migrate", "atan2", "--dtypes", "float32")
+
+
 def test_drop_dtypes_accepts_the_loss_and_keeps_them_xfailed(tree: Path) -> None:
     result = mpsgen("-C", str(tree), "migrate", "atan2", "--dtypes", "float", "--drop-dtypes",
                     "int64,int32,int16,int8,uint8,bool", "--dry-run", "--format", "json")

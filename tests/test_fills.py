@@ -101,6 +101,9 @@ def test_a_stub_taking_more_than_the_value_is_no_fill(tree: Path) -> None:
     r = mpsgen("migrate", "fill_", *FAST, cwd=root)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "fill_.Scalar is not a pointwise op" in r.stderr
+    # the hint names every kind mpsgen writes, not "elementwise only"
+    assert "hint: mpsgen writes Metal kernels for pointwise ops and for the fill, indexing, random and reduction " \
+        "stubs" in r.stderr
     assert tracked_bytes(root) == before
 
 

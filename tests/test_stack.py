@@ -10,9 +10,10 @@ from pathlib import Path
 from cli_support import mpsgen
 from tree27 import METAL, commit_tree27, lay_tree27
 
-from mpsgen.batch.outcome import BRANCHED, FamilyOutcome
+from mpsgen.batch.outcome import BRANCHED, PLANNED, FamilyOutcome
 from mpsgen.batch.stack import build_stack
 
+METAL_SAMPLE = "aten/src/ATen/native/mps/kernels/UnaryKernel.metal"  # the sample's
 STACK = ("migrate", "--all", "--stack", "--no-build", "--no-test", "--no-try", "--no-compile")
 
 
@@ -138,3 +139,59 @@ def test_a_2_7_family_stacked_on_its_neighbour_keeps_the_neighbours_instantiatio
     removed = [ln for ln in git(tree, "diff", asinh, acosh, "--", METAL).splitlines()
                if ln.startswith("-") and not ln.startswith("---")]
     assert not [ln for ln in removed if "asinh" in ln]  # acosh's commit takes nothing of asinh's away
+
+
+# A .metal an earlier family's commit created (what build_stack passes the next family as its base text):
+# it registers `frac` with a functor of its own, for float and half only.
+EXTRA_METAL = "aten/src/ATen/native/mps/kernels/Extra.metal"
+EXTRA = """#include <c10/metal/utils.h>
+#include <metal_stdlib>
+using namespace metal;
+using namespace c10::metal;
+
+struct frac_functor {
+  template <typename T>
+  inline T operator()(const T x) {
+    return x - floor(x);
+  }
+};
+
+REGISTER_UNARY_OP(frac, float, float);
+REGISTER_UNARY_OP(frac, half, half);
+"""
+
+
+def test_a_family_sees_the_files_an_earlier_commit_of_the_stack_created(tree: Path) -> None:
+    # Kernel names are global across the .metal files.  The plan once listed kernels/*.metal from the disk
+    # (HEAD's tree), so a file only the stack's parent commit holds was invisible: frac was written again
+    # into UnaryKernel.metal beside Extra.metal's `frac`, two kernels of one name in the metallib.
+    from mpsgen.batch.plan_one import plan_unit
+
+    assert not (tree / EXTRA_METAL).exists()
+    [outcome] = plan_unit(str(tree), ("frac",), True, "migrate", True, base_texts={EXTRA_METAL: EXTRA}, stack=True)
+    assert outcome.state == "refused" and not outcome.files
+    assert outcome.reason.startswith(f"{EXTRA_METAL}:13: kernel name 'frac' is already registered"), outcome.reason
+    # on HEAD's own tree (no such commit below it) frac is planned as before
+    [alone] = plan_unit(str(tree), ("frac",), True, "migrate", True, stack=True)
+    assert alone.state == PLANNED and "struct frac_functor" in alone.files[METAL_SAMPLE]
+
+
+def test_the_plans_tree_lists_and_holds_the_files_the_disk_lacks(tree: Path) -> None:
+    from mpsgen.plan.texts import Draft, folder_files, original_texts
+    from mpsgen.tree.changeset import Changeset
+    from mpsgen.tree.checkout import Checkout
+
+    kernels = "aten/src/ATen/native/mps/kernels"
+    cs = Changeset(Checkout(tree), base={EXTRA_METAL: EXTRA})
+    cs.set_text(f"{kernels}/New.metal", "// planned\n", "a kernel file of its own")
+    cs.set_text(f"{kernels}/New.h", "// planned\n", "a params header")
+    listed = [cs.rel(p) for p in folder_files(cs, "metal_files")]
+    assert listed == sorted(listed) and {EXTRA_METAL, f"{kernels}/New.metal", METAL_SAMPLE} <= set(listed)
+    assert f"{kernels}/New.h" in [cs.rel(p) for p in folder_files(cs, "kernel_headers")]
+    assert f"{kernels}/New.h" not in listed
+    assert cs.exists(EXTRA_METAL) and cs.exists(f"{kernels}/New.metal") and cs.exists(METAL_SAMPLE)
+    assert not cs.exists(f"{kernels}/Missing.metal")
+    assert Draft(cs).exists(EXTRA_METAL)
+    # a file the plan creates has no original text; the stack's parent holds one
+    originals = original_texts(cs, folder_files(cs, "metal_files"))
+    assert originals[EXTRA_METAL] == EXTRA and f"{kernels}/New.metal" not in originals

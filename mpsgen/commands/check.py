@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mpsgen.tree.checkout import Checkout, read_text_file
 from mpsgen.scan.lines import plain_lines
+
+if TYPE_CHECKING:
+    from mpsgen.lint.finding import Finding
 
 
 def expand_path_args(paths: tuple[str, ...] | list[str]) -> list[str]:
@@ -64,7 +68,7 @@ def run_check(checkout: Checkout, *, paths: tuple[str, ...], fmt: str, cache: bo
     return report.exit_code(findings, fmt)
 
 
-def compile_findings(checkout: Checkout, paths: list[str] | None) -> list:  # -> list[Finding]
+def compile_findings(checkout: Checkout, paths: list[str] | None) -> list[Finding]:
     """MPS030 findings: the diagnostics compiling *paths* (None: the files changed since HEAD) adds to
     their HEAD versions.  A compiler that is missing is said on stderr, not a finding."""
     from mpsgen.compiler.change import compile_change

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple
 
 from mpsgen.compiler.diagnostic import Diagnostic, new_diagnostics
+
+if TYPE_CHECKING:
+    from mpsgen.tree.changeset import Changeset
 
 YAML_REL = "aten/src/ATen/native/native_functions.yaml"
 MPS_DIR = "aten/src/ATen/native/mps"
@@ -126,7 +129,7 @@ def _compile(root: Path, rel: str, text: str, overlay: dict[str, str], yaml_text
                       skip_header_bodies=not thorough)
 
 
-def compile_planned(changeset) -> CompileCheck:  # changeset: tree.changeset.Changeset
+def compile_planned(changeset: Changeset) -> CompileCheck:
     """The compile check of a planned change before anything is written: its new texts against the
     files as they are (the changeset reads every other file, so what it compiled is what it verifies)."""
     from mpsgen.tree.factcache import cache_root

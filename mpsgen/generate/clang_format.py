@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from mpsgen.scan.lines import split_lines
 from mpsgen.tree.formatter import clang_format_executable, run_clang_format
@@ -52,7 +52,7 @@ def gap_ranges(before: str, after: str) -> list[tuple[tuple[int, int], tuple[int
             for tag, i1, i2, j1, _ in _opcodes(old, new) if tag == "delete" and new]
 
 
-def _opcodes(old: list[str], new: list[str]):
+def _opcodes(old: list[str], new: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
     return difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
 
 

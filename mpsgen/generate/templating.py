@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mpsgen.errors import MpsgenError
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 def default_templates_dir() -> Path:
@@ -18,14 +22,14 @@ def default_templates_dir() -> Path:
         return Path(__file__).resolve().parents[2] / "templates"
 
 
-def _environment(templates_dir: str | Path | None):
+def _environment(templates_dir: str | Path | None) -> jinja2.Environment:
     if templates_dir is not None and not Path(templates_dir).is_dir():
         raise MpsgenError("templates folder not found", path=templates_dir, hint="pass --templates DIR with *.j2 files")
     return _cached_environment(str(templates_dir) if templates_dir is not None else None)
 
 
 @functools.lru_cache(maxsize=8)
-def _cached_environment(templates_dir: str | None):
+def _cached_environment(templates_dir: str | None) -> jinja2.Environment:
     import jinja2
 
     search = [str(default_templates_dir())]

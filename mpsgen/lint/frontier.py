@@ -19,6 +19,10 @@ from mpsgen.sources.native.shared_impl import borrowed_stub, not_elementwise_rea
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
+    from mpsgen.sources.native.distribution import DistributionReach
+    from mpsgen.sources.native.nullary import NullaryReach
+    from mpsgen.sources.native.shared_impl import SharedImpl
+    from mpsgen.sources.native.stubs import StubDecl
 
 CANDIDATE = "candidate"
 NOT_CANDIDATE = "not a candidate"
@@ -136,7 +140,7 @@ class FrontierIndex:
                         f"{site.kernel} ({at}) calls {', '.join(stubs)} (a pointwise entry; "
                         "the stub's declaration is not in native/*.h)")
 
-    def _nullary(self, kernel: str):  # -> NullaryReach | None
+    def _nullary(self, kernel: str) -> NullaryReach | None:
         """How *kernel*, which calls no stub itself, reaches a stub of an output-only iterator taking one
         Scalar (fill_ -> fill_out -> fill_stub): what plan/nullary_route.py plans; None otherwise.  Each hop
         is found through the shared kernels' cached search, not by indexing every file naming it."""
@@ -162,13 +166,13 @@ class FrontierIndex:
             return None
         return reach if stubs.is_c10_scalar(decl.params[1]) else None
 
-    def _indexing(self, impl):  # -> tuple[StubDecl, ...]
+    def _indexing(self, impl: SharedImpl) -> tuple[StubDecl, ...]:
         """The stubs of the indexing kind *impl* calls (what plan/indexing_route.py plans), else ()."""
         from mpsgen.sources.native.indexing import indexing_stubs
 
         return indexing_stubs(self.inv.shared_kernels.text(impl.path), impl, self.inv.stub_declarations)
 
-    def _random(self, kernel: str):  # -> tuple[DistributionReach, bool, str] | None
+    def _random(self, kernel: str) -> tuple[DistributionReach, bool, str] | None:
         """How *kernel* reaches a distribution stub through a template's functor (uniform_ -> uniform_stub),
         whether mpsgen writes its sampler (plan/random_route.SAMPLERS), and why; None when it does not."""
         from mpsgen.plan.random_route import SAMPLERS
@@ -198,7 +202,7 @@ class FrontierIndex:
                                  self.inv.stub_declarations.get) if impl else None
         return sampler.stub if sampler else None
 
-    def _reduction(self, impl) -> str:
+    def _reduction(self, impl: SharedImpl) -> str:
         """The reduce stub *impl* calls when it builds a reduction iterator and the reduction kind serves the
         stub (`void(*)(TensorIterator&)`, norm_stub's with a Scalar: what plan/reduction_route.py plans), else ""."""
         from mpsgen.generate.reduction_kernel import REDUCTIONS, paired_stub
@@ -215,7 +219,7 @@ class FrontierIndex:
         params = 1 + bool(REDUCTIONS[stub].scalar) if stub and decl is not None else 0  # norm_stub: and the ord
         return stub if stub and decl is not None and decl.iterator_type is not None and len(decl.params) == params else ""
 
-    def _handed(self, e: Entry, impl) -> tuple[bool, str] | None:
+    def _handed(self, e: Entry, impl: SharedImpl) -> tuple[bool, str] | None:
         """(candidate, why) when *impl* hands its work to another family's op whose shared kernel is a reduction
         the reduction kind serves (norm_out -> at::linalg_vector_norm_out): a candidate once MPS shares that op
         (plan/reduction_route.py's hand-over), else waiting for it."""
@@ -236,7 +240,7 @@ class FrontierIndex:
             return True, f"{how}, which MPS shares (the reduction kind)"
         return False, f"{how}: waits for {family_key(handed.entry.base)} (`mpsgen migrate {family_key(handed.entry.base)}`)"
 
-    def _borrowed(self, e: Entry, impl) -> str:
+    def _borrowed(self, e: Entry, impl: SharedImpl) -> str:
         """Why *e* waits for another op: its shared kernel passes a computed value to that op's stub
         (sub_out: add_stub (-alpha)) and MPS runs that stub with no Metal kernel yet, so `migrate`
         would refuse (plan/kernelplan.py asks the same sources.shared_impl.borrowed_stub)."""

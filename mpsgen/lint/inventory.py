@@ -26,7 +26,7 @@ from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.tree.factcache import FactCache
 
 if TYPE_CHECKING:
-    from mpsgen.sources.metal.names import MetalName
+    from mpsgen.sources.metal.names import MetalName, MetalNames
     from mpsgen.sources.native_yaml.index import NativeIndex
     from mpsgen.sources.native.stubs import StubDecl
 
@@ -212,7 +212,7 @@ class Inventory:
         return registered_kernel_names(self.metal_indexes)
 
     @cached_property
-    def metal_names(self):  # -> metal_names.MetalNames
+    def metal_names(self) -> MetalNames:
         """Kernel names the .metal files register, in every layout (template host_name kernels too)."""
         from mpsgen.sources.metal.names import MetalNames
 

@@ -32,6 +32,16 @@ class Facts:
     served_by: str = "MPSGraph"  # what runs the op on MPS before: MPSGraph, or a legacy kernel's bespoke Metal
     has_lists: bool = True  # common_mps.py exists (else nothing is known about xfails)
     returns_bool: str = ""  # "path:line" of a CPU meta function building a bool output (isneginf)
+    # A half-done family (`status`: "stub unregistered"): its yaml already routes MPS to the shared kernel, whose
+    # stub no MPS source registers, so nothing serves it on MPS (it raises at run time): the stub's name.
+    stub_unregistered: str = ""
+
+    @property
+    def served_before(self) -> str:
+        """What the dtype table's "before" column says of a dtype MPS runs before the change."""
+        if self.stub_unregistered:
+            return f"no MPS kernel ({self.stub_unregistered} unregistered)"
+        return f"served by {self.served_by}"
 
     @property
     def declared(self) -> frozenset[str] | None:
@@ -61,7 +71,7 @@ def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts
     lists_rel = capabilities(cs).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
     op_dtypes = None
     listed = ListedDtypes({}, False)
-    if checkout.path(CMI_REL).is_file():
+    if cs.exists(CMI_REL):
         definitions = original_texts(cs, folder_files(cs, "opinfo_definition_files"))
         fixed = choice.binding.fixed if choice.binding is not None else ()  # div_trunc: div.trunc_rounding's
         op_dtypes = mps_dtypes(cs.original(CMI_REL), definitions, family, cmi_path=CMI_REL, fixed=fixed)
@@ -97,5 +107,18 @@ def read_facts(choice: KernelChoice, cs: Changeset, checkout: Checkout) -> Facts
                     at = at or f"{Location(path, line)}"
                     if all(i.backend == "metal" for i in host.find_implementations({path: text}, name)):
                         served_by = "bespoke Metal"  # 2.7's BitwiseOps.mm: its own shaders, not the stub
+    unregistered = "" if choice.legacy_kernels or choice.command != "migrate" else _unregistered(cs, choice.stub.name)
     return Facts(choice.command, op_dtypes, listed, promotes, source, refuses, at, served_by,
-                 has_lists=lists_rel is not None, returns_bool=returns_bool)
+                 has_lists=lists_rel is not None, returns_bool=returns_bool, stub_unregistered=unregistered)
+
+
+def _unregistered(cs: Changeset, stub: str) -> str:
+    """*stub* when no MPS source registers it before the change (as `check`'s MPS005 counts), else ""."""
+    from mpsgen.plan.texts import folder_files, original_texts
+    from mpsgen.sources.host.register import registers_for_mps, registrations
+
+    texts = original_texts(cs, [*folder_files(cs, "mm_files"), *folder_files(cs, "other_mps_sources")])
+    word = stub.removesuffix("_stub")  # REGISTER_DISPATCH(x_stub, ...) or REGISTER_*_STUB(x)
+    registered = any(r.stub == stub and registers_for_mps(r) for path, text in texts.items() if word in text
+                     for r in registrations(text, path))
+    return "" if registered else stub

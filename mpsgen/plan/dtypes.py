@@ -179,10 +179,10 @@ def rows(facts: Facts, groups: Iterable[str], result: str, skip: Iterable[str] =
         elif d in facts.mpsgraph_refuses:
             before = f"refused by {facts.served_by} ({facts.mpsgraph_refuses[d]})"
         elif declared is None:  # nothing to compare against: trust the registrations
-            before = f"served by {facts.served_by} (no OpInfo: assumed)" if kind else "unknown (no OpInfo)"
+            before = f"{facts.served_before} (no OpInfo: assumed)" if kind else "unknown (no OpInfo)"
             served = bool(kind)
         else:
-            before, served = f"served by {facts.served_by}", True
+            before, served = facts.served_before, True
             if d == "complex64" and not facts.listed.complex_supported and facts.listed.complex_after:
                 before += f" from {_macos(facts.listed.complex_after)} ({facts.listed.complex_after})"
         out.append(Row(d, before, f"registered {kind}" if kind else "not registered", served, bool(kind)))
@@ -207,11 +207,17 @@ def guard(table: list[Row], op: str, drop: frozenset[str], facts: Facts, *, user
         ways.append("--complex-expr BODY")
     if set(lost) & set(FLOATS) and not user_dtypes:
         ways.append("--dtypes including float")
-    ways.append(f"--drop-dtypes {','.join(lost)} to accept the loss (keeps them xfailed in common_mps.py)")
+    accept = "to leave them out" if facts.stub_unregistered else "to accept the loss"
+    ways.append(f"--drop-dtypes {','.join(lost)} {accept} (keeps them xfailed in common_mps.py)")
     where = facts.mpsgraph_at or facts.opinfo_at
     path, _, line = where.rpartition(":")
+    if facts.stub_unregistered:  # a half-done family: nothing serves it today, its OpInfo still asks for these
+        why = (f"the new kernel for {op} would not serve {', '.join(lost)} on MPS, which its OpInfo declares; nothing "
+               f"serves {op} on MPS today ({facts.stub_unregistered} is unregistered: MPS raises at run time)")
+    else:
+        why = f"the new kernel for {op} would stop serving {', '.join(lost)} on MPS, which {facts.served_by} serves today"
     raise MpsgenError(
-        f"the new kernel for {op} would stop serving {', '.join(lost)} on MPS, which {facts.served_by} serves today",
+        why,
         path=path or None, line=int(line) if line.isdigit() else None,
         hint="give " + "; or ".join(ways), kind=Refusal.LOSES_COMPLEX if "complex64" in lost else Refusal.OTHER,
     )

@@ -117,7 +117,7 @@ def choose_kernel(command: Command, family: str, stub: stubs.StubDecl, checkout:
     if shape.backfill:  # the checkout lacks the host API the shape needs: this change adds it
         from mpsgen.backfill.host_api import backfill
 
-        fill = backfill(shape.backfill, lambda rel: cs.current(rel) if checkout.path(rel).is_file() else None)
+        fill = backfill(shape.backfill, lambda rel: cs.current(rel) if cs.exists(rel) else None)
         backfilled = fill.added
         edits = tuple(TextEdit(rel, text, ("host API added",)) for rel, text in fill.texts.items())
     binding = None

@@ -56,10 +56,10 @@ def registered_metal_kernel(stub: stubs.StubDecl, cs: Changeset, checkout: Check
     return f"{stub.name} is already registered for MPS at {reg.location} ({reg.fn or reg.macro}): kept; no new kernel"
 
 
-def _host_file(checkout: Checkout, arity: str) -> str:
+def _host_file(cs: Changeset, arity: str) -> str:
     stem = "UnaryKernel" if arity.startswith("unary") else "BinaryKernel"
     rel = f"{OPERATIONS_REL}/{stem}.mm"
-    if not checkout.path(rel).is_file():
+    if not cs.exists(rel):
         raise MpsgenError(f"{stem}.mm not found", path=rel,
                           hint="mpsgen adds kernels to the existing Unary/BinaryKernel.mm files of the tree")
     return rel
@@ -78,9 +78,9 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
     added: list[str] = []
     removed: list[str] = []
     notes: list[str] = []
-    mm_rel = _host_file(checkout, arity)
+    mm_rel = _host_file(cs, arity)
     metal_rel = metal.metal_file_for(mm_rel)
-    if not checkout.path(metal_rel).is_file():
+    if not cs.exists(metal_rel):
         raise MpsgenError(f"{Path(metal_rel).name} not found", path=metal_rel,
                           hint=f"the kernel must live in the .metal whose stem matches {Path(mm_rel).name}")
     from mpsgen.plan import dtypes as dtype_plan
@@ -216,7 +216,7 @@ def _rebuilt_iterator(choice: KernelChoice, spec: KernelSpec, cs: Changeset, che
     from mpsgen.sources.native.iterator_builder import static_factories
 
     header = TENSOR_ITERATOR_REL
-    declared = static_factories(cs.original(header)) if checkout.path(header).is_file() else None
+    declared = static_factories(cs.original(header)) if cs.exists(header) else None
     return host_iterator(choice.builder, spec.result, declared, choice.shared_at)
 
 
@@ -331,8 +331,7 @@ def _params_header(cs: Changeset, metal_rel: str, stub: stubs.StubDecl) -> str:
     (generate/neighbours): kernels/Activation.h for an activation's, else kernels/<Stem>.h."""
     from mpsgen.generate.neighbours import params_header
 
-    kernels = cs.checkout.path(str(Path(metal_rel).parent))
-    headers = planned_texts(cs, sorted(kernels.glob("*.h")), cs.checkout)
+    headers = planned_texts(cs, folder_files(cs, "kernel_headers"), cs.checkout)
     return params_header(metal_rel, stub.header, headers)
 
 

@@ -45,4 +45,4 @@ def dead_code_notes(mm_rel: str, dead: tuple[str, ...]) -> tuple[str, ...]:
 def bfloat_guarded(cs: Changeset, checkout: Checkout) -> bool:
     """The checkout's c10/metal guards bfloat by the Metal version (2.7), so the kernels do too."""
     rel = "c10/metal/utils.h"
-    return checkout.path(rel).is_file() and "__METAL_VERSION__ >= 310" in cs.current(rel)
+    return cs.exists(rel) and "__METAL_VERSION__ >= 310" in cs.current(rel)

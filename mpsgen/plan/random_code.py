@@ -43,7 +43,7 @@ def plan_random_code(routing: Routing, checkout: Checkout, cs: Changeset, opts: 
     kept = registered_metal_kernel(stub, cs, checkout)
     if kept:
         return RandomCode(kept=kept, op=first.op)
-    if not checkout.path(RANDOM_HEADER).is_file():
+    if not cs.exists(RANDOM_HEADER):
         raise MpsgenError(f"{RANDOM_HEADER} not found: the {first.name} kernels draw from its Philox",
                           path=RANDOM_HEADER, hint=f"register {stub.name} by hand")
     mm_rel, dead = host_file(routing, checkout, cs, first.op.rstrip("_"))

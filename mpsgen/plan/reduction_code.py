@@ -58,7 +58,7 @@ def plan_reduction_code(routing: Routing, checkout: Checkout, cs: Changeset, opt
     draft.set_text(metal_rel, metal_text, f"{op.kernels} kernels of {stub.name}")
     added.append(f"{metal_rel}: {op.kernels} ({len(op.types)} dtypes, accumulated as the CPU does)")
     utils_rel = simd_helpers.REL
-    if checkout.path(utils_rel).is_file() or draft.exists(utils_rel):
+    if draft.exists(utils_rel):
         utils = draft.current(utils_rel)
         if not simd_helpers.has_simd_helpers(utils):
             helpers = simd_helpers.render_simd_helpers(bfloat_guarded=guarded, templates_dir=opts.templates_dir)

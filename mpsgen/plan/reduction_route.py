@@ -108,7 +108,7 @@ def reduction_in_tree(checkout: Checkout, cs: Changeset, op: str) -> tuple[str, 
     shared = tuple(k for e in family.entries if e.mps_route == "shared" and (k := e.mps_kernel))
     found = route_reduction(checkout, cs, shared, op)
     rel = f"{KERNELS_REL}/{METAL_FILE}"
-    if found is None or not checkout.path(rel).is_file() or found.op.name not in registered_ops(cs.current(rel)):
+    if found is None or not cs.exists(rel) or found.op.name not in registered_ops(cs.current(rel)):
         return None
     return found.op.name, rel
 

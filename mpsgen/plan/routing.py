@@ -336,7 +336,8 @@ def _entry_for_kernel(family: nf.Family, edit: nf.DispatchEdit | None, kernel: s
 def _require_elementwise(checkout: Checkout, cs: Changeset, family: nf.Family, edit: nf.DispatchEdit,
                          delegating: frozenset[str]) -> None:
     """Refuse an entry MPS would share that is not elementwise (argmax.out: a reduction whose stub
-    also takes a TensorIterator): mpsgen writes elementwise Metal kernels only.  Same test as status's
+    also takes a TensorIterator): beyond the pointwise kernels, mpsgen writes only the fill, indexing, random and
+    reduction kinds, each recognised by its stub before this test.  Same test as status's
     frontier: marked pointwise in the yaml, or its shared kernel builds an elementwise iterator."""
     from mpsgen.sources.native.shared_impl import not_elementwise_reason
 
@@ -351,8 +352,8 @@ def _require_elementwise(checkout: Checkout, cs: Changeset, family: nf.Family, e
             continue  # a kernel not found is _infer_stub's to report
         raise MpsgenError(f"{e.name} is not a pointwise op: {not_elementwise_reason(kernel, f'{impl.location}')}",
                           path=YAML_REL, line=e.line,
-                          hint=f"mpsgen writes elementwise Metal kernels only; `mpsgen status --op {family.name}` "
-                               "shows the migration frontier")
+                          hint="mpsgen writes Metal kernels for pointwise ops and for the fill, indexing, random and "
+                               f"reduction stubs; `mpsgen status --op {family.name}` shows the migration frontier")
 
 
 def _infer_stub(checkout: Checkout, cs: Changeset, family: str, kernels: tuple[str, ...],

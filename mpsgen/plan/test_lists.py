@@ -52,7 +52,7 @@ def plan_test_lists(family: str, command: Command, checkout: Checkout, cs: Chang
 
     lists_rel = capabilities(cs).test_lists_rel  # common_mps.py, or 2.7's test_mps.py
     missing = [name for name, there in (("common_mps.py (or test/test_mps.py)", lists_rel is not None),
-                                        ("common_methods_invocations.py", checkout.path(CMI_REL).is_file())) if not there]
+                                        ("common_methods_invocations.py", cs.exists(CMI_REL))) if not there]
     if missing or lists_rel is None:
         return TestListsPhase(notes=(f"{' and '.join(missing)} not found: test lists left alone",))
     action: testlists.ComplexAction

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from mpsgen.scan import words
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset
-from mpsgen.tree.checkout import YAML_REL, Checkout
+from mpsgen.tree.checkout import YAML_REL, Checkout, listed_in
 
 if TYPE_CHECKING:
     from mpsgen.sources.capabilities import Capabilities, Source
@@ -44,9 +44,7 @@ class Draft:
 
     def exists(self, path: str) -> bool:
         rel = self.cs.rel(path)
-        # a file an earlier commit of the stack created stands in base_paths, not on the disk
-        return (rel in self._texts or self.cs.is_new(rel) or rel in self.cs.base_paths
-                or self.cs.checkout.path(rel).is_file())
+        return rel in self._texts or self.cs.exists(rel)
 
     def set_text(self, path: str, text: str, why: str) -> None:
         rel = self.cs.rel(path)
@@ -66,13 +64,18 @@ def apply_edits(cs: Changeset, edits: tuple[TextEdit, ...]) -> None:
 
 
 def folder_files(cs: Changeset, folder: str) -> list[Path]:
-    """``cs.checkout.<folder>()`` (mm_files, metal_files, native_sources, ...), globbed and sorted once
-    per changeset: a plan lists the same folders several times, and mpsgen never adds files to them."""
+    """The files of the listing *folder* (tree/checkout.LISTINGS: mm_files, metal_files, native_sources, ...)
+    in the plan's tree, sorted: the disk's, globbed once per changeset (a plan lists the same folders several
+    times), and those the disk lacks: a stacked commit's (`--stack`: an earlier family created them) and
+    those this plan creates."""
     memo = _LISTINGS.setdefault(cs, {})
     paths = memo.get(folder)
     if paths is None:
-        paths = memo[folder] = getattr(cs.checkout, folder)()
-    return paths
+        paths = memo[folder] = cs.checkout.listing(folder)
+    more = [rel for rel in cs.beyond_disk if listed_in(folder, rel)]
+    if not more:
+        return paths
+    return sorted({*paths, *(cs.checkout.path(rel) for rel in more)})
 
 
 def planned_texts(cs: Changeset, paths: list[Path], checkout: Checkout) -> dict[str, str]:
@@ -87,8 +90,8 @@ def capabilities(cs: Changeset) -> Capabilities:
 
     source = _SOURCES.get(cs)
     if source is None:
-        checkout = cs.checkout
-        source = _SOURCES[cs] = Source(read=_reader(cs), exists=lambda rel: checkout.path(rel).is_file(),
+        read, exists = _reader(cs)
+        source = _SOURCES[cs] = Source(read=read, exists=exists,
                                        c10_headers=tuple(cs.rel(p) for p in folder_files(cs, "c10_metal_headers")))
     caps = _CAPABILITIES.get(cs)
     if caps is None or not caps.is_current(source):
@@ -96,21 +99,21 @@ def capabilities(cs: Changeset) -> Capabilities:
     return caps
 
 
-def _reader(cs: Changeset) -> Callable[[str], str]:
-    """cs.current without holding *cs* (the memos above are keyed by it, weakly)."""
+def _reader(cs: Changeset) -> tuple[Callable[[str], str], Callable[[str], bool]]:
+    """cs.current and cs.exists without holding *cs* (the memos above are keyed by it, weakly)."""
     ref = weakref.ref(cs)
 
-    def read(rel: str) -> str:
-        live = ref()
-        assert live is not None, "capabilities asked after their changeset"
-        return live.current(rel)
+    def live() -> Changeset:
+        found = ref()
+        assert found is not None, "capabilities asked after their changeset"
+        return found
 
-    return read
+    return (lambda rel: live().current(rel)), (lambda rel: live().exists(rel))
 
 
 def original_texts(cs: Changeset, paths: list[Path]) -> dict[str, str]:
-    """{checkout-relative path: text as read} for existing files."""
-    return {cs.rel(p): cs.original(p) for p in paths}
+    """{checkout-relative path: text as read} for existing files (a file this plan creates has none)."""
+    return {cs.rel(p): cs.original(p) for p in paths if not cs.is_new(p)}
 
 
 # (word, path) -> (the text searched, whether it mentions the word).  A plan asks the same question of

@@ -125,7 +125,7 @@ def upstream_two_outputs(family: str, built: IteratorOutputs | None, cs: Changes
         return None
     for header, names in _HELPER_NAMES.items():
         rel = f"{NATIVE_REL}/{header}"
-        text = cs.current(rel) if checkout.path(rel).is_file() else ""
+        text = cs.current(rel) if cs.exists(rel) else ""
         if any(not words.names(text, n) for n in names):
             return None
     return kernels
@@ -158,7 +158,7 @@ def plan_two_output_code(choice: KernelChoice, kernels: TwoOutputKernels, cs: Ch
              for r in dtype_plan.rows(facts, spec.dtypes, spec.result, skip)]
     dtype_plan.guard(table, family, frozenset(), facts)
     mm_rel = f"{OPERATIONS_REL}/{Path(kernels.path).stem}.mm"
-    if not checkout.path(mm_rel).is_file():
+    if not cs.exists(mm_rel):
         raise MpsgenError(f"{Path(mm_rel).name} not found", path=mm_rel,
                           hint=f"the host of {Path(kernels.path).name}'s kernels lives in the .mm of its stem")
     draft = Draft(cs)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.mask import code_only
@@ -196,7 +196,7 @@ def function_definitions(
 _NAMESPACE_OR_BRACE = re.compile(r"namespace(?<!\wnamespace)\s+([\w:]+)\s*\{|[{}]")
 
 
-def namespaces_at(masked: str, positions) -> dict[int, str]:
+def namespaces_at(masked: str, positions: Iterable[int]) -> dict[int, str]:
     """The enclosing C++ namespace ("at::native", "" at file scope) of each position in a masked text."""
     wanted = sorted(set(positions))
     result: dict[int, str] = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 # Each alternative opens with a literal (/, R, " or '), so the regex engine skips in C to the next
 # of those characters instead of trying the pattern at every offset (u, U and L are too common to
@@ -70,7 +70,7 @@ def _unterminated(m: re.Match[str]) -> str | None:
 _TERMINATED = frozenset({"bc", "rc", "sq", "cq"})  # the group each well-formed token ends with
 
 
-def _tokens(text: str):
+def _tokens(text: str) -> Iterator[tuple[int, int, str | None]]:
     """(start, end, why unterminated or None) of each comment and literal, in order: the spans of
     `_TOKEN.finditer(text)`'s matches.
 
@@ -210,7 +210,7 @@ def mask_python(text: str) -> str:
 _DIRECTIVE = re.compile(r"^[ \t]*#", re.M)
 
 
-def _directive_starts(text: str):
+def _directive_starts(text: str) -> Iterator[int]:
     """The starts of _DIRECTIVE's matches (`^[ \\t]*#`, line starts), in order: from each '#' (found
     with str.find, in C) back over blanks to the start of its line.  A regex tries `\\n[ \\t]*#` at
     every line break, and there are 20 lines for each '#' in a masked .mm file."""

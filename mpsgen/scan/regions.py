@@ -9,7 +9,9 @@ the whole file.
 
 from __future__ import annotations
 
+import enum
 import re
+from typing import Final, Iterator, Literal
 
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.definitions import definition_body, is_word_char, looks_like_definition_name
@@ -22,7 +24,7 @@ _BEFORE_A_NAME = frozenset("&*>/\"'")  # what can precede a defined name on its 
 _AFTER_A_NAME = frozenset("(/\"'RuUL")  # `(` or the start of a comment or literal before it
 
 
-def definition_candidates(raw: str, name: str):
+def definition_candidates(raw: str, name: str) -> Iterator[int]:
     """The offsets of the occurrences of the word *name* in the raw text that may be `T name(` in
     the masked one, in file order: every other occurrence is, on its own line, preceded by
     something else than a word character, one of `&*>` or the end of a comment or literal, or
@@ -46,11 +48,15 @@ def definition_candidates(raw: str, name: str):
         k = raw.find(name, end)
 
 
-GROW = object()  # a region too short to tell: mask a longer one
+class _Verdict(enum.Enum):
+    GROW = "grow"  # an enum member rather than a bare object(), so the type checker can tell it apart
+
+
+GROW: Final = _Verdict.GROW  # a region too short to tell: mask a longer one
 _HEAD_TAIL = re.compile(r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?")  # definition_body's, without the '{'
 
 
-def growing_regions(raw: str, start: int, k: int):
+def growing_regions(raw: str, start: int, k: int) -> Iterator[tuple[str, bool]]:
     """(masked raw[start:end], whether end is the file's end) for end = k + 2 KB, 8 KB, ... (most
     bodies fit the first).  A region masks as the file does up to its last character, which may
     differ only when it opens a comment or literal (`/` of `//`): never a bracket."""
@@ -85,7 +91,8 @@ def code_line_before(raw: str, k: int) -> int | None:
 _SPACES = frozenset(" \t\r\n\f\v")
 
 
-def definition_in_region(region: str, k: int, name: str, whole: bool):
+def definition_in_region(region: str, k: int, name: str,
+                         whole: bool) -> tuple[int, int] | None | Literal[False, _Verdict.GROW]:
     """What `_word_calls` + looks_like_definition_name + definition_body say of the occurrence of
     *name* at *k* in a masked region that starts at a vouched line start: (body_open, body_close),
     None (not a definition), GROW (the region ends too early to tell; never when *whole*), or

@@ -12,7 +12,7 @@ import functools
 import re
 from collections import Counter
 from functools import cached_property
-from typing import NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import (
@@ -24,7 +24,7 @@ from mpsgen.scan.definitions import (
     looks_like_definition_name,
 )
 from mpsgen.scan.lines import LineTable
-from mpsgen.scan.mask import Directives, line_continues, code_only, directives, mask
+from mpsgen.scan.mask import Directives, Masked, ScanProblem, line_continues, code_only, directives, mask
 from mpsgen.scan.regions import GROW, code_line_before, definition_candidates, definition_in_region, growing_regions
 
 IMPL_FUNC = "TORCH_IMPL_FUNC"
@@ -68,7 +68,7 @@ class SourceIndex:
         self._containing: dict[str, dict[str, int]] = {}
 
     @cached_property
-    def _masked(self):
+    def _masked(self) -> Masked:
         return mask(self.text)
 
     @property
@@ -77,7 +77,7 @@ class SourceIndex:
         return self._masked.masked
 
     @property
-    def problem(self):
+    def problem(self) -> ScanProblem | None:
         return self._masked.problem
 
     def masked_slice(self, a: int, b: int) -> str:
@@ -121,6 +121,7 @@ class SourceIndex:
                 verdict = definition_in_region(region, k - start, name, whole)
                 if verdict is not GROW:
                     break
+            assert verdict is not GROW  # the last region is the whole file's, which always tells
             if verdict is False:
                 return False
             if verdict is not None:
@@ -168,7 +169,7 @@ class SourceIndex:
             result.setdefault(f.name, []).append(f)
         return result
 
-    def _word_calls(self, word: str):
+    def _word_calls(self, word: str) -> Iterator[tuple[int, int]]:
         """(offset of *word*, offset of its '(') for each `word (` outside preprocessor lines,
         found with str.find (C speed) rather than a regex tried at every offset."""
         masked, find, n = self.masked, self.masked.find, len(word)
@@ -232,7 +233,7 @@ class SourceIndex:
     def brace_pairs(self) -> dict[int, int]:
         return brace_pairs(code_only(self.masked))
 
-    def namespaces(self, positions) -> dict[int, str]:
+    def namespaces(self, positions: Iterable[int]) -> dict[int, str]:
         """The enclosing namespace ("at::native", "" at file scope) of each position."""
         spans = []
         k = self.masked.find("namespace")

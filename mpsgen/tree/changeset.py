@@ -63,6 +63,7 @@ class Changeset:
         self._entries: dict[str, _Entry] = {rel: _Entry(rel, text) for rel, text in (base or {}).items()}
         self.base_paths = tuple(sorted(base or {}))  # the files *base* stands for
         self._base = base
+        self._created: list[str] = []  # the files planned new, in order
         self._rels: dict[str, str] = {}
         self._root_prefix = os.path.join(checkout.root, "")
         self._verified: set[str] = set()  # files found unchanged on disk since they were read
@@ -107,6 +108,20 @@ class Changeset:
         entry = self._entries.get(self._key(path))
         return entry is not None and entry.original is None
 
+    def exists(self, path: str | Path) -> bool:
+        """Whether the plan's tree holds *path*: a file of *base* (a stacked commit's), one planned new, or
+        one on the disk.  A plan asks this, never the disk: under --stack the disk is HEAD's tree."""
+        rel = self._key(path)
+        entry = self._entries.get(rel)
+        if entry is not None:
+            return entry.original is not None or entry.planned is not None
+        return os.path.isfile(self._abs(rel))
+
+    @property
+    def beyond_disk(self) -> tuple[str, ...]:
+        """The files the plan's tree may hold that a listing of the disk lacks: *base*'s and those planned new."""
+        return (*self.base_paths, *self._created)
+
     def current(self, path: str | Path) -> str:
         """The planned text if the file was edited, else its original."""
         entry = self._entries.get(self._key(path))
@@ -128,6 +143,7 @@ class Changeset:
                 entry = self._entries[rel]
             else:
                 entry = self._entries[rel] = _Entry(rel, None)
+                self._created.append(rel)
         # An editor that rebuilt the text from scratch may drop the BOM; the file keeps it.
         if entry.original is not None and entry.original.startswith(_BOM) and not new_text.startswith(_BOM):
             new_text = _BOM + new_text

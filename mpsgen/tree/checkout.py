@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
 
 from mpsgen.errors import MpsgenError
 
@@ -17,6 +18,33 @@ CMI_REL = "torch/testing/_internal/common_methods_invocations.py"
 OPINFO_DEFS_REL = "torch/testing/_internal/opinfo/definitions"
 TEST_MPS_REL = "test/test_mps.py"
 BUILD_REL = "build"
+MPS_REL = "aten/src/ATen/native/mps"
+
+# The folder listings planners and lint read: (folder, pattern) pairs under the root, and the names left
+# out.  One table, so a plan can tell which listing a file the disk lacks belongs to (a file a stacked
+# commit or the plan itself creates: plan/texts.folder_files).
+LISTINGS: dict[str, tuple[tuple[str, str], ...]] = {
+    "metal_files": ((KERNELS_REL, "*.metal"),),
+    "kernel_headers": ((KERNELS_REL, "*.h"),),
+    "mm_files": ((OPERATIONS_REL, "*.mm"),),
+    # native/mps/*.mm, *.cpp and operations/*.cpp: MPS code outside operations/*.mm
+    "other_mps_sources": ((MPS_REL, "*.mm"), (MPS_REL, "*.cpp"), (OPERATIONS_REL, "*.cpp")),
+    # native/mps/*.h and operations/*.h: the declarations MPS host code shares between files
+    "mps_headers": ((MPS_REL, "*.h"), (OPERATIONS_REL, "*.h")),
+    "c10_metal_headers": (("c10/metal", "*.h"),),
+    "native_headers": ((NATIVE_REL, "*.h"),),
+    "native_sources": ((NATIVE_REL, "*.cpp"),),
+    "opinfo_definition_files": ((OPINFO_DEFS_REL, "*.py"),),
+}
+_LEFT_OUT = {"opinfo_definition_files": "__init__.py"}
+
+
+def listed_in(listing: str, rel: str) -> bool:
+    """Whether the checkout path *rel* belongs to *listing* (a name of LISTINGS), as its glob would list it."""
+    p = PurePosixPath(rel)
+    folder = str(p.parent)
+    return p.name != _LEFT_OUT.get(listing) and any(folder == f and fnmatchcase(p.name, pattern)
+                                                    for f, pattern in LISTINGS[listing])
 
 
 def find_root(start: Path) -> Path | None:
@@ -119,33 +147,38 @@ class Checkout:
     def build_dir(self) -> Path:
         return self.root / BUILD_REL
 
+    def listing(self, name: str) -> list[Path]:
+        """The files of LISTINGS[*name*] on the disk, sorted."""
+        left_out = _LEFT_OUT.get(name)
+        return sorted(p for folder, pattern in LISTINGS[name] for p in (self.root / folder).glob(pattern)
+                      if p.name != left_out)
+
     def metal_files(self) -> list[Path]:
-        return sorted(self.kernels_dir.glob("*.metal"))
+        return self.listing("metal_files")
+
+    def kernel_headers(self) -> list[Path]:
+        return self.listing("kernel_headers")
 
     def mm_files(self) -> list[Path]:
-        return sorted(self.operations_dir.glob("*.mm"))
+        return self.listing("mm_files")
 
     def other_mps_sources(self) -> list[Path]:
-        """native/mps/*.mm, *.cpp and operations/*.cpp: MPS code outside operations/*.mm."""
-        mps = self.root / "aten/src/ATen/native/mps"
-        return sorted([*mps.glob("*.mm"), *mps.glob("*.cpp"), *self.operations_dir.glob("*.cpp")])
+        return self.listing("other_mps_sources")
 
     def mps_headers(self) -> list[Path]:
-        """native/mps/*.h and operations/*.h: the declarations MPS host code shares between files."""
-        return sorted([*(self.root / "aten/src/ATen/native/mps").glob("*.h"), *self.operations_dir.glob("*.h")])
+        return self.listing("mps_headers")
 
     def c10_metal_headers(self) -> list[Path]:
-        return sorted((self.root / "c10/metal").glob("*.h"))
+        return self.listing("c10_metal_headers")
 
     def native_headers(self) -> list[Path]:
-        return sorted(self.native_dir.glob("*.h"))
+        return self.listing("native_headers")
 
     def native_sources(self) -> list[Path]:
-        return sorted(self.native_dir.glob("*.cpp"))
+        return self.listing("native_sources")
 
     def opinfo_definition_files(self) -> list[Path]:
-        d = self.opinfo_definitions_dir
-        return sorted(p for p in d.glob("*.py") if p.name != "__init__.py") if d.is_dir() else []
+        return self.listing("opinfo_definition_files")
 
     # -- reading ------------------------------------------------------------------------
     def read_text(self, path: str | Path) -> str:

@@ -8,17 +8,21 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import Iterable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.lines import plain_lines
+
+if TYPE_CHECKING:
+    from git import Repo
 
 # Used only when neither the repository config nor the environment names an author (CI runners).
 FALLBACK_NAME = "mpsgen"
 FALLBACK_EMAIL = "mpsgen@users.noreply.github.com"
 
 
-def _git():
+def _git() -> ModuleType:
     try:
         import git
     except ImportError as err:  # gitpython also raises ImportError when the git executable is missing
@@ -27,7 +31,7 @@ def _git():
     return git
 
 
-def _repo(root: Path):
+def _repo(root: Path) -> Repo:
     git = _git()
     try:
         return git.Repo(root, search_parent_directories=False)
@@ -37,10 +41,10 @@ def _repo(root: Path):
         ) from None
 
 
-def _run(repo, *args: str, **kwargs):
+def _run(repo: Repo, *args: str) -> str:
     git = _git()
     try:
-        return repo.git.execute(["git", *args], **kwargs)
+        return repo.git.execute(["git", *args])
     except git.GitCommandError as err:
         detail = (err.stderr or err.stdout or "").strip().replace("\n", " ")
         detail = detail.removeprefix("stderr: ").strip("'\" ")
@@ -170,7 +174,7 @@ def create_branch(root: Path, name: str) -> None:
     _run(repo, "checkout", "-b", name)
 
 
-def _identity_env(repo) -> dict[str, str]:
+def _identity_env(repo: Repo) -> dict[str, str]:
     """Author/committer from the environment or git config, else a fallback so CI with no identity works."""
     reader = repo.config_reader()  # repository, global and system levels
     name = reader.get_value("user", "name", default="") or ""

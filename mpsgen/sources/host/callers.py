@@ -17,7 +17,7 @@ from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import is_word_char, looks_like_definition_name
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.host import mm as host
-from mpsgen.sources.index import index_of
+from mpsgen.sources.index import SourceIndex, index_of
 
 UseForm = Literal["call", "address", "other", "prototype"]
 # How code spells a function of at::native (a use qualified otherwise names something else: `mps::x`)
@@ -81,7 +81,7 @@ def _address_taken(masked: str, start: int) -> bool:
     return j > 0 and masked[j - 1] == "&" and not (j > 1 and masked[j - 2] == "&")
 
 
-def _use_at(ix, path: str, name: str, k: int, end: int) -> Use | None:
+def _use_at(ix: SourceIndex, path: str, name: str, k: int, end: int) -> Use | None:
     masked = ix.masked
     # both of _QUALIFIER's forms end in `::`: a window spelling none is not searched (80 offsets tried)
     q = _QUALIFIER.search(masked, max(0, k - 80), k) if "::" in masked[max(0, k - 80): k] else None

@@ -13,7 +13,7 @@ build by token pasting (`binaryOp##other_type` builds binaryOpTensor) is kept an
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
@@ -289,7 +289,7 @@ def holds_no_code(text: str, path: str) -> bool:
     return not _SCOPE_ONLY.sub("", code).strip()
 
 
-def _outside(spans, length: int) -> list[tuple[int, int]]:
+def _outside(spans: Iterable[tuple[int, int]], length: int) -> list[tuple[int, int]]:
     out, at = [], 0
     for start, end in sorted(spans):
         out.append((at, start))

@@ -217,7 +217,7 @@ def _register_block(text: str, close_idx: int) -> tuple[int, int] | None:
     return _run_ending_at(text, regs, close_idx - 1) or _run_ending_at(text, regs, regs[-1].end_line - 1)
 
 
-def _run_ending_at(text: str, regs: list, k: int) -> tuple[int, int] | None:
+def _run_ending_at(text: str, regs: list[Registration], k: int) -> tuple[int, int] | None:
     """The registrations in a row (blank and comment lines between them) that end at or above line *k*."""
     lines = _lines(text)
     masked_lines = _lines(mask_code(text))

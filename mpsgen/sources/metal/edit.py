@@ -63,7 +63,7 @@ def check_kernel_name(indexes: Iterable[MetalIndex], name: str, functor_text: st
     )
 
 
-def same_functor(found, functor_text: str) -> bool:
+def same_functor(found: Functor, functor_text: str) -> bool:
     """Whether an indexed functor is *functor_text* (whitespace aside)."""
     return normalised(found.text) == normalised(functor_text)
 

@@ -13,7 +13,7 @@ import re
 from typing import NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.sources.index import index_of
+from mpsgen.sources.index import SourceIndex, index_of
 from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.model import Location
 
@@ -171,7 +171,7 @@ def iterator_operands(sources: dict[str, str], impl: SharedImpl, entry_name: str
     return Operands(names, impl.path, impl.line, parameter_names(ix.masked, f.body_open)) if names else None
 
 
-def _own_iterator(ix, impl: SharedImpl) -> Operands | None:
+def _own_iterator(ix: SourceIndex, impl: SharedImpl) -> Operands | None:
     """A structured kernel whose meta function builds no iterator, building its own in its body
     (renorm_out: TensorIteratorConfig().add_output(factor).add_input(norm), norms it computed)."""
     f = ix.impl_func(impl.kernel) if impl.form == "TORCH_IMPL_FUNC" else None

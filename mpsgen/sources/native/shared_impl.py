@@ -4,11 +4,12 @@ definition in native/*.cpp, found through each source's cached index, and the st
 from __future__ import annotations
 
 import re
-from typing import Collection, NamedTuple
+from typing import Callable, Collection, NamedTuple
 
 from mpsgen.model import ImplForm, Location
 from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.sources.index import index_of
+from mpsgen.scan.definitions import FunctionSpan
+from mpsgen.sources.index import SourceIndex, index_of
 
 
 class StubCall(NamedTuple):
@@ -46,7 +47,7 @@ class SharedImpl(NamedTuple):
         return Location(self.path, self.line)
 
 
-def borrowed_stub(call: StubCall, family: str, is_family) -> str:
+def borrowed_stub(call: StubCall, family: str, is_family: Callable[[str], bool]) -> str:
     """The op whose kernel *family*'s shared kernel borrows through *call*, or "".
 
     sub_out passes add_stub (-alpha): the stub is add's, its kernel computes add's function of a
@@ -180,7 +181,7 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
     """
     indexes = [index_of(p, t) for p, t in sources.items()]
 
-    def located(ix, f, form: ImplForm) -> SharedImpl:
+    def located(ix: SourceIndex, f: FunctionSpan, form: ImplForm) -> SharedImpl:
         bopen, bclose = f.body_open, f.body_close
         first = ix.line(bopen)
         calls = _stub_calls(ix.masked_slice(bopen, bclose + 1), ix.text[bopen : bclose + 1], first, known_stubs)
@@ -233,7 +234,7 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
     return None
 
 
-def _named_overload(masked: str, f) -> bool:
+def _named_overload(masked: str, f: FunctionSpan) -> bool:
     """A definition taking a `Dimname`: a named-tensor overload (CompositeImplicit, no dispatch key's kernel),
     never the CPU/CUDA kernel a yaml line names however it shares that kernel's name."""
     return re.search(r"\bDimname(?:List)?\b", masked[f.start: f.body_open]) is not None

@@ -14,8 +14,9 @@ import re
 from typing import NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.scan.words import whole_word
-from mpsgen.sources.index import index_of
+from mpsgen.sources.index import SourceIndex, index_of
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _NOT_A_USE = re.compile(r"(?:DEFINE|DECLARE)_DISPATCH|REGISTER_\w*DISPATCH|REGISTER_\w*STUB")
@@ -58,7 +59,7 @@ def stub_users(rel: str, text: str, stub: str) -> tuple[StubUser, ...] | None:
     return tuple(found.values())
 
 
-def _enclosing_definition(ix, pos: int):
+def _enclosing_definition(ix: SourceIndex, pos: int) -> FunctionSpan | None:
     """The innermost function definition whose body holds *pos*, or None."""
     outer = [s for s in ix.functions if s.body_open < pos < s.body_close]
     return min(outer, key=lambda s: s.body_close - s.body_open) if outer else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Literal, Mapping, NamedTuple
+from typing import Iterable, Literal, Mapping, NamedTuple
 
 MPS = "MPS"
 SHARED_BACKENDS = ("CPU", "CUDA")
@@ -188,6 +188,6 @@ def family_key(base: str) -> str:
     return base
 
 
-def unique(items) -> tuple[str, ...]:
+def unique(items: Iterable[str]) -> tuple[str, ...]:
     """The items in first-seen order, without repeats."""
     return tuple(dict.fromkeys(items))

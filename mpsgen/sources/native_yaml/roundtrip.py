@@ -8,12 +8,16 @@ migrate stays fast and still never writes a yaml that PyTorch's lint or torchgen
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.lines import plain_lines, split_lines
 
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
 
-def _pytorch_yaml():
+
+def _pytorch_yaml() -> YAML:
     from ruamel.yaml import YAML
 
     yaml = YAML()  # round-trip mode, as tools/linter/adapters/nativefunctions_linter.py uses it

@@ -133,8 +133,8 @@ def plan_test_lists(
     return TestListPlan(refs=tuple(refs), texts=texts, changes=tuple(changes))
 
 
-def _per_key(refs, texts: Mapping[str, str], supported_dtypes: Iterable[str] | None, action: ComplexAction,
-             kernels: Iterable[Kernel] | None) -> dict[tuple, list[str]]:
+def _per_key(refs: Iterable[OpInfoRef], texts: Mapping[str, str], supported_dtypes: Iterable[str] | None,
+             action: ComplexAction, kernels: Iterable[Kernel] | None) -> dict[tuple, list[str]]:
     """(the dtypes a key's kernels register, the dtypes its OpInfo tests, its complex action) -> its keys."""
     from mpsgen.sources.testlists.opinfo_dtypes import ref_dtypes, sets_argument
 
