@@ -312,10 +312,9 @@ class SourceIndex:
     # -- words ------------------------------------------------------------------------------
     def identifiers_with(self, part: str) -> dict[str, int]:
         """identifiers_containing(self.masked, *part*), computed once per part (check asks for "mps" twice)."""
-        found = self._containing.get(part)
-        if found is None:
-            found = self._containing[part] = identifiers_containing(self.masked, part)
-        return found
+        if part not in self._containing:
+            self._containing[part] = identifiers_containing(self.masked, part)
+        return self._containing[part]
 
     @cached_property
     def identifiers(self) -> frozenset[str]:
