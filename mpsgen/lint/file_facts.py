@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from mpsgen.scan.definitions import is_word_char
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.mm import Definition
-from mpsgen.sources.index import identifiers_containing, index_of
+from mpsgen.sources.index import index_of
 
 if TYPE_CHECKING:
     from mpsgen.scan.includes import Include
@@ -41,7 +41,7 @@ def macro_arguments(rel: str, text: str) -> frozenset[str]:
 def mps_identifier_counts(rel: str, text: str) -> dict[str, int]:
     """How often each identifier spelling `mps` occurs outside comments and literals (dead_implementation
     asks only about `..._mps...` functions)."""
-    return identifiers_containing(index_of(rel, text).masked, "mps")
+    return dict(index_of(rel, text).identifiers_with("mps"))
 
 
 def registrations(rel: str, text: str) -> tuple[host.Registration, ...]:

@@ -43,7 +43,7 @@ def _suspect_lines(text: str) -> list[int]:
         if hit is not None and not _closes(hit.group(1), hit.group(2)):
             found.add(text.count("\n", 0, start) + 1)
         m = _OPENER.search(text, end + 1)
-    for m in _TAB_INDENT.finditer(text):
+    for m in _TAB_INDENT.finditer(text) if "\t" in text else ():  # `^` is tried at every offset: only when a tab is there
         found.add(text.count("\n", 0, m.start()) + 1)
     return sorted(found)
 

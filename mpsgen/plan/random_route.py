@@ -8,18 +8,19 @@ with no sampler here is refused with its file:line.  What is written is plan/ran
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.errors import MpsgenError
-from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native.direct_sampler import direct_sampler
 from mpsgen.sources.native.distribution import DistributionReach, distribution_reach, takes_the_output
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.sources.native_yaml.index import NativeIndex
 from mpsgen.sources.native_yaml.schema import schema_args
-from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import YAML_REL, Checkout
+
+if TYPE_CHECKING:  # check's frontier reads SAMPLERS alone: the planner's texts and changeset load with a route
+    from mpsgen.tree.changeset import Changeset
 
 # stub -> (kernel name, the parameter names after the output, the CPU op the check compares with)
 SAMPLERS = {"uniform_stub": ("uniform", ("from", "to", "gen"), "uniform_"),
@@ -55,6 +56,8 @@ class RandomRoute(NamedTuple):
 def route_random(checkout: Checkout, cs: Changeset, shared: tuple[str, ...]) -> RandomRoute | None:
     """The random route of a family MPS shares *shared* for, or None when one of them reaches no
     distribution stub.  A stub mpsgen has no sampler for is refused."""
+    from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+
     shared = tuple(dict.fromkeys(shared))
     if not shared:
         return None
@@ -94,6 +97,8 @@ def _refuse_direct_sampler(checkout: Checkout, cs: Changeset, shared: tuple[str,
     """Refuse a family whose shared kernel calls a stub taking a Generator itself (2.7's multinomial_out:
     multinomial_with_replacement_stub), saying what else sharing it needs: the at:: ops its body calls that
     this checkout dispatches nowhere for MPS (at::_assert_async before 2.13)."""
+    from mpsgen.plan.texts import folder_files, mentioning, planned_texts, yaml_index
+
     headers = planned_texts(cs, folder_files(cs, "native_headers"), checkout)
 
     def declaration(name: str) -> stubs.StubDecl | None:

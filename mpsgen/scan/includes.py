@@ -21,8 +21,19 @@ def includes(text: str) -> tuple[Include, ...]:
     """Every #include (and #import) directive of *text*, in order.  A directive inside a block
     comment is counted too: the reader errs towards a file being included (no false finding)."""
     found = []
-    for m in _INCLUDE.finditer(text):
-        found.append(Include(m.group(2).strip(), m.group(1) == '"', text.count("\n", 0, m.start()) + 1))
+    line, seen = 1, 0  # the line at offset *seen*
+    # _INCLUDE's matches, tried only at the start of a line whose first non-blank is `#` (a `^` pattern
+    # is tried at every offset)
+    k = text.find("#")
+    while k >= 0:
+        start = text.rfind("\n", 0, k) + 1
+        m = None if text[start:k].strip(" \t") else _INCLUDE.match(text, start)
+        if m is not None:
+            line += text.count("\n", seen, m.start())
+            seen = m.start()
+            found.append(Include(m.group(2).strip(), m.group(1) == '"', line))
+        end = text.find("\n", k)
+        k = text.find("#", end) if end >= 0 else -1
     return tuple(found)
 
 

@@ -65,6 +65,7 @@ class SourceIndex:
         self._calls: dict[str, list[MacroCall]] = {}
         self._calls_of: dict[tuple[str, ...], list[MacroCall]] = {}
         self._regions: list[tuple[int, str]] = []  # (offset, masked text) of regions masked alone
+        self._containing: dict[str, dict[str, int]] = {}
 
     @cached_property
     def _masked(self) -> Masked:
@@ -191,13 +192,21 @@ class SourceIndex:
                 return found  # type: ignore[return-value]
         if name not in self.text:
             return None
+        for k, params in self._masked_impl_heads.get(name, ()):
+            body = definition_body(self.masked, params)
+            if body is not None:
+                return FunctionSpan(name, k, *body, macro=IMPL_FUNC)
+        return None
+
+    @cached_property
+    def _masked_impl_heads(self) -> dict[str, list[tuple[int, int]]]:
+        """{name: [(offset, its parameters' '(')]} of each `TORCH_IMPL_FUNC(name)(` in code, in order (one pass)."""
+        heads: dict[str, list[tuple[int, int]]] = {}
         for k, paren in self._word_calls(IMPL_FUNC):
             m = _IMPL_ARG.match(self.masked, paren)
-            if m and m.group(1) == name:
-                body = definition_body(self.masked, m.end() - 1)
-                if body is not None:
-                    return FunctionSpan(name, k, *body, macro=IMPL_FUNC)
-        return None
+            if m:
+                heads.setdefault(m.group(1), []).append((k, m.end() - 1))
+        return heads
 
     def plain_function(self, name: str) -> FunctionSpan | None:
         """`T name(...) {...}`: one targeted search unless every function is indexed."""
@@ -301,6 +310,12 @@ class SourceIndex:
         return "CREATE_" in self.text and "IMPL" in self.text and "CREATE_" in self.masked
 
     # -- words ------------------------------------------------------------------------------
+    def identifiers_with(self, part: str) -> dict[str, int]:
+        """identifiers_containing(self.masked, *part*), computed once per part (check asks for "mps" twice)."""
+        if part not in self._containing:
+            self._containing[part] = identifiers_containing(self.masked, part)
+        return self._containing[part]
+
     @cached_property
     def identifiers(self) -> frozenset[str]:
         return frozenset(self.identifier_counts)

@@ -38,12 +38,12 @@ def call_facts(rel: str, text: str) -> CallFacts:
     """The fact kept per MPS source (and MPS header): a pure function of its text."""
     from mpsgen.sources.host import mm as host
     from mpsgen.sources.host.callers import NATIVE_QUALIFIERS, uses_of
-    from mpsgen.sources.index import identifiers_containing, index_of
+    from mpsgen.sources.index import index_of
 
     if "mps" not in text:
         return CallFacts((), frozenset(), frozenset())
     ix = index_of(rel, text)
-    names = [n for n in identifiers_containing(ix.masked, "mps") if n != "mps" and _KERNEL_NAME.search(n)]
+    names = [n for n in ix.identifiers_with("mps") if n != "mps" and _KERNEL_NAME.search(n)]
     calls: list[KernelCall] = []
     declared: set[str] = set()
     for name in names:

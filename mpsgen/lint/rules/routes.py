@@ -11,6 +11,7 @@ from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, rule
 from mpsgen.lint.rules.shared import bare
 from mpsgen.model import Location
+from mpsgen.scan.words import whole_word
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
@@ -111,7 +112,7 @@ def _confirmed(inv: "Inventory", kernel: str, stub: str) -> bool:
 
 def _called_elsewhere(inv: "Inventory", kernel: str, defined_in: str) -> bool:
     """Whether *kernel* is spelled in another native/*.cpp, more than once in its own, or in an MPS source."""
-    word = re.compile(r"(?<!\w)" + re.escape(kernel) + r"(?!\w)")
+    word = whole_word(kernel)
     native = inv.shared_kernels
     if any(word.search(native.text(rel)) for rel in native.spelling(kernel) - {defined_in}):
         return True

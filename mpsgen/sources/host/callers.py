@@ -69,25 +69,38 @@ def uses_of(path: str, text: str, name: str, *, prototypes: bool = False) -> lis
     return found
 
 
+_OPEN_PAREN = re.compile(r"\s*\(")
+
+
+def _address_taken(masked: str, start: int) -> bool:
+    """The code before *start*, its trailing whitespace dropped, ends in `&` and not `&&` (read back from
+    *start*, not from a copy of the file up to it)."""
+    j = start
+    while j and masked[j - 1].isspace():
+        j -= 1
+    return j > 0 and masked[j - 1] == "&" and not (j > 1 and masked[j - 2] == "&")
+
+
 def _use_at(ix: SourceIndex, path: str, name: str, k: int, end: int) -> Use | None:
     masked = ix.masked
-    q = _QUALIFIER.search(masked, max(0, k - 80), k)
+    # both of _QUALIFIER's forms end in `::`: a window spelling none is not searched (80 offsets tried)
+    q = _QUALIFIER.search(masked, max(0, k - 80), k) if "::" in masked[max(0, k - 80): k] else None
     start = q.start() if q else k
     qualifier = re.sub(r"\s+", "", masked[start:k])
     before = masked[max(0, start - 2) : start].rstrip()
     if before.endswith((".", "->")):
         return None  # a member of something else
-    paren = re.match(r"\s*\(", masked[end:])
+    paren = _OPEN_PAREN.match(masked, end)  # at *end*, not on a copy of the rest of the file
     in_directive = k in ix.directives
     if paren and not qualifier and not in_directive and looks_like_definition_name(masked, k):
-        close = match_close(masked, end + paren.end() - 1)
+        close = match_close(masked, paren.end() - 1)
         if close is not None and _PROTOTYPE_END.match(masked, close + 1):  # declares, does not use
             return Use(path, ix.line(k), name, start, end, qualifier, "prototype", None, ix.enclosing_function(k),
                        in_directive)
     args: tuple[str, ...] | None = None
     if paren:
         form: UseForm = "call"
-        open_at = end + paren.end() - 1
+        open_at = paren.end() - 1
         close = match_close(masked, open_at)
         if close is not None:
             inner = masked[open_at + 1 : close]
@@ -95,7 +108,7 @@ def _use_at(ix: SourceIndex, path: str, name: str, k: int, end: int) -> Use | No
             # `a < b` in an argument reads as a template's angle: when the two splits differ, not read
             args = tuple(parts) if parts == split_top_level(inner, angles=False) and inner.strip() else \
                 (() if not inner.strip() else None)
-    elif masked[:start].rstrip().endswith("&") and not masked[:start].rstrip().endswith("&&"):
+    elif _address_taken(masked, start):
         form = "address"
     else:
         form = "other"

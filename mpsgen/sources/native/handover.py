@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.sources.index import index_of
 from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.sources.native_yaml.cpp_api import at_spellings
@@ -41,8 +42,12 @@ def handovers(text: str, impl: SharedImpl, index: NativeIndex, family: str) -> t
     ix = index_of(impl.path, text)
     body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
     places = [("", body)]
+    helpers: dict[str, FunctionSpan | None] = {}  # each name looked up once (`size(`, `if (` recur in a body)
     for call in _CALL.finditer(body):
-        helper = ix.plain_function(call.group(1))
+        name = call.group(1)
+        if name not in helpers:
+            helpers[name] = ix.plain_function(name)
+        helper = helpers[name]
         if helper is not None and helper.name != impl.kernel:
             places.append((helper.name, ix.masked[helper.body_open: helper.body_close]))
     calls = [(via, m.group(1)) for via, code in places for m in _AT_CALL.finditer(code)]

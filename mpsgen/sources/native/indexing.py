@@ -77,6 +77,8 @@ def one_output_one_index(text: str, impl: SharedImpl) -> bool:
 def indexing_stubs(text: str, impl: SharedImpl, declarations: dict[str, StubDecl]) -> tuple[StubDecl, ...]:
     """The stubs of the indexing kind *impl* runs off the CPU (scatter_src_out: scatter_reduce_stub and
     scatter_stub, passed to scatter_impl), from *declarations*; () when one of them is of no such kind."""
+    if not _may_call_indexing_stub(text, impl):
+        return ()
     decls = [declarations.get(n) for n in reaching_stubs(text, impl)]
     if not decls or any(d is None or not is_indexing_stub(d) for d in decls):
         return ()
@@ -86,3 +88,15 @@ def indexing_stubs(text: str, impl: SharedImpl, declarations: dict[str, StubDecl
         return ()
     return found
 
+
+
+def _may_call_indexing_stub(text: str, impl: SharedImpl) -> bool:
+    """False when indexing_stubs is () whatever the body holds, told without masking the file: *impl* calls
+    a stub of no indexing kind (add_stub), or none and its lines spell no stub of SIGNATURES."""
+    if any(s not in SIGNATURES and s not in CPU_ONLY for s in impl.stub_names):
+        return False
+    if impl.stub_names:
+        return True
+    lines = index_of(impl.path, text).lines
+    body = text[lines.start_of(impl.line): lines.start_of(impl.end_line + 1)]
+    return any(name in body for name in SIGNATURES)

@@ -78,6 +78,8 @@ def _diverted(body_masked: str, at: int) -> str:
     """What kind of dtype never reaches a stub called at *at*: the call sits in the else branch of an
     integral-type test, or after one whose branch returns (nan_to_num_out copies and returns); the
     shared kernel handles those inputs itself."""
+    if body_masked.find("isIntegralType", 0, at) < 0:
+        return ""  # what every match spells: the pattern opens with `\bif`, tried at every offset
     for m in _INTEGRAL_BRANCH.finditer(body_masked, 0, at):
         kind = "integral+bool" if m.group(1) == "true" else "integral"
         then_close = match_close(body_masked, m.end() - 1)
@@ -105,13 +107,22 @@ def _same_block(text: str, a: int, b: int) -> bool:
     return depth == 0
 
 
+# What a call's arguments spell when one is a stub (`x_stub`) or its first is a device (_DEVICE_ARG): a
+# call spelling none of these is not split into arguments.
+_STUB_MARKS = ("_stub", "device_type", "DeviceType", "kCPU", "kCUDA", "kMPS", "kMeta")
+
+
 def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collection[str]) -> list[StubCall]:
     """Stubs in a body: `x(device_type(), ...)` calls and stub names passed as arguments."""
     calls: list[StubCall] = []
-    for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(", body_masked):
+    if not known and not any(w in body_masked for w in _STUB_MARKS):
+        return calls  # a body calling other ops only: no call's arguments can name a stub
+    for m in re.finditer(r"([A-Za-z_](?<!\w[A-Za-z_])\w*)\s*\(", body_masked):
         name = m.group(1)
         close = match_close(body_masked, m.end() - 1)
         if close is None:
+            continue
+        if not known and not any(w in body_masked[m.end() : close] for w in _STUB_MARKS):
             continue
         args = split_top_level(body_masked[m.end() : close])
         line = first_line + body_masked.count("\n", 0, m.start())
@@ -140,7 +151,7 @@ def _expand(params: list[str], body: str, args: list[str]) -> str:
 
 # Every `TORCH_IMPL_FUNC(name)(` head, its name captured: one compiled pattern for every kernel (the
 # same matches as a pattern spelling the kernel's name, filtered by name).
-_IMPL_FUNC = re.compile(r"\bTORCH_IMPL_FUNC\s*\(\s*(\w+)\s*\)\s*\(")
+_IMPL_FUNC = re.compile(r"TORCH_IMPL_FUNC(?<!\wTORCH_IMPL_FUNC)\s*\(\s*(\w+)\s*\)\s*\(")
 
 
 def _impl_func_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
@@ -192,9 +203,11 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
         if ix.spells_create_impl:
             found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
         for call in found:
-            macro, args = call.name, list(call.args)
-            if not any(kernel in a for a in args) and not any(kernel.startswith(a) for a in args if a):
+            # an argument holding the kernel's name, or one it opens with (CREATE_...(eq) makes eq_Tensor_out):
+            # each tested in C (the args hold no NUL, so a joined match lies inside one of them)
+            if kernel not in "\0".join(call.args) and not kernel.startswith(tuple(filter(None, call.args))):
                 continue
+            macro, args = call.name, list(call.args)
             if macro in macros:
                 expanded = _expand_all(macro, args, macros)
                 hit = _impl_func_in(expanded, kernel)
@@ -234,7 +247,7 @@ def _expand_all(macro: str, args: list[str], macros: dict[str, tuple[list[str], 
         return out
     # Expand nested helper macros once more (a macro that invokes another IMPL macro).
     pieces = [out]
-    for m in re.finditer(r"\b([A-Z][A-Z0-9_]*)\s*\(", out):
+    for m in re.finditer(r"([A-Z](?<!\w[A-Z])[A-Z0-9_]*)\s*\(", out):  # \b tested behind: the engine skips to capitals
         if m.group(1) in macros and m.group(1) != macro:
             close = match_close(out, m.end() - 1)
             if close is not None:

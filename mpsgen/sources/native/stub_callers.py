@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import FunctionSpan
+from mpsgen.scan.words import whole_word
 from mpsgen.sources.index import SourceIndex, index_of
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -37,7 +38,7 @@ def stub_users(rel: str, text: str, stub: str) -> tuple[StubUser, ...] | None:
     ix = index_of(rel, text)
     masked = ix.masked
     found: dict[str, StubUser] = {}
-    for m in re.finditer(r"(?<!\w)" + re.escape(stub) + r"(?!\w)", masked):
+    for m in whole_word(stub).finditer(masked):
         pos = m.start()
         if pos in ix.directives:
             return None  # in a #define: its uses are wherever the macro is called

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 
 from mpsgen.tree.checkout import newline_of
@@ -22,7 +23,8 @@ class Lines:
 
     def __init__(self, src: str) -> None:
         self.src = src
-        self.starts = [0] + [m.end() for m in re.finditer("\n", src)]
+        # where each line starts: 0, then one past each "\n" (summed line lengths: no match object a line)
+        self.starts = list(itertools.accumulate((len(line) + 1 for line in src.split("\n")[:-1]), initial=0))
 
     def offset(self, lineno: int, col: int) -> int:
         start = self.starts[lineno - 1]
