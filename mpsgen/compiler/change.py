@@ -60,7 +60,7 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
     from mpsgen.emulate.compile import ToolMissing
 
     targets = affected_files(root, {rel: t for rel, t in after.items() if before.get(rel, None) != t},
-                             before, disk_text)
+                             before, disk_text, beyond_disk=tuple(base or {}))
     findings: list[Diagnostic] = []
     compiled: list[str] = []
     skipped: dict[str, list[str]] = {}  # why -> the files not compiled for it
@@ -84,9 +84,10 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
 
 
 def affected_files(root: Path, after: Mapping[str, str], before: Mapping[str, str | None],
-                   disk_text: Callable[[str], str | None]) -> list[str]:
+                   disk_text: Callable[[str], str | None], beyond_disk: tuple[str, ...] = ()) -> list[str]:
     """The .mm/.metal files the change writes, then those it leaves alone that name a yaml kernel it
-    removes or include a header it edits, in path order."""
+    removes or include a header it edits, in path order.  *beyond_disk*: files the tree the change is
+    made on holds besides the disk's (a stacked commit below created them; *disk_text* reads them)."""
     written = [rel for rel in after if rel.endswith(COMPILED_SUFFIXES)]
     removed = removed_kernels(before.get(YAML_REL), after.get(YAML_REL))
     headers = [Path(rel).name for rel in after if rel.endswith(".h")]
@@ -96,8 +97,10 @@ def affected_files(root: Path, after: Mapping[str, str], before: Mapping[str, st
     includes = re.compile(r'#\s*include\s*[<"][^>"]*\b(?:%s)[>"]' % "|".join(map(re.escape, headers))) \
         if headers else None
     more = []
-    for path in sorted((root / MPS_DIR).glob("operations/*.mm")) + sorted((root / MPS_DIR).glob("kernels/*.metal")):
-        rel = path.relative_to(root).as_posix()
+    listed = [path.relative_to(root).as_posix() for path in
+              (*(root / MPS_DIR).glob("operations/*.mm"), *(root / MPS_DIR).glob("kernels/*.metal"))]
+    listed += [rel for rel in beyond_disk if re.fullmatch(rf"{MPS_DIR}/(operations/[^/]+\.mm|kernels/[^/]+\.metal)", rel)]
+    for rel in sorted(dict.fromkeys(listed), key=lambda rel: (rel.endswith(".metal"), rel)):
         if rel in after:
             continue
         text = disk_text(rel) or ""

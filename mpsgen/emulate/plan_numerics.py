@@ -27,7 +27,7 @@ class Subject(NamedTuple):
     functor: str
     source: str  # "plan" (the checkout's planner) or "catalog" / "--expr" (op already native)
     binding: Binding | None = None  # how the op's arguments reach the kernel
-    headers: dict[str, str] = {}  # c10/metal headers the plan edits (a macro it adds): path -> planned text
+    headers: dict[str, str] = {}  # headers of the planned tree (overlay.planned_headers): path -> text
     label: str = ""  # which kernel, when the op has several (div's div_trunc): "" for its only one
 
 
@@ -93,7 +93,8 @@ def check_subject(subject: Subject, *, op: str, include_root: str | Path, emulat
     from mpsgen.emulate.compile import cache_dir
     from mpsgen.emulate.overlay import include_root as with_planned
 
-    include_root = with_planned(include_root, subject.headers, cache_dir())  # a macro the change adds compiles
+    # the headers of the tree the plan is made on: a macro the change adds, a helper a stacked commit below added
+    include_root = with_planned(include_root, subject.headers, cache_dir())
     if subject.spec.two_outputs:  # upstream's frexp: the lifted function, both outputs
         from mpsgen.emulate.two_output_check import check_two_outputs
 
@@ -182,29 +183,30 @@ def check_plans(group: GroupPlan, checkout: Checkout, *, kernel: KernelOptions) 
 def kind_check(plan: Plan, changeset: Changeset, root: str | Path, headers: dict[str, str]) -> TryResult:
     """The planned .metal of a kind other than pointwise against torch CPU: the nullary kind (fill_), the
     indexing kind (index_fill_, gather, scatter_add, scatter), the random kind (in distribution) and the
-    reduction kind (sum, mean, amax, ...)."""
-    current = changeset.current
-    if plan.nullary is not None:
-        from mpsgen.emulate.fill_check import check_fill
+    reduction kind (sum, mean, amax, ...); each against *headers* (overlay.planned_headers) over *root*'s."""
+    from mpsgen.emulate.compile import cache_dir
+    from mpsgen.emulate.overlay import include_root as with_planned
 
-        return check_fill(plan.kernel, current(plan.nullary.metal_path), root)
+    current = changeset.current
     if plan.random is not None:
         from mpsgen.emulate.random_check import check_planned_random
 
         return check_planned_random(plan, changeset, root)
+    where = with_planned(root, headers, cache_dir())  # the headers of the tree the plan is made on
+    if plan.nullary is not None:
+        from mpsgen.emulate.fill_check import check_fill
+
+        return check_fill(plan.kernel, current(plan.nullary.metal_path), where)
     if plan.reduction is not None:
-        from mpsgen.emulate.compile import cache_dir
-        from mpsgen.emulate.overlay import include_root as with_planned
         from mpsgen.emulate.reduce_check import check_reduction
 
-        return check_reduction(plan.reduction.name, current(plan.reduction.metal_path),
-                               with_planned(root, headers, cache_dir()))
+        return check_reduction(plan.reduction.name, current(plan.reduction.metal_path), where)
     from importlib import import_module
 
     assert plan.indexing is not None  # the last kind with a check of its own
     module, function = INDEXING_CHECKS[plan.indexing.stub]
     kind_numerics = getattr(import_module(f"mpsgen.emulate.{module}"), function)
-    return kind_numerics(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), root)
+    return kind_numerics(plan.kernel, plan.indexing.stub, current(plan.indexing.metal_path), where)
 
 
 # the indexing kind's stub -> the module and function of its numeric check

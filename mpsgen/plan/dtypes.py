@@ -240,6 +240,7 @@ class DtypeChoice:
     rows: tuple[Row, ...]
     dropped: tuple[str, ...]  # --drop-dtypes (torch names)
     notes: tuple[str, ...] = ()
+    unregistered: str = ""  # a half-done family's stub no MPS source registers (Facts.stub_unregistered)
 
 
 def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: KernelOptions) -> DtypeChoice:
@@ -309,7 +310,7 @@ def kernel_spec(choice: KernelChoice, cs: Changeset, checkout: Checkout, opts: K
     guard(table, family, drop, facts, user_dtypes=opts.dtypes is not None)
     notes = [f"integer inputs return float: {facts.promotes_source}"] if "int2float" in spec.dtypes and facts.promotes_source else []
     notes += [f"the CPU kernel has no {d} case (torch raises) and the OpInfo runs none: not registered" for d in unserved]
-    return DtypeChoice(spec, tuple(table), tuple(sorted(drop)), tuple(notes))
+    return DtypeChoice(spec, tuple(table), tuple(sorted(drop)), tuple(notes), facts.stub_unregistered)
 
 
 def _diverted_dtypes(diverted: tuple[str, str] | None) -> set[str]:

@@ -42,6 +42,7 @@ class KernelCode:
     reused_kernel: str = ""  # where upstream's kernel of that name is registered, when the host reuses it
     reused_functor: str = ""  # that kernel's `struct <name>_functor {...}` ("" when a macro makes it)
     two_outputs: TwoOutputKernels | None = None  # upstream's kernels of two outputs, when the host runs them
+    unregistered: str = ""  # the family's stub no MPS source registers before the change: nothing serves it
 
 
 def registered_metal_kernel(stub: stubs.StubDecl, cs: Changeset, checkout: Checkout) -> str:
@@ -207,7 +208,7 @@ def plan_kernel_code(choice: KernelChoice, cs: Changeset, checkout: Checkout, op
     removed.extend(drop_stale_twins(draft, mm_rel, new_mm))  # 2.7's clamp_stub in UnaryOps.h beside TensorCompare.h's
     rendered = Rendered("" if registered_at else functor, registrations, host_text, register_line, metal_rel, mm_rel)
     return KernelCode(spec, rendered, dtype_rows, dtypes.dropped, draft.edits, tuple(added), tuple(removed),
-                      tuple(notes), registered_at, reused_functor)
+                      tuple(notes), registered_at, reused_functor, unregistered=dtypes.unregistered)
 
 
 def _rebuilt_iterator(choice: KernelChoice, spec: KernelSpec, cs: Changeset, checkout: Checkout) -> HostIterator:

@@ -169,7 +169,8 @@ def _run_phases(command: Command, checkout: Checkout, opts: KernelOptions, cs: C
         apply_edits(cs, tuple(TextEdit(path, text, ("test lists",)) for path, text in tests.texts.items()))
         xfails = DroppedXfails()
         if code is not None:
-            xfails = dropped_xfails(code.dtype_rows, next(iter(tests.test_keys.values()), routing.family), cs, checkout)
+            xfails = dropped_xfails(code.dtype_rows, next(iter(tests.test_keys.values()), routing.family), cs, checkout,
+                                    unregistered=code.unregistered)
             apply_edits(cs, xfails.edits)
     return Phases(routing, choice, code, kept_kernel, tuple(removals), tuple(legacy_notes), tests, xfails,
                   first.notes, others, nullary, indexing, random, reduction)
