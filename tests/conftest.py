@@ -68,6 +68,18 @@ settings.register_profile("thorough", max_examples=2000, derandomize=True, datab
 settings.load_profile(os.environ.get("MPSGEN_HYPOTHESIS_PROFILE", "default"))
 
 
+# Files whose tests run longest (a single test of a minute or more on a loaded worker, mypy among them):
+# collected first.  pytest-xdist hands the tests out in collection order (xdist_groups first), so these
+# start early instead of one of them ending the run on one worker while the other has nothing left.
+_LONG_FIRST = ("test_typecheck.py", "test_replay_214.py", "test_nativefunctions_real.py",
+               "test_precommit_lintrunner.py", "test_migrate_all.py", "test_workflow.py", "test_binary_alpha_27.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: k for k, name in enumerate(_LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's order kept
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if _OWN_SESSION_DIR:
         shutil.rmtree(SESSION_DIR, ignore_errors=True)

@@ -199,14 +199,19 @@ def test_params_form_reuses_the_metal_the_alpha_form_added(wheel_include: Path):
 # -- through the command, on a tree with the real headers and no ternary alpha form ---------------------
 
 
-@pytest.fixture()
-def api_tree(scalar_tree: Path, wheel_include: Path) -> Path:
+def lay_api_tree(scalar_tree: Path, wheel_include: Path) -> Path:
+    """A scalar-ops tree given the wheel's c10/metal and the hand-written OperationUtils.mm, committed."""
     shutil.rmtree(scalar_tree / "c10/metal")
     shutil.copytree(wheel_include / "c10/metal", scalar_tree / "c10/metal")
     shutil.copyfile(MM, scalar_tree / MM_REL)
     subprocess.run(["git", "add", "-A"], cwd=scalar_tree, check=True)
     subprocess.run(["git", "commit", "-qm", "real c10/metal, OperationUtils.mm"], cwd=scalar_tree, check=True)
     return scalar_tree
+
+
+@pytest.fixture()
+def api_tree(scalar_tree: Path, wheel_include: Path) -> Path:
+    return lay_api_tree(scalar_tree, wheel_include)
 
 
 def _counts(root: Path) -> tuple[int, int, int]:

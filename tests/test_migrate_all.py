@@ -266,11 +266,9 @@ def test_a_branch_another_run_made_meanwhile_on_the_same_head_is_done_earlier(sc
 
 
 @pytest.fixture()
-def sample_repo(tmp_path: Path) -> Path:
-    root = tmp_path / "sample"
-    made = mpsgen("sample", str(root))
-    assert made.returncode == 0, made.stderr
-    return root
+def sample_repo(tree: Path) -> Path:
+    """A fresh copy of the session's `mpsgen sample` (git-initialised), as conftest's tree fixture makes it."""
+    return tree
 
 
 def test_each_family_is_built_and_tested_in_the_work_tree_in_turn_then_undone(sample_repo: Path):
@@ -331,11 +329,11 @@ def test_a_change_a_killed_run_left_on_disk_is_undone_first(sample_repo: Path):
     assert state(sample_repo) == before
 
 
-def test_a_checkout_inside_a_larger_repository_gets_its_branches_there_with_file_modes_kept(tmp_path: Path):
+def test_a_checkout_inside_a_larger_repository_gets_its_branches_there_with_file_modes_kept(tmp_path: Path,
+                                                                                            pristine_sample: Path):
     """The PyTorch tree in pt/ of a bigger repository: branch paths are pt/..., an executable file stays so."""
     outer = tmp_path / "outer"
-    made = mpsgen("sample", str(outer / "pt"))
-    assert made.returncode == 0, made.stderr
+    shutil.copytree(pristine_sample, outer / "pt", symlinks=True)  # the session's `mpsgen sample`
     subprocess.run(["rm", "-rf", str(outer / "pt" / ".git")], check=True)
     yaml = outer / "pt/aten/src/ATen/native/native_functions.yaml"
     yaml.chmod(0o755)

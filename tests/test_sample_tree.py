@@ -111,12 +111,34 @@ def migrate_atan2_by_hand(root: Path, register: bool = True, int_kernels: bool =
 
 
 @pytest.fixture()
-def tree(tmp_path: Path) -> Path:
+def fresh_tree(tmp_path: Path) -> Path:
+    """A new sample, never built."""
     return write_sample(tmp_path / "pytorch")
 
 
+@pytest.fixture(scope="module")
+def built_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new sample after `ninja -C build torch_cpu` (not installed), once per module: its build is relative
+    to build/, so a copy builds where it lies, and ninja redoes only the steps a test's edits reach."""
+    root = write_sample(tmp_path_factory.mktemp("built-sample") / "pytorch")
+    res = subprocess.run([NINJA, "-C", "build", "torch_cpu"], cwd=root, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return root
+
+
+@pytest.fixture()
+def tree(built_sample: Path, tmp_path: Path) -> Path:
+    """A copy of the built sample (times kept, so what the test edits is newer than what was built from it):
+    the tests below edit a file and build, and see the failing step's own error as in a first build.
+    The first build from nothing: test_pristine_sample_builds_installs_and_passes (fresh_tree)."""
+    dest = tmp_path / "pytorch"
+    shutil.copytree(built_sample, dest, symlinks=True)
+    return dest
+
+
 # -- the pristine sample ----------------------------------------------------------------------
-def test_pristine_sample_builds_installs_and_passes(tree: Path) -> None:
+def test_pristine_sample_builds_installs_and_passes(fresh_tree: Path) -> None:
+    tree = fresh_tree
     res = build(tree)
     assert res.returncode == 0, res.stdout + res.stderr
     table = json.loads((tree / "torch/lib/dispatch_table.json").read_text())
@@ -354,8 +376,10 @@ def test_write_sample_makes_one_clean_commit(tmp_path: Path) -> None:
     assert not any(t.startswith(("build/obj", "torch/lib")) for t in tracked)
 
 
-def test_build_outputs_are_ignored_by_git(tree: Path) -> None:
+def test_build_outputs_are_ignored_by_git(fresh_tree: Path) -> None:
     import git
+
+    tree = fresh_tree
 
     assert build(tree).returncode == 0
     assert run_tests(tree, "test_output_match_exp_mps_float32")[0] == 0

@@ -48,8 +48,24 @@ def _mps_route(root: Path, entry: str) -> str | None:
 # -- the params struct (threshold: two scalars, a binary iterator built from (self, self)) -----------
 
 
-def test_threshold_gets_a_params_struct_shared_by_host_and_kernel(scalar_tree: Path):
-    r = _migrate(scalar_tree, "threshold")
+@pytest.fixture(scope="module")
+def threshold_migrated(pristine_scalar_tree: Path, tmp_path_factory: pytest.TempPathFactory):
+    """`migrate threshold` on a fresh scalar-ops tree, which the two tests below both start from: the
+    tree after it (shared: each test that writes copies it) and the run."""
+    root = tmp_path_factory.mktemp("threshold-migrated") / "pytorch"
+    shutil.copytree(pristine_scalar_tree, root, symlinks=True)
+    return root, _migrate(root, "threshold")
+
+
+def _copy(tree: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / "pytorch"
+    shutil.copytree(tree, dest, symlinks=True)
+    return dest
+
+
+@pytest.mark.xdist_group("threshold_migrated")
+def test_threshold_gets_a_params_struct_shared_by_host_and_kernel(threshold_migrated, tmp_path: Path):
+    scalar_tree, r = threshold_migrated
     assert r.returncode == 0, r.stderr + r.stdout
     assert "numeric check: 9 dtype(s) agree with torch.ops.aten.threshold" in r.stdout
     header = _read(scalar_tree, f"{NATIVE}/mps/kernels/BinaryKernel.h")
@@ -85,12 +101,15 @@ def test_threshold_gets_a_params_struct_shared_by_host_and_kernel(scalar_tree: P
     defined = set(re.findall(r"#define (REGISTER_\w+)\(", _read(scalar_tree, "c10/metal/indexing.h") + metal))
     used = set(re.findall(r"^(REGISTER_\w+)\(threshold,", metal, re.M))
     assert used == {"REGISTER_BINARY_ALPHA_OP"} and used <= defined
-    again = _migrate(scalar_tree, "threshold")
+    again = _migrate(_copy(scalar_tree, tmp_path), "threshold")  # the rerun on a copy: the next test reads the tree
     assert again.returncode == 0 and "nothing to do" in again.stdout
 
 
-def test_threshold_backward_after_threshold_only_moves_the_dispatch(scalar_tree: Path):
-    assert _migrate(scalar_tree, "threshold").returncode == 0
+@pytest.mark.xdist_group("threshold_migrated")
+def test_threshold_backward_after_threshold_only_moves_the_dispatch(threshold_migrated, tmp_path: Path):
+    migrated, first = threshold_migrated
+    assert first.returncode == 0
+    scalar_tree = _copy(migrated, tmp_path)  # this test commits and migrates on: a copy of the shared tree
     subprocess.run(["git", "commit", "-qam", "threshold"], cwd=scalar_tree, check=True)
     before = tracked_bytes(scalar_tree)
     r = _migrate(scalar_tree, "threshold_backward")

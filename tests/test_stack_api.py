@@ -11,14 +11,17 @@ exec_binary_kernel's alpha path to model on), committed.  addcdiv and addcmul bo
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from typing import NamedTuple
 
+import pytest
 from cli_support import mpsgen
 
 from mpsgen.tree.gitops import MPSGEN_TRAILER
 
 from scalar_ops_tree import LIBRARY_H
-from test_exec_ternary_backfill import MM_REL, api_tree  # noqa: F401  (a fixture: the tree with real headers)
+from test_exec_ternary_backfill import MM_REL, api_tree, lay_api_tree  # noqa: F401  (api_tree: a fixture)
 from test_stack import STACK, chain, git
 
 INDEXING = "c10/metal/indexing.h"
@@ -39,9 +42,26 @@ def stack(root: Path) -> dict[str, dict]:
     return {f["family"]: f for f in json.loads(done.stdout)["families"]}
 
 
-def test_the_api_is_its_own_commit_below_the_first_family_using_it(api_tree: Path) -> None:
-    head = git(api_tree, "rev-parse", "HEAD").strip()
-    rows = stack(api_tree)
+class FirstStack(NamedTuple):
+    root: Path  # the api tree after one `--all --stack` run (shared: a test that changes it copies it)
+    head: str  # its HEAD, before and after the run
+    rows: dict[str, dict]  # the run's report, by family
+
+
+@pytest.fixture(scope="module")
+def first_stack(pristine_scalar_tree: Path, wheel_include: Path, tmp_path_factory: pytest.TempPathFactory) -> FirstStack:
+    """The first `--all --stack` run on a fresh api tree, which the two tests below both start from (one
+    reads what it made, the other lands part of it on a copy): the same command on the same tree, run once."""
+    root = tmp_path_factory.mktemp("first-stack") / "pytorch"
+    shutil.copytree(pristine_scalar_tree, root, symlinks=True)
+    lay_api_tree(root, wheel_include)
+    head = git(root, "rev-parse", "HEAD").strip()
+    return FirstStack(root, head, stack(root))
+
+
+@pytest.mark.xdist_group("first_stack")
+def test_the_api_is_its_own_commit_below_the_first_family_using_it(first_stack: FirstStack) -> None:
+    api_tree, head, rows = first_stack
     assert rows["addcdiv"]["state"] == rows["addcmul"]["state"] == "branch"
     commits = chain(api_tree)[::-1]  # oldest first
     for (commit, parents, _), parent in zip(commits, [head] + [c for c, _, _ in commits]):
@@ -71,8 +91,12 @@ def test_the_api_is_its_own_commit_below_the_first_family_using_it(api_tree: Pat
     assert "Host API" not in message(api_tree, rows["addcmul"]["commit"])
 
 
-def test_after_landing_the_api_and_its_first_user_a_rerun_makes_the_rest(api_tree: Path) -> None:
-    rows = stack(api_tree)
+@pytest.mark.xdist_group("first_stack")
+def test_after_landing_the_api_and_its_first_user_a_rerun_makes_the_rest(first_stack: FirstStack,
+                                                                         tmp_path: Path) -> None:
+    api_tree = tmp_path / "pytorch"  # a copy of the tree after the first run: this test lands part of it
+    shutil.copytree(first_stack.root, api_tree, symlinks=True)
+    rows = first_stack.rows
     api = rows["addcdiv"]["api_commit"]
     before = [s for c, _, s in chain(api_tree) if c != api]
     git(api_tree, "merge", "-q", "--ff-only", api)  # only the API lands

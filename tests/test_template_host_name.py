@@ -9,8 +9,10 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import shutil
 import subprocess
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 import pytest
 from cli_support import emulated_compile_errors, mpsgen, tracked_bytes
@@ -77,6 +79,42 @@ def tree27(tree: Path) -> Path:
 
 def _migrate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return mpsgen("-C", str(root), "migrate", *args, "--no-build", "--no-test")
+
+
+# The four tests of each upstream op below assert different things about one and the same command on the
+# same fresh 2.7 tree: `migrate OP` runs once per op (a copy of the pristine 2.7 tree each), and each test
+# reads that run (the rerun test copies the migrated tree before writing).
+
+
+class FirstMigration(NamedTuple):
+    root: Path  # the 2.7 tree after `migrate OP` (shared: a test that writes copies it)
+    before: dict[str, str]  # METAL, HOST, GRAPH and YAML before the run
+    result: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def pristine27(pristine_sample: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 2.7 tree as the tree27 fixture lays it, once per module (never written to)."""
+    root = tmp_path_factory.mktemp("pristine27") / "pytorch"
+    shutil.copytree(pristine_sample, root, symlinks=True)
+    lay_tree27(root)
+    commit_tree27(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def first_migration(pristine27: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], FirstMigration]:
+    runs: dict[str, FirstMigration] = {}
+
+    def first(op: str) -> FirstMigration:
+        if op not in runs:
+            root = tmp_path_factory.mktemp(f"migrated27-{op}") / "pytorch"
+            shutil.copytree(pristine27, root, symlinks=True)
+            before = {rel: (root / rel).read_text() for rel in (METAL, HOST, GRAPH, YAML)}
+            runs[op] = FirstMigration(root, before, _migrate(root, op))
+        return runs[op]
+
+    return first
 
 
 def _macro_span(lines: list[str], name: str) -> tuple[int, int]:
@@ -181,18 +219,20 @@ def _assert_upstream_metal_shape(before: str, after: str, op: str, root: Path) -
     assert changed and all(ln[1:].rstrip("\n").endswith("\\") or ln[1:].startswith("      uint ") for ln in changed)
 
 
+@pytest.mark.xdist_group("first_migration27")
 @pytest.mark.parametrize("op", sorted(UPSTREAM))
-def test_2_7_metal_matches_the_upstream_migration(tree27: Path, op: str) -> None:
+def test_2_7_metal_matches_the_upstream_migration(pristine27: Path, first_migration, op: str) -> None:
     """sigmoid (pytorch/pytorch#155080), expm1 (#155611) and log1p (#154936) into 2.7's UnaryKernel.metal:
     a functor + template kernel + complex kernel, one host_name entry in INSTANTIATE_UNARY_KERNELS2 (in
     alphabetical position) and one in INSTANTIATE_UNARY_KERNELS_VEC2 (their OpInfos declare complex),
     the instance lists untouched, no 2.8 trait, no new compile error, and nothing else in the file changed
     but the macros' backslash alignment."""
-    path = tree27 / METAL
-    before = path.read_text()
-    errors_before = emulated_compile_errors(path, tree27)
+    errors_before = emulated_compile_errors(pristine27 / METAL, pristine27)
     assert errors_before == []  # the fixture compiles cleanly, so a broken include cannot hide new errors
-    result = _migrate(tree27, op)
+    tree27, before, result = first_migration(op)
+    assert before[METAL] == (pristine27 / METAL).read_text()
+    path = tree27 / METAL
+    before = before[METAL]
     assert result.returncode == 0, result.stdout + result.stderr
     after = path.read_text()
     _assert_upstream_metal_shape(before, after, op, tree27)
@@ -201,20 +241,19 @@ def test_2_7_metal_matches_the_upstream_migration(tree27: Path, op: str) -> None
     assert emulated_compile_errors(path, tree27) == errors_before
 
 
+@pytest.mark.xdist_group("first_migration27")
 @pytest.mark.parametrize("op", sorted(UPSTREAM))
-def test_2_7_host_yaml_and_mpsgraph_match_the_upstream_migration(tree27: Path, op: str,
+def test_2_7_host_yaml_and_mpsgraph_match_the_upstream_migration(first_migration, op: str,
                                                                   real_yaml_path: Path) -> None:
     """The rest of pytorch/pytorch#155080 (sigmoid), #155611 (expm1) and #154936 (log1p) in 2.7's form:
     a static function calling lib.exec_unary_kernel plus REGISTER_DISPATCH(<op>_stub, ...) at the end of
     UnaryKernel.mm, `CPU, CUDA, MPS: <op>_out` in the yaml, and the TORCH_IMPL_FUNC(<op>_out_mps) gone."""
     tags = real_yaml_path.parent / "tags.yaml"
-    host_before = (tree27 / HOST).read_text()
-    graph_before = (tree27 / GRAPH).read_text()
-    yaml_before = (tree27 / YAML).read_text()
+    tree27, before, result = first_migration(op)
+    host_before, graph_before, yaml_before = before[HOST], before[GRAPH], before[YAML]
     kernels_before = _mps_kernels(yaml_before, tags)
     assert kernels_before[f"{op}.out"] == f"{op}_out_mps"
     assert f"TORCH_IMPL_FUNC({op}_out_mps)" in graph_before
-    result = _migrate(tree27, op)
     assert result.returncode == 0, result.stdout + result.stderr
 
     host = (tree27 / HOST).read_text()
@@ -242,12 +281,15 @@ def test_2_7_host_yaml_and_mpsgraph_match_the_upstream_migration(tree27: Path, o
     assert "MPSGraphTensor* log1p(MPSGraph* mpsGraph" in graph  # the shared helper acosh/others may use
 
 
+@pytest.mark.xdist_group("first_migration27")
 @pytest.mark.parametrize("op", sorted(UPSTREAM))
-def test_2_7_second_migrate_changes_nothing(tree27: Path, op: str) -> None:
+def test_2_7_second_migrate_changes_nothing(first_migration, op: str, tmp_path: Path) -> None:
     """Migrating sigmoid/expm1/log1p again on the 2.7 tree is a no-op (upstream PRs #155080, #155611, #154936
     were one-shot: a rerun must not add a second host_name entry or REGISTER_DISPATCH)."""
-    first = _migrate(tree27, op)
+    migrated, _, first = first_migration(op)
     assert first.returncode == 0, first.stdout + first.stderr
+    tree27 = tmp_path / "pytorch"  # the rerun on a copy of the migrated tree: the other tests read that one
+    shutil.copytree(migrated, tree27, symlinks=True)
     files = tracked_bytes(tree27)
     again = _migrate(tree27, op)
     assert again.returncode == 0, again.stdout + again.stderr
@@ -255,12 +297,13 @@ def test_2_7_second_migrate_changes_nothing(tree27: Path, op: str) -> None:
     assert tracked_bytes(tree27) == files
 
 
+@pytest.mark.xdist_group("first_migration27")
 @pytest.mark.parametrize("op", sorted(UPSTREAM))
-def test_2_7_numeric_check_ran_and_agreed(tree27: Path, op: str) -> None:
+def test_2_7_numeric_check_ran_and_agreed(first_migration, op: str) -> None:
     """migrate runs the numeric check (`mpsgen try`: the functor compiled with g++ against the 2.7 headers,
     compared with torch on CPU) before writing: floats, int->float and complex64 all agree (as upstream's
     #155080 / #155611 / #154936 test_mps runs did)."""
-    result = _migrate(tree27, op)
+    result = first_migration(op).result
     assert result.returncode == 0, result.stdout + result.stderr
     found = re.search(rf"^numeric check: (\d+) dtype\(s\) agree with torch\.{op}\b", result.stdout, re.M)
     assert found, result.stdout
