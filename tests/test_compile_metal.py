@@ -61,6 +61,33 @@ def test_an_error_inside_a_header_is_placed_in_the_file(sample_tree: Path) -> No
     assert any(d.message.startswith(f"{header}:") and "undeclared_name" in d.message for d in found)
 
 
+def test_the_cache_is_keyed_by_content_not_by_place(sample_tree: Path, tmp_path: Path, monkeypatch) -> None:
+    """Another checkout with the same file and headers (a clone, a test's copy) takes the cached result; a
+    header rewritten under the same size and modification time does not."""
+    import os
+    import shutil
+
+    from mpsgen.compiler import metal
+
+    cache = tmp_path / "cache"
+    text = (sample_tree / BINARY).read_text()
+    assert compile_metal(sample_tree, BINARY, text, cache_dir=cache) == []
+    copy = tmp_path / "copy"
+    shutil.copytree(sample_tree, copy)
+    runs: list[object] = []
+    real_run = subprocess.run
+    monkeypatch.setattr(metal.subprocess, "run", lambda *a, **k: runs.append(a) or real_run(*a, **k))
+    assert compile_metal(copy, BINARY, text, cache_dir=cache) == [] and runs == []
+    header = copy / "c10/metal/utils.h"
+    st = header.stat()
+    misspelt = header.read_text().replace("bool is_complex_v =", "bool is_cmplex_vv =")  # the same size
+    header.write_text(misspelt)
+    os.utime(header, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert header.stat().st_size == st.st_size
+    found = compile_metal(copy, BINARY, text, cache_dir=cache)
+    assert len(runs) == 1 and any("is_complex_v" in d.message for d in found), found
+
+
 def test_new_diagnostics_are_messages_head_lacks() -> None:
     a = Diagnostic("f.metal", 3, 1, ERROR, "x")
     moved = a._replace(line=9)
