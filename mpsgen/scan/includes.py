@@ -6,6 +6,8 @@ import posixpath
 import re
 from typing import NamedTuple
 
+from mpsgen.scan.anchored import directive_line_starts, finditer_at
+
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*(?:include|import)[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 
 
@@ -22,18 +24,11 @@ def includes(text: str) -> tuple[Include, ...]:
     comment is counted too: the reader errs towards a file being included (no false finding)."""
     found = []
     line, seen = 1, 0  # the line at offset *seen*
-    # _INCLUDE's matches, tried only at the start of a line whose first non-blank is `#` (a `^` pattern
-    # is tried at every offset)
-    k = text.find("#")
-    while k >= 0:
-        start = text.rfind("\n", 0, k) + 1
-        m = None if text[start:k].strip(" \t") else _INCLUDE.match(text, start)
-        if m is not None:
-            line += text.count("\n", seen, m.start())
-            seen = m.start()
-            found.append(Include(m.group(2).strip(), m.group(1) == '"', line))
-        end = text.find("\n", k)
-        k = text.find("#", end) if end >= 0 else -1
+    # _INCLUDE.finditer, tried at '#' lines only (a `^` pattern is tried at every offset)
+    for m in finditer_at(_INCLUDE, text, directive_line_starts(text)):
+        line += text.count("\n", seen, m.start())
+        seen = m.start()
+        found.append(Include(m.group(2).strip(), m.group(1) == '"', line))
     return tuple(found)
 
 
