@@ -194,6 +194,24 @@ def test_the_shared_kernel_is_the_int_overload_not_the_named_one() -> None:
     assert alone is None  # a Dimname overload is never a dispatch key's kernel
 
 
+def test_a_plain_kernel_is_judged_from_the_region_its_lookup_masked() -> None:
+    """The named-overload test reads the definition's head from the region plain_function masked: the
+    whole file is not masked for it (the shared-kernel search finds ~100 plain kernels in files it
+    never masks otherwise), and the answer is the one a whole-file mask gives."""
+    from mpsgen.sources.index import index_of
+
+    texts = {n: (DATA / n).read_text() for n in ("NamedTensor.cpp", "TensorAdvancedIndexing.cpp")}
+    regions = {f"{NATIVE}/{n}": t for n, t in texts.items()}
+    wholes = {f"whole/{n}": t for n, t in texts.items()}  # other paths: indexes of their own
+    for path, text in wholes.items():
+        index_of(path, text).masked  # noqa: B018 - masked whole before the lookup
+    by_region, by_whole = find_shared_impl(regions, "index_fill_"), find_shared_impl(wholes, "index_fill_")
+    assert by_region is not None and by_whole is not None
+    assert by_region._replace(path="") == by_whole._replace(path="") and by_region.line == 21
+    assert "_masked" not in index_of(f"{NATIVE}/TensorAdvancedIndexing.cpp", texts["TensorAdvancedIndexing.cpp"]).__dict__
+    assert find_shared_impl({f"{NATIVE}/NamedTensor.cpp": texts["NamedTensor.cpp"]}, "index_fill_") is None
+
+
 def test_a_stub_of_another_signature_is_refused(tree: Path) -> None:
     other = (DATA / "IndexKernel.h").read_text().replace("int64_t self_dim_stride, ", "")
     root = _lay(tree, other)

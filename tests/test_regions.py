@@ -72,3 +72,33 @@ def test_a_region_lookup_finds_what_the_whole_file_mask_finds(text: str) -> None
     assert found == whole.plain_function("foo")
     if found is not None:
         assert regions.masked_slice(found.body_open, found.body_close + 1) == whole.masked[found.body_open:found.body_close + 1]
+
+
+def _candidates_by_both_sides(raw: str, name: str) -> list[int]:
+    """definition_candidates as the two sides of each occurrence read in turn (what reading the side after
+    the word first must agree with)."""
+    found, k = [], raw.find(name)
+    while k >= 0:
+        end = k + len(name)
+        b, a = k - 1, end
+        while b >= 0 and raw[b] in " \t":
+            b -= 1
+        while a < len(raw) and raw[a] in " \t":
+            a += 1
+        bounded = (k == 0 or not (raw[k - 1].isalnum() or raw[k - 1] == "_")) and \
+            (end >= len(raw) or not (raw[end].isalnum() or raw[end] == "_"))
+        before = b < 0 or raw[b].isspace() or raw[b].isalnum() or raw[b] in "_&*>/\"'"
+        after = a >= len(raw) or raw[a].isspace() or raw[a] in "(/\"'RuUL"
+        if bounded and before and after:
+            found.append(k)
+        k = raw.find(name, end)
+    return found
+
+
+@given(st.lists(st.sampled_from(["foo", "f", "o", " ", "\t", "\n", "\r", ":", ".", "(", "/", '"', "'", "R", "u", "L",
+                                 "&", "*", ">", "x", "_", "1", ";", "é", "\x0b"]), max_size=14).map("".join),
+       st.sampled_from(["foo", "f"]))
+@example("/*f L1", "f")  # a word character after the blanks: kept (it may open a literal, u8R"...")
+@example("std::vector<int> f(int x) {}", "std")
+def test_candidates_read_the_side_after_the_word_first(raw: str, name: str) -> None:
+    assert list(definition_candidates(raw, name)) == _candidates_by_both_sides(raw, name)

@@ -168,3 +168,26 @@ def test_above_comments_climbs_the_comment_lines_right_above() -> None:
     lines = ["int a;", "// one", "  // two", "kernel void k();"]
     assert above_comments(lines, 4) == 2 and above_comments(lines, 1) == 1
     assert above_comments(["// only"], 1) == 1
+
+
+def _split_by_walk(args: str, angles: bool) -> list[tuple[int, int]]:
+    """split_bounds as one walk over every bracket and comma (what a bracket-free text's str.split
+    short cut must agree with)."""
+    bounds, depth, start = [], 0, 0
+    for k, ch in enumerate(args):
+        if ch in ("([{<" if angles else "([{"):
+            depth += 1
+        elif ch in (")]}>" if angles else ")]}") and not (ch == ">" and k > 0 and args[k - 1] == "-"):
+            depth -= 1
+        elif ch == "," and depth == 0:
+            bounds.append((start, k))
+            start = k + 1
+    return [*bounds, (start, len(args))]
+
+
+@given(st.text(alphabet="ab ,()<>-[]{}\n\t", max_size=16), st.booleans())
+def test_split_bounds_with_and_without_brackets(args: str, angles: bool):
+    expected = _split_by_walk(args, angles)
+    assert split_bounds(args, angles=angles) == expected
+    assert split_top_level(args, angles=angles) == [args[a:b].strip() for a, b in expected]
+    assert split_top_level("abs, half ,half") == ["abs", "half", "half"] and split_bounds(",") == [(0, 0), (1, 1)]

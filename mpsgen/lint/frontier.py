@@ -72,10 +72,13 @@ class Frontier(NamedTuple):
 
 
 class FrontierIndex:
-    """Frontier questions over one Inventory."""
+    """Frontier questions over one Inventory, each family and each MPS entry judged at most once
+    (MPS001, MPS003 and MPS005 ask about one family for each of its findings)."""
 
     def __init__(self, inv: "Inventory") -> None:
         self.inv = inv
+        self._families: dict[str, Frontier] = {}
+        self._judged: dict[str, Overload] = {}  # overload() of the family's MPS entries, by entry name
 
     def overload(self, e: Entry) -> Overload:
         inv = self.inv
@@ -258,24 +261,48 @@ class FrontierIndex:
 
     def family(self, name: str) -> Frontier:
         """The frontier state of family *name* (whose MPS runs MPSGraph or an MPS-only kernel)."""
+        found = self._families.get(name)
+        if found is None:
+            judged, note = self._judge(name)
+            found = self._families[name] = note or Frontier(name, tuple(map(self._overload, judged)))
+        return found
+
+    def candidate(self, name: str) -> bool:
+        """`family(name).candidate`, with the family's overloads judged only up to the first candidate
+        (a check hint asks no more)."""
+        held = self._families.get(name)
+        if held is not None:
+            return held.candidate
+        judged, note = self._judge(name)
+        return note.candidate if note is not None else any(self._overload(e).candidate for e in judged)
+
+    def _overload(self, e: Entry) -> Overload:
+        found = self._judged.get(e.name)
+        if found is None:
+            found = self._judged[e.name] = self.overload(e)
+        return found
+
+    def _judge(self, name: str) -> tuple[list[Entry], Frontier | None]:
+        """The entries of family *name* whose overloads decide its state, or the state itself when no
+        overload does (a note)."""
         inv = self.inv
         entries = inv.mps_family(name)
         legacy = [e for e in entries if e.mps_route == "legacy"]
         if legacy:
             # An MPS-only kernel running bespoke Metal stays a candidate: migrate replaces it like MPSGraph
             # code (plan/legacy.py), as upstream moved 2.7's bitwise_* off BitwiseOps.mm.
-            return Frontier(name, tuple(self.overload(e) for e in legacy))
+            return legacy, None
         unregistered = [e for e in entries if e.mps_route == "shared" and inv.stub_use(e.mps_kernel or "").missing]
         if unregistered:  # a half-done move (MPS005): migrate writes the kernel the yaml already routes to
-            return Frontier(name, tuple(self.overload(e) for e in unregistered))
+            return unregistered, None
         for e in entries:  # shared yaml key, but the stub is registered by MPSGraph code
             if e.mps_route == "shared" and e.mps_kernel:
                 use = inv.stub_use(e.mps_kernel)
                 graph = [r for r in use.registrations if inv.registration_backend(r) == "mpsgraph"]
                 if graph and len(graph) == len(use.registrations):  # one on Metal too: a duplicate, not work
-                    return Frontier(name, (), f"shared kernel {use.kernel} calls {use.stub}, registered by MPSGraph "
-                                              f"code at {graph[0].path}:{graph[0].line}", True)
-        return Frontier(name, (), "no MPS-only overload and no MPSGraph registration found")
+                    return [], Frontier(name, (), f"shared kernel {use.kernel} calls {use.stub}, registered by "
+                                                  f"MPSGraph code at {graph[0].path}:{graph[0].line}", True)
+        return [], Frontier(name, (), "no MPS-only overload and no MPSGraph registration found")
 
     def new_op(self, name: str) -> Frontier:
         """Family *name*, which has no MPS key, judged for `new-op`: a candidate when an entry's CPU and

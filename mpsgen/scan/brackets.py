@@ -40,15 +40,26 @@ def first_unbalanced(code: str) -> int | None:
     return stack[0][1] if stack else None
 
 
+# Any bracket an argument text can nest in: most arguments hold none (`abs, half, half`), and then
+# every comma splits, as str.split finds them in C (a bracket-free text is never split otherwise).
+_BRACKET = re.compile(r"[(){}\[\]<>]")
+_SPLIT_AT = re.compile(r"[(){}\[\]<>,]")
+
+
 def split_bounds(args: str, *, angles: bool = True) -> list[tuple[int, int]]:
     """(start, end) of each comma-separated part of a masked argument text, outside (), [], {}
     and, with *angles*, template <> (`->` is not a closing angle)."""
     bounds: list[tuple[int, int]] = []
-    depth = 0
     start = 0
+    if _BRACKET.search(args) is None:
+        for part in args.split(","):
+            bounds.append((start, start + len(part)))
+            start += len(part) + 1
+        return bounds
+    depth = 0
     openers = "([{<" if angles else "([{"
     closers = ")]}>" if angles else ")]}"
-    for m in re.finditer(r"[(){}\[\]<>,]", args):
+    for m in _SPLIT_AT.finditer(args):
         ch = m.group(0)
         k = m.start()
         if ch in openers:
@@ -66,6 +77,8 @@ def split_bounds(args: str, *, angles: bool = True) -> list[tuple[int, int]]:
 
 def split_top_level(args: str, *, angles: bool = True) -> list[str]:
     """The stripped comma-separated parts of a masked argument text (see split_bounds)."""
+    if _BRACKET.search(args) is None:
+        return [part.strip() for part in args.split(",")]
     return [args[a:b].strip() for a, b in split_bounds(args, angles=angles)]
 
 

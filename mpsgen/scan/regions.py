@@ -30,20 +30,25 @@ def definition_candidates(raw: str, name: str) -> Iterator[int]:
     something else than a word character, one of `&*>` or the end of a comment or literal, or
     followed by something else than `(` or the start of a comment or literal.  A raw-text check:
     a file with none needs no mask at all."""
-    k, n = raw.find(name), len(name)
+    k, n, size = raw.find(name), len(name), len(raw)
     while k >= 0:
         end = k + n
-        if (k == 0 or not is_word_char(raw[k - 1])) and (end >= len(raw) or not is_word_char(raw[end])):
+        # What follows the word is read first: most occurrences are uses (`std::`, `x.max(`, `view,`),
+        # told apart by one lookup (the end of the text counts as a line break).
+        after = raw[end] if end < size else "\n"
+        if after in _BLANK:
+            a = end + 1
+            while a < size and raw[a] in _BLANK:
+                a += 1
+            after = raw[a] if a < size else "\n"
+        elif is_word_char(after):
+            after = ""  # inside a longer word
+        if after and (after.isspace() or after in _AFTER_A_NAME) and (k == 0 or not is_word_char(raw[k - 1])):
             b = k - 1
             while b >= 0 and raw[b] in _BLANK:
                 b -= 1
-            a = end
-            while a < len(raw) and raw[a] in _BLANK:
-                a += 1
             # Any other space (a line break above all) ends the look: then the occurrence is kept.
-            before_ok = b < 0 or raw[b].isspace() or is_word_char(raw[b]) or raw[b] in _BEFORE_A_NAME
-            after_ok = a >= len(raw) or raw[a].isspace() or raw[a] in _AFTER_A_NAME
-            if before_ok and after_ok:
+            if b < 0 or raw[b].isspace() or is_word_char(raw[b]) or raw[b] in _BEFORE_A_NAME:
                 yield k
         k = raw.find(name, end)
 

@@ -44,7 +44,7 @@ def families(entries: Iterable[Entry]) -> dict[str, list[Entry]]:
 def migrate_hint(inv: "Inventory", family: str, what_migrate_does: str, by_hand: str) -> str:
     """"run `mpsgen migrate FAMILY` ..." when the frontier calls the family a candidate (so migrate
     would take it on), else what to do by hand."""
-    if _frontier(inv).family(family).candidate:
+    if _frontier(inv).candidate(family):
         return f"run `mpsgen migrate {family}` {what_migrate_does}"
     return by_hand
 

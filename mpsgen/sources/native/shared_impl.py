@@ -226,18 +226,21 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
 
     for ix in indexes:
         f = ix.plain_function(kernel)
-        if f is not None and _named_overload(ix.masked, f):  # index_fill_(Tensor&, Dimname, ...): NamedTensor.cpp's
+        # index_fill_(Tensor&, Dimname, ...): NamedTensor.cpp's.  Its head read from the region the lookup
+        # masked (masked_slice), not from a mask of the whole file made for it.
+        if f is not None and _named_overload(ix.masked_slice(f.start, f.body_open)):
             f = next((g for g in ix.functions_by_name.get(kernel, ()) if g.macro is None
-                      and not _named_overload(ix.masked, g)), None)
+                      and not _named_overload(ix.masked[g.start: g.body_open])), None)
         if f is not None:
             return located(ix, f, "function")
     return None
 
 
-def _named_overload(masked: str, f: FunctionSpan) -> bool:
-    """A definition taking a `Dimname`: a named-tensor overload (CompositeImplicit, no dispatch key's kernel),
-    never the CPU/CUDA kernel a yaml line names however it shares that kernel's name."""
-    return re.search(r"\bDimname(?:List)?\b", masked[f.start: f.body_open]) is not None
+def _named_overload(head: str) -> bool:
+    """A definition taking a `Dimname` (*head*: its masked text from its name to its body's `{`): a named-tensor
+    overload (CompositeImplicit, no dispatch key's kernel), never the CPU/CUDA kernel a yaml line names however
+    it shares that kernel's name."""
+    return re.search(r"\bDimname(?:List)?\b", head) is not None
 
 
 def _expand_all(macro: str, args: list[str], macros: dict[str, tuple[list[str], str]], depth: int = 0) -> str:
