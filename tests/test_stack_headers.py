@@ -108,3 +108,20 @@ def test_the_compile_check_lists_files_only_a_commit_below_created(tmp_path: Pat
     before: dict[str, str | None] = {UTILS: "// utils\n"}
     assert affected_files(root, after, before, texts.get) == []
     assert affected_files(root, after, before, texts.get, beyond_disk=(extra, HELPER)) == [extra]
+
+
+def test_headers_only_the_commits_below_changed_keep_the_quick_parse(tmp_path: Path, monkeypatch) -> None:
+    import mpsgen.compiler.change as change
+
+    seen: list[tuple[str, bool]] = []
+    monkeypatch.setattr(change, "_compile", lambda root, rel, text, overlay, yaml, cache, thorough:
+                        seen.append((rel, thorough)) or [])
+    mm = "aten/src/ATen/native/mps/operations/UnaryKernel.mm"
+    base = {UTILS: "// A's utils\n"}
+    change.compile_change(tmp_path, {mm: "// B\n"}, {mm: "// A\n"}, disk_text=lambda rel: None, base=base,
+                          thorough=False)
+    assert seen == [(mm, False), (mm, False)]  # utils.h is A's on both sides: checked with A
+    seen.clear()
+    change.compile_change(tmp_path, {mm: "// B\n", UTILS: "// B's utils\n"}, {mm: "// A\n", UTILS: "// A's utils\n"},
+                          disk_text=lambda rel: None, base=base, thorough=False)
+    assert seen == [(mm, True), (mm, True)]  # B edits it: its bodies are checked

@@ -59,6 +59,9 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
     from mpsgen.compiler.objcxx import CompilerUnavailable
     from mpsgen.emulate.compile import ToolMissing
 
+    # headers only the commits below changed are the same on both sides: their bodies were checked
+    # when those commits were, so the quick parse stands unless this change edits a header itself
+    thorough = thorough or any(rel.endswith(".h") and before.get(rel) != t for rel, t in after.items())
     targets = affected_files(root, {rel: t for rel, t in after.items() if before.get(rel, None) != t},
                              before, disk_text, beyond_disk=tuple(base or {}))
     findings: list[Diagnostic] = []
