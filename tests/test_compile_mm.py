@@ -262,6 +262,8 @@ def test_a_template_body_the_file_breaks_is_checked_unless_header_bodies_are_ski
     assert d.line == line_of(text, "OperationUtils.h")
     assert d.message.startswith(f"{utils}:{line_of(HEADERS[utils], 't.numel()')}: member reference base type")
     assert compile_(checkout, cache, text, skip_header_bodies=True) == []  # the price of the speed
+    # the caller decides, overlaid headers or not (a stack's base headers were checked with their commit)
+    assert compile_(checkout, cache, text, skip_header_bodies=True, overlay={utils: HEADERS[utils]}) == []
     assert compile_(checkout, cache, CLEAN, skip_header_bodies=True) == []
 
 

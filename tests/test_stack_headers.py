@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from mpsgen.compiler.change import affected_files, compile_planned
+from mpsgen.compiler.change import affected_files, compile_change, compile_planned
 from mpsgen.emulate.overlay import include_root, planned_headers
 from mpsgen.emulate.plan_numerics import check_plans, kind_check
 from mpsgen.model import KernelOptions
@@ -108,3 +108,60 @@ def test_the_compile_check_lists_files_only_a_commit_below_created(tmp_path: Pat
     before: dict[str, str | None] = {UTILS: "// utils\n"}
     assert affected_files(root, after, before, texts.get) == []
     assert affected_files(root, after, before, texts.get, beyond_disk=(extra, HELPER)) == [extra]
+
+
+def test_headers_only_the_commits_below_changed_keep_the_quick_parse(tmp_path: Path, monkeypatch) -> None:
+    seen = spy_compiles(monkeypatch)
+    base = {UTILS: "// A's utils\n"}
+    compile_change(tmp_path, {MM: "// B\n"}, {MM: "// A\n"}, disk_text=lambda rel: None, base=base, thorough=False)
+    assert seen == [(MM, "// B\n", False)]  # utils.h is A's on both sides: checked with A
+    seen.clear()
+    compile_change(tmp_path, {MM: "// B\n", UTILS: "// B's utils\n"}, {MM: "// A\n", UTILS: "// A's utils\n"},
+                   disk_text=lambda rel: None, base=base, thorough=False)
+    assert seen == [(MM, "// B\n", False)]  # B edits it, but B's .mm does not include it
+
+
+def test_a_header_edit_is_checked_whole_once_and_its_other_includers_against_its_declarations(
+        tmp_path: Path, monkeypatch) -> None:
+    ops = tmp_path / "aten/src/ATen/native/mps/operations"
+    ops.mkdir(parents=True)
+    header = "aten/src/ATen/native/mps/OperationUtils.h"
+    includer = '#include <ATen/native/mps/OperationUtils.h>\n'
+    others = {f"aten/src/ATen/native/mps/operations/{n}.mm": includer for n in ("Activation", "Indexing")}
+    for rel, text in others.items():
+        (tmp_path / rel).write_text(text)
+    seen = spy_compiles(monkeypatch)
+    after, before = {header: "// new\n"}, {header: "// old\n"}
+    compile_change(tmp_path, after, before, disk_text=others.get, thorough=False)
+    assert [(Path(rel).name, deep) for rel, _, deep in seen] == [("Activation.mm", True), ("Indexing.mm", False)]
+    seen.clear()
+    compile_change(tmp_path, {**after, MM: includer + "// B\n"}, {**before, MM: includer}, disk_text=others.get,
+                   thorough=False)
+    assert [(Path(rel).name, deep) for rel, _, deep in seen] == \
+        [("UnaryKernel.mm", True), ("Activation.mm", False), ("Indexing.mm", False)]
+
+
+def test_the_old_side_is_compiled_only_when_the_new_side_has_a_diagnostic(tmp_path: Path, monkeypatch) -> None:
+    seen = spy_compiles(monkeypatch, failing="// B\n")
+    check = compile_change(tmp_path, {MM: "// B\n"}, {MM: "// A\n"}, disk_text=lambda rel: None, thorough=False)
+    assert [text for _, text, _ in seen] == ["// B\n", "// A\n"]
+    assert [d.message for d in check.findings] == ["broken"]
+
+
+MM = "aten/src/ATen/native/mps/operations/UnaryKernel.mm"
+
+
+def spy_compiles(monkeypatch, failing: str = "") -> list[tuple[str, str, bool]]:
+    """Each compile the check asks for: (file, text, with header bodies); a text equal to *failing*
+    gets one error."""
+    import mpsgen.compiler.change as change
+    from mpsgen.compiler.diagnostic import ERROR, Diagnostic
+
+    seen: list[tuple[str, str, bool]] = []
+
+    def compile_one(root, rel, text, overlay, yaml, cache, thorough):  # type: ignore[no-untyped-def]
+        seen.append((rel, text, thorough))
+        return [Diagnostic(rel, 1, 1, ERROR, "broken")] if text == failing else []
+
+    monkeypatch.setattr(change, "_compile", compile_one)
+    return seen

@@ -51,16 +51,17 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
     *disk_text(rel)*: a file's text where the change does not name it (None when there is none);
     *base*: texts standing for the disk's on both sides (the commit a stacked change builds on).
     Not *thorough*: the bodies of the .mm files' headers' functions are not checked (objcxx.tu_options;
-    a header the change edits is checked whole all the same): a planned change's check, which
-    `migrate --all` runs per family, at a third of the cost."""
+    a header the change edits is checked whole all the same, see _checked_whole): a planned change's
+    check, which `migrate --all` runs per family, at a third of the cost."""
     shared = {rel: t for rel, t in (base or {}).items() if rel.endswith(".h") or rel == YAML_REL}
     after = {**shared, **after}
     before = {**shared, **before}
     from mpsgen.compiler.objcxx import CompilerUnavailable
     from mpsgen.emulate.compile import ToolMissing
 
-    targets = affected_files(root, {rel: t for rel, t in after.items() if before.get(rel, None) != t},
-                             before, disk_text, beyond_disk=tuple(base or {}))
+    changed = {rel: t for rel, t in after.items() if before.get(rel, None) != t}
+    targets, unreached = affected(root, changed, before, disk_text, beyond_disk=tuple(base or {}))
+    deep = _checked_whole(targets, changed, thorough, disk_text)
     findings: list[Diagnostic] = []
     compiled: list[str] = []
     skipped: dict[str, list[str]] = {}  # why -> the files not compiled for it
@@ -70,33 +71,79 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
         if new is None:
             continue  # deleted by the change: nothing left to compile
         try:
-            now = _compile(root, rel, new, _headers(after), after.get(YAML_REL), cache_dir, thorough)
-            then = [] if old is None else \
-                _compile(root, rel, old, _headers(before), before.get(YAML_REL), cache_dir, thorough)
+            now = _compile(root, rel, new, _headers(after), after.get(YAML_REL), cache_dir, rel in deep)
+            # a clean new side has nothing new: the old side is compiled only to excuse what it shares
+            then = [] if old is None or not now else \
+                _compile(root, rel, old, _headers(before), before.get(YAML_REL), cache_dir, rel in deep)
         except (ToolMissing, CompilerUnavailable) as err:  # no compiler: said, not a finding
             skipped.setdefault(err.render(), []).append(Path(rel).name)
             continue
         compiled.append(rel)
         findings += new_diagnostics(now, then)
+    said = [f"{', '.join(files)} not compiled: {why}" for why, files in skipped.items()]
+    if unreached:
+        n = len(unreached)
+        said.append(f"{n} more file{'' if n == 1 else 's'} including an edited header not compiled: "
+                    f"{'it names' if n == 1 else 'they name'} nothing the edit declares")
     # one macro line can fail the same way for several kernels: say each place and message once
-    return CompileCheck(tuple(dict.fromkeys(findings)), tuple(compiled),
-                        tuple(f"{', '.join(files)} not compiled: {why}" for why, files in skipped.items()))
+    return CompileCheck(tuple(dict.fromkeys(findings)), tuple(compiled), tuple(said))
+
+
+def _checked_whole(targets: list[str], changed: Mapping[str, str], thorough: bool,
+                   text_of: Callable[[str], str | None]) -> set[str]:
+    """The .mm targets compiled with their headers' bodies: all when *thorough*; else, when the change
+    edits a header, those of its .mm files that include it (when none does, the first file that does),
+    whose compile checks the header's bodies. The files a header edit reaches but the change
+    leaves alone are checked against its declarations (the quick parse), as a change's own .mm files
+    are otherwise; headers only a stack's lower commits changed are the same on both sides and were
+    checked with those commits."""
+    mm = [rel for rel in targets if rel.endswith(".mm")]
+    if thorough:
+        return set(mm)
+    includes = _includer([Path(rel).name for rel in changed if rel.endswith(".h")])
+    if includes is None:
+        return set()
+    reached = [rel for rel in mm if includes.search(changed[rel] if rel in changed else text_of(rel) or "")]
+    return {rel for rel in reached if rel in changed} or set(reached[:1])
+
+
+def _includer(headers: list[str]) -> re.Pattern[str] | None:
+    """An #include of one of *headers* (file names), None for none."""
+    if not headers:
+        return None
+    return re.compile(r'#\s*include\s*[<"][^>"]*\b(?:%s)[>"]' % "|".join(map(re.escape, headers)))
+
+
+class Affected(NamedTuple):
+    files: list[str]  # to compile: the files the change writes, then those it reaches
+    unreached: list[str]  # files including a header it edits that name nothing the edit declares
 
 
 def affected_files(root: Path, after: Mapping[str, str], before: Mapping[str, str | None],
                    disk_text: Callable[[str], str | None], beyond_disk: tuple[str, ...] = ()) -> list[str]:
     """The .mm/.metal files the change writes, then those it leaves alone that name a yaml kernel it
-    removes or include a header it edits, in path order.  *beyond_disk*: files the tree the change is
-    made on holds besides the disk's (a stacked commit below created them; *disk_text* reads them)."""
+    removes or include a header it edits (and name what the edit declares, see affected), in path order."""
+    return affected(root, after, before, disk_text, beyond_disk).files
+
+
+def affected(root: Path, after: Mapping[str, str], before: Mapping[str, str | None],
+             disk_text: Callable[[str], str | None], beyond_disk: tuple[str, ...] = ()) -> Affected:
+    """affected_files, and the includers of an edited header left out because the edit only inserts or
+    removes declarations (scan/declared.py) and they name none of them.  *beyond_disk*: files the tree
+    the change is made on holds besides the disk's (a stacked commit below created them; *disk_text*
+    reads them)."""
+    from mpsgen.scan.declared import changed_declarations
+
     written = [rel for rel in after if rel.endswith(COMPILED_SUFFIXES)]
     removed = removed_kernels(before.get(YAML_REL), after.get(YAML_REL))
-    headers = [Path(rel).name for rel in after if rel.endswith(".h")]
-    if not removed and not headers:
-        return sorted(written)
+    edited = {Path(rel).name: changed_declarations(before.get(rel) or "", text)
+              for rel, text in after.items() if rel.endswith(".h")}
+    if not removed and not edited:
+        return Affected(sorted(written), [])
     words = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, removed))) if removed else None
-    includes = re.compile(r'#\s*include\s*[<"][^>"]*\b(?:%s)[>"]' % "|".join(map(re.escape, headers))) \
-        if headers else None
-    more = []
+    includes = {header: _includer([header]) for header in edited}
+    more: list[str] = []
+    unreached: list[str] = []
     listed = [path.relative_to(root).as_posix() for path in
               (*(root / MPS_DIR).glob("operations/*.mm"), *(root / MPS_DIR).glob("kernels/*.metal"))]
     listed += [rel for rel in beyond_disk if re.fullmatch(rf"{MPS_DIR}/(operations/[^/]+\.mm|kernels/[^/]+\.metal)", rel)]
@@ -104,9 +151,15 @@ def affected_files(root: Path, after: Mapping[str, str], before: Mapping[str, st
         if rel in after:
             continue
         text = disk_text(rel) or ""
-        if (words and rel.endswith(".mm") and words.search(text)) or (includes and includes.search(text)):
+        if words and rel.endswith(".mm") and words.search(text):
             more.append(rel)
-    return sorted(written) + more
+            continue
+        reached = [edited[header] for header, pattern in includes.items() if pattern and pattern.search(text)]
+        if any(names is None or any(name in text for name in names) for names in reached):
+            more.append(rel)
+        elif reached:
+            unreached.append(rel)
+    return Affected(sorted(written) + more, unreached)
 
 
 def removed_kernels(old_yaml: str | None, new_yaml: str | None) -> list[str]:

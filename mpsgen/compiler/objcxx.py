@@ -63,7 +63,8 @@ def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = 
     the native_functions.yaml the ATen headers are generated from (None: the checkout's). Returns
     the errors located in *rel*; an error inside a header is reported at the #include line of *rel*
     that leads to it, with the header's path:line in the message. *skip_header_bodies* trades
-    fidelity for speed (tu_options); it has no effect when *overlay* edits headers."""
+    fidelity for speed (tu_options): the caller passes False when the headers it overlays are ones
+    whose bodies it wants checked."""
     from mpsgen.compiler.aten_headers import GenerationFailed, generated_include_dir
     from mpsgen.compiler.derived_headers import removed_kernels_only, without_kernels
     from mpsgen.compiler.memo import key_of, remembered
@@ -84,7 +85,7 @@ def compile_mm(root: Path, rel: str, text: str, *, overlay: Mapping[str, str] = 
     path = str(root / rel)
     overlaid = [(str(root / p), t) for p, t in overlay.items() if p != rel]
     unsaved = [(path, text), *overlaid, *derived.items()]
-    skip = skip_header_bodies and not overlay
+    skip = skip_header_bodies
     options = tu_options(skip_header_bodies=skip)
 
     def compile_now() -> tuple[list[Diagnostic], list[str]]:
