@@ -1,6 +1,6 @@
-"""A warm `python -m mpsgen` for the tests: one process per test worker imports mpsgen and the libraries its
-commands load (click, ruamel.yaml, jinja2, gitpython, torch for the numeric check), then forks once per
-command.  Each command still runs in a process of its own (its cwd, environment, exit code, stdout and stderr,
+"""A warm `python -m mpsgen` for the tests: a process of a test worker imports mpsgen and the libraries its
+commands load (click, ruamel.yaml, jinja2, gitpython; torch for the numeric check with --torch), then forks
+once per command.  Each command still runs in a process of its own (its cwd, environment, exit code, stdout and stderr,
 nothing left over from the command before), as `python -m mpsgen` does; only the interpreter's start-up and
 the imports are paid once instead of ~1000 times in a session.
 
@@ -22,7 +22,7 @@ WARM = ("mpsgen.cli", "mpsgen.commands.migrate", "mpsgen.commands.migrate_all", 
         "mpsgen.commands.check", "mpsgen.commands.status", "ruamel.yaml", "jinja2", "git", "libcst")
 
 
-def _warm() -> None:
+def _warm(with_torch: bool) -> None:
     import importlib
 
     for name in WARM:
@@ -30,9 +30,10 @@ def _warm() -> None:
             importlib.import_module(name)
         except ImportError:
             pass  # a command needing it fails as it would in a fresh interpreter
-    from mpsgen.emulate.reference import import_torch
+    if with_torch:
+        from mpsgen.emulate.reference import import_torch
 
-    import_torch()  # as the numeric check imports it (the installed torch, its warnings silenced)
+        import_torch()  # as the numeric check imports it (the installed torch, its warnings silenced)
 
 
 def _run_command(request: dict, channel: int) -> int:
@@ -72,8 +73,8 @@ def _run_command(request: dict, channel: int) -> int:
     return code
 
 
-def serve() -> None:
-    _warm()
+def serve(with_torch: bool) -> None:
+    _warm(with_torch)
     channel_in, channel_out = sys.stdin.buffer, os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # a stray print of the server's own goes to stderr, not into the channel
     for line in channel_in:
@@ -90,4 +91,4 @@ def serve() -> None:
 
 
 if __name__ == "__main__":
-    serve()
+    serve(with_torch=sys.argv[1:] == ["--torch"])
