@@ -22,6 +22,15 @@ def test_output_and_exit_code_are_a_fresh_interpreters(tmp_path: Path) -> None:
     assert warm.returncode == 2 and "no-such-option" in warm.stderr
 
 
+
+def test_commands_on_a_checkout_print_what_a_fresh_interpreter_prints(tree: Path) -> None:
+    """The warm interpreters hold every mpsgen module imported; the commands' output is a fresh one's."""
+    for args in (("check", "--format", "json"), ("status",), ("migrate", "atan2", "--dry-run"),
+                 ("migrate", "frac", "--print"), ("migrate", "--all", "--no-build", "--no-test", "--no-try", "--no-compile", "--format", "json")):
+        warm, fresh = mpsgen(*args, cwd=tree), _fresh(*args, cwd=tree)
+        assert (warm.returncode, warm.stdout, warm.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr), args
+        assert warm.stdout, args
+
 def test_each_command_gets_the_callers_folder_and_environment(tmp_path: Path) -> None:
     made = mpsgen("sample", "here", cwd=tmp_path)  # a relative path: the caller's working folder
     assert made.returncode == 0, made.stderr
