@@ -39,6 +39,11 @@ def _warm(with_torch: bool) -> None:
             importlib.import_module(name)
         except ImportError:
             pass  # a command needing it fails as it would in a fresh interpreter
+    from mpsgen.generate.catalog import load_catalog
+
+    # The packaged catalog (templates/catalog.yaml, which the suite never writes), parsed once per process
+    # as mpsgen parses it (~50 ms a command that plans or renders a kernel).
+    load_catalog()
     if with_torch:
         from mpsgen.emulate.reference import import_torch
 
