@@ -17,13 +17,33 @@ MPSGEN = [sys.executable, "-m", "mpsgen"]
 
 def mpsgen(*args: str, cwd: Path | None = None, env: dict | None = None,
            timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    """`python -m mpsgen ARGS`, in a process of its own: forked from the worker's warm interpreter
+    """`python -m mpsgen ARGS`, in a process of its own: forked from one of the worker's warm interpreters
     (warm_mpsgen.py), or a fresh one where *env* changes how the interpreter starts."""
     environment = dict(os.environ if env is None else env)
-    server = _warm_server()
+    server = warm_server(with_torch=runs_numeric_check(args))
     if any(environment.get(k) != server.started_with.get(k) for k in _INTERPRETER_VARS):
         return subprocess.run([*MPSGEN, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
     return server.run(list(args), Path(cwd or os.getcwd()), environment, timeout)
+
+
+# Two warm interpreters per worker: one with torch imported, for the commands that run the numeric check,
+# and one without, for the rest.  A fork of an interpreter holding torch (~0.5 GB mapped) costs ~40 ms of
+# CPU in the kernel (its page tables copied, then torn down at exit) against ~5 ms without, and most
+# commands never import torch.  Which one serves a command changes only where time goes: a command the
+# guess sends to the light one imports torch itself, as a fresh `python -m mpsgen` would.
+_GLOBAL_WITH_VALUE = ("-C", "--checkout")
+_SKIPS_NUMERIC_CHECK = ("--no-try", "--dry-run", "--print", "--help", "-h")
+
+
+def runs_numeric_check(args: tuple[str, ...] | list[str]) -> bool:
+    """Whether `mpsgen ARGS` is likely to run the numeric check (try; migrate and new-op unless told not to)."""
+    at = 0
+    while at < len(args) and args[at].startswith("-"):
+        at += 2 if args[at] in _GLOBAL_WITH_VALUE else 1
+    command = args[at] if at < len(args) else ""
+    if command == "try":
+        return True
+    return command in ("migrate", "new-op") and not any(a in _SKIPS_NUMERIC_CHECK for a in args)
 
 
 # What the warm interpreter fixed when it started: a command whose environment differs in one of them
@@ -33,10 +53,10 @@ _INTERPRETER_VARS = ("PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH", "PYTHONNOUSER
 
 
 class _WarmServer:
-    def __init__(self) -> None:
+    def __init__(self, with_torch: bool) -> None:
         self.started_with = dict(os.environ)
-        self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("warm_mpsgen.py"))],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        command = [sys.executable, str(Path(__file__).with_name("warm_mpsgen.py")), *(["--torch"] if with_torch else [])]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def run(self, args: list[str], cwd: Path, env: dict, timeout: float) -> subprocess.CompletedProcess[str]:
         import json
@@ -58,24 +78,27 @@ class _WarmServer:
             return subprocess.CompletedProcess([*MPSGEN, *args], code, out.read_text(), err.read_text())
 
 
-_SERVER: list[_WarmServer] = []
+_SERVERS: dict[bool, _WarmServer] = {}  # with torch or not -> its server
 
 
-def _warm_server() -> _WarmServer:
-    if not _SERVER or _SERVER[0].process.poll() is not None:
-        if not _SERVER:
+def warm_server(with_torch: bool) -> _WarmServer:
+    """The worker's warm interpreter with torch imported or without, started on first use."""
+    server = _SERVERS.get(with_torch)
+    if server is None or server.process.poll() is not None:
+        if not _SERVERS:
             import atexit
 
-            atexit.register(_stop_server)
-        _SERVER[:] = [_WarmServer()]
-    return _SERVER[0]
+            atexit.register(_stop_servers)
+        server = _SERVERS[with_torch] = _WarmServer(with_torch)
+    return server
 
 
-def _stop_server() -> None:
-    """At the worker's exit: the server's input closed, it ends, it is waited for (no process left behind)."""
-    for server in _SERVER:
+def _stop_servers() -> None:
+    """At the worker's exit: each server's input closed, it ends, it is waited for (no process left behind)."""
+    for server in _SERVERS.values():
         assert server.process.stdin is not None
         server.process.stdin.close()
+    for server in _SERVERS.values():
         server.process.wait(timeout=30)
 
 

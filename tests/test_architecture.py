@@ -60,6 +60,17 @@ def _modules() -> dict[str, Module]:
 MODULES = _modules()
 
 
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of *path*'s syntax tree, in ast.walk's order.  The checks below each walk every module:
+    a text is parsed and walked once per session (~1 s a pass over the package)."""
+    return _nodes_of(path.read_text(encoding="utf-8"), str(path))
+
+
+@functools.lru_cache(maxsize=None)
+def _nodes_of(text: str, filename: str) -> tuple[ast.AST, ...]:
+    return tuple(ast.walk(ast.parse(text, filename)))
+
+
 @dataclass(frozen=True)
 class Use:
     """One module's use of a name in another: `from target import name`, or `alias.name`."""
@@ -83,10 +94,10 @@ class Imports(NamedTuple):
     uses: list[Use]  # the names taken from them
 
 
-def _type_checking_imports(tree: ast.AST) -> set[ast.AST]:
-    """The import statements in the body of an `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`)."""
+def _type_checking_imports(nodes: tuple[ast.AST, ...]) -> set[ast.AST]:
+    """The import statements in the body of an `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`) among *nodes*."""
     found: set[ast.AST] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.If) and (
                 (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
                 or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")):
@@ -97,13 +108,13 @@ def _type_checking_imports(tree: ast.AST) -> set[ast.AST]:
 def _imports(module: Module, known: set[str] | dict[str, Module] = MODULES) -> Imports:
     """The *known* modules *module* imports, at run time and for the type checker only, and the names it
     takes from them."""
-    tree = ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
-    type_checking = _type_checking_imports(tree)
+    nodes = _nodes(module.path)
+    type_checking = _type_checking_imports(nodes)
     runtime: set[str] = set()
     type_only: set[str] = set()
     uses: list[Use] = []
     aliases: dict[str, str] = {}  # local name -> mpsgen module it is bound to
-    for node in ast.walk(tree):
+    for node in nodes:
         targets = type_only if node in type_checking else runtime
         if isinstance(node, ast.Import):
             for a in node.names:
@@ -123,7 +134,7 @@ def _imports(module: Module, known: set[str] | dict[str, Module] = MODULES) -> I
                 else:
                     targets.add(source)
                     uses.append(Use(source, a.name, node.lineno))
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
             uses.append(Use(aliases[node.value.id], node.attr, node.lineno))
     runtime.discard(module.name)
@@ -384,7 +395,7 @@ def test_every_runtime_dependency_is_imported_by_the_package() -> None:
     assert sorted(names) == sorted(IMPORT_NAMES)  # a new dependency needs its import name here
     imported = set()
     for m in MODULES.values():
-        for node in ast.walk(ast.parse(m.path.read_text(encoding="utf-8"))):
+        for node in _nodes(m.path):
             if isinstance(node, ast.Import):
                 imported |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -405,7 +416,7 @@ KNOWN_SPLITLINES: dict[str, str] = {}
 
 def _io_uses(path: Path) -> list[str]:
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.Call):
             f = node.func
             name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
@@ -418,7 +429,7 @@ def _io_uses(path: Path) -> list[str]:
 
 
 def _splitlines_uses(path: Path) -> list[int]:
-    return [node.lineno for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    return [node.lineno for node in _nodes(path)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "splitlines"]
 
 
@@ -444,7 +455,7 @@ def test_planners_ask_the_changeset_whether_a_file_is_there() -> None:
     offenders = {m.rel: found for m in MODULES.values() if m.rel.startswith(("mpsgen/plan/", "mpsgen/sources/",
                                                                              "mpsgen/backfill/"))
                  and (found := [f"{node.func.attr}() at line {node.lineno}"
-                                for node in ast.walk(ast.parse(m.path.read_text(encoding="utf-8")))
+                                for node in _nodes(m.path)
                                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                                 and node.func.attr in DISK_QUERIES])}
     assert offenders == {}
@@ -458,7 +469,7 @@ def test_lines_are_split_only_by_scan_lines() -> None:
 
 def _calls_of(name: str) -> list[str]:
     return [f"{m.rel}:{node.lineno}" for m in MODULES.values()
-            for node in ast.walk(ast.parse(m.path.read_text(encoding="utf-8")))
+            for node in _nodes(m.path)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name]
 
 
@@ -481,7 +492,7 @@ def _regex_uses(path: Path) -> list[tuple[str, str]]:
     """(pattern, where) of every `re.<function>(...)` call of *path*: the pattern's text, or "<computed>"
     when it is not a literal; `from re import ...` counts as a use of its own."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path):
         if isinstance(node, ast.ImportFrom) and node.module == "re":
             found.append(("<from re import>", f"line {node.lineno}"))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)

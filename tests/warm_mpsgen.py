@@ -1,6 +1,6 @@
-"""A warm `python -m mpsgen` for the tests: one process per test worker imports mpsgen and the libraries its
-commands load (click, ruamel.yaml, jinja2, gitpython, torch for the numeric check), then forks once per
-command.  Each command still runs in a process of its own (its cwd, environment, exit code, stdout and stderr,
+"""A warm `python -m mpsgen` for the tests: a process of a test worker imports mpsgen and the libraries its
+commands load (click, ruamel.yaml, jinja2, gitpython; torch for the numeric check with --torch), then forks
+once per command.  Each command still runs in a process of its own (its cwd, environment, exit code, stdout and stderr,
 nothing left over from the command before), as `python -m mpsgen` does; only the interpreter's start-up and
 the imports are paid once instead of ~1000 times in a session.
 
@@ -16,23 +16,38 @@ import os
 import runpy
 import sys
 
-# Imported before the first fork; each command then finds them loaded.  mpsgen imports them lazily, so
-# what a command imports is unchanged, only where the import time is paid.
-WARM = ("mpsgen.cli", "mpsgen.commands.migrate", "mpsgen.commands.migrate_all", "mpsgen.commands.try_op",
-        "mpsgen.commands.check", "mpsgen.commands.status", "ruamel.yaml", "jinja2", "git", "libcst")
+# Imported before the first fork; each command then finds them loaded: every module of mpsgen (its
+# commands import most of them lazily, inside functions: ~0.15-0.3 s of CPU per command when each forked
+# command imported them again) and the libraries its commands load.  No mpsgen module reads the
+# environment, the working folder or a file when imported, so what a command does is unchanged, only
+# where the import time is paid.
+WARM = ("ruamel.yaml", "jinja2", "git", "libcst")
+# Not imported: the package's `python -m` entry (runpy runs it per command, and warns when it is already
+# loaded) and the numeric check's child script (run as a program of its own, never imported).
+NOT_PRELOADED = ("mpsgen.__main__", "mpsgen.emulate.child")
 
 
-def _warm() -> None:
+def _warm(with_torch: bool) -> None:
     import importlib
+    import pkgutil
 
-    for name in WARM:
+    import mpsgen
+
+    package = [m.name for m in pkgutil.walk_packages(mpsgen.__path__, "mpsgen.") if m.name not in NOT_PRELOADED]
+    for name in [*package, *WARM]:
         try:
             importlib.import_module(name)
         except ImportError:
             pass  # a command needing it fails as it would in a fresh interpreter
-    from mpsgen.emulate.reference import import_torch
+    from mpsgen.generate.catalog import load_catalog
 
-    import_torch()  # as the numeric check imports it (the installed torch, its warnings silenced)
+    # The packaged catalog (templates/catalog.yaml, which the suite never writes), parsed once per process
+    # as mpsgen parses it (~50 ms a command that plans or renders a kernel).
+    load_catalog()
+    if with_torch:
+        from mpsgen.emulate.reference import import_torch
+
+        import_torch()  # as the numeric check imports it (the installed torch, its warnings silenced)
 
 
 def _run_command(request: dict, channel: int) -> int:
@@ -72,8 +87,8 @@ def _run_command(request: dict, channel: int) -> int:
     return code
 
 
-def serve() -> None:
-    _warm()
+def serve(with_torch: bool) -> None:
+    _warm(with_torch)
     channel_in, channel_out = sys.stdin.buffer, os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # a stray print of the server's own goes to stderr, not into the channel
     for line in channel_in:
@@ -90,4 +105,4 @@ def serve() -> None:
 
 
 if __name__ == "__main__":
-    serve()
+    serve(with_torch=sys.argv[1:] == ["--torch"])
