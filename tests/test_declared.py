@@ -102,3 +102,21 @@ def test_only_includers_naming_what_the_edit_declares_are_compiled(tmp_path: Pat
     everyone = affected(tmp_path, {header: changed}, {header: HEADER}, texts.get)
     assert [Path(rel).name for rel in everyone.files] == ["Activation.mm", "Frob.mm", "Other.mm"]
     assert everyone.unreached == []
+
+
+def test_a_header_edit_reaches_the_files_including_it_through_another_header(tmp_path: Path) -> None:
+    mps = tmp_path / "aten/src/ATen/native/mps"
+    (mps / "operations").mkdir(parents=True)
+    (mps / "Utils.h").write_text("#pragma once\n#include <ATen/native/mps/ShaderLib.h>\n")
+    texts = {"aten/src/ATen/native/mps/Utils.h": (mps / "Utils.h").read_text()}
+    for name, body in (("Binary", "void f() { lib.exec_ternary_with_params(iter); }\n"), ("Unary", "void g();\n")):
+        rel = f"aten/src/ATen/native/mps/operations/{name}.mm"
+        texts[rel] = "#include <ATen/native/mps/Utils.h>\n" + body
+        (tmp_path / rel).write_text(texts[rel])
+    header = "aten/src/ATen/native/mps/ShaderLib.h"
+    member = "  void exec_ternary_with_params(TensorIteratorBase& iter);\n"
+    found = affected(tmp_path, {header: insert_after(HEADER, "const std::string& name);\n", member)},
+                     {header: HEADER}, texts.get)
+    assert [Path(rel).name for rel in found.files] == ["Binary.mm"]  # through Utils.h
+    assert [Path(rel).name for rel in found.unreached] == ["Unary.mm"]
+    assert found.headers == ("ShaderLib.h", "Utils.h")

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple
 
 from mpsgen.compiler.diagnostic import Diagnostic, new_diagnostics
+from mpsgen.compiler.header_reach import MPS_DIR, includer, reached_headers
 
 if TYPE_CHECKING:
     from mpsgen.tree.changeset import Changeset
 
 YAML_REL = "aten/src/ATen/native/native_functions.yaml"
-MPS_DIR = "aten/src/ATen/native/mps"
 COMPILED_SUFFIXES = (".mm", ".metal")
 _KERNEL = re.compile(r"^\s+[\w, ]*MPS[\w, ]*:\s*(\w+)\s*$", re.MULTILINE)
 
@@ -60,8 +60,8 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
     from mpsgen.emulate.compile import ToolMissing
 
     changed = {rel: t for rel, t in after.items() if before.get(rel, None) != t}
-    targets, unreached = affected(root, changed, before, disk_text, beyond_disk=tuple(base or {}))
-    deep = _checked_whole(targets, changed, thorough, disk_text)
+    targets, unreached, headers = affected(root, changed, before, disk_text, beyond_disk=tuple(base or {}))
+    deep = _checked_whole(targets, changed, thorough, disk_text, headers)
     findings: list[Diagnostic] = []
     compiled: list[str] = []
     skipped: dict[str, list[str]] = {}  # why -> the files not compiled for it
@@ -90,33 +90,27 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
 
 
 def _checked_whole(targets: list[str], changed: Mapping[str, str], thorough: bool,
-                   text_of: Callable[[str], str | None]) -> set[str]:
+                   text_of: Callable[[str], str | None], headers: tuple[str, ...]) -> set[str]:
     """The .mm targets compiled with their headers' bodies: all when *thorough*; else, when the change
-    edits a header, those of its .mm files that include it (when none does, the first file that does),
-    whose compile checks the header's bodies. The files a header edit reaches but the change
-    leaves alone are checked against its declarations (the quick parse), as a change's own .mm files
-    are otherwise; headers only a stack's lower commits changed are the same on both sides and were
-    checked with those commits."""
+    edits a header, those of its .mm files that include it or a header that does (*headers*; when none
+    does, the first file that does), whose compile checks the header's bodies. The files a header
+    edit reaches but the change leaves alone are checked against its declarations (the quick parse),
+    as a change's own .mm files are otherwise; headers only a stack's lower commits changed are the
+    same on both sides and were checked with those commits."""
     mm = [rel for rel in targets if rel.endswith(".mm")]
     if thorough:
         return set(mm)
-    includes = _includer([Path(rel).name for rel in changed if rel.endswith(".h")])
+    includes = includer(list(headers))
     if includes is None:
         return set()
     reached = [rel for rel in mm if includes.search(changed[rel] if rel in changed else text_of(rel) or "")]
     return {rel for rel in reached if rel in changed} or set(reached[:1])
 
 
-def _includer(headers: list[str]) -> re.Pattern[str] | None:
-    """An #include of one of *headers* (file names), None for none."""
-    if not headers:
-        return None
-    return re.compile(r'#\s*include\s*[<"][^>"]*\b(?:%s)[>"]' % "|".join(map(re.escape, headers)))
-
-
 class Affected(NamedTuple):
     files: list[str]  # to compile: the files the change writes, then those it reaches
     unreached: list[str]  # files including a header it edits that name nothing the edit declares
+    headers: tuple[str, ...] = ()  # the file names of the headers it edits and of those including them
 
 
 def affected_files(root: Path, after: Mapping[str, str], before: Mapping[str, str | None],
@@ -132,16 +126,13 @@ def affected(root: Path, after: Mapping[str, str], before: Mapping[str, str | No
     removes declarations (scan/declared.py) and they name none of them.  *beyond_disk*: files the tree
     the change is made on holds besides the disk's (a stacked commit below created them; *disk_text*
     reads them)."""
-    from mpsgen.scan.declared import changed_declarations
-
     written = [rel for rel in after if rel.endswith(COMPILED_SUFFIXES)]
     removed = removed_kernels(before.get(YAML_REL), after.get(YAML_REL))
-    edited = {Path(rel).name: changed_declarations(before.get(rel) or "", text)
-              for rel, text in after.items() if rel.endswith(".h")}
+    edited = reached_headers(root, after, before, disk_text, beyond_disk)
     if not removed and not edited:
-        return Affected(sorted(written), [])
+        return Affected(sorted(written), [], tuple(edited))
     words = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, removed))) if removed else None
-    includes = {header: _includer([header]) for header in edited}
+    includes = {header: includer([header]) for header in edited}
     more: list[str] = []
     unreached: list[str] = []
     listed = [path.relative_to(root).as_posix() for path in
@@ -159,7 +150,7 @@ def affected(root: Path, after: Mapping[str, str], before: Mapping[str, str | No
             more.append(rel)
         elif reached:
             unreached.append(rel)
-    return Affected(sorted(written) + more, unreached)
+    return Affected(sorted(written) + more, unreached, tuple(edited))
 
 
 def removed_kernels(old_yaml: str | None, new_yaml: str | None) -> list[str]:
