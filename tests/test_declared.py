@@ -54,6 +54,9 @@ def test_a_params_struct_declares_its_name_not_its_members() -> None:
     params = "\ntemplate <typename T>\nstruct EluParams {\n  T alpha;\n  T scale;\n};\n"
     assert changed_declarations(HEADER, insert_after(HEADER, "} // namespace at::native::mps\n", params)) == \
         {"EluParams"}
+    enums = "\nenum FrobKind { kFrobA, kFrobB };\nenum class FrobMode { Fast };\n"
+    assert changed_declarations(HEADER, insert_after(HEADER, "} // namespace at::native::mps\n", enums)) == \
+        {"FrobKind", "kFrobA", "kFrobB", "FrobMode"}  # an unscoped enum's enumerators are the scope's names
     # a new file: every line inserted, #pragma once included
     assert changed_declarations("", "#pragma once\n" + params) == {"EluParams"}
 
@@ -75,6 +78,7 @@ def test_removed_declarations_count_and_a_macro_declares_its_one_word_arguments(
     lambda h: insert_after(h, "namespace at::native::mps {\n", "bool operator==(Frob a, Frob b);\n"),
     lambda h: insert_after(h, "#include <string>\n", "#undef FROB\n"),
     lambda h: insert_after(h, "  void exec_unary(", "\n  int extra,"),  # inside a parenthesis
+    lambda h: insert_after(h, "  return total + n;\n}\n", "}\nnamespace other {\n"),  # what follows moves
 ])
 def test_any_other_edit_reaches_every_includer(edit) -> None:  # type: ignore[no-untyped-def]
     assert changed_declarations(HEADER, edit(HEADER)) is None

@@ -22,10 +22,11 @@ _DIRECTIVE = re.compile(r"#[ \t]*(\w*)(?:[ \t]+(\w+))?")
 _SCOPE_HEAD = re.compile(r"\b(?:namespace|struct|class|union|enum)\b|\bextern\s*$")
 _TAG = re.compile(r"\b(?:struct|class|union|enum|typedef|using|namespace|concept)\s+(?:class\s+|struct\s+)?(\w+)")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_UNSCOPED_ENUM = re.compile(r"\benum\b(?!\s+(?:class|struct)\b)")
 _MACRO_CALL = re.compile(r"\b[A-Z][A-Z0-9_]*\s*\(")  # DECLARE_DISPATCH(fn, foo_stub): its arguments declare
 _POINTER_DECLARATOR = re.compile(r"\(\s*[*&^]\s*(\w+)\s*\)")  # void (*fp)(int)
 _TEMPLATE_HEAD = re.compile(r"\btemplate\s*<")
-_NAME_FOLLOWERS = frozenset("(;={[,<:")
+_NAME_FOLLOWERS = frozenset("(;={[,<:}")
 _KEYWORDS = frozenset("""alignas const constexpr consteval constinit decltype explicit extern friend inline
     mutable noexcept override final static template thread_local typename virtual volatile void auto
     bool char short int long float double signed unsigned return public private protected""".split())
@@ -80,14 +81,16 @@ def _scope_levels(code: str) -> list[int] | None:
     """For each offset of masked *code*: how many namespace or class braces enclose it, or -1 inside a
     function body, an initializer or a parenthesis; None when the brackets do not balance."""
     levels = [0] * (len(code) + 1)
-    stack: list[str] = []  # "s" a scope's brace, "b" a body's brace, "(" a parenthesis or bracket
+    # "s" a scope's brace, "e" an unscoped enum's (its enumerators are the enclosing scope's names),
+    # "b" a body's brace, "(" a parenthesis or bracket
+    stack: list[str] = []
     head = 0  # where the current declaration's text began
     level = 0
     for i, ch in enumerate(code):
         if ch in "({[":
-            at_scope = level >= 0
-            if ch == "{" and at_scope and _SCOPE_HEAD.search(code[head:i]) and "(" not in code[head:i]:
-                stack.append("s")
+            declaration = code[head:i]
+            if ch == "{" and level >= 0 and _SCOPE_HEAD.search(declaration) and "(" not in declaration:
+                stack.append("e" if _UNSCOPED_ENUM.search(declaration) else "s")
             else:
                 stack.append("b" if ch == "{" else "(")
         elif ch in ")}]":
@@ -95,7 +98,7 @@ def _scope_levels(code: str) -> list[int] | None:
                 return None
             stack.pop()
         if ch in "({[)}]":
-            level = len(stack) if all(kind == "s" for kind in stack) else -1
+            level = stack.count("s") if all(kind in "se" for kind in stack) else -1
         levels[i + 1] = level
         if ch in ";{}" and level >= 0:
             head = i + 1
@@ -108,6 +111,8 @@ def _declared_in(masked: str, code: str, start: int, end: int, levels: list[int]
     level = levels[start]
     if level < 0 or levels[end] != level:
         return None  # inside a body or a parenthesis: it changes what is there
+    if any(0 <= inner < level for inner in levels[start:end]):
+        return None  # it closes a scope it sits in (and opens another): what follows moves
     names: set[str] = set()
     for s, _ in directives(masked).spans:
         if start <= s < end:
