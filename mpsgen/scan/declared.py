@@ -5,7 +5,9 @@ A header edit can break a file that includes it. When the edit only inserts or r
 at namespace or class scope (a function, a member template, a params struct, a macro, a
 DECLARE_DISPATCH line), a file that names none of them compiles as before: it cannot call,
 redefine or clash with what it never names. (A macro's one-word argument counts as a name it
-declares; since a macro can paste it into longer names, callers look for each name inside words.) Any other edit (a line changed in place, lines inside
+declares; since a macro can paste it into longer names, callers look for each name inside words.)
+An inserted declaration of a name the header already had (an overload, a specialization) can change
+what a call reaches through a macro or a template, which a file uses without naming it: None. Any other edit (a line changed in place, lines inside
 an existing body, an #include, #undef or other directive, a namespace-scope `using namespace`, an
 operator) reaches files by other routes and gets None: every includer is compiled.
 """
@@ -53,6 +55,9 @@ def changed_declarations(old: str, new: str) -> frozenset[str] | None:
         if found is None:
             return None
         names |= found
+    if inserted and names & set(_IDENT.findall(mask(old).masked)):
+        return None  # an overload, redeclaration or specialization of a name the header had: it can
+        # change what a call reaching it through a macro or a template resolves to, so every includer
     return frozenset(names)
 
 
@@ -130,15 +135,17 @@ def _declared_in(masked: str, code: str, start: int, end: int, levels: list[int]
         return None
     names.update(m.group(1) for m in _TAG.finditer(own))
     names.update(m.group(1) for m in _POINTER_DECLARATOR.finditer(part) if levels[start + m.start()] == level)
-    for m in _IDENT.finditer(own):
-        following = own[m.end():m.end() + 40].lstrip()
-        if following[:1] in _NAME_FOLLOWERS and not following.startswith("::"):
-            names.add(m.group(0))
-    for m in _MACRO_CALL.finditer(own):  # a scope-level macro call's arguments that are one word
+    heads: set[int] = set()  # where a scope-level macro call's name starts: the call declares its arguments
+    for m in _MACRO_CALL.finditer(own):  # ... those that are one word
         close = match_close(part, m.end() - 1)
         if close is None:
             return None
+        heads.add(m.start())
         names.update(arg.strip() for arg in split_top_level(part[m.end():close]) if _IDENT.fullmatch(arg.strip()))
+    for m in _IDENT.finditer(own):
+        following = own[m.end():m.end() + 40].lstrip()
+        if following[:1] in _NAME_FOLLOWERS and not following.startswith("::") and m.start() not in heads:
+            names.add(m.group(0))
     return names - _KEYWORDS
 
 
