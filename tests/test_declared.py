@@ -130,4 +130,4 @@ def test_a_header_edit_reaches_the_files_including_it_through_another_header(tmp
                      {header: HEADER}, texts.get)
     assert [Path(rel).name for rel in found.files] == ["Binary.mm"]  # through Utils.h
     assert [Path(rel).name for rel in found.unreached] == ["Unary.mm"]
-    assert found.headers == ("ShaderLib.h", "Utils.h")
+    assert found.headers == {"ShaderLib.h", "Utils.h"}

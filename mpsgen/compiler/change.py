@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple
 
 from mpsgen.compiler.diagnostic import Diagnostic, new_diagnostics
-from mpsgen.compiler.header_reach import MPS_DIR, includer, reached_headers
+from mpsgen.compiler.header_reach import MPS_DIR, reached_headers
+from mpsgen.scan.includes import included_names
 
 if TYPE_CHECKING:
     from mpsgen.tree.changeset import Changeset
@@ -90,7 +91,7 @@ def compile_change(root: Path, after: Mapping[str, str], before: Mapping[str, st
 
 
 def _checked_whole(targets: list[str], changed: Mapping[str, str], thorough: bool,
-                   text_of: Callable[[str], str | None], headers: tuple[str, ...]) -> set[str]:
+                   text_of: Callable[[str], str | None], headers: frozenset[str]) -> set[str]:
     """The .mm targets compiled with their headers' bodies: all when *thorough*; else, when the change
     edits a header, those of its .mm files that include it or a header that does (*headers*; when none
     does, the first file that does), whose compile checks the header's bodies. The files a header
@@ -100,17 +101,16 @@ def _checked_whole(targets: list[str], changed: Mapping[str, str], thorough: boo
     mm = [rel for rel in targets if rel.endswith(".mm")]
     if thorough:
         return set(mm)
-    includes = includer(list(headers))
-    if includes is None:
+    if not headers:
         return set()
-    reached = [rel for rel in mm if includes.search(changed[rel] if rel in changed else text_of(rel) or "")]
+    reached = [rel for rel in mm if included_names(changed[rel] if rel in changed else text_of(rel) or "") & headers]
     return {rel for rel in reached if rel in changed} or set(reached[:1])
 
 
 class Affected(NamedTuple):
     files: list[str]  # to compile: the files the change writes, then those it reaches
     unreached: list[str]  # files including a header it edits that name nothing the edit declares
-    headers: tuple[str, ...] = ()  # the file names of the headers it edits and of those including them
+    headers: frozenset[str]  # the file names of the headers it edits and of those including them
 
 
 def affected_files(root: Path, after: Mapping[str, str], before: Mapping[str, str | None],
@@ -130,9 +130,8 @@ def affected(root: Path, after: Mapping[str, str], before: Mapping[str, str | No
     removed = removed_kernels(before.get(YAML_REL), after.get(YAML_REL))
     edited = reached_headers(root, after, before, disk_text, beyond_disk)
     if not removed and not edited:
-        return Affected(sorted(written), [], tuple(edited))
+        return Affected(sorted(written), [], frozenset(edited))
     words = re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, removed))) if removed else None
-    includes = {header: includer([header]) for header in edited}
     more: list[str] = []
     unreached: list[str] = []
     listed = [path.relative_to(root).as_posix() for path in
@@ -145,12 +144,12 @@ def affected(root: Path, after: Mapping[str, str], before: Mapping[str, str | No
         if words and rel.endswith(".mm") and words.search(text):
             more.append(rel)
             continue
-        reached = [edited[header] for header, pattern in includes.items() if pattern and pattern.search(text)]
+        reached = [edited[header] for header in included_names(text) & edited.keys()]
         if any(names is None or any(name in text for name in names) for names in reached):
             more.append(rel)
         elif reached:
             unreached.append(rel)
-    return Affected(sorted(written) + more, unreached, tuple(edited))
+    return Affected(sorted(written) + more, unreached, frozenset(edited))
 
 
 def removed_kernels(old_yaml: str | None, new_yaml: str | None) -> list[str]:

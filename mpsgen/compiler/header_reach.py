@@ -9,22 +9,15 @@ edited ones carries all their names, None if one of them does.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Callable, Mapping
 
 from mpsgen.scan.declared import changed_declarations
+from mpsgen.scan.includes import included_names
 
 MPS_DIR = "aten/src/ATen/native/mps"
 # the headers an operations/*.mm or kernels/*.metal file reaches the edited ones through
 _HEADER_DIRS = (MPS_DIR, f"{MPS_DIR}/kernels", "c10/metal")
-
-
-def includer(headers: list[str]) -> re.Pattern[str] | None:
-    """An #include of one of *headers* (file names), None for none."""
-    if not headers:
-        return None
-    return re.compile(r'#\s*include\s*[<"][^>"]*\b(?:%s)[>"]' % "|".join(map(re.escape, headers)))
 
 
 def reached_headers(root: Path, after: Mapping[str, str], before: Mapping[str, str | None],
@@ -39,23 +32,13 @@ def reached_headers(root: Path, after: Mapping[str, str], before: Mapping[str, s
     others = {rel for d in _HEADER_DIRS for rel in (p.relative_to(root).as_posix() for p in (root / d).glob("*.h"))}
     others |= {rel for rel in beyond_disk if rel.endswith(".h") and Path(rel).parent.as_posix() in _HEADER_DIRS}
     texts = {rel: after[rel] if rel in after else disk_text(rel) or "" for rel in sorted(others)}
-    patterns: dict[str, re.Pattern[str]] = {}
     grown = True
     while grown:  # each round adds the headers including one reached in the rounds before
         grown = False
         for rel, text in texts.items():
             name = Path(rel).name
-            if name in reach:
-                continue
-            via = [names for header, names in list(reach.items())
-                   if patterns.setdefault(header, _one(header)).search(text)]
+            via = [reach[h] for h in sorted(included_names(text) & reach.keys())] if name not in reach else []
             if via:
                 reach[name] = None if any(v is None for v in via) else frozenset(n for v in via for n in v or ())
                 grown = True
     return reach
-
-
-def _one(header: str) -> re.Pattern[str]:
-    found = includer([header])
-    assert found is not None
-    return found

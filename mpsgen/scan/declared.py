@@ -2,14 +2,14 @@
 remove whole declarations.
 
 A header edit can break a file that includes it. When the edit only inserts or removes declarations
-at namespace or class scope (a function, a member template, a params struct, a macro, a
-DECLARE_DISPATCH line), a file that names none of them compiles as before: it cannot call,
-redefine or clash with what it never names. (A macro's one-word argument counts as a name it
-declares; since a macro can paste it into longer names, callers look for each name inside words.)
-An inserted declaration of a name the header already had (an overload, a specialization) can change
-what a call reaches through a macro or a template, which a file uses without naming it: None. Any other edit (a line changed in place, lines inside
-an existing body, an #include, #undef or other directive, a namespace-scope `using namespace`, an
-operator) reaches files by other routes and gets None: every includer is compiled.
+of new names at namespace or class scope (a function, a member template, a params struct, a macro, a
+DECLARE_DISPATCH line), a file that names none of them compiles as before: it cannot call, redefine
+or clash with what it never names. (A macro's one-word argument counts as a name it declares; since
+a macro can paste it into longer names, callers look for each name inside words.) Any other edit gets
+None, and every includer is compiled: an inserted declaration of a name the header already had (an
+overload, a specialization: a file can reach it through a macro or a template without naming it), a
+line changed in place, lines inside an existing body, an #include, #undef or other directive, a
+namespace-scope `using namespace`, an operator.
 """
 
 from __future__ import annotations

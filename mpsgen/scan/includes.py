@@ -44,6 +44,11 @@ def candidates(include: Include, including: str, roots: tuple[str, ...]) -> tupl
     return tuple(dict.fromkeys(out))
 
 
+def included_names(text: str) -> frozenset[str]:
+    """The file names (`OperationUtils.h`) of the files *text*'s #include and #import lines name."""
+    return frozenset(posixpath.basename(inc.spelled) for inc in includes(text))
+
+
 def includes_header(text: str, *headers: str) -> bool:
     """Whether *text* has an #include (or #import) of one of *headers*, spelled so (<...> or "...")."""
     return any(inc.spelled in headers for inc in includes(text))
