@@ -12,10 +12,6 @@ from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
 if TYPE_CHECKING:  # the index is built only when the yaml's facts are not in the store
     from mpsgen.sources.native_yaml.index import NativeIndex
 
-_DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  # indent and the keys before the match
-_BACKENDS = frozenset({"CPU", "CUDA", "MPS"})
-
-
 class YamlFacts(NamedTuple):
     family_heads: dict[str, tuple[EntryHead, ...]]  # entries with a CPU, CUDA or MPS line, by family
     composite_only: int  # families with no CPU, CUDA or MPS line (they run on MPS by decomposition)
@@ -24,25 +20,56 @@ class YamlFacts(NamedTuple):
     empty_dispatch: tuple[tuple[str, int], ...]  # (entry name, line) of each `dispatch:` with no keyed line under it
 
 
+_DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  # indent and the keys before the match
+_TAIL = r"[\w, \t]*:[ \t]+([A-Za-z_][\w:]*)"  # the keys after the word, and the kernel
+# The word's line from the word on, searched for: CPU and CUDA in one search, which opens with a literal
+# too (the engine skips to it in C).
+_LINE_OF_WORD = {"MPS": re.compile("MPS" + _TAIL), "CPU": re.compile("C(?:PU|UDA)" + _TAIL)}
+_LINE_OF_WORD["CUDA"] = _LINE_OF_WORD["CPU"]
+_BACKENDS = frozenset(_LINE_OF_WORD)
+
+
 def dispatch_hits(index: NativeIndex) -> list[tuple[int, tuple[str, ...], str]]:
     """(head index, keys, kernel) of every dispatch line naming CPU, CUDA or an *MPS key.
 
-    Found with literal-prefix regexes over the whole text (a few ms) instead of parsing all
-    2,584 entries of the real yaml; only entries with an MPS line are parsed afterwards.
+    A line is one when, for one of the words, the first `WORD...: kernel` on the line follows a
+    dispatch line's indent and keys.  Found with literal-prefix regexes over the whole text (a
+    few ms) instead of parsing all 2,584 entries of the real yaml; only entries with an MPS line
+    are parsed afterwards.
     """
     text = index.text
     starts = [h.start for h in index.heads]
-    seen: set[int] = set()
+    judged: set[int] = set()
     hits = []
-    for word in ("MPS", "CPU", "CUDA"):
-        for m in re.finditer(word + r"[\w, \t]*:[ \t]+([A-Za-z_][\w:]*)", text):
-            line_start = text.rfind("\n", 0, m.start()) + 1
-            if line_start in seen or not _DISPATCH_PREFIX.fullmatch(text, line_start, m.start()):
+    for search in (_LINE_OF_WORD["MPS"], _LINE_OF_WORD["CPU"]):
+        for found in search.finditer(text):
+            start = found.start()
+            line_start = text.rfind("\n", 0, start) + 1
+            if line_start in judged:
                 continue
-            seen.add(line_start)
-            keys = tuple(k.strip() for k in text[line_start : m.start(1)].rstrip(" \t:").split(","))
+            judged.add(line_start)
+            # What a search finds first on a line is its word's first there; when keys do not precede it
+            # (`A1CPU, CUDA: k`), another word may still make the line one: each is then judged alone.
+            m = found if _DISPATCH_PREFIX.fullmatch(text[line_start:start]) else _first_word_hit(text, line_start)
+            if m is None:
+                continue
+            keys = tuple(map(str.strip, text[line_start : m.start(1)].rstrip(" \t:").split(",")))
             hits.append((bisect_right(starts, line_start) - 1, keys, m.group(1)))
     return hits
+
+
+def _first_word_hit(text: str, line_start: int) -> re.Match[str] | None:
+    """The `WORD...: kernel` of one of the words on the line that follows a dispatch line's indent and
+    keys, judged at each word's first spelling: when no `...: kernel` follows it, or keys do not
+    precede it, none of its later ones on the line is preceded by keys."""
+    end = text.find("\n", line_start)
+    end = len(text) if end < 0 else end
+    for word, line_of_word in _LINE_OF_WORD.items():
+        k = text.find(word, line_start, end)
+        m = line_of_word.match(text, k, end) if k >= 0 else None
+        if m is not None and _DISPATCH_PREFIX.fullmatch(text, line_start, k):
+            return m
+    return None
 
 
 def yaml_facts(index: NativeIndex) -> YamlFacts:

@@ -1,0 +1,194 @@
+"""The faster readers of native_functions.yaml and of the test lists find exactly what the forms they
+replaced found (each old form is kept here as the reference), on crafted texts full of the edge cases."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from mpsgen.lint.file_facts import quoted_names
+
+
+def _texts(pieces: list[str], max_size: int = 16) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(pieces), max_size=max_size).map("".join)
+
+
+# -- quoted names ---------------------------------------------------------------------------------
+_QUOTE_PIECES = ["'", '"', "a", "Z", "_", "1", ".", "é", " ", "\n", "''", '""', "'a'", '"b.c"', "\\", "#", ",", "-"]
+
+
+@given(text=_texts(_QUOTE_PIECES))
+@example(text="'a''b' \"c'd\" 'é' 'x.y\"")
+def test_quoted_names_are_those_the_either_quote_pattern_found(text):
+    assert quoted_names("f.py", text) == frozenset(re.findall(r"""['"]([\w.]+)['"]""", text))
+
+
+# -- yaml syntax: the suspect lines ---------------------------------------------------------------
+def _suspect_lines_before(text: str) -> list[int]:
+    """lint/yaml_check._suspect_lines as it was: each opener found by a regex class."""
+    from mpsgen.lint.yaml_check import _OPENING, _closes
+
+    found: set[int] = set()
+    m = re.search(r"[\[{\"']", text)
+    while m is not None:
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.start())
+        end = len(text) if end < 0 else end
+        hit = _OPENING.match(text, start, end)
+        if hit is not None and not _closes(hit.group(1), hit.group(2)):
+            found.add(text.count("\n", 0, start) + 1)
+        m = re.compile(r"[\[{\"']").search(text, end + 1)
+    for m in re.finditer(r"^ *\t", text, re.M):
+        found.add(text.count("\n", 0, m.start()) + 1)
+    return sorted(found)
+
+
+_YAML_PIECES = ["[", "{", "]", "}", '"', "'", "''", '\\"', "#", ":", ": ", " ", "  ", "\t", "\n", "\r\n", "- ",
+                "a", "key: ", "  tags: ", "- func: f(int[] x)", "x,", "é"]
+
+
+@given(text=_texts(_YAML_PIECES))
+@example(text="a: [b,\n  c]\n- 'x\n\t- y: \"z\\\"\n  k: {a: 'b'}")
+def test_suspect_yaml_lines_are_those_the_class_search_found(text):
+    from mpsgen.lint.yaml_check import _suspect_lines
+
+    assert _suspect_lines(text) == _suspect_lines_before(text)
+
+
+# -- yaml: the dispatch lines naming CPU, CUDA or MPS ---------------------------------------------
+def _dispatch_hits_before(index) -> list:
+    """lint/yaml_facts.dispatch_hits as it was: one search per word, each match's line judged once."""
+    from bisect import bisect_right
+
+    text = index.text
+    starts = [h.start for h in index.heads]
+    seen: set[int] = set()
+    hits = []
+    for word in ("MPS", "CPU", "CUDA"):
+        for m in re.finditer(word + r"[\w, \t]*:[ \t]+([A-Za-z_][\w:]*)", text):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            prefix = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")
+            if line_start in seen or not prefix.fullmatch(text, line_start, m.start()):
+                continue
+            seen.add(line_start)
+            keys = tuple(k.strip() for k in text[line_start : m.start(1)].rstrip(" \t:").split(","))
+            hits.append((bisect_right(starts, line_start) - 1, keys, m.group(1)))
+    return hits
+
+
+_KEY_PIECES = ["CPU", "CUDA", "MPS", "Sparse", "A1", "_", "1", ", ", ",", " ", "\t", "x", "é", "MP", "CU", ":", "#"]
+_dispatch_lines = st.tuples(
+    st.sampled_from(["", " ", "    ", "\t", "- func: f()\n", "  dispatch:\n    ", "# "]),
+    _texts(_KEY_PIECES, max_size=6),
+    st.sampled_from([": ", ":", " : ", ":\t", ": #"]),
+    st.sampled_from(["k", "ns::k", "1k", "", "k # CPU: c", "k\r"]),
+).map("".join)
+
+
+@given(text=st.lists(_dispatch_lines, max_size=6).map("\n".join))
+@example(text="- func: f()\n    CPU, CPU: k\n    A1MPS, MPS: m\n    Sparse2CPU, CUDA: c\n  CUDA: x # MPS: y\n")
+@example(text="MPS: k\n    MPS, x: y\n    CPU, CPU1: z\n")
+def test_dispatch_hits_are_those_each_words_search_found(text):
+    from mpsgen.lint.yaml_facts import dispatch_hits
+    from mpsgen.sources.native_yaml.index import index_text
+
+    index = index_text(text)
+    assert sorted(dispatch_hits(index)) == sorted(_dispatch_hits_before(index))
+
+
+# -- yaml: one entry parsed -----------------------------------------------------------------------
+def _parse_entry_before(text: str, head):
+    """sources/native_yaml/index._parse_entry as it was (a builder object, every line through one loop)."""
+    from mpsgen.sources.native_yaml.facts import DISPATCH_LINE, DispatchLine, Entry
+    from mpsgen.sources.native_yaml.index import _FIELD, _split_tags, _unquote
+
+    func_line = re.compile(r"-[ \t]+func:[ \t]*(.*?)\r?$")
+
+    def strip_comment(value: str) -> str:
+        value = value.strip()
+        if value.startswith("#"):
+            return ""
+        cut = value.find(" #")
+        if cut < 0:
+            cut = value.find("\t#")
+        return (value[:cut] if cut >= 0 else value).strip()
+
+    cur: dict | None = None
+    block = None
+    offset = head.start
+    for number, raw in enumerate(text[head.start : head.end].split("\n"), head.line):
+        start, offset = offset, offset + len(raw) + 1
+        line = raw[:-1] if raw.endswith("\r") else raw
+        stripped = line.lstrip()
+        if not stripped:
+            continue
+        if stripped[0] == "#":
+            if cur is not None and line[0] in " \t":
+                cur["end"] = number
+            continue
+        if cur is None:
+            m = func_line.match(line)
+            cur = dict(func=_unquote(strip_comment(m.group(1))), line=number, end=number, fields={}, tags=[],
+                       dispatch_line=None, dispatch=[], odd=[])
+            continue
+        cur["end"] = number
+        indent = len(line) - len(stripped)
+        if indent < 2:
+            cur["odd"].append(number)
+            continue
+        if indent == 2:
+            m = _FIELD.match(line)
+            if m is not None:
+                key, value = m.group(1), strip_comment(m.group(2))
+                block = key if value == "" else None
+                if key == "dispatch":
+                    cur["dispatch_line"] = number
+                    if value not in ("", "{}"):
+                        cur["odd"].append(number)
+                elif key == "tags":
+                    cur["tags"].extend(_split_tags(value))
+                else:
+                    cur["fields"][key] = value
+                continue
+        if block == "dispatch":
+            m = DISPATCH_LINE.match(line)
+            if m is None:
+                cur["odd"].append(number)
+            else:
+                keys = tuple(k.strip() for k in m.group(2).split(","))
+                cur["dispatch"].append(DispatchLine(number, keys, m.group(3), line, start))
+        elif block == "tags" and stripped.startswith("- "):
+            cur["tags"].append(strip_comment(stripped[2:]))
+    name = cur["func"].split("(", 1)[0].strip()
+    base, _, overload = name.partition(".")
+    f = cur["fields"]
+    return Entry(func=cur["func"], name=name, base=base, overload=overload, line=cur["line"], end_line=cur["end"],
+                 structured=f.get("structured", "").lower() == "true",
+                 structured_inherits=f.get("structured_inherits") or None,
+                 structured_delegate=f.get("structured_delegate") or None, tags=tuple(cur["tags"]),
+                 dispatch_line=cur["dispatch_line"], dispatch=tuple(cur["dispatch"]), odd_lines=tuple(cur["odd"]))
+
+
+_ENTRY_LINES = ["- func: f(int x) -> Tensor", "- func: 'g.out(a)' # c", "-\tfunc: h_.x(a)\r", "- func: i\r\r", "  dispatch:",
+                "  dispatch: {}", "  dispatch: {CPU: x}", "    CPU, CUDA: k", "    MPS: k_mps # c", "    MPS:k",
+                "    CPU ,CUDA :  ns::k  ", "  tags: [a, b]", "  tags: core", "  tags:", "    - pointwise",
+                "    - core # c", "  structured: True", "  structured: true # x", "  structured_delegate: f.out",
+                "  structured_inherits: TensorIteratorBase", "# comment", "  # comment", "\t# c", "", "   ", "\r",
+                " odd", "\tCPU: k", "   CPU: x", "  variants: function, method", "  x:y", "  a: #", "  b: 'q' #c",
+                "\x0c  c: d", "  é: x"]
+
+
+@given(text=st.lists(st.sampled_from(_ENTRY_LINES), max_size=12).map("\n".join))
+@example(text="- func: f(int x) -> Tensor\n  dispatch:\n    CPU, CUDA: k\n  # c\n\n# d\n- func: g\r\r\n  tags:\n    - a")
+def test_entries_are_parsed_as_the_builder_parsed_them(text):
+    from mpsgen.sources.native_yaml.index import _parse_entry, index_text
+
+    from mpsgen.sources.native_yaml.facts import DispatchLine, Entry
+
+    text = "- func: first(a)\n" + text
+    for head in index_text(text).heads:
+        entry = _parse_entry(text, head)
+        assert entry == _parse_entry_before(text, head)
+        assert type(entry) is Entry and all(type(d) is DispatchLine for d in entry.dispatch)
