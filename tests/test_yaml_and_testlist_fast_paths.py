@@ -192,3 +192,38 @@ def test_entries_are_parsed_as_the_builder_parsed_them(text):
         entry = _parse_entry(text, head)
         assert entry == _parse_entry_before(text, head)
         assert type(entry) is Entry and all(type(d) is DispatchLine for d in entry.dispatch)
+
+
+# -- stale keys: the hint's closest OpInfo string -------------------------------------------------
+_NAME_CHARS = "abn._1"
+
+
+def _edited(key: str, edits: list[tuple[str, int, str]]) -> str:
+    """*key* with each (insert, delete or replace; where; what) applied."""
+    for kind, at, ch in edits:
+        at = min(at, len(key))
+        key = key[:at] + (ch if kind != "d" else "") + key[at + (kind != "i"):]
+    return key
+
+
+@st.composite
+def _key_and_strings(draw) -> tuple[str, frozenset[str]]:
+    """A key and strings near it (a few edits away, so that many pass difflib's 0.8) and others."""
+    key = draw(st.text(alphabet=_NAME_CHARS, min_size=1, max_size=12))
+    edits = st.lists(st.tuples(st.sampled_from("idr"), st.integers(0, 12), st.sampled_from(_NAME_CHARS)), max_size=3)
+    near = draw(st.lists(edits.map(lambda e: _edited(key, e)), max_size=30))
+    other = draw(st.lists(st.text(alphabet=_NAME_CHARS, min_size=1, max_size=9), max_size=10))
+    return key, frozenset(s for s in near + other if s)
+
+
+@given(key_strings=_key_and_strings())
+@example(key_strings=("ab", frozenset({"ab.", "aba", "abn"})))  # ties on the ratio: the larger string wins
+def test_the_closest_string_is_difflibs_over_the_near_strings(key_strings):
+    import difflib
+
+    from mpsgen.lint.rules.xfail_lists import _by_first_character, _closest_string
+
+    key, strings = key_strings
+    near = [s for s in strings if s[:1] == key[:1] and abs(len(s) - len(key)) <= 3]
+    expected = difflib.get_close_matches(key, near, n=1, cutoff=0.8)
+    assert _closest_string(key, _by_first_character(strings)) == (expected[0] if expected else None)

@@ -192,16 +192,13 @@ def python_syntax_ok(rel: str, text: str, region: str | None = None) -> None:
     that does not parse would otherwise read as one with no entries).  With *region* (the lines the
     lists are read from, at their own line numbers), only those: when they compile the lists are
     read from them alone, and 2.7's test_mps.py is 13,000 lines whose compile cost ~0.17 s."""
-    try:
-        if region is not None:
-            try:
-                compile(region, rel, "exec", dont_inherit=True)
-                return
-            except SyntaxError:
-                pass  # the lists are then read from the whole file: it must compile
-        compile(text, rel, "exec", dont_inherit=True)
-    except SyntaxError as e:
+    from mpsgen.sources.testlists.tables import compile_error  # from the tree the table reader re-uses
+
+    error = compile_error(region, rel) if region is not None else None
+    if region is None or error is not None:
+        error = compile_error(text, rel)  # the lists are then read from the whole file: it must compile
+    if error is not None:
         from mpsgen.errors import MpsgenError
 
-        raise MpsgenError(f"does not parse as Python: {e.msg}", path=rel, line=e.lineno or 1,
-                          hint="fix the syntax error") from None
+        raise MpsgenError(f"does not parse as Python: {error.msg}", path=rel, line=error.lineno or 1,
+                          hint="fix the syntax error")
