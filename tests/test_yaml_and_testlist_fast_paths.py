@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from mpsgen.lint.file_facts import quoted_names
@@ -221,9 +221,47 @@ def _key_and_strings(draw) -> tuple[str, frozenset[str]]:
 def test_the_closest_string_is_difflibs_over_the_near_strings(key_strings):
     import difflib
 
-    from mpsgen.lint.rules.xfail_lists import _by_first_character, _closest_string
+    from mpsgen.lint.rules.xfail_lists import _by_start_and_length, _closest_string
 
     key, strings = key_strings
     near = [s for s in strings if s[:1] == key[:1] and abs(len(s) - len(key)) <= 3]
     expected = difflib.get_close_matches(key, near, n=1, cutoff=0.8)
-    assert _closest_string(key, _by_first_character(strings)) == (expected[0] if expected else None)
+    assert _closest_string(key, _by_start_and_length(strings)) == (expected[0] if expected else None)
+
+
+# -- yaml: the facts of the whole file ------------------------------------------------------------
+_FACT_LINES = ["- func: f(int x) -> Tensor", "- func: f_.out(a)", "- func: g__(a)", "- func: h.x(a)", "  dispatch:",
+               "  dispatch: {}", "    CPU, CUDA: k", "    MPS: ns::k_mps", "    SparseMPS: a:b", "    CUDA: c::d::e",
+               "    CPU: k # c", "    CompositeExplicitAutograd: z", "  # c", "# c", "", "  tags: core", "   ", "x"]
+
+
+@given(text=st.lists(st.sampled_from(_FACT_LINES), max_size=14).map("\n".join))
+@example(text="  dispatch:\n- func: f(a)\n  dispatch:\n  # c\n\n- func: g(a)\n  dispatch: # c\n    CPU: k\n  dispatch:")
+def test_yaml_facts_are_those_of_the_forms_before(text):
+    from bisect import bisect_right
+
+    from mpsgen.lint.yaml_facts import dispatch_hits, yaml_facts
+    from mpsgen.sources.native_yaml.facts import family_key
+    from mpsgen.sources.native_yaml.index import index_text
+
+    index = index_text(text)
+    assume(index.heads)  # without one, both forms fail alike (a `dispatch:` belongs to no entry)
+    heads, hits = index.heads, dispatch_hits(index)
+    wanted = sorted({i for i, keys, _ in hits if i >= 0 and set(keys) & {"CPU", "CUDA", "MPS"}})
+    groups: dict = {}
+    for i in wanted:
+        groups.setdefault(family_key(heads[i].name.partition(".")[0]), []).append(heads[i])
+    names = {family_key(h.name.partition(".")[0]) for h in heads}
+    starts = [h.start for h in heads]
+    empty, line, seen = [], 1, 0
+    for m in re.finditer(r"  dispatch:(?<![^\n]  dispatch:)[ \t]*(?:#[^\n]*)?\n(?:[ \t]*#[^\n]*\n)*+(?!   [ \t]*[^\s#])",
+                         text):
+        line += text.count("\n", seen, m.start())
+        seen = m.start()
+        empty.append((heads[bisect_right(starts, m.start()) - 1].name, line))
+    facts = yaml_facts(index)
+    assert facts.family_heads == {k: tuple(v) for k, v in groups.items()}
+    assert facts.composite_only == len(names - groups.keys())
+    assert facts.yaml_kernels == frozenset(k.rsplit("::", 1)[-1] for _, _, k in hits)
+    assert facts.empty_dispatch == tuple(empty)
+    assert [e.name for e in facts.mps_entries] == [heads[i].name for i in sorted({i for i, k, _ in hits if i >= 0 and "MPS" in k})]

@@ -29,8 +29,9 @@ def check_yaml_syntax(text: str, path: str) -> None:
 def _suspect_lines(text: str) -> list[int]:
     """1-based lines a YAML parser may reject, in order."""
     found: set[int] = set()
-    # _OPENING matches within one line, from its start: only the lines holding an opener are tried.
-    for start in _lines_holding(text, "[{\"'"):
+    # _OPENING matches within one line, from its start, and only where an opener follows the line's
+    # indent, `- ` or `key: `: a space, a tab or the line's start (not `int[]` of a func line).
+    for start in _lines_holding(text, "[{\"'", after=" \t\n"):
         end = text.find("\n", start)
         hit = _OPENING.match(text, start, len(text) if end < 0 else end)
         if hit is not None and not _closes(hit.group(1), hit.group(2)):
@@ -41,16 +42,17 @@ def _suspect_lines(text: str) -> list[int]:
     return sorted(found)
 
 
-def _lines_holding(text: str, chars: str) -> set[int]:
-    """The offsets of the lines holding any of *chars*: each character found with str.find (a regex
-    opening with a class of them is tried at every offset of the 600 KB text, 10x slower)."""
+def _lines_holding(text: str, chars: str, after: str | None = None) -> set[int]:
+    """The offsets of the lines holding one of *chars* (with *after*: one that follows one of those
+    characters or starts the text).  Each character found with str.find: a regex opening with a class
+    of them is tried at every offset of the 600 KB text, 10x slower."""
     starts = set()
     for ch in chars:
         k = text.find(ch)
         while k >= 0:
-            starts.add(text.rfind("\n", 0, k) + 1)
-            end = text.find("\n", k)
-            k = text.find(ch, end + 1) if end >= 0 else -1
+            if after is None or k == 0 or text[k - 1] in after:
+                starts.add(text.rfind("\n", 0, k) + 1)
+            k = text.find(ch, k + 1)
     return starts
 
 
