@@ -221,6 +221,9 @@ def _key_and_strings(draw) -> tuple[str, frozenset[str]]:
 def test_the_closest_string_is_difflibs_over_the_near_strings(key_strings):
     import difflib
 
+    from mpsgen.lint.rules import all_rules
+
+    all_rules()  # the registry is filled by discovering every rule module, unless one was imported first
     from mpsgen.lint.rules.xfail_lists import _by_start_and_length, _closest_string
 
     key, strings = key_strings
@@ -265,3 +268,26 @@ def test_yaml_facts_are_those_of_the_forms_before(text):
     assert facts.yaml_kernels == frozenset(k.rsplit("::", 1)[-1] for _, _, k in hits)
     assert facts.empty_dispatch == tuple(empty)
     assert [e.name for e in facts.mps_entries] == [heads[i].name for i in sorted({i for i, k, _ in hits if i >= 0 and "MPS" in k})]
+
+
+@given(text=st.lists(st.sampled_from(_FACT_LINES + ["    CPU, CUDA, MPS: k", "    MPS: k", "    CUDA: k_mps",
+                                                    "    CPU: c", "    CUDA: d", "    MPS: k_mps"]), max_size=14)
+       .map("\n".join))
+def test_routes_of_an_entry_are_those_of_the_forms_before(text):
+    from mpsgen.sources.native_yaml.index import index_text
+
+    text = "- func: first(a)\n  dispatch:\n" + text
+    for entry in index_text(text).entries:
+        backends = ("CPU", "CUDA")
+        shared = frozenset(d.kernel for d in entry.dispatch if any(k in d.keys for k in backends))
+        mps = tuple(d for d in entry.dispatch if "MPS" in d.keys)
+
+        def is_shared(d) -> bool:
+            return any(k in d.keys for k in backends) or d.kernel in shared
+
+        assert entry.mps_lines == mps and entry.cpu_cuda_kernels == shared
+        assert entry.mps_route == ("none" if not mps else "shared" if is_shared(mps[-1]) else "legacy")
+        assert entry.legacy_lines == tuple(d for d in mps if not is_shared(d))
+        site = next((d for d in entry.dispatch if all(k in d.keys for k in backends)), None)
+        assert entry.shared_kernel().line == site
+        assert all(d.has_cpu_or_cuda == any(k in d.keys for k in backends) for d in entry.dispatch)
