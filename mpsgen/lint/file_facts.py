@@ -167,8 +167,7 @@ class TableKey(NamedTuple):
 
 
 def table_keys(rel: str, text: str) -> tuple[TableKey, ...]:
-    from mpsgen.sources.testlists.commonmps import entries
-    from mpsgen.sources.testlists.tables import modifiers_source
+    from mpsgen.sources.testlists.tables import entries, modifiers_source  # the table reader alone (not the editors)
 
     python_syntax_ok(rel, text, modifiers_source(text))
     return tuple(TableKey(e.key, e.table, e.line) for e in entries(text, path=rel))

@@ -39,8 +39,7 @@ def dispatch_hits(index: NativeIndex) -> list[tuple[int, tuple[str, ...], str]]:
     few ms) instead of parsing all 2,584 entries of the real yaml; only entries with an MPS line
     are parsed afterwards.
     """
-    text = index.text
-    starts = [h.start for h in index.heads]
+    text, starts = index.text, index.starts
     judged: set[int] = set()
     hits = []
     # CPU and CUDA first: on most lines (`    CPU, CUDA, MPS: k`) the word found first follows the indent alone.
@@ -78,15 +77,16 @@ def _first_word_hit(text: str, line_start: int) -> re.Match[str] | None:
 
 
 def yaml_facts(index: NativeIndex) -> YamlFacts:
-    heads = index.heads
     hits = dispatch_hits(index)
+    names = index.names
     # The family of each base name, found once per base (an op's overloads share theirs).
-    family_of = {base: family_key(base) for base in {h.name.partition(".")[0] for h in heads}}
+    family_of = {base: family_key(base) for base in {name.partition(".")[0] for name in names}}
     wanted = sorted({i for i, keys, _ in hits if i >= 0 and not _BACKENDS.isdisjoint(keys)})
+    heads = dict(zip(wanted, index.heads_at(wanted)))  # only theirs are made (941 of the real yaml's 2,665)
     groups: dict[str, list[EntryHead]] = {}
-    for i in wanted:
-        groups.setdefault(family_of[heads[i].name.partition(".")[0]], []).append(heads[i])
-    mps = sorted({i for i, keys, _ in hits if i >= 0 and "MPS" in keys})
+    for head in heads.values():
+        groups.setdefault(family_of[head.name.partition(".")[0]], []).append(head)
+    mps = sorted({i for i, keys, _ in hits if i >= 0 and "MPS" in keys})  # a key MPS is a backend: among wanted
     kernels = map(itemgetter(2), hits)
     return YamlFacts(
         family_heads={k: tuple(v) for k, v in groups.items()},
@@ -109,11 +109,9 @@ def empty_dispatch(index: NativeIndex) -> tuple[tuple[str, int], ...]:
     """(entry name, line) of each `dispatch:` with no `KEYS: kernel` line under it."""
     text = index.text
     found = []
-    starts: list[int] = []  # the heads' offsets, listed at the first one found (real files have none)
     line, seen = 1, 0  # the line at offset *seen*
     for m in _EMPTY_DISPATCH.finditer(text):
         line += text.count("\n", seen, m.start())
         seen = m.start()
-        starts = starts or [h.start for h in index.heads]
-        found.append((index.heads[bisect_right(starts, m.start()) - 1].name, line))
+        found.append((index.names[bisect_right(index.starts, m.start()) - 1], line))
     return tuple(found)

@@ -74,17 +74,26 @@ class NativeIndex:
         ends = [*starts[1:], len(self.text)]
         return tuple(map(_new_tuple, repeat(EntryHead), zip(names, self._lines, starts, ends)))
 
-    def _heads_at(self, indices: list[int]) -> tuple[EntryHead, ...]:
+    @property
+    def names(self) -> list[str]:
+        """Every entry's name, in the file's order (no head made)."""
+        return self._scan[0]
+
+    @property
+    def starts(self) -> list[int]:
+        """The offset of every entry's `- func:` line, in the file's order (no head made)."""
+        return self._scan[1]
+
+    def heads_at(self, indices: list[int]) -> tuple[EntryHead, ...]:
         """The heads of the entries at these (increasing) positions, counting lines only up to the last."""
         if "_lines" in self.__dict__:
             return tuple(self.heads[i] for i in indices)
         (names, starts), text = self._scan, self.text
-        heads, line, pos = [], 1, 0
-        for i in indices:
-            line += text.count("\n", pos, starts[i])
-            pos = starts[i]
-            heads.append(EntryHead(names[i], line, pos, starts[i + 1] if i + 1 < len(starts) else len(text)))
-        return tuple(heads)
+        at = [starts[i] for i in indices]
+        lines = accumulate(map(text.count, repeat("\n"), [0, *at[:-1]], at), initial=1)  # C loops, as _lines
+        next(lines)
+        ends = [starts[i + 1] if i + 1 < len(starts) else len(text) for i in indices]
+        return tuple(map(_new_tuple, repeat(EntryHead), zip([names[i] for i in indices], lines, at, ends)))
 
     def _search_family(self, key: str) -> tuple[EntryHead, ...] | None:
         """The heads of family *key*, found where its key starts a head's name (None: split the text instead)."""
@@ -124,7 +133,7 @@ class NativeIndex:
             names = self._scan[0]
             # A family's names start with its key: a C-speed prefix test rejects nearly all others.
             near = compress(count(), map(str.startswith, names, repeat(key)))
-            heads = self._heads_at([i for i in near if _family_of(names[i]) == key])
+            heads = self.heads_at([i for i in near if _family_of(names[i]) == key])
         self._one_family[key] = heads
         return heads
 
