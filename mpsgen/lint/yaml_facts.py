@@ -53,7 +53,7 @@ def dispatch_hits(index: NativeIndex) -> list[tuple[int, tuple[str, ...], str]]:
             # What a search finds first on a line is its word's first there; when keys do not precede it
             # (`A1CPU, CUDA: k`), another word may still make the line one: each is then judged alone.
             before = text[line_start:start]
-            indent_alone = before and not before.strip(" \t")  # what the prefix pattern passes, tested faster
+            indent_alone = bool(before) and not before.strip(" \t")  # what the prefix pattern passes, tested faster
             m = found if indent_alone or _DISPATCH_PREFIX.fullmatch(before) else _first_word_hit(text, line_start)
             if m is None:
                 continue

@@ -42,8 +42,8 @@ def parse_file(text: str, path: str) -> ast.Module:
 
 @functools.lru_cache(maxsize=2)
 def _parse_or_error(source: str) -> ast.Module | SyntaxError:
-    """ast.parse(source), or the SyntaxError it raised: remembered, as `check`'s syntax check of the
-    test lists (compile_error) and this reader parse the same text."""
+    """ast.parse(source), or the SyntaxError it raised: remembered until the tables are read, as
+    `check`'s syntax check of the test lists (compile_error) and this reader parse the same text."""
     try:
         return ast.parse(source)
     except SyntaxError as err:
@@ -139,6 +139,7 @@ def _parsed_tables(text: str, path: str) -> tuple[Table, ...]:
                     visit(inner, function)
 
     visit(tree.body, "<module>")
+    _parse_or_error.cache_clear()  # the tables are read: kept, the trees' objects would be walked by every GC pass
     return tuple(found)
 
 
