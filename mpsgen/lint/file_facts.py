@@ -24,7 +24,11 @@ _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\
 # `\b[A-Z][A-Z0-9_]+\(...`, with the word-start test after the first letter: a pattern that opens with a
 # character class lets the regex engine skip to the next capital in C (3x faster over the .mm files).
 _MACRO_FIRST_ARG = re.compile(r"[A-Z](?<!\w[A-Z])[A-Z0-9_]+\(\s*([A-Za-z_]\w*)")
-_QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
+# A name-like string literal: `'name'` or `"name"` (either quote at either end).  Both quotes are one to the
+# pattern, so it is run with each `"` made `'`: opening with a literal, the engine skips to it in C (a
+# pattern opening with a class is tried at every offset, 3x slower); in an ASCII text (every real one)
+# a word character is [A-Za-z0-9_], tested faster than by its Unicode class.
+_QUOTED_ASCII = re.compile(r"'([A-Za-z0-9_.]+)'")
 
 
 # -- operations/*.mm and the other MPS sources -------------------------------------------------
@@ -163,8 +167,7 @@ class TableKey(NamedTuple):
 
 
 def table_keys(rel: str, text: str) -> tuple[TableKey, ...]:
-    from mpsgen.sources.testlists.commonmps import entries
-    from mpsgen.sources.testlists.tables import modifiers_source
+    from mpsgen.sources.testlists.tables import entries, modifiers_source  # the table reader alone (not the editors)
 
     python_syntax_ok(rel, text, modifiers_source(text))
     return tuple(TableKey(e.key, e.table, e.line) for e in entries(text, path=rel))
@@ -172,7 +175,8 @@ def table_keys(rel: str, text: str) -> tuple[TableKey, ...]:
 
 def quoted_names(rel: str, text: str) -> frozenset[str]:
     """Every quoted name-like string of an OpInfo file (OpInfo names and variant_test_names are among them)."""
-    return frozenset(_QUOTED.findall(text))
+    pattern = _QUOTED_ASCII if text.isascii() else re.compile(r"'([\w.]+)'")
+    return frozenset(pattern.findall(text.replace('"', "'")))
 
 
 def could_be_opinfo_key(key: str, strings: frozenset[str]) -> bool:
@@ -187,16 +191,13 @@ def python_syntax_ok(rel: str, text: str, region: str | None = None) -> None:
     that does not parse would otherwise read as one with no entries).  With *region* (the lines the
     lists are read from, at their own line numbers), only those: when they compile the lists are
     read from them alone, and 2.7's test_mps.py is 13,000 lines whose compile cost ~0.17 s."""
-    try:
-        if region is not None:
-            try:
-                compile(region, rel, "exec", dont_inherit=True)
-                return
-            except SyntaxError:
-                pass  # the lists are then read from the whole file: it must compile
-        compile(text, rel, "exec", dont_inherit=True)
-    except SyntaxError as e:
+    from mpsgen.sources.testlists.tables import compile_error  # from the tree the table reader re-uses
+
+    error = compile_error(region, rel) if region is not None else None
+    if region is None or error is not None:
+        error = compile_error(text, rel)  # the lists are then read from the whole file: it must compile
+    if error is not None:
         from mpsgen.errors import MpsgenError
 
-        raise MpsgenError(f"does not parse as Python: {e.msg}", path=rel, line=e.lineno or 1,
-                          hint="fix the syntax error") from None
+        raise MpsgenError(f"does not parse as Python: {error.msg}", path=rel, line=error.lineno or 1,
+                          hint="fix the syntax error")

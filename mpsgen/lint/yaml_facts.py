@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
 
 if TYPE_CHECKING:  # the index is built only when the yaml's facts are not in the store
     from mpsgen.sources.native_yaml.index import NativeIndex
-
-_DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  # indent and the keys before the match
-_BACKENDS = frozenset({"CPU", "CUDA", "MPS"})
-
 
 class YamlFacts(NamedTuple):
     family_heads: dict[str, tuple[EntryHead, ...]]  # entries with a CPU, CUDA or MPS line, by family
@@ -24,59 +22,96 @@ class YamlFacts(NamedTuple):
     empty_dispatch: tuple[tuple[str, int], ...]  # (entry name, line) of each `dispatch:` with no keyed line under it
 
 
+_DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  # indent and the keys before the match
+_TAIL = r"[\w, \t]*:[ \t]+([A-Za-z_][\w:]*)"  # the keys after the word, and the kernel
+# The word's line from the word on, searched for: CPU and CUDA in one search, which opens with a literal
+# too (the engine skips to it in C).
+_LINE_OF_WORD = {"MPS": re.compile("MPS" + _TAIL), "CPU": re.compile("C(?:PU|UDA)" + _TAIL)}
+_LINE_OF_WORD["CUDA"] = _LINE_OF_WORD["CPU"]
+_BACKENDS = frozenset(_LINE_OF_WORD)
+
+
 def dispatch_hits(index: NativeIndex) -> list[tuple[int, tuple[str, ...], str]]:
     """(head index, keys, kernel) of every dispatch line naming CPU, CUDA or an *MPS key.
 
-    Found with literal-prefix regexes over the whole text (a few ms) instead of parsing all
-    2,584 entries of the real yaml; only entries with an MPS line are parsed afterwards.
+    A line is one when, for one of the words, the first `WORD...: kernel` on the line follows a
+    dispatch line's indent and keys.  Found with literal-prefix regexes over the whole text (a
+    few ms) instead of parsing all 2,584 entries of the real yaml; only entries with an MPS line
+    are parsed afterwards.
     """
-    text = index.text
-    starts = [h.start for h in index.heads]
-    seen: set[int] = set()
+    text, starts = index.text, index.starts
+    judged: set[int] = set()
     hits = []
-    for word in ("MPS", "CPU", "CUDA"):
-        for m in re.finditer(word + r"[\w, \t]*:[ \t]+([A-Za-z_][\w:]*)", text):
-            line_start = text.rfind("\n", 0, m.start()) + 1
-            if line_start in seen or not _DISPATCH_PREFIX.fullmatch(text, line_start, m.start()):
+    # CPU and CUDA first: on most lines (`    CPU, CUDA, MPS: k`) the word found first follows the indent alone.
+    for search in (_LINE_OF_WORD["CPU"], _LINE_OF_WORD["MPS"]):
+        for found in search.finditer(text):
+            start = found.start()
+            line_start = text.rfind("\n", 0, start) + 1
+            if line_start in judged:
                 continue
-            seen.add(line_start)
-            keys = tuple(k.strip() for k in text[line_start : m.start(1)].rstrip(" \t:").split(","))
+            judged.add(line_start)
+            # What a search finds first on a line is its word's first there; when keys do not precede it
+            # (`A1CPU, CUDA: k`), another word may still make the line one: each is then judged alone.
+            before = text[line_start:start]
+            indent_alone = bool(before) and not before.strip(" \t")  # what the prefix pattern passes, tested faster
+            m = found if indent_alone or _DISPATCH_PREFIX.fullmatch(before) else _first_word_hit(text, line_start)
+            if m is None:
+                continue
+            keys = tuple(map(str.strip, text[line_start : m.start(1)].rstrip(" \t:").split(",")))
             hits.append((bisect_right(starts, line_start) - 1, keys, m.group(1)))
     return hits
 
 
+def _first_word_hit(text: str, line_start: int) -> re.Match[str] | None:
+    """The `WORD...: kernel` of one of the words on the line that follows a dispatch line's indent and
+    keys, judged at each word's first spelling: when no `...: kernel` follows it, or keys do not
+    precede it, none of its later ones on the line is preceded by keys."""
+    end = text.find("\n", line_start)
+    end = len(text) if end < 0 else end
+    for word, line_of_word in _LINE_OF_WORD.items():
+        k = text.find(word, line_start, end)
+        m = line_of_word.match(text, k, end) if k >= 0 else None
+        if m is not None and _DISPATCH_PREFIX.fullmatch(text, line_start, k):
+            return m
+    return None
+
+
 def yaml_facts(index: NativeIndex) -> YamlFacts:
-    heads = index.heads
     hits = dispatch_hits(index)
-    wanted = sorted({i for i, keys, _ in hits if i >= 0 and set(keys) & _BACKENDS})
+    names = index.names
+    # The family of each base name, found once per base (an op's overloads share theirs).
+    family_of = {base: family_key(base) for base in {name.partition(".")[0] for name in names}}
+    wanted = sorted({i for i, keys, _ in hits if i >= 0 and not _BACKENDS.isdisjoint(keys)})
+    heads = dict(zip(wanted, index.heads_at(wanted)))  # only theirs are made (941 of the real yaml's 2,665)
     groups: dict[str, list[EntryHead]] = {}
-    for i in wanted:
-        groups.setdefault(family_key(heads[i].name.partition(".")[0]), []).append(heads[i])
-    names = {family_key(h.name.partition(".")[0]) for h in heads}
-    mps = sorted({i for i, keys, _ in hits if i >= 0 and "MPS" in keys})
+    for head in heads.values():
+        groups.setdefault(family_of[head.name.partition(".")[0]], []).append(head)
+    mps = sorted({i for i, keys, _ in hits if i >= 0 and "MPS" in keys})  # a key MPS is a backend: among wanted
+    kernels = map(itemgetter(2), hits)
     return YamlFacts(
         family_heads={k: tuple(v) for k, v in groups.items()},
-        composite_only=len(names - groups.keys()),
+        composite_only=len(set(family_of.values()) - groups.keys()),
         mps_entries=tuple(index.parse(heads[i]) for i in mps),
-        yaml_kernels=frozenset(k.rsplit("::", 1)[-1] for _, _, k in hits),
+        yaml_kernels=frozenset(map(itemgetter(2), map(str.rpartition, kernels, repeat("::")))),  # each without its namespace
         empty_dispatch=empty_dispatch(index),
     )
 
 
 # A block-style `dispatch:` (a flow `dispatch: {}` is deliberate) followed, after any comment lines, by
 # a line that is not indented under it: the next field, the blank line between entries, the end.
-# Opening with its literal, the line start tested behind it, so the engine skips to it in C.
-_EMPTY_DISPATCH = re.compile(r"  dispatch:(?<![^\n]  dispatch:)[ \t]*(?:#[^\n]*)?\n(?:[ \t]*#[^\n]*\n)*+(?!   [ \t]*[^\s#])")
+# Opening with `dispatch:`, its indent and the line start tested behind it, so the engine skips to
+# its `d` in C (to the `  ` it opened with, at every space of the text, 2x slower).
+_EMPTY_DISPATCH = re.compile(
+    r"dispatch:(?<![^\n]  dispatch:)(?<=  dispatch:)[ \t]*(?:#[^\n]*)?\n(?:[ \t]*#[^\n]*\n)*+(?!   [ \t]*[^\s#])")
 
 
 def empty_dispatch(index: NativeIndex) -> tuple[tuple[str, int], ...]:
     """(entry name, line) of each `dispatch:` with no `KEYS: kernel` line under it."""
     text = index.text
-    starts = [h.start for h in index.heads]
     found = []
     line, seen = 1, 0  # the line at offset *seen*
     for m in _EMPTY_DISPATCH.finditer(text):
         line += text.count("\n", seen, m.start())
         seen = m.start()
-        found.append((index.heads[bisect_right(starts, m.start()) - 1].name, line))
+        found.append((index.names[bisect_right(index.starts, m.start()) - 1], line))
     return tuple(found)

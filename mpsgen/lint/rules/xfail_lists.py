@@ -3,11 +3,10 @@ and before (the same mps_ops_modifier tables; `Checkout.test_lists_rel` says whi
 
 from __future__ import annotations
 
-import functools
 from typing import TYPE_CHECKING, Iterator
 
 from mpsgen.lint.file_facts import could_be_opinfo_key
-from mpsgen.lint.finding import Finding
+from mpsgen.lint.finding import Finding, bases
 from mpsgen.lint.rules import WARNING, rule
 
 if TYPE_CHECKING:
@@ -30,32 +29,70 @@ def stale_xfail(inv: "Inventory") -> Iterator[Finding]:
     if tables is None or strings is None:
         return
     path, entries = tables
-    for e in entries:
-        if could_be_opinfo_key(e.key, strings):
-            continue
-        import difflib  # only when a key is stale
-
-        # Only similar-looking names are compared: difflib over all ~1,400 strings costs ~10 ms per key.
-        near = [s for s in strings if s[:1] == e.key[:1] and abs(len(s) - len(e.key)) <= 3]
-        close = difflib.get_close_matches(e.key, near, n=1, cutoff=0.8)
+    stale = [e for e in entries if not could_be_opinfo_key(e.key, strings)]
+    if not stale:
+        return
+    groups = _by_start_and_length(strings)  # once for all stale keys: each hint looks at the groups near it
+    # The lines up to the last stale key's only (2.7's test_mps.py is 560 KB, its lists in its first 1,000 lines).
+    lines = inv.checkout.read_text(path).split("\n", max(e.line for e in stale))
+    rests_on = bases(inv.opinfo_files)
+    for e in stale:
+        close = _closest_string(e.key, groups)
         yield stale_xfail.finding(
             path, e.line,
             f"'{e.key}' in {e.table} names no OpInfo (misspelt, or the OpInfo was renamed)",
-            col=_key_col(inv.checkout.read_text(path), e.line, e.key),
-            hint=(f"did you mean '{close[0]}'? " if close else "") + "use the OpInfo's name + variant_test_name, "
+            col=_key_col(lines, e.line, e.key),
+            hint=(f"did you mean '{close}'? " if close else "") + "use the OpInfo's name + variant_test_name, "
             "or delete the entry",
-            rests_on=inv.opinfo_files,
+            rests_on=rests_on,
         )
 
 
-def _key_col(text: str, line: int, key: str) -> int:
-    """1-based column of the quote opening *key* on *line*."""
-    lines = _lines(text)
+def _key_col(lines: list[str], line: int, key: str) -> int:
+    """1-based column of the quote opening *key* on *line* (*lines*: the file's, at least up to *line*)."""
     col = lines[line - 1].find(key) if line <= len(lines) else -1
     return col if col > 0 else 1
 
 
-@functools.lru_cache(maxsize=2)
-def _lines(text: str) -> list[str]:
-    """The lines of the test lists' file, split once for all its stale keys (2.7's test_mps.py: 560 KB)."""
-    return text.split("\n")
+def _by_start_and_length(strings: frozenset[str]) -> dict[tuple[str, int], list[str]]:
+    groups: dict[tuple[str, int], list[str]] = {}
+    for s in strings:
+        groups.setdefault((s[:1], len(s)), []).append(s)
+    return groups
+
+
+_CUTOFF = 0.8
+
+
+def _closest_string(key: str, groups: dict[tuple[str, int], list[str]]) -> str | None:
+    """`difflib.get_close_matches(key, near, n=1, cutoff=0.8)` over *near*, the strings that start as
+    *key* does and are at most 3 characters longer or shorter (difflib over all ~1,400 costs ~10 ms a
+    key).  The same choice with fewer ratios (each ~0.1 ms of Python): difflib's upper bounds of a
+    ratio, from the lengths (real_quick_ratio) and from the characters in common (quick_ratio, here
+    with str.count), skip a string whose bound is below the cutoff or the best ratio so far, and the
+    lengths with the highest bound come first."""
+    import difflib  # only when a key is stale
+
+    chars = tuple(set(key))
+    counts = [key.count(c) for c in chars]
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(key)
+    best: tuple[float, str] | None = None
+    n = len(key)
+    for size in sorted(range(max(n - 3, 0), n + 4), key=lambda size: _ratio(min(size, n), size + n), reverse=True):
+        if _ratio(min(size, n), size + n) < (best[0] if best else _CUTOFF):
+            break  # neither these nor the later lengths (lower bounds still) can give the chosen string
+        for s in groups.get((key[:1], size), ()):
+            floor = max(_CUTOFF, best[0]) if best else _CUTOFF  # equal to the best, a string may win on itself
+            if _ratio(sum(map(min, map(s.count, chars), counts)), size + n) < floor:
+                continue
+            matcher.set_seq1(s)
+            score = matcher.ratio()
+            if score >= _CUTOFF and (best is None or (score, s) > best):
+                best = (score, s)
+    return best[1] if best else None
+
+
+def _ratio(matches: int, length: int) -> float:
+    """difflib's ratio of *matches* characters in two strings *length* long together (its own expression)."""
+    return 2.0 * matches / length if length else 1.0

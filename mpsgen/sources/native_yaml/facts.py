@@ -37,7 +37,7 @@ class DispatchLine(NamedTuple):
 
     @property
     def has_cpu_or_cuda(self) -> bool:
-        return any(k in self.keys for k in SHARED_BACKENDS)
+        return "CPU" in self.keys or "CUDA" in self.keys  # SHARED_BACKENDS, tested without a generator
 
 
 class SharedKernelSite(NamedTuple):
@@ -72,7 +72,7 @@ class Entry(_EntryFields):
     # each of ~500 entries these several times).
     @cached_property
     def mps_lines(self) -> tuple[DispatchLine, ...]:
-        return tuple(d for d in self.dispatch if d.has_mps)
+        return tuple(d for d in self.dispatch if MPS in d.keys)
 
     @property
     def duplicate_mps(self) -> bool:
@@ -81,11 +81,9 @@ class Entry(_EntryFields):
 
     @cached_property
     def cpu_cuda_kernels(self) -> frozenset[str]:
-        return frozenset(d.kernel for d in self.dispatch if d.has_cpu_or_cuda)
-
-    def _is_shared(self, d: DispatchLine) -> bool:
-        # `MPS: signbit_out` beside `CPU: signbit_out` / `CUDA: signbit_out` is shared too.
-        return d.has_cpu_or_cuda or d.kernel in self.cpu_cuda_kernels
+        """The kernels of the lines keyed CPU or CUDA: an MPS line naming one is shared (`MPS: signbit_out`
+        beside `CPU: signbit_out` / `CUDA: signbit_out` too, and a `CPU, CUDA, MPS` line itself)."""
+        return frozenset(d.kernel for d in self.dispatch if "CPU" in d.keys or "CUDA" in d.keys)
 
     @cached_property
     def mps_route(self) -> Route:
@@ -93,7 +91,7 @@ class Entry(_EntryFields):
         lines = self.mps_lines
         if not lines:
             return "none"
-        return "shared" if self._is_shared(lines[-1]) else "legacy"
+        return "shared" if lines[-1].kernel in self.cpu_cuda_kernels else "legacy"
 
     @property
     def mps_kernel(self) -> str | None:
@@ -108,12 +106,13 @@ class Entry(_EntryFields):
     @property
     def legacy_lines(self) -> tuple[DispatchLine, ...]:
         """MPS lines that call an MPS-only kernel."""
-        return tuple(d for d in self.mps_lines if not self._is_shared(d))
+        shared = self.cpu_cuda_kernels
+        return tuple(d for d in self.mps_lines if d.kernel not in shared)
 
     def shared_kernel(self) -> SharedKernelSite:
         """The CPU/CUDA kernel MPS could share: one `CPU, CUDA[, ...]` line or equal separate lines."""
         for d in self.dispatch:
-            if all(k in d.keys for k in SHARED_BACKENDS):
+            if "CPU" in d.keys and "CUDA" in d.keys:  # every one of SHARED_BACKENDS
                 return SharedKernelSite(d.kernel, d, "")
         cpu = [d for d in self.dispatch if "CPU" in d.keys]
         cuda = [d for d in self.dispatch if "CUDA" in d.keys]

@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from itertools import accumulate, compress, count, repeat
+from itertools import accumulate, compress, count, islice, repeat
 from typing import Mapping
 
 from mpsgen.errors import MpsgenError
 from mpsgen.sources.native_yaml.facts import DEFAULT_PATH, DISPATCH_LINE, DispatchLine, Entry, EntryHead, Family, family_key
 from mpsgen.tree.checkout import newline_of
 
-_FUNC = re.compile(r"-[ \t]+func:[ \t]*(.*?)\r?$")
+# The signature after `- func:` (a `\r` left at its end is whitespace the comment strip removes; the lazy
+# `(.*?)\r?$` that left it out tried the end at every character of the 100-character line).
+_FUNC = re.compile(r"-[ \t]+func:[ \t]*(.*)")
 # Split on from the newline before it (a literal prefix is far faster than `^` with re.M); the
 # split, not finditer, because it makes no match object per entry.
 _HEAD_SPLIT = re.compile(r"(\n-[ \t]+func:[ \t]*['\"]?)([\w.]+)")
 _FIELD = re.compile(r"  ([A-Za-z_][A-Za-z0-9_]*):(?=\s|$)(.*)$")
-_new_head = tuple.__new__  # EntryHead's own __new__ is a Python function; this is what it calls
+# A named tuple's own __new__ is a Python function; this is what it calls (thousands of heads, entries
+# and dispatch lines are made per index).
+_new_tuple = tuple.__new__
 # One family found without splitting the text: its key's occurrences that start a head's name.
 _HEAD_PREFIX = re.compile(r"-[ \t]+func:[ \t]*['\"]?")
 _NAME = re.compile(r"[\w.]+")
@@ -68,19 +72,28 @@ class NativeIndex:
     def heads(self) -> tuple[EntryHead, ...]:
         names, starts = self._scan
         ends = [*starts[1:], len(self.text)]
-        return tuple(map(_new_head, repeat(EntryHead), zip(names, self._lines, starts, ends)))
+        return tuple(map(_new_tuple, repeat(EntryHead), zip(names, self._lines, starts, ends)))
 
-    def _heads_at(self, indices: list[int]) -> tuple[EntryHead, ...]:
+    @property
+    def names(self) -> list[str]:
+        """Every entry's name, in the file's order (no head made)."""
+        return self._scan[0]
+
+    @property
+    def starts(self) -> list[int]:
+        """The offset of every entry's `- func:` line, in the file's order (no head made)."""
+        return self._scan[1]
+
+    def heads_at(self, indices: list[int]) -> tuple[EntryHead, ...]:
         """The heads of the entries at these (increasing) positions, counting lines only up to the last."""
         if "_lines" in self.__dict__:
             return tuple(self.heads[i] for i in indices)
         (names, starts), text = self._scan, self.text
-        heads, line, pos = [], 1, 0
-        for i in indices:
-            line += text.count("\n", pos, starts[i])
-            pos = starts[i]
-            heads.append(EntryHead(names[i], line, pos, starts[i + 1] if i + 1 < len(starts) else len(text)))
-        return tuple(heads)
+        at = [starts[i] for i in indices]
+        lines = accumulate(map(text.count, repeat("\n"), [0, *at[:-1]], at), initial=1)  # C loops, as _lines
+        next(lines)
+        ends = [starts[i + 1] if i + 1 < len(starts) else len(text) for i in indices]
+        return tuple(map(_new_tuple, repeat(EntryHead), zip([names[i] for i in indices], lines, at, ends)))
 
     def _search_family(self, key: str) -> tuple[EntryHead, ...] | None:
         """The heads of family *key*, found where its key starts a head's name (None: split the text instead)."""
@@ -120,7 +133,7 @@ class NativeIndex:
             names = self._scan[0]
             # A family's names start with its key: a C-speed prefix test rejects nearly all others.
             near = compress(count(), map(str.startswith, names, repeat(key)))
-            heads = self._heads_at([i for i in near if _family_of(names[i]) == key])
+            heads = self.heads_at([i for i in near if _family_of(names[i]) == key])
         self._one_family[key] = heads
         return heads
 
@@ -237,6 +250,8 @@ def _closest(name: str, names: Mapping[str, object] | dict) -> str:
 # Scanner
 # --------------------------------------------------------------------------------------
 def _strip_comment(value: str) -> str:
+    if "#" not in value:
+        return value.strip()  # what the rest does to a value without a comment
     value = value.strip()
     if value.startswith("#"):
         return ""
@@ -252,40 +267,6 @@ def _unquote(value: str) -> str:
     return value
 
 
-class _Builder:
-    __slots__ = ("func", "line", "end", "fields", "tags", "dispatch_line", "dispatch", "odd")
-
-    def __init__(self, func: str, line: int) -> None:
-        self.func = func
-        self.line = line
-        self.end = line
-        self.fields: dict[str, str] = {}
-        self.tags: list[str] = []
-        self.dispatch_line: int | None = None
-        self.dispatch: list[DispatchLine] = []
-        self.odd: list[int] = []
-
-    def build(self) -> Entry:
-        name = self.func.split("(", 1)[0].strip()
-        base, _, overload = name.partition(".")
-        f = self.fields
-        return Entry(
-            func=self.func,
-            name=name,
-            base=base,
-            overload=overload,
-            line=self.line,
-            end_line=self.end,
-            structured=f.get("structured", "").lower() == "true",
-            structured_inherits=f.get("structured_inherits") or None,
-            structured_delegate=f.get("structured_delegate") or None,
-            tags=tuple(self.tags),
-            dispatch_line=self.dispatch_line,
-            dispatch=tuple(self.dispatch),
-            odd_lines=tuple(self.odd),
-        )
-
-
 def _split_tags(value: str) -> list[str]:
     if value.startswith("[") and value.endswith("]"):
         value = value[1:-1]
@@ -299,29 +280,34 @@ def index_text(text: str, path: str = DEFAULT_PATH) -> NativeIndex:
 
 def _parse_entry(text: str, head: EntryHead) -> Entry:
     """Scan one entry line by line (its `- func:` line up to the next entry)."""
-    chunk = text[head.start : head.end]
-    cur: _Builder | None = None
+    raws = text[head.start : head.end].split("\n")
+    first = raws[0][:-1] if raws[0].endswith("\r") else raws[0]
+    m = _FUNC.match(first)
+    assert m is not None  # heads start at a `- func:` line
+    func = _unquote(_strip_comment(m.group(1)))
+    number = end = head.line
+    fields: dict[str, str] = {}
+    tags: list[str] = []
+    dispatch_line: int | None = None
+    dispatch: list[DispatchLine] = []
+    odd: list[int] = []
     block: str | None = None  # the field whose block we are inside (`dispatch`, `tags`, ...)
-    offset = head.start
-    for number, raw in enumerate(chunk.split("\n"), head.line):
+    offset = head.start + len(raws[0]) + 1
+    for raw in islice(raws, 1, None):
+        number += 1
         start, offset = offset, offset + len(raw) + 1
         line = raw[:-1] if raw.endswith("\r") else raw
         stripped = line.lstrip()
         if not stripped:
             continue  # blank lines never end a block
         if stripped[0] == "#":
-            if cur is not None and line[0] in " \t":
-                cur.end = number  # an indented comment belongs to the entry; one at column 0 does not
+            if line[0] in " \t":
+                end = number  # an indented comment belongs to the entry; one at column 0 does not
             continue
-        if cur is None:
-            m = _FUNC.match(line)
-            assert m is not None  # heads start at a `- func:` line
-            cur = _Builder(_unquote(_strip_comment(m.group(1))), number)
-            continue
-        cur.end = number
+        end = number
         indent = len(line) - len(stripped)
         if indent < 2:
-            cur.odd.append(number)  # not part of any field we know
+            odd.append(number)  # not part of any field we know
             continue
         if indent == 2:
             m = _FIELD.match(line)
@@ -329,23 +315,30 @@ def _parse_entry(text: str, head: EntryHead) -> Entry:
                 key, value = m.group(1), _strip_comment(m.group(2))
                 block = key if value == "" else None
                 if key == "dispatch":
-                    cur.dispatch_line = number
+                    dispatch_line = number
                     if value not in ("", "{}"):
-                        cur.odd.append(number)  # flow-style dispatch with keys
+                        odd.append(number)  # flow-style dispatch with keys
                 elif key == "tags":
-                    cur.tags.extend(_split_tags(value))
+                    tags.extend(_split_tags(value))
                 else:
-                    cur.fields[key] = value
+                    fields[key] = value
                 continue
         # A line inside the current field's block.
         if block == "dispatch":
             m = DISPATCH_LINE.match(line)
             if m is None:
-                cur.odd.append(number)
+                odd.append(number)
             else:
-                keys = tuple(k.strip() for k in m.group(2).split(","))
-                cur.dispatch.append(DispatchLine(number, keys, m.group(3), line, start))
+                keys = tuple(map(str.strip, m.group(2).split(",")))
+                dispatch.append(_new_tuple(DispatchLine, (number, keys, m.group(3), line, start)))
         elif block == "tags" and stripped.startswith("- "):
-            cur.tags.append(_strip_comment(stripped[2:]))
-    assert cur is not None
-    return cur.build()
+            tags.append(_strip_comment(stripped[2:]))
+    name = func.split("(", 1)[0].strip()
+    base, _, overload = name.partition(".")
+    return _new_tuple(Entry, (
+        func, name, base, overload, head.line, end,
+        fields.get("structured", "").lower() == "true",
+        fields.get("structured_inherits") or None,
+        fields.get("structured_delegate") or None,
+        tuple(tags), dispatch_line, tuple(dispatch), tuple(odd),
+    ))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import bisect
 import itertools
+import operator
 import re
 
 from mpsgen.tree.checkout import newline_of
@@ -21,10 +22,12 @@ _COMMENTED_ENTRY = re.compile(r"""^\s*#\s*(['"]).+?\1\s*[:,]""")
 class Lines:
     """Maps `ast` positions (1-based line, UTF-8 byte column) to character offsets in *src*."""
 
-    def __init__(self, src: str) -> None:
+    def __init__(self, src: str, upto: int | None = None) -> None:
+        """*upto*: only lines 1..upto are asked about (a tree of the file's first lines): only their starts are found."""
         self.src = src
-        # where each line starts: 0, then one past each "\n" (summed line lengths: no match object a line)
-        self.starts = list(itertools.accumulate((len(line) + 1 for line in src.split("\n")[:-1]), initial=0))
+        lines = src.split("\n")[:-1] if upto is None else src.split("\n", upto)[:-1]
+        # where each line starts: 0, then one past each "\n" (line lengths summed in C: no Python step a line)
+        self.starts = list(itertools.accumulate(map(operator.add, map(len, lines), itertools.repeat(1)), initial=0))
 
     def offset(self, lineno: int, col: int) -> int:
         start = self.starts[lineno - 1]

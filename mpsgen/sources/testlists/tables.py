@@ -33,11 +33,34 @@ class Table(NamedTuple):
 def parse_file(text: str, path: str) -> ast.Module:
     if has_lone_cr(text):
         raise MpsgenError("mixed or old-Mac (CR) line endings", path=path, hint="convert the file to LF or CRLF")
+    tree = _parse_or_error(text)
+    if isinstance(tree, SyntaxError):
+        raise MpsgenError(f"not valid Python: {tree.msg}", path=path, line=tree.lineno,
+                          hint="fix the syntax error first")
+    return tree
+
+
+@functools.lru_cache(maxsize=2)
+def _parse_or_error(source: str) -> ast.Module | SyntaxError:
+    """ast.parse(source), or the SyntaxError it raised: remembered until the tables are read, as
+    `check`'s syntax check of the test lists (compile_error) and this reader parse the same text."""
     try:
-        return ast.parse(text)
+        return ast.parse(source)
     except SyntaxError as err:
-        raise MpsgenError(f"not valid Python: {err.msg}", path=path, line=err.lineno,
-                          hint="fix the syntax error first") from None
+        return err.with_traceback(None)
+
+
+def compile_error(source: str, path: str) -> SyntaxError | None:
+    """The SyntaxError compiling *source* raises (None: it compiles), compiled from its syntax tree (a
+    tree compiles as its text does; the tables are then read from the same tree)."""
+    tree = _parse_or_error(source)
+    if isinstance(tree, SyntaxError):
+        return tree
+    try:
+        compile(tree, path, "exec", dont_inherit=True)
+    except SyntaxError as err:
+        return err
+    return None
 
 
 def tables(text: str, path: str) -> list[Table]:
@@ -86,12 +109,8 @@ def modifiers_source(text: str) -> str | None:
 def _modifiers_tree(text: str, path: str) -> ast.Module:
     """The tree of modifiers_source(); the whole file when there is none or it does not parse on its own."""
     source = modifiers_source(text)
-    if source is None:
-        return parse_file(text, path)
-    try:
-        return ast.parse(source)
-    except SyntaxError:
-        return parse_file(text, path)
+    tree = None if source is None else _parse_or_error(source)
+    return parse_file(text, path) if tree is None or isinstance(tree, SyntaxError) else tree
 
 
 @functools.lru_cache(maxsize=4)
@@ -102,7 +121,7 @@ def _parsed_tables(text: str, path: str) -> tuple[Table, ...]:
     tree = _modifiers_tree(text, path)
     # A file with modifier functions keeps its lists in them; a snippet without any, anywhere.
     anywhere = modifiers_source(text) is None
-    lines = Lines(text)
+    lines = Lines(text, upto=tree.body[-1].end_lineno if tree.body else 0)  # no node is past the last statement
     found: list[Table] = []
 
     def visit(body: list[ast.stmt], function: str) -> None:
@@ -120,6 +139,7 @@ def _parsed_tables(text: str, path: str) -> tuple[Table, ...]:
                     visit(inner, function)
 
     visit(tree.body, "<module>")
+    _parse_or_error.cache_clear()  # the tables are read: kept, the trees' objects would be walked by every GC pass
     return tuple(found)
 
 
