@@ -206,6 +206,8 @@ def namespaces_at(masked: str, positions: Iterable[int]) -> dict[int, str]:
         while k < len(wanted) and wanted[k] < m.start():
             result[wanted[k]] = "::".join(n for n in stack if n)
             k += 1
+        if k == len(wanted):
+            return result  # every position placed: the braces after the last do not matter
         if m.group(1):
             stack.append(m.group(1))
         elif m.group(0) == "{":

@@ -48,7 +48,10 @@ def called_stubs(text: str, impl: SharedImpl) -> tuple[str, ...]:
     """The stubs *impl* (defined in *text*) calls: those the shared reader found, and those it passes a
     tensor's `.device().type()` (which that reader, reading for pointwise kernels, leaves out)."""
     ix = index_of(impl.path, text)
-    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    if "device" not in text[start:end]:
+        return tuple(dict.fromkeys(impl.stub_names))  # _STUB_CALL spells `device`: none masked (no file masked)
+    body = ix.masked[start:end]
     return tuple(dict.fromkeys((*impl.stub_names, *(m.group(1) for m in _STUB_CALL.finditer(body)))))
 
 

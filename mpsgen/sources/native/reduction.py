@@ -11,6 +11,7 @@ from mpsgen.sources.index import index_of
 from mpsgen.sources.native.shared_impl import SharedImpl
 
 _REDUCTION = re.compile(r"\bmake_reduction(?:_from_out_ty)?\s*\(|\bTensorIterator\s*::\s*reduce_op\s*\(")
+_REDUCTION_WORDS = ("make_reduction", "reduce_op")  # what every match of _REDUCTION spells
 _STUB_WORD = re.compile(r"\b(\w+_stub)\b")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^;(){}<>]*>)?\s*\(")
 _STUB_CALL = re.compile(r"\b\w+\s*\(\s*\w+\s*\.\s*device_type\s*\(\s*\)\s*,")  # stub(iter.device_type(), …
@@ -20,6 +21,8 @@ def builds_reduction(text: str, impl: SharedImpl) -> bool:
     """*impl*'s body (in *text*, its file) builds a reduction iterator."""
     ix = index_of(impl.path, text)
     start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    if not any(word in text[start:end] for word in _REDUCTION_WORDS):
+        return False  # masking only blanks: a body not spelling them raw cannot match (no file masked)
     return _REDUCTION.search(ix.masked[start:end]) is not None
 
 
@@ -34,7 +37,10 @@ def passed_reduction_stub(text: str, impl: SharedImpl) -> str | None:
     iter)`) and builds a reduction iterator itself or through a function of the file it calls (2.7's all_out:
     `allany_impl<1>(self, result, dim, keepdim, and_stub)`, whose get_allany_iter makes the reduction), else None."""
     ix = index_of(impl.path, text)
-    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    if "_stub" not in text[start:end]:
+        return None  # no stub word raw, none masked (no file masked)
+    body = ix.masked[start:end]
     names = set(_STUB_WORD.findall(body))
     if len(names) != 1:
         return None

@@ -119,13 +119,14 @@ def _header_include(path: str) -> str:
 _USING = re.compile(r"using(?<!\wusing)\s+(\w+)\s*=\s*([^;]+);")
 _TYPEDEF_FN = re.compile(r"typedef(?<!\wtypedef)\s+void\s*\(\s*\*\s*(\w+)\s*\)\s*(\([^;]*\))\s*;")
 _DECLARE = re.compile(r"DECLARE_DISPATCH(?<!\wDECLARE_DISPATCH)\s*\(")
+_FN_POINTER = re.compile(r"\( *\*")  # `(*`, spaces allowed between: a text without one aliases no function pointer
 
 
 def _aliases(headers: dict[str, str]) -> dict[str, dict[str, str]]:
     """{path: {alias: type text}} for every `using X = ...;` / `typedef void (*X)(...);`."""
     result: dict[str, dict[str, str]] = {}
     for path, text in headers.items():
-        if "(*" not in text.replace(" ", ""):
+        if not _FN_POINTER.search(text):
             result[path] = {}  # no function-pointer type to alias: skip the scan
             continue
         masked = mask_code(text)

@@ -1,0 +1,146 @@
+"""Instructions of a cold `mpsgen check` beside torchgen's parse of the same yaml, counted by valgrind.
+
+    python benchmarks/bench_instructions.py --tree /work/trees/pt27 --tree /work/trees/pt2026 [--before DIR]
+
+Instruction counts do not move with the machine's load, where CPU seconds on a shared machine move by
+a third from one round to the next: one run of each is the measure (issue 40, item 5: cold `check`
+<= 0.5x torchgen's parse).  Counted with callgrind, for each tree:
+
+* torchgen's `parse_native_yaml` of the tree's yaml alone: a process importing torchgen and parsing a
+  fresh copy of the yaml (torchgen caches by path), minus a process only importing it.  The tree's own
+  torchgen when it parses the yaml, else the installed wheel's.
+* `check --format json` and `status` of this checkout's mpsgen (and of DIR's with --before), run from its
+  sources with its bytecode compiled (as an installed package runs), cold (an empty fact store) and
+  warm (the store the cold run left).  `check` forks a child that searches native/*.cpp: a forked
+  child starts with its parent's counts, so the parent's are dumped just before the fork
+  (`--dump-before=PyOS_BeforeFork`) and the three parts are summed.
+
+Reads the trees in place (nothing written there); needs valgrind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+REPO = Path(__file__).resolve().parent.parent
+YAML_REL = "aten/src/ATen/native/native_functions.yaml"
+TAGS_REL = "aten/src/ATen/native/tags.yaml"
+COMMANDS = ("check --format json", "status")
+
+
+class Count(NamedTuple):
+    """Instructions of one mpsgen run: before the fork, the parent after it, the forked child."""
+
+    prefork: int
+    parent: int
+    child: int
+    stdout: str
+
+    @property
+    def total(self) -> int:
+        return self.prefork + self.parent + self.child
+
+
+def _totals(out_dir: Path) -> dict[str, int]:
+    """{callgrind file name: its total instructions}."""
+    found = {}
+    for f in out_dir.iterdir():
+        with f.open() as fh:
+            found[f.name] = next(int(line.split()[1]) for line in fh if line.startswith(("totals:", "summary:")))
+    return found
+
+
+def callgrind(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[dict[str, int], str]:
+    """({output file: instructions}, stdout) of *cmd* under callgrind, forks followed, dumped before a fork."""
+    with tempfile.TemporaryDirectory() as out:
+        done = subprocess.run(["valgrind", "--tool=callgrind", "-q", "--dump-before=PyOS_BeforeFork",
+                               f"--callgrind-out-file={out}/cg.%p", *cmd],
+                              env=env, cwd=cwd, capture_output=True, text=True, check=False)
+        return _totals(Path(out)), done.stdout
+
+
+def torchgen_env(tree: Path) -> tuple[dict[str, str], str]:
+    """(environment, name) of a torchgen that parses *tree*'s yaml: the tree's own, else the wheel's."""
+    probe = "import sys; from torchgen.gen import parse_native_yaml; parse_native_yaml(sys.argv[1], sys.argv[2])"
+    for env, name in (({**os.environ, "PYTHONPATH": str(tree)}, "the tree's own"), (dict(os.environ), "the wheel's")):
+        if subprocess.run([sys.executable, "-c", probe, str(tree / YAML_REL), str(tree / TAGS_REL)], env=env,
+                          capture_output=True, check=False).returncode == 0:
+            return env, name
+    sys.exit(f"no torchgen parses {tree / YAML_REL}")
+
+
+def torchgen_parse(tree: Path) -> tuple[int, str]:
+    """(instructions of parse_native_yaml alone, which torchgen)."""
+    env, which = torchgen_env(tree)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "native_functions.yaml"
+        shutil.copyfile(tree / YAML_REL, copy)
+        imports = "from torchgen.gen import parse_native_yaml"
+        only, _ = callgrind([sys.executable, "-c", imports], env)
+        parse, _ = callgrind([sys.executable, "-c", f"{imports}; parse_native_yaml({str(copy)!r}, {str(tree / TAGS_REL)!r})"], env)
+    return sum(parse.values()) - sum(only.values()), which
+
+
+def mpsgen_count(source: Path, tree: Path, command: str, store: Path) -> Count:
+    """One `mpsgen -C tree <command>` of *source*'s mpsgen under callgrind, its fact store in *store*."""
+    env = {**os.environ, "PYTHONPATH": str(source), "MPSGEN_CACHE_DIR": str(store)}
+    # Run from *source*: `python -c` puts the working directory first on sys.path.
+    parts, stdout = callgrind([sys.executable, "-c", "from mpsgen.cli import run; run()", "-C", str(tree),
+                               *command.split()], env, cwd=source)
+    by_pid: dict[int, dict[str, int]] = {}
+    for name, n in parts.items():
+        m = re.fullmatch(r"cg\.(\d+)(?:\.(\d+))?", name)
+        if m:
+            by_pid.setdefault(int(m[1]), {})[m[2] or "last"] = n
+    parent, *children = sorted(by_pid)  # the child's pid is the larger
+    ours = by_pid[parent]
+    # the parent's numbered dumps end at a fork; its last holds what it did after the last fork
+    return Count(sum(n for k, n in ours.items() if k != "last"), ours.get("last", 0),
+                 sum(sum(by_pid[c].values()) for c in children), stdout)
+
+
+def millions(n: int) -> str:
+    return f"{n / 1e6:,.0f} M"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", type=Path, action="append", required=True, help="a checkout (repeatable)")
+    parser.add_argument("--before", type=Path, metavar="DIR", help="an earlier mpsgen's sources, counted too")
+    args = parser.parse_args()
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (apt-get install valgrind)")
+    sources = {**({"before": args.before.resolve()} if args.before else {}), "after" if args.before else "mpsgen": REPO}
+    for source in sources.values():
+        compileall.compile_dir(str(source / "mpsgen"), quiet=1)
+    for tree in (t.resolve() for t in args.tree):
+        tg, which = torchgen_parse(tree)
+        print(f"\n{tree}: torchgen's parse ({which}): {millions(tg)}")
+        print("| command | mpsgen | cold: before the fork + parent + child = total | cold / torchgen | warm | warm / torchgen |")
+        print("|---|---|---:|---:|---:|---:|")
+        printed: dict[str, set[str]] = {}
+        for command in COMMANDS:
+            for label, source in sources.items():
+                with tempfile.TemporaryDirectory() as store:
+                    cold = mpsgen_count(source, tree, command, Path(store))
+                    warm = mpsgen_count(source, tree, command, Path(store))
+                printed.setdefault(command, set()).update((cold.stdout, warm.stdout))
+                split = f"{millions(cold.prefork)} + {millions(cold.parent)} + {millions(cold.child)} = {millions(cold.total)}"
+                print(f"| `{command}` | {label} | {split} | {cold.total / tg:.2f}x | {millions(warm.total)} | "
+                      f"{warm.total / tg:.2f}x |")
+        for command, outs in printed.items():
+            print(f"`{command}`: {'the same output' if len(outs) == 1 else 'DIFFERENT outputs'} cold and warm"
+                  + (f", {' and '.join(sources)}" if len(sources) > 1 else ""))
+
+
+if __name__ == "__main__":
+    main()
