@@ -305,3 +305,21 @@ def test_the_stores_pickler_loads_records_exactly_as_the_default_one(tmp_path: P
     assert loaded["a"][2][0] is loaded["a"][2][1]  # shared records stay shared
     assert factcache._is_plain_namedtuple(_Plain)
     assert not any(map(factcache._is_plain_namedtuple, (_Custom, _Sub, tuple)))
+
+
+def test_the_code_fingerprint_lists_the_modules_as_a_sorted_os_walk_does(tmp_path: Path):
+    for rel in ("b.py", "a.py", "notes.txt", "sub/z.py", "sub/deeper/y.py", "sub/__pycache__/z.cpython-311.pyc",
+                "__pycache__/a.py", "a_sub/x.py", "sub2/w.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    (tmp_path / "linked").symlink_to(tmp_path / "sub2", target_is_directory=True)  # os.walk does not follow it
+    expected = []
+    for folder, dirs, files in os.walk(tmp_path):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                expected.append(f"{os.path.relpath(os.path.join(folder, name), tmp_path)}:{st.st_size}:{st.st_mtime_ns}")
+    found: list[str] = []
+    factcache._module_stamps(str(tmp_path), "", found)
+    assert found == expected and len(found) == 6

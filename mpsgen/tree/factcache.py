@@ -62,13 +62,22 @@ def code_fingerprint() -> str:
     computed by other code is never re-used."""
     package = Path(__file__).resolve().parent.parent
     parts = [f"{_FORMAT}", sys.version]
-    for folder, dirs, files in os.walk(package):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                parts.append(f"{os.path.relpath(os.path.join(folder, name), package)}:{st.st_size}:{st.st_mtime_ns}")
+    _module_stamps(str(package), "", parts)
     return f"{digest(chr(10).join(parts)):016x}"
+
+
+def _module_stamps(folder: str, rel: str, parts: list[str]) -> None:
+    """`path:size:mtime` of each .py file under *folder* (shown as *rel*, relative to the package), a
+    folder's files before its subfolders, each by name (os.walk's order, sorted), __pycache__ left out."""
+    with os.scandir(folder) as entries:
+        listed = sorted(entries, key=lambda e: e.name)
+    for e in listed:
+        if e.name.endswith(".py") and not e.is_dir():
+            st = e.stat()
+            parts.append(f"{rel}{e.name}:{st.st_size}:{st.st_mtime_ns}")
+    for e in listed:
+        if e.is_dir(follow_symlinks=False) and e.name != "__pycache__":
+            _module_stamps(e.path, f"{rel}{e.name}/", parts)
 
 
 class FactCache:
