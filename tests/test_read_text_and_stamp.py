@@ -57,3 +57,22 @@ def test_bad_utf8_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(MpsgenError) as info:
         read_text_and_stamp(p)
     assert info.value.line == 3 and "0xff" in info.value.message
+
+
+def test_a_checkout_reads_a_file_once_whatever_its_spelling(tmp_path: Path, monkeypatch) -> None:
+    from mpsgen.tree import checkout as checkout_module
+    from mpsgen.tree.checkout import YAML_REL, Checkout
+
+    (tmp_path / YAML_REL).parent.mkdir(parents=True)
+    (tmp_path / YAML_REL).write_text("- func: a\n")
+    (tmp_path / "x.mm").write_text("one")
+    reads: list[str] = []
+    real = checkout_module.read_text_file
+    monkeypatch.setattr(checkout_module, "read_text_file", lambda p, shown=None: reads.append(shown) or real(p, shown))
+    c = Checkout.locate(tmp_path)
+    spellings = ["x.mm", Path("x.mm"), tmp_path / "x.mm", str(tmp_path / "x.mm"), f"{tmp_path}//x.mm", "./x.mm"]
+    assert [c.read_text(s) for s in spellings] == ["one"] * len(spellings)
+    assert reads == ["x.mm"]
+    (tmp_path / "x.mm").write_text("two")
+    c.forget("./x.mm")  # any spelling forgets every spelling
+    assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads == ["x.mm", "x.mm"]

@@ -62,6 +62,7 @@ class Checkout:
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
         self._texts: dict[Path, str] = {}
+        self._spelled: dict[str, str] = {}  # the same texts by the spelling of the path asked for
         self._dirs: dict[str, str] = {}
         self._root_str = str(self.root)
         self._root_prefix = self._root_str.rstrip("/") + "/"
@@ -183,14 +184,18 @@ class Checkout:
     # -- reading ------------------------------------------------------------------------
     def read_text(self, path: str | Path) -> str:
         """The file's text, decoded strictly as UTF-8 with line endings untouched."""
-        p = Path(path)
-        if not p.is_absolute():
-            p = self.root / p
-        cached = self._texts.get(p)
-        if cached is not None:
-            return cached
-        text = read_text_file(p, shown=self.rel(p))
-        self._texts[p] = text
+        # Found again by the spelling asked: a check asks ~500 times for ~150 files, and making
+        # and hashing a Path each time cost more than reading them.
+        spelled = os.fspath(path)
+        text = self._spelled.get(spelled)
+        if text is None:
+            p = Path(spelled)
+            if not p.is_absolute():
+                p = self.root / p
+            text = self._texts.get(p)
+            if text is None:
+                text = self._texts[p] = read_text_file(p, shown=self.rel(p))
+            self._spelled[spelled] = text
         return text
 
     def sources_naming(self, folder: Path, word: str, suffixes: tuple[str, ...]) -> dict[str, str]:
@@ -208,6 +213,7 @@ class Checkout:
         """Drop a cached text (after the file was written)."""
         p = Path(path)
         self._texts.pop(p if p.is_absolute() else self.root / p, None)
+        self._spelled.clear()  # any spelling may name it
 
 
 def read_text_file(path: Path, shown: str | None = None) -> str:
