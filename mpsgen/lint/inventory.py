@@ -205,13 +205,6 @@ class Inventory:
         return list(self._per_file("metal-index", self.metal_files, file_facts.metal_index).values())
 
     @cached_property
-    def metal_kernels(self) -> dict[str, list[tuple[str, int, str]]]:
-        """Kernel name -> [(metal path, line, macro)] (names are global across the metallib)."""
-        from mpsgen.sources.metal.index import registered_kernel_names
-
-        return registered_kernel_names(self.metal_indexes)
-
-    @cached_property
     def metal_names(self) -> MetalNames:
         """Kernel names the .metal files register, in every layout (template host_name kernels too)."""
         from mpsgen.sources.metal.names import MetalNames

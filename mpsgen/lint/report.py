@@ -7,7 +7,6 @@ lint/finding.py; this module owns path filtering (pre-commit passes file names) 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -59,7 +58,7 @@ def filter_to_paths(
             continue
         via = next((b for b in f.rests_on if is_named(b.path)), None)
         if via is not None:
-            kept.append(replace(f, via=via))
+            kept.append(f.with_via(via))
     return kept
 
 
