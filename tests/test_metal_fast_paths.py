@@ -11,6 +11,7 @@ from pathlib import Path
 
 import metal_reference as ref
 import pytest
+import sites_reference as sites_ref
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ from mpsgen.scan.masked_lines import MaskedLines
 from mpsgen.scan.lines import split_lines
 from mpsgen.sources.metal import index as mi
 from mpsgen.sources.metal import names as mn
+from mpsgen.sources.metal import registration_sites as rs
 from mpsgen.sources.metal.macros import paste
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -213,3 +215,37 @@ def test_calls_and_structs_end_where_they_ended(text, in_define):
         assert mi._balanced(code, i, code[i], define_of_line) == ref._balanced(code, i, code[i], define_of_line)
         assert _outcome(lambda c, p: mi._struct_end(c, i, p), code, "k.metal") == \
             _outcome(lambda c, p: ref._struct_end(c, i, p), code, "k.metal")
+
+
+# -- sources/metal/registration_sites.py ---------------------------------------------------------
+
+# Pieces of a .metal file as registration_sites reads it: the programs' pieces, #if/#elif/#else/#endif
+# spelled every way a directive is (indented, `# if`, after code, in a comment, in a #define's
+# continuation), local macros that call each other, register through a header's REGISTER_*, write
+# host_name instances (written out or through a parameter), and the same macro defined twice.
+_SITE_PIECE = st.one_of(_PROGRAM_PIECE, st.sampled_from([
+    "#if 1", "#ifdef X", "  #  ifndef Y", "#elif 0", "#else", "\t#endif", "#endif // x", "x; #if 1", "// #if 1",
+    "/* #else */", "#define W 1 \\\n#else", "#elifdef Z", "#iff", "#endifx", "#if(1)",
+    "#define T(DTYPE) REGISTER_UNARY_OP(t, DTYPE, DTYPE)", "T(float);", "T(half2);", "T(T);",
+    "#define U(NAME, T0) \\\n  T(T0) \\\n  REGISTER_BINARY_OP(NAME, T0, T0)", "U(u, float);", "U(v, DTYPE##2);",
+    "#define H(DTYPE) \\\n  template [[host_name(\"h_\" #DTYPE)]] kernel void h<DTYPE>(int);", "H(float);",
+    "#define H(DTYPE) REGISTER_UNARY_OP(h2, DTYPE, DTYPE)", "template [[host_name(\"plain_float\")]] kernel void p(int);",
+    "template [[host_name(\"a\" x)]] kernel void q(int);", "#define V(A, B) U(A, B) H(B)", "V(vv, int);",
+    "#define I(NAME, DTYPE) REGISTER_OPMATH_BINARY_OP_(NAME, DTYPE, DTYPE, float)", "I(i, half);",
+    "#define DEEP(A) DEEP(A) REGISTER_UNARY_OP(A, float, float)", "DEEP(d);",
+]))
+site_programs = st.lists(_SITE_PIECE, max_size=14).map("\n".join)
+
+
+@given(text=st.one_of(site_programs, programs, texts))
+def test_registration_sites_are_the_old_readers(text):
+    mi._index_metal.cache_clear()
+    assert _outcome(rs.registration_sites, text, "k.metal") == _outcome(sites_ref.registration_sites, text, "k.metal")
+
+
+@pytest.mark.parametrize("path", METAL_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_metal_files_registration_sites_are_as_before(path):
+    text = path.read_text(encoding="utf-8")
+    for variant in (text, text.replace("\n", "\r\n")):
+        assert _outcome(rs.registration_sites, variant, path.name) == \
+            _outcome(sites_ref.registration_sites, variant, path.name)
