@@ -11,7 +11,7 @@ from pathlib import Path
 
 import metal_reference as ref
 import pytest
-import sites_reference as sites_ref
+import metal_facts_reference as facts_ref
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,6 +23,7 @@ from mpsgen.scan.lines import split_lines
 from mpsgen.sources.metal import index as mi
 from mpsgen.sources.metal import names as mn
 from mpsgen.sources.metal import registration_sites as rs
+from mpsgen.sources.metal import symbols as sy
 from mpsgen.sources.metal.macros import paste
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -240,7 +241,7 @@ site_programs = st.lists(_SITE_PIECE, max_size=14).map("\n".join)
 @given(text=st.one_of(site_programs, programs, texts))
 def test_registration_sites_are_the_old_readers(text):
     mi._index_metal.cache_clear()
-    assert _outcome(rs.registration_sites, text, "k.metal") == _outcome(sites_ref.registration_sites, text, "k.metal")
+    assert _outcome(rs.registration_sites, text, "k.metal") == _outcome(facts_ref.registration_sites, text, "k.metal")
 
 
 @pytest.mark.parametrize("path", METAL_FILES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -248,4 +249,38 @@ def test_the_metal_files_registration_sites_are_as_before(path):
     text = path.read_text(encoding="utf-8")
     for variant in (text, text.replace("\n", "\r\n")):
         assert _outcome(rs.registration_sites, variant, path.name) == \
-            _outcome(sites_ref.registration_sites, variant, path.name)
+            _outcome(facts_ref.registration_sites, variant, path.name)
+
+
+# -- sources/metal/symbols.py --------------------------------------------------------------------
+
+_CALL_PIECES = st.sampled_from(["A", "AB", "ABC", "_X", "9", "1A", "a", "é", "#", "##", "(", "((", " ", "\t", "\n",
+                                "\u00a0", "\u2028", "\x1c", "_", "REGISTER_OP", "x_Y", "::", "#define M(", ")"])
+
+
+@given(text=st.lists(_CALL_PIECES, max_size=20).map("".join))
+def test_macro_calls_are_the_forward_patterns_matches(text):
+    forward = re.compile(r"([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]{2,})\s*\(")
+    assert sy.macro_calls(text) == [(m.group(1), m.start()) for m in forward.finditer(text)]
+
+
+_SYMBOL_PIECE = st.one_of(_PROGRAM_PIECE, _CALL_PIECES, st.sampled_from([
+    "struct S {};", "class C;", "union U {};", "enum class E : int {};", "enum F {};", "using T = float;",
+    "typedef int I;", "typedef struct { int a; } J;", "xstruct K {};", "c10::metal::max(a)", "::c10::metal::min(b)",
+    "x::c10::metal::no", ":c10::metal::no2", "c10 :: metal :: spaced", "using namespace c10::metal;",
+    "using namespace ::c10::metal;", "  # define OBJ 1", "#define FN(x) x", "FN(1)", "OBJ", "UNDEFINED_MACRO(x)",
+    "// c10::metal::commented", '"c10::metal::quoted"', "MIN(a, b)", "\n\n"]))
+symbol_texts = st.lists(_SYMBOL_PIECE, max_size=14).map("\n".join)
+METAL_HEADERS = sorted(p for d in ("tests", "fixtures") for p in (ROOT / d).rglob("*.h") if "metal" in str(p))
+
+
+@given(text=st.one_of(symbol_texts, texts), words=st.booleans())
+def test_metal_symbols_are_the_old_readers(text, words):
+    assert sy.metal_symbols(text, words=words) == facts_ref.metal_symbols(text, words=words)
+
+
+@pytest.mark.parametrize("path", METAL_FILES + METAL_HEADERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_metal_files_symbols_are_as_before(path):
+    text = path.read_text(encoding="utf-8")
+    for variant in (text, text.replace("\n", "\r\n")):
+        assert sy.metal_symbols(variant) == facts_ref.metal_symbols(variant)

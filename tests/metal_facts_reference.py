@@ -1,6 +1,6 @@
-"""A frozen copy of sources/metal/registration_sites.py's reader as it was before its fast paths
-(commit ae9f857): the oracle tests/test_metal_fast_paths.py compares `registration_sites` with.  Not
-to be edited with the reader."""
+"""Frozen copies of sources/metal/registration_sites.py's and sources/metal/symbols.py's readers as
+they were before their fast paths (commit ae9f857): the oracles tests/test_metal_fast_paths.py
+compares `registration_sites` and `metal_symbols` with.  Not to be edited with the readers."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ import re
 from bisect import bisect_right
 from typing import Callable
 
+from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.lines import LineTable
-from mpsgen.scan.mask import blank_comments
+from mpsgen.scan.mask import blank_comments, mask_code
 from mpsgen.sources.metal.index import MetalIndex, index_metal
 from mpsgen.sources.metal.macros import MacroBody, paste
 from mpsgen.sources.metal.names import SUFFIX_WORDS
 from mpsgen.sources.metal.registration_sites import METAL_TYPES, RegistrationSite, leaf_key
+from mpsgen.sources.metal.symbols import MetalSymbols
 
 _MAX_DEPTH = 8
 _HEADER_PREFIX = "REGISTER_"
@@ -168,3 +170,52 @@ def _branches(text: str) -> Callable[[int], tuple[tuple[int, int], ...]]:
         at.append(lines.line(m.start()))
         stacks.append(tuple(stack))
     return lambda line: stacks[bisect_right(at, line) - 1]
+
+
+# -- metal_symbols ---------------------------------------------------------------------------------
+
+_SYM_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.M)
+_SYM_WORD = re.compile(r"[A-Za-z_]\w*")
+# Each pattern opens with its literal and tests the word boundary behind it, so the engine skips to
+# the next candidate in C (a leading \b or lookbehind is tried at every offset: 4-10x slower on the
+# c10/metal headers).
+_SYM_TYPE_DECLS = tuple(re.compile(kw + r"(?<!\w" + kw + r")" + rest) for kw, rest in (
+    ("struct", r"\s+([A-Za-z_]\w*)"), ("class", r"\s+([A-Za-z_]\w*)"), ("union", r"\s+([A-Za-z_]\w*)"),
+    ("enum", r"(?:\s+class)?\s+([A-Za-z_]\w*)"), ("using", r"\s+([A-Za-z_]\w*)\s*=")))
+_SYM_TYPEDEF = re.compile(r"typedef(?<!\wtypedef)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;")
+# The word-start test after the first character: a pattern opening with a character class lets the
+# engine skip to the next candidate in C.
+_SYM_MACRO_CALL = re.compile(r"([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]{2,})\s*\(")
+# `c10::metal::X` or `::c10::metal::X`, not after another name or a lone colon (a use's line is
+# its c10's: a leading `::` is on the same line).
+_SYM_QUALIFIED = re.compile(r"c10(?:(?<![\w:]c10)|(?<=::c10)(?<![\w:]::c10))\s*::\s*metal\s*::\s*([A-Za-z_]\w*)")
+_SYM_USING_C10 = re.compile(r"using(?<!\wusing)\s+namespace\s+(?:::)?c10\s*::\s*metal\s*;")
+
+
+def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:
+    """The symbols of one Metal text (its `words` only when *words*: a header's are asked, a .metal's not)."""
+    masked = mask_code(text)
+    lines = LineTable(masked)
+    defines = list(finditer_at(_SYM_DEFINE, masked, directive_line_starts(masked)))  # _SYM_DEFINE.finditer, tried at '#' lines only
+    defined = {m.group(1): bool(m.group(2)) for m in defines}
+    types = {name for pattern in _SYM_TYPE_DECLS for name in pattern.findall(masked)} | set(_SYM_TYPEDEF.findall(masked))
+    types |= {name for name, function_like in defined.items() if not function_like}
+    heads = {m.start(1) for m in defines}
+    uses: dict[str, int] = {}
+    for m in _SYM_MACRO_CALL.finditer(masked):
+        name = m.group(1)
+        if name not in defined and name not in uses and m.start(1) not in heads:
+            uses[name] = lines.line(m.start())
+    qualified: dict[str, int] = {}
+    for m in _SYM_QUALIFIED.finditer(masked):
+        if m.group(1) not in qualified:
+            qualified[m.group(1)] = lines.line(m.start())
+    using = _SYM_USING_C10.search(masked)
+    return MetalSymbols(
+        macros=frozenset(defined),
+        words=frozenset(_SYM_WORD.findall(masked)) if words else frozenset(),
+        types=frozenset(types),
+        macro_uses=tuple(uses.items()),
+        qualified=tuple(qualified.items()),
+        c10_namespace_line=lines.line(using.start()) if using else 0,
+    )
