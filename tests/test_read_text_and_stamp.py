@@ -76,3 +76,27 @@ def test_a_checkout_reads_a_file_once_whatever_its_spelling(tmp_path: Path, monk
     (tmp_path / "x.mm").write_text("two")
     c.forget("./x.mm")  # any spelling forgets every spelling
     assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads == ["x.mm", "x.mm"]
+
+
+def test_a_listing_with_its_checkout_paths_is_the_globbed_one(tmp_path: Path) -> None:
+    from mpsgen.tree.checkout import LISTINGS, NATIVE_REL, OPINFO_DEFS_REL, YAML_REL, Checkout
+
+    native = tmp_path / NATIVE_REL
+    for rel in (YAML_REL, f"{NATIVE_REL}/b.cpp", f"{NATIVE_REL}/a.cpp", f"{NATIVE_REL}/.hidden.cpp", f"{NATIVE_REL}/x.h",
+                f"{NATIVE_REL}/mps/A.mm", f"{NATIVE_REL}/mps/operations/B.mm", f"{NATIVE_REL}/mps/operations/z.cpp",
+                f"{NATIVE_REL}/mps/Z.cpp", f"{OPINFO_DEFS_REL}/__init__.py", f"{OPINFO_DEFS_REL}/linalg.py",
+                "elsewhere/real.cpp"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    (native / "dir.cpp").mkdir()  # a folder named like a file: globbed too
+    (native / "link.cpp").symlink_to(tmp_path / "elsewhere/real.cpp")  # its checkout path is its target's
+    (native / "twin.cpp").symlink_to(native / "a.cpp")
+    (native / "broken.cpp").symlink_to(tmp_path / "missing.cpp")
+    (tmp_path / "aten/src/ATen/native/mps/kernels").mkdir()  # empty; c10/metal missing
+    c = Checkout.locate(tmp_path)
+    for name in LISTINGS:
+        assert list(c.listed(name).items()) == list({c.rel(p): p for p in c.listing(name)}.items()), name
+    listed = c.listed("native_sources")
+    assert list(listed) == [f"{NATIVE_REL}/{n}" for n in (".hidden.cpp", "a.cpp", "b.cpp")] + [
+        "missing.cpp", f"{NATIVE_REL}/dir.cpp", "elsewhere/real.cpp"]
+    assert listed[f"{NATIVE_REL}/a.cpp"] == native / "twin.cpp"  # the link sorted last names the file
