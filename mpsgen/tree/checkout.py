@@ -219,9 +219,16 @@ class Checkout:
                 p = self.root / p
             text = self._texts.get(p)
             if text is None:
-                text = self._texts[p] = read_text_file(p, shown=self.rel(p))
+                text = self._texts[p] = self._read(p)
             self._spelled[spelled] = text
         return text
+
+    def _read(self, p: Path) -> str:
+        try:
+            return read_text_file(p)
+        except MpsgenError as err:  # named by its checkout path (resolved only then: ~15k instructions a file)
+            err.path = self.rel(p)
+            raise
 
     def sources_naming(self, folder: Path, word: str, suffixes: tuple[str, ...]) -> dict[str, str]:
         """{checkout path: text} of the files under *folder* (recursively) with one of *suffixes* whose

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import pkgutil
+import os
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from mpsgen.errors import MpsgenError
@@ -96,8 +96,12 @@ def rule(code: str, name: str, severity: str, summary: str) -> Callable[[Check],
 
 
 def _discover() -> None:
-    for mod in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{mod.name}")
+    """Import each module of this package, by name (pkgutil.iter_modules' order; its import is ~2 M
+    instructions of every check)."""
+    for folder in __path__:
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".py") and name != "__init__.py":
+                importlib.import_module(f"{__name__}.{name[:-3]}")
 
 
 def all_rules() -> tuple[Rule, ...]:
