@@ -66,16 +66,20 @@ def test_a_checkout_reads_a_file_once_whatever_its_spelling(tmp_path: Path, monk
     (tmp_path / YAML_REL).parent.mkdir(parents=True)
     (tmp_path / YAML_REL).write_text("- func: a\n")
     (tmp_path / "x.mm").write_text("one")
-    reads: list[str] = []
+    reads: list[Path] = []
     real = checkout_module.read_text_file
-    monkeypatch.setattr(checkout_module, "read_text_file", lambda p, shown=None: reads.append(shown) or real(p, shown))
+    monkeypatch.setattr(checkout_module, "read_text_file", lambda p, shown=None: reads.append(p) or real(p, shown))
     c = Checkout.locate(tmp_path)
     spellings = ["x.mm", Path("x.mm"), tmp_path / "x.mm", str(tmp_path / "x.mm"), f"{tmp_path}//x.mm", "./x.mm"]
     assert [c.read_text(s) for s in spellings] == ["one"] * len(spellings)
-    assert reads == ["x.mm"]
+    assert reads == [tmp_path / "x.mm"]
     (tmp_path / "x.mm").write_text("two")
     c.forget("./x.mm")  # any spelling forgets every spelling
-    assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads == ["x.mm", "x.mm"]
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(MpsgenError, match="expected a file") as err:
+        c.read_text(tmp_path / "sub")
+    assert err.value.path == "sub"  # named by its checkout path
+    assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads == [tmp_path / "x.mm"] * 2
 
 
 def test_a_listing_with_its_checkout_paths_is_the_globbed_one(tmp_path: Path) -> None:
