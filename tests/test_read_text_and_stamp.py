@@ -79,7 +79,7 @@ def test_a_checkout_reads_a_file_once_whatever_its_spelling(tmp_path: Path, monk
     with pytest.raises(MpsgenError, match="expected a file") as err:
         c.read_text(tmp_path / "sub")
     assert err.value.path == "sub"  # named by its checkout path
-    assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads == [tmp_path / "x.mm"] * 2
+    assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads.count(tmp_path / "x.mm") == 2
 
 
 def test_a_listing_with_its_checkout_paths_is_the_globbed_one(tmp_path: Path) -> None:
