@@ -167,8 +167,8 @@ def test_a_parenthesis_closes_where_match_close_says(text):
         assert mn._close(text, k) == match_close(text, k)
 
 
-@given(args=st.lists(st.sampled_from(['"exp_"', '"a\\"b"', " ", "\u00a0", "#X", "x", '"', "\n"]),
-                     max_size=6).map("".join))
+@given(args=st.lists(st.sampled_from(['"exp_"', '"a\\"b"', " ", "\u00a0", "#X", "x", '"', "\n", '""', "\r"]),
+                     max_size=8).map("".join))
 def test_host_name_pieces_are_concatenated_as_before(args):
     assert mn._concatenate(args) == (*ref._concatenate(args), ref._first_piece(args))
 
@@ -236,6 +236,13 @@ _SITE_PIECE = st.one_of(_PROGRAM_PIECE, st.sampled_from([
     "#define DEEP(A) DEEP(A) REGISTER_UNARY_OP(A, float, float)", "DEEP(d);",
 ]))
 site_programs = st.lists(_SITE_PIECE, max_size=14).map("\n".join)
+
+
+@given(args=st.lists(st.sampled_from(['"exp_"', '"a\\"b"', '"x\\\\"', " ", "\u00a0", "\r", "#X", "x", '"', "(", ")",
+                                      '""']), max_size=8).map("".join))
+def test_a_host_name_line_reads_as_before(args):
+    for line in (f"template [[host_name({args})]] kernel", f"host_name ({args}", f"x host_name{args}"):
+        assert rs._host_name(line) == facts_ref._host_name(line)
 
 
 @given(text=st.one_of(site_programs, programs, texts))
