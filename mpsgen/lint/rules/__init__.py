@@ -17,7 +17,6 @@ lint/wiring.py's facts of the same Inventory; an index that answers these can re
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -36,18 +35,25 @@ class Rule:
     """One rule: its metadata and its check function; compared and hashed by the metadata, as a
     frozen dataclass (a plain class: creating the dataclass cost ~1 ms of every run's start)."""
 
-    __slots__ = ("code", "name", "severity", "summary", "description", "check")
+    __slots__ = ("code", "name", "severity", "summary", "check")
 
     code: str  # stable: never renumber, only append
     name: str  # symbolic name, e.g. "split-family"
     severity: str  # ERROR: the tree does not build or fails at run time; WARNING: leftovers, unfinished work
     summary: str  # one line
-    description: str  # what defect it detects and how to fix it (the function's docstring)
-    check: Check
+    check: Check  # its docstring is the rule's description
 
-    def __init__(self, code: str, name: str, severity: str, summary: str, description: str, check: Check) -> None:
-        for field, value in zip(self.__slots__, (code, name, severity, summary, description, check)):
+    def __init__(self, code: str, name: str, severity: str, summary: str, check: Check) -> None:
+        for field, value in zip(self.__slots__, (code, name, severity, summary, check)):
             object.__setattr__(self, field, value)
+
+    @property
+    def description(self) -> str:
+        """What defect it detects and how to fix it: the check function's docstring, dedented (inspect,
+        with ast and tokenize, is imported only then: `mpsgen rules` asks, `check` does not)."""
+        import inspect
+
+        return inspect.cleandoc(self.check.__doc__ or "")
 
     def _metadata(self) -> tuple[str, ...]:
         return self.code, self.name, self.severity, self.summary, self.description
@@ -62,7 +68,8 @@ class Rule:
         return hash(self._metadata())
 
     def __repr__(self) -> str:
-        return "Rule(" + ", ".join(f"{k}={v!r}" for k, v in zip(self.__slots__, self._metadata())) + ")"
+        fields = ("code", "name", "severity", "summary", "description")
+        return "Rule(" + ", ".join(f"{k}={v!r}" for k, v in zip(fields, self._metadata())) + ")"
 
     def __call__(self, inv: "Inventory") -> Iterable[Finding]:
         return self.check(inv)
@@ -88,7 +95,7 @@ def rule(code: str, name: str, severity: str, summary: str) -> Callable[[Check],
         taken = _REGISTRY.get(code)
         if taken is not None and taken.check is not fn:
             raise ValueError(f"rule code {code} is emitted by two functions: {taken.check.__name__} and {fn.__name__}")
-        r = Rule(code, name, severity, summary, inspect.cleandoc(fn.__doc__), fn)
+        r = Rule(code, name, severity, summary, fn)
         _REGISTRY[code] = r
         return r
 
