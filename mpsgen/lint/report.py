@@ -116,17 +116,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def finding_to_dict(f: Finding) -> dict:
-    from mpsgen.lint import rules  # lazily: loading the registry imports every rule module
-
-    known = {r.code: r for r in rules.all_rules()}
-    rule = known.get(f.code)
+def finding_to_dict(f: Finding, names: dict[str, str]) -> dict:
+    """*f* as --format json shows it; *names*: each rule's name by code."""
     return {
         "path": f.path,
         "line": f.line,
         "col": f.col,
         "code": f.code,
-        "name": rule.name if rule else None,
+        "name": names.get(f.code),
         "severity": f.severity,
         "message": f.message,
         "hint": f.hint,
@@ -134,10 +131,17 @@ def finding_to_dict(f: Finding) -> dict:
     }
 
 
+def _rule_names() -> dict[str, str]:
+    from mpsgen.lint import rules  # lazily: loading the registry imports every rule module
+
+    return {r.code: r.name for r in rules.all_rules()}
+
+
 def _render_json(findings: list[Finding]) -> str:
     errors = sum(f.severity == ERROR for f in findings)
+    names = _rule_names()  # once, not per finding
     doc = {
-        "findings": [finding_to_dict(f) for f in findings],
+        "findings": [finding_to_dict(f, names) for f in findings],
         "summary": {"errors": errors, "warnings": len(findings) - errors},
     }
     import json  # only for the json formats
