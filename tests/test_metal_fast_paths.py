@@ -265,6 +265,13 @@ _CALL_PIECES = st.sampled_from(["A", "AB", "ABC", "_X", "9", "1A", "a", "é", "#
                                 "\u00a0", "\u2028", "\x1c", "_", "REGISTER_OP", "x_Y", "::", "#define M(", ")"])
 
 
+@given(text=st.lists(st.one_of(_CALL_PIECES, st.sampled_from(["9a", "a9", "__", "1_", "x.y", "é", "aé", "1é", "\x00"])),
+                     max_size=20).map("".join))
+def test_identifiers_are_the_word_patterns_matches(text):
+    for variant in (text, text.encode("ascii", "ignore").decode()):
+        assert sy.identifiers(variant) == frozenset(re.findall(r"[A-Za-z_]\w*", variant))
+
+
 @given(text=st.lists(_CALL_PIECES, max_size=20).map("".join))
 def test_macro_calls_are_the_forward_patterns_matches(text):
     forward = re.compile(r"([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]{2,})\s*\(")
