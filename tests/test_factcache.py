@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
@@ -267,3 +268,58 @@ def test_a_racy_fact_checked_after_the_clock_tick_needs_no_checksum_again(tmp_pa
     monkeypatch.setattr(factcache, "is_racy", lambda stamp: False)  # two seconds later
     assert fact(store, src, compute) == "ABC" and compute.calls == 1
     assert pickle.loads((store / "upper.pickle").read_bytes())[1]["a.mm"][1] is None
+
+
+# -- the store's pickler -------------------------------------------------------------------------
+
+
+class _Plain(NamedTuple):
+    name: str
+    line: int = 1
+
+
+class _Custom(NamedTuple):
+    name: str
+
+    def __getstate__(self):  # a record with its own pickling is left to pickle's default
+        return None
+
+
+class _Sub(_Plain):  # a subclass (it has a __dict__): pickle's default
+    pass
+
+
+def test_the_stores_pickler_loads_records_exactly_as_the_default_one(tmp_path: Path):
+    import pickle
+
+    sub = _Sub("c", 3)
+    sub.extra = 1
+    data = {"a": (_Plain("a"), _Plain("b", 2), [_Plain("a")] * 2, frozenset({_Plain("x")})), "c": _Custom("c"),
+            "s": sub, "t": (1, "x", None, True, 2.5, b"b")}
+    path = tmp_path / "shelf.pickle"
+    factcache._write_atomically(path, data)
+    loaded = pickle.loads(path.read_bytes())
+    assert loaded == pickle.loads(pickle.dumps(data)) == data
+    assert [type(v) for v in loaded["a"][:2]] == [_Plain, _Plain] and type(loaded["c"]) is _Custom
+    assert type(loaded["s"]) is _Sub and loaded["s"].extra == 1
+    assert loaded["a"][2][0] is loaded["a"][2][1]  # shared records stay shared
+    assert factcache._is_plain_namedtuple(_Plain)
+    assert not any(map(factcache._is_plain_namedtuple, (_Custom, _Sub, tuple)))
+
+
+def test_the_code_fingerprint_lists_the_modules_as_a_sorted_os_walk_does(tmp_path: Path):
+    for rel in ("b.py", "a.py", "notes.txt", "sub/z.py", "sub/deeper/y.py", "sub/__pycache__/z.cpython-311.pyc",
+                "__pycache__/a.py", "a_sub/x.py", "sub2/w.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    (tmp_path / "linked").symlink_to(tmp_path / "sub2", target_is_directory=True)  # os.walk does not follow it
+    expected = []
+    for folder, dirs, files in os.walk(tmp_path):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                expected.append(f"{os.path.relpath(os.path.join(folder, name), tmp_path)}:{st.st_size}:{st.st_mtime_ns}")
+    found: list[str] = []
+    factcache._module_stamps(str(tmp_path), "", found)
+    assert found == expected and len(found) == 6

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import metal_reference as ref
 import pytest
+import metal_facts_reference as facts_ref
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +22,8 @@ from mpsgen.scan.masked_lines import MaskedLines
 from mpsgen.scan.lines import split_lines
 from mpsgen.sources.metal import index as mi
 from mpsgen.sources.metal import names as mn
+from mpsgen.sources.metal import registration_sites as rs
+from mpsgen.sources.metal import symbols as sy
 from mpsgen.sources.metal.macros import paste
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,8 +167,8 @@ def test_a_parenthesis_closes_where_match_close_says(text):
         assert mn._close(text, k) == match_close(text, k)
 
 
-@given(args=st.lists(st.sampled_from(['"exp_"', '"a\\"b"', " ", "\u00a0", "#X", "x", '"', "\n"]),
-                     max_size=6).map("".join))
+@given(args=st.lists(st.sampled_from(['"exp_"', '"a\\"b"', " ", "\u00a0", "#X", "x", '"', "\n", '""', "\r"]),
+                     max_size=8).map("".join))
 def test_host_name_pieces_are_concatenated_as_before(args):
     assert mn._concatenate(args) == (*ref._concatenate(args), ref._first_piece(args))
 
@@ -213,3 +216,85 @@ def test_calls_and_structs_end_where_they_ended(text, in_define):
         assert mi._balanced(code, i, code[i], define_of_line) == ref._balanced(code, i, code[i], define_of_line)
         assert _outcome(lambda c, p: mi._struct_end(c, i, p), code, "k.metal") == \
             _outcome(lambda c, p: ref._struct_end(c, i, p), code, "k.metal")
+
+
+# -- sources/metal/registration_sites.py ---------------------------------------------------------
+
+# Pieces of a .metal file as registration_sites reads it: the programs' pieces, #if/#elif/#else/#endif
+# spelled every way a directive is (indented, `# if`, after code, in a comment, in a #define's
+# continuation), local macros that call each other, register through a header's REGISTER_*, write
+# host_name instances (written out or through a parameter), and the same macro defined twice.
+_SITE_PIECE = st.one_of(_PROGRAM_PIECE, st.sampled_from([
+    "#if 1", "#ifdef X", "  #  ifndef Y", "#elif 0", "#else", "\t#endif", "#endif // x", "x; #if 1", "// #if 1",
+    "/* #else */", "#define W 1 \\\n#else", "#elifdef Z", "#iff", "#endifx", "#if(1)",
+    "#define T(DTYPE) REGISTER_UNARY_OP(t, DTYPE, DTYPE)", "T(float);", "T(half2);", "T(T);",
+    "#define U(NAME, T0) \\\n  T(T0) \\\n  REGISTER_BINARY_OP(NAME, T0, T0)", "U(u, float);", "U(v, DTYPE##2);",
+    "#define H(DTYPE) \\\n  template [[host_name(\"h_\" #DTYPE)]] kernel void h<DTYPE>(int);", "H(float);",
+    "#define H(DTYPE) REGISTER_UNARY_OP(h2, DTYPE, DTYPE)", "template [[host_name(\"plain_float\")]] kernel void p(int);",
+    "template [[host_name(\"a\" x)]] kernel void q(int);", "#define V(A, B) U(A, B) H(B)", "V(vv, int);",
+    "#define I(NAME, DTYPE) REGISTER_OPMATH_BINARY_OP_(NAME, DTYPE, DTYPE, float)", "I(i, half);",
+    "#define DEEP(A) DEEP(A) REGISTER_UNARY_OP(A, float, float)", "DEEP(d);",
+]))
+site_programs = st.lists(_SITE_PIECE, max_size=14).map("\n".join)
+
+
+@given(args=st.lists(st.sampled_from(['"exp_"', '"a\\"b"', '"x\\\\"', " ", "\u00a0", "\r", "#X", "x", '"', "(", ")",
+                                      '""']), max_size=8).map("".join))
+def test_a_host_name_line_reads_as_before(args):
+    for line in (f"template [[host_name({args})]] kernel", f"host_name ({args}", f"x host_name{args}"):
+        assert rs._host_name(line) == facts_ref._host_name(line)
+
+
+@given(text=st.one_of(site_programs, programs, texts))
+def test_registration_sites_are_the_old_readers(text):
+    mi._index_metal.cache_clear()
+    assert _outcome(rs.registration_sites, text, "k.metal") == _outcome(facts_ref.registration_sites, text, "k.metal")
+
+
+@pytest.mark.parametrize("path", METAL_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_metal_files_registration_sites_are_as_before(path):
+    text = path.read_text(encoding="utf-8")
+    for variant in (text, text.replace("\n", "\r\n")):
+        assert _outcome(rs.registration_sites, variant, path.name) == \
+            _outcome(facts_ref.registration_sites, variant, path.name)
+
+
+# -- sources/metal/symbols.py --------------------------------------------------------------------
+
+_CALL_PIECES = st.sampled_from(["A", "AB", "ABC", "_X", "9", "1A", "a", "é", "#", "##", "(", "((", " ", "\t", "\n",
+                                "\u00a0", "\u2028", "\x1c", "_", "REGISTER_OP", "x_Y", "::", "#define M(", ")"])
+
+
+@given(text=st.lists(st.one_of(_CALL_PIECES, st.sampled_from(["9a", "a9", "__", "1_", "x.y", "é", "aé", "1é", "\x00"])),
+                     max_size=20).map("".join))
+def test_identifiers_are_the_word_patterns_matches(text):
+    for variant in (text, text.encode("ascii", "ignore").decode()):
+        assert sy.identifiers(variant) == frozenset(re.findall(r"[A-Za-z_]\w*", variant))
+
+
+@given(text=st.lists(_CALL_PIECES, max_size=20).map("".join))
+def test_macro_calls_are_the_forward_patterns_matches(text):
+    forward = re.compile(r"([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]{2,})\s*\(")
+    assert sy.macro_calls(text) == [(m.group(1), m.start()) for m in forward.finditer(text)]
+
+
+_SYMBOL_PIECE = st.one_of(_PROGRAM_PIECE, _CALL_PIECES, st.sampled_from([
+    "struct S {};", "class C;", "union U {};", "enum class E : int {};", "enum F {};", "using T = float;",
+    "typedef int I;", "typedef struct { int a; } J;", "xstruct K {};", "c10::metal::max(a)", "::c10::metal::min(b)",
+    "x::c10::metal::no", ":c10::metal::no2", "c10 :: metal :: spaced", "using namespace c10::metal;",
+    "using namespace ::c10::metal;", "  # define OBJ 1", "#define FN(x) x", "FN(1)", "OBJ", "UNDEFINED_MACRO(x)",
+    "// c10::metal::commented", '"c10::metal::quoted"', "MIN(a, b)", "\n\n"]))
+symbol_texts = st.lists(_SYMBOL_PIECE, max_size=14).map("\n".join)
+METAL_HEADERS = sorted(p for d in ("tests", "fixtures") for p in (ROOT / d).rglob("*.h") if "metal" in str(p))
+
+
+@given(text=st.one_of(symbol_texts, texts), words=st.booleans())
+def test_metal_symbols_are_the_old_readers(text, words):
+    assert sy.metal_symbols(text, words=words) == facts_ref.metal_symbols(text, words=words)
+
+
+@pytest.mark.parametrize("path", METAL_FILES + METAL_HEADERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_metal_files_symbols_are_as_before(path):
+    text = path.read_text(encoding="utf-8")
+    for variant in (text, text.replace("\n", "\r\n")):
+        assert sy.metal_symbols(variant) == facts_ref.metal_symbols(variant)

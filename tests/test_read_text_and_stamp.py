@@ -57,3 +57,50 @@ def test_bad_utf8_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(MpsgenError) as info:
         read_text_and_stamp(p)
     assert info.value.line == 3 and "0xff" in info.value.message
+
+
+def test_a_checkout_reads_a_file_once_whatever_its_spelling(tmp_path: Path, monkeypatch) -> None:
+    from mpsgen.tree import checkout as checkout_module
+    from mpsgen.tree.checkout import YAML_REL, Checkout
+
+    (tmp_path / YAML_REL).parent.mkdir(parents=True)
+    (tmp_path / YAML_REL).write_text("- func: a\n")
+    (tmp_path / "x.mm").write_text("one")
+    reads: list[Path] = []
+    real = checkout_module.read_text_file
+    monkeypatch.setattr(checkout_module, "read_text_file", lambda p, shown=None: reads.append(p) or real(p, shown))
+    c = Checkout.locate(tmp_path)
+    spellings = ["x.mm", Path("x.mm"), tmp_path / "x.mm", str(tmp_path / "x.mm"), f"{tmp_path}//x.mm", "./x.mm"]
+    assert [c.read_text(s) for s in spellings] == ["one"] * len(spellings)
+    assert reads == [tmp_path / "x.mm"]
+    (tmp_path / "x.mm").write_text("two")
+    c.forget("./x.mm")  # any spelling forgets every spelling
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(MpsgenError, match="expected a file") as err:
+        c.read_text(tmp_path / "sub")
+    assert err.value.path == "sub"  # named by its checkout path
+    assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads.count(tmp_path / "x.mm") == 2
+
+
+def test_a_listing_with_its_checkout_paths_is_the_globbed_one(tmp_path: Path) -> None:
+    from mpsgen.tree.checkout import LISTINGS, NATIVE_REL, OPINFO_DEFS_REL, YAML_REL, Checkout
+
+    native = tmp_path / NATIVE_REL
+    for rel in (YAML_REL, f"{NATIVE_REL}/b.cpp", f"{NATIVE_REL}/a.cpp", f"{NATIVE_REL}/.hidden.cpp", f"{NATIVE_REL}/x.h",
+                f"{NATIVE_REL}/mps/A.mm", f"{NATIVE_REL}/mps/operations/B.mm", f"{NATIVE_REL}/mps/operations/z.cpp",
+                f"{NATIVE_REL}/mps/Z.cpp", f"{OPINFO_DEFS_REL}/__init__.py", f"{OPINFO_DEFS_REL}/linalg.py",
+                "elsewhere/real.cpp"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    (native / "dir.cpp").mkdir()  # a folder named like a file: globbed too
+    (native / "link.cpp").symlink_to(tmp_path / "elsewhere/real.cpp")  # its checkout path is its target's
+    (native / "twin.cpp").symlink_to(native / "a.cpp")
+    (native / "broken.cpp").symlink_to(tmp_path / "missing.cpp")
+    (tmp_path / "aten/src/ATen/native/mps/kernels").mkdir()  # empty; c10/metal missing
+    c = Checkout.locate(tmp_path)
+    for name in LISTINGS:
+        assert list(c.listed(name).items()) == list({c.rel(p): p for p in c.listing(name)}.items()), name
+    listed = c.listed("native_sources")
+    assert list(listed) == [f"{NATIVE_REL}/{n}" for n in (".hidden.cpp", "a.cpp", "b.cpp")] + [
+        "missing.cpp", f"{NATIVE_REL}/dir.cpp", "elsewhere/real.cpp"]
+    assert listed[f"{NATIVE_REL}/a.cpp"] == native / "twin.cpp"  # the link sorted last names the file

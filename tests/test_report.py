@@ -148,3 +148,40 @@ def test_precommit_manifest_is_valid_and_matches_the_right_files():
     for path in ["aten/src/ATen/native/cuda/BinaryOps.cu", "setup.py", "aten/src/ATen/native/cpu/BinaryOps.cpp",
                  "test/test_ops.py"]:
         assert not files.search(path), path
+
+
+def test_a_finding_behaves_as_the_frozen_dataclass_it_replaced():
+    from dataclasses import FrozenInstanceError, dataclass, replace
+
+    from mpsgen.lint.finding import Basis
+
+    @dataclass(frozen=True)
+    class Finding:  # the dataclass lint/finding.py had
+        path: str
+        line: int
+        col: int
+        code: str
+        severity: str
+        message: str
+        hint: str | None = None
+        rests_on: tuple = ()
+        via: Basis | None = None
+
+    from mpsgen.lint import finding as ours
+
+    args = [("a.mm", 3, 2, "MPS001", "error", "m"), ("a.mm", 3, 2, "MPS001", "error", "m", "h", (Basis("b.h", 4),))]
+    def shown(f: Finding) -> str:
+        return repr(f).replace(Finding.__qualname__, "Finding")
+
+    for a in args:
+        mine, ref = ours.Finding(*a), Finding(*a)
+        assert repr(mine) == shown(ref) and hash(mine) == hash(ref)
+        assert mine == ours.Finding(*a) and mine != ours.Finding(*a[:5], "other") and mine != ref
+        assert repr(mine.with_via(Basis("b.h", 4))) == shown(replace(ref, via=Basis("b.h", 4)))
+        with pytest.raises(AttributeError):
+            mine.line = 4  # type: ignore[misc]
+        with pytest.raises(FrozenInstanceError):
+            ref.line = 4  # type: ignore[misc]
+    rule = rules.get("MPS001")
+    assert rule == rules.get("split-family") and len({rule, rules.get("MPS001")}) == 1
+    assert repr(rule).startswith("Rule(code='MPS001', name='split-family', severity='warning', summary=")

@@ -45,7 +45,7 @@ def run_check(checkout: Checkout, *, paths: tuple[str, ...], fmt: str, cache: bo
     inv = Inventory(checkout, FactCache.for_root(checkout.root, enabled=cache))
     inv.start_native_search()  # a child reads native/*.cpp on the second core while this one parses the yaml,
     inv.prefetch_stub_uses()  # then searches it for the yaml's kernels, while this one reads the other files
-    inv.read_while_searching(("definitions", "registrations", "_host_facts", "metal_names", "metal_kernels",
+    inv.read_while_searching(("definitions", "registrations", "_host_facts", "metal_names", "metal_indexes",
                               "functor_uses", "test_tables", "opinfo_strings"))
     findings = run_checks(inv, None if codes is None else [r for r in all_rules() if r.code in codes])
     inv.save_facts()

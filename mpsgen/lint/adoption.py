@@ -12,7 +12,6 @@ so moving code or editing elsewhere in a file does not make an old finding new.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -22,7 +21,9 @@ from mpsgen.errors import MpsgenError
 from mpsgen.lint.finding import Finding
 
 BASELINE_VERSION = 1
-_SUPPRESSION = re.compile(r"(?://|#)\s*mpsgen:\s*ignore(?:\[([^\]]*)\])?")
+# Patterns read only when a file has a suppression comment or a baseline is used: compiled then (by
+# re's own cache), not when every check starts.
+_SUPPRESSION = r"(?://|#)\s*mpsgen:\s*ignore(?:\[([^\]]*)\])?"
 
 
 # -- choosing rules ------------------------------------------------------------------------
@@ -68,7 +69,7 @@ def _silenced(f: Finding, lines: list[str]) -> bool:
 
     names = {r.code: r.name for r in rules.all_rules()}
     for k in (f.line - 1, f.line - 2):
-        m = _SUPPRESSION.search(lines[k]) if 0 <= k < len(lines) else None
+        m = re.search(_SUPPRESSION, lines[k]) if 0 <= k < len(lines) else None
         if m is None:
             continue
         if m.group(1) is None:
@@ -80,12 +81,12 @@ def _silenced(f: Finding, lines: list[str]) -> bool:
 
 
 # -- baseline ------------------------------------------------------------------------------
-_LINE_REFS = re.compile(r"(?<=\S):\d+(?::\d+)?|\blines? \d+(?:\s*[-,]\s*\d+)*")
+_LINE_REFS = r"(?<=\S):\d+(?::\d+)?|\blines? \d+(?:\s*[-,]\s*\d+)*"
 
 
 def baseline_key(f: Finding) -> str:
     """code, file and the message without line numbers (`path:123`, `line 12`, `lines 4-9`)."""
-    return f"{f.code}\t{f.path}\t{_LINE_REFS.sub('', f.message)}"
+    return f"{f.code}\t{f.path}\t{re.sub(_LINE_REFS, '', f.message)}"
 
 
 def write_baseline(findings: Iterable[Finding], path: Path) -> int:
@@ -93,6 +94,8 @@ def write_baseline(findings: Iterable[Finding], path: Path) -> int:
     keys = sorted(baseline_key(f) for f in findings)
     entries = [dict(zip(("code", "path", "message"), k.split("\t", 2))) for k in keys]
     doc = {"mpsgen-baseline": BASELINE_VERSION, "findings": entries}
+    import json  # only with a baseline (json's import is ~5 M instructions of a text-format check)
+
     try:
         path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     except OSError as e:
@@ -102,6 +105,8 @@ def write_baseline(findings: Iterable[Finding], path: Path) -> int:
 
 def read_baseline(path: Path) -> Counter[str]:
     """The baseline's finding keys, counted."""
+    import json
+
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

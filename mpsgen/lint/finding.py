@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
 from mpsgen.model import Location
@@ -20,13 +19,17 @@ class Basis(NamedTuple):
     line: int = 1
 
 
-@dataclass(frozen=True)
 class Finding:
     """One located problem.  `path` is relative to the checkout root (posix) or absolute.
 
     `rests_on` names the other files whose content produced it (the .mm that should register a
     stub, the .metal files that could register a kernel), most specific first: a run filtered to
-    changed files reports the finding when any of them changed, naming it in `via`."""
+    changed files reports the finding when any of them changed, naming it in `via`.
+
+    Immutable, compared and hashed by its fields, as a frozen dataclass (a plain class: creating
+    the dataclass cost ~1 ms of every run's start, and importing dataclasses as much)."""
+
+    __slots__ = ("path", "line", "col", "code", "severity", "message", "hint", "rests_on", "via")
 
     path: str
     line: int
@@ -34,15 +37,41 @@ class Finding:
     code: str
     severity: str
     message: str
-    hint: str | None = None
-    rests_on: tuple[Basis, ...] = ()
-    via: Basis | None = None  # set by a path-filtered run: the changed file it rests on (not its own path)
+    hint: str | None
+    rests_on: tuple[Basis, ...]
+    via: Basis | None  # set by a path-filtered run: the changed file it rests on (not its own path)
 
-    def __post_init__(self) -> None:
-        if self.severity not in SEVERITIES:
-            raise ValueError(f"severity must be one of {SEVERITIES}, not {self.severity!r}")
-        if self.line < 1 or self.col < 1:
+    def __init__(self, path: str, line: int, col: int, code: str, severity: str, message: str,
+                 hint: str | None = None, rests_on: tuple[Basis, ...] = (), via: Basis | None = None) -> None:
+        if severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {SEVERITIES}, not {severity!r}")
+        if line < 1 or col < 1:
             raise ValueError("line and col are 1-based")
+        for name, value in zip(self.__slots__, (path, line, col, code, severity, message, hint, rests_on, via)):
+            object.__setattr__(self, name, value)
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r} of a Finding")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r} of a Finding")
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if other.__class__ is self.__class__ else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "Finding(" + ", ".join(f"{name}={value!r}" for name, value in zip(self.__slots__, self._values())) + ")"
+
+    def with_via(self, via: Basis) -> "Finding":
+        """This finding, reported because it rests on the changed file *via*."""
+        return Finding(self.path, self.line, self.col, self.code, self.severity, self.message, self.hint,
+                       self.rests_on, via)
 
     @property
     def location(self) -> Location:

@@ -78,9 +78,6 @@ class Inventory:
         self.facts.save()
 
     # -- files ------------------------------------------------------------------------------
-    def _rels(self, paths: list[Path]) -> dict[str, Path]:
-        return {self.checkout.rel(p): p for p in paths}
-
     def _per_file(self, kind: str, files: dict[str, Path], compute: Callable[[str, str], T]) -> dict[str, T]:
         """{rel: compute(rel, text)} over *files*, each value re-used from the fact store when its file is unchanged."""
         read, per_file = self.checkout.read_text, self.facts.per_file
@@ -98,12 +95,12 @@ class Inventory:
 
     @cached_property
     def mm_files(self) -> dict[str, Path]:
-        return self._rels(self.checkout.mm_files())
+        return self.checkout.listed("mm_files")
 
     @cached_property
     def other_mps_files(self) -> dict[str, Path]:
         """native/mps/*.mm, *.cpp and operations/*.cpp: MPS code outside operations/*.mm."""
-        return self._rels(self.checkout.other_mps_sources())
+        return self.checkout.listed("other_mps_sources")
 
     @cached_property
     def mps_files(self) -> dict[str, Path]:
@@ -112,12 +109,12 @@ class Inventory:
 
     @cached_property
     def metal_files(self) -> dict[str, Path]:
-        return self._rels(self.checkout.metal_files())
+        return self.checkout.listed("metal_files")
 
     @cached_property
     def native_files(self) -> dict[str, Path]:
         """native/*.cpp: the shared CPU/CUDA kernels and the stubs they call."""
-        return self._rels(self.checkout.native_sources())
+        return self.checkout.listed("native_sources")
 
     # -- yaml -------------------------------------------------------------------------------
     @cached_property
@@ -205,13 +202,6 @@ class Inventory:
         return list(self._per_file("metal-index", self.metal_files, file_facts.metal_index).values())
 
     @cached_property
-    def metal_kernels(self) -> dict[str, list[tuple[str, int, str]]]:
-        """Kernel name -> [(metal path, line, macro)] (names are global across the metallib)."""
-        from mpsgen.sources.metal.index import registered_kernel_names
-
-        return registered_kernel_names(self.metal_indexes)
-
-    @cached_property
     def metal_names(self) -> MetalNames:
         """Kernel names the .metal files register, in every layout (template host_name kernels too)."""
         from mpsgen.sources.metal.names import MetalNames
@@ -257,7 +247,7 @@ class Inventory:
         """{stub: its DECLARE_DISPATCH} over native/*.h (the frontier reads each stub's function type)."""
         from mpsgen.sources.native.stubs import index_stub_declarations
 
-        headers = {self.checkout.rel(p): p for p in self.checkout.native_headers()}
+        headers = self.checkout.listed("native_headers")
         return self.facts.over_files("stub-declarations", headers, self.checkout.read_text, index_stub_declarations)
 
     @cached_property
@@ -388,7 +378,7 @@ class Inventory:
     def opinfo_files(self) -> dict[str, Path]:
         """common_methods_invocations.py and opinfo/definitions/*.py (where OpInfos are declared)."""
         c = self.checkout
-        return self._rels([c.cmi_path, *c.opinfo_definition_files()]) if c.cmi_path.is_file() else {}
+        return {c.rel(c.cmi_path): c.cmi_path, **c.listed("opinfo_definition_files")} if c.cmi_path.is_file() else {}
 
 
 def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:

@@ -7,7 +7,6 @@ lint/finding.py; this module owns path filtering (pre-commit passes file names) 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -59,7 +58,7 @@ def filter_to_paths(
             continue
         via = next((b for b in f.rests_on if is_named(b.path)), None)
         if via is not None:
-            kept.append(replace(f, via=via))
+            kept.append(f.with_via(via))
     return kept
 
 
@@ -117,17 +116,14 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def finding_to_dict(f: Finding) -> dict:
-    from mpsgen.lint import rules  # lazily: loading the registry imports every rule module
-
-    known = {r.code: r for r in rules.all_rules()}
-    rule = known.get(f.code)
+def finding_to_dict(f: Finding, names: dict[str, str]) -> dict:
+    """*f* as --format json shows it; *names*: each rule's name by code."""
     return {
         "path": f.path,
         "line": f.line,
         "col": f.col,
         "code": f.code,
-        "name": rule.name if rule else None,
+        "name": names.get(f.code),
         "severity": f.severity,
         "message": f.message,
         "hint": f.hint,
@@ -135,10 +131,17 @@ def finding_to_dict(f: Finding) -> dict:
     }
 
 
+def _rule_names() -> dict[str, str]:
+    from mpsgen.lint import rules  # lazily: loading the registry imports every rule module
+
+    return {r.code: r.name for r in rules.all_rules()}
+
+
 def _render_json(findings: list[Finding]) -> str:
     errors = sum(f.severity == ERROR for f in findings)
+    names = _rule_names()  # once, not per finding
     doc = {
-        "findings": [finding_to_dict(f) for f in findings],
+        "findings": [finding_to_dict(f, names) for f in findings],
         "summary": {"errors": errors, "warnings": len(findings) - errors},
     }
     import json  # only for the json formats

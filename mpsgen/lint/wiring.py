@@ -63,7 +63,7 @@ class Wiring:
     def metal_headers(self) -> dict[str, Path]:
         """c10/metal/*.h and kernels/*.h: the headers a .metal file can include from the checkout."""
         c = self.inv.checkout
-        return {c.rel(p): p for p in [*c.c10_metal_headers(), *sorted(c.kernels_dir.glob("*.h"))]}
+        return {**c.listed("c10_metal_headers"), **c.listed("kernel_headers")}
 
     @cached_property
     def metal_symbols(self) -> dict[str, "MetalSymbols"]:

@@ -16,8 +16,10 @@ if TYPE_CHECKING:
     from mpsgen.sources.host.mm import KernelCall
 
 # Where one dtype of a kernel is registered, so is the other: half wherever bfloat is (Metal has
-# had half longer), float wherever half is (their vectors alike: float2 wherever half2 is).
-_IMPLIED = (("bfloat", "half"), ("half", "float"))
+# had half longer), float wherever half is (their vectors alike: float2 wherever half2 is): each
+# implying type as a word, with its vector width (polar(half, half2) implies polar(float, float2)).
+_IMPLIED = tuple((src, dst, re.compile(rf"(?<![A-Za-z0-9]){src}([234]?)(?![A-Za-z0-9])"))
+                 for src, dst in (("bfloat", "half"), ("half", "float")))
 _INTEGERS = ("long", "int", "short", "char", "uchar")
 _LOWER_WORD = re.compile(r"[a-z_][a-z0-9_]*")
 _SCALARS = sorted(t for t in METAL_TYPES if not t[-1].isdigit() or t.endswith("2"))
@@ -106,10 +108,9 @@ def _missing(group: list[RegistrationSite]) -> dict[tuple[str, ...], tuple[Regis
     for s in group:
         if any(map(_misspelt, s.dtypes)):
             continue  # a misspelt line implies nothing (unknown-dtype reports it)
-        for src, dst in _IMPLIED:
-            # Every spelling of the type moves together: its vectors (polar(half, half2) implies
-            # polar(float, float2)) and inside compound arguments (NanToNumParams_half).
-            word = re.compile(rf"(?<![A-Za-z0-9]){src}([234]?)(?![A-Za-z0-9])")
+        for src, dst, word in _IMPLIED:
+            # Every spelling of the type moves together: its vectors and inside compound arguments
+            # (NanToNumParams_half).
             if any(word.search(d) for d in s.dtypes):
                 want = tuple(word.sub(rf"{dst}\1", d) for d in s.dtypes)
                 if want not in have:

@@ -180,6 +180,7 @@ def _index_metal(text: str, path: str) -> MetalIndex:
     includes: list[tuple[str, int]] = []
     complex_comment = None
     define_of_line: dict[int, str] = {}
+    head_line: dict[str, int] = {}  # the line index of each name's first #define
 
     # #define spans first: their bodies are scanned as calls "in_define".  Only the lines holding
     # `define` can start one; the reading steps from one to the next.
@@ -195,6 +196,7 @@ def _index_metal(text: str, path: str) -> MetalIndex:
                 i += 1
             params = tuple(p.strip() for p in m.group(3).split(",")) if m.group(2) else None
             defines.append(MacroDef(m.group(1), params, start + 1, i + 1))
+            head_line.setdefault(m.group(1), start)
             for k in range(start, i + 1):
                 define_of_line[k] = m.group(1)
         i += 1
@@ -219,7 +221,7 @@ def _index_metal(text: str, path: str) -> MetalIndex:
             i = end + 1
             continue
         body = line
-        if in_define is not None and i == next(d.line for d in defines if d.name == in_define) - 1:
+        if in_define is not None and i == head_line[in_define]:
             body = _DEFINE_RE.sub("", line, count=1)  # the call may follow the #define head
         cm = _CALL_RE.match(body)
         if cm and not body.lstrip().startswith("#"):

@@ -328,6 +328,11 @@ def _spells(raw: str, word: str, quoted: str | None) -> bool:
 def _concatenate(args: str) -> tuple[str, bool, str]:
     """The string a host_name(...) argument spells, whether every piece was a literal, and the
     first piece ("" when the argument opens with no literal)."""
+    if "\\" not in args and "\n" not in args:  # no escapes: a literal is a pair of quotes (~4x faster)
+        parts = args.strip().split('"')  # what precedes each literal, its text, ..., what follows the last
+        if len(parts) % 2 == 1 and not "".join(parts[0::2]).strip():  # literals and blanks only
+            pieces = parts[1::2]
+            return "".join(pieces), True, pieces[0] if pieces else ""
     out: list[str] = []
     rest = args.strip()
     while rest:

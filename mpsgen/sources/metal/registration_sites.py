@@ -17,9 +17,9 @@ import re
 from bisect import bisect_right
 from typing import Callable, NamedTuple
 
-from mpsgen.scan.lines import LineTable
+from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.mask import blank_comments
-from mpsgen.sources.metal.index import MetalIndex, index_metal
+from mpsgen.sources.metal.index import MacroCall, MetalIndex, index_metal
 from mpsgen.sources.metal.macros import MacroBody, paste
 from mpsgen.sources.metal.names import SUFFIX_WORDS
 
@@ -113,25 +113,33 @@ def leaf_key(macro: str, args: tuple[str, ...] | list[str]) -> str:
 
 
 class _Bodies:
-    """The body lines of the file's #defines (comments blanked, literals kept), read when first expanded."""
+    """The body lines of the file's #defines (comments blanked, literals kept), read when first expanded,
+    and the calls inside each (`ix.calls_in`, grouped once)."""
 
     def __init__(self, text: str, ix: MetalIndex) -> None:
         self.lines = blank_comments(text).split("\n")
         self.ix = ix
-        self._bodies: dict[str, MacroBody] = {}
+        self._bodies: dict[str, MacroBody | None] = {}
+        self.calls_in: dict[str, list[MacroCall]] = {}
+        for c in ix.calls:
+            if c.in_define is not None:
+                self.calls_in.setdefault(c.in_define, []).append(c)
 
     def plain_line(self, line: int) -> str:
         return self.lines[line - 1] if line <= len(self.lines) else ""
 
-    def body(self, name: str) -> MacroBody | None:
-        found = self._bodies.get(name)
-        if found is None:
-            d = self.ix.define(name)
-            if d is None or d.params is None:
-                return None
+    def writing_host_names(self, name: str) -> MacroBody | None:
+        """The body of function-like macro *name* when a line of it spells host_name, else None."""
+        if name in self._bodies:
+            return self._bodies[name]
+        d = self.ix.define(name)
+        found = None
+        if d is not None and d.params is not None:
             raw = self.lines[d.line - 1 : d.end_line]
             raw[0] = re.sub(r"^[ \t]*#[ \t]*define[ \t]+\w+\([^)]*\)", "", raw[0])
-            found = self._bodies[name] = MacroBody([ln.rstrip().removesuffix("\\") for ln in raw], d.params)
+            body = MacroBody([ln.rstrip().removesuffix("\\") for ln in raw], d.params)
+            found = body if any("host_name" in ln for ln in body.lines) else None
+        self._bodies[name] = found
         return found
 
 
@@ -140,7 +148,7 @@ def _expand(macro: str, args: list[str], defines: dict, bodies: _Bodies, ix: Met
     """The leaves (and host names) of a call of the file's own *macro* with *args*."""
     d = defines[macro]
     mapping = dict(zip(d.params or (), args))
-    for inner in ix.calls_in(macro):
+    for inner in bodies.calls_in.get(macro, ()):
         inner_args = [_substitute(a, mapping) for a in inner.args]
         if inner.macro in defines:
             if depth < _MAX_DEPTH:
@@ -148,11 +156,11 @@ def _expand(macro: str, args: list[str], defines: dict, bodies: _Bodies, ix: Met
         elif inner.macro.startswith(_HEADER_PREFIX) and inner_args and _IDENT.fullmatch(inner_args[0]):
             leaves.append(leaf_key(inner.macro, inner_args))
             names.append(inner_args[0])
-    body = bodies.body(macro)
-    if body is None or not any("host_name" in ln for ln in body.lines):
+    body = bodies.writing_host_names(macro)
+    if body is None:
         return
     for line in body.expand(args):
-        name = _host_name(line)
+        name = _host_name(line) if "host_name" in line else ""
         if name:
             leaves.append(name)
             names.extend(_prefixes(name))
@@ -173,6 +181,10 @@ def _host_name(line: str) -> str:
         return ""
     close = line.find(")", m.end())
     inner = line[m.end() : close if close >= 0 else len(line)].strip()
+    if "\\" not in inner:  # no escapes: a literal is a pair of quotes, so split at them (~4x faster)
+        parts = inner.split('"')  # what precedes each literal, its text, ..., what follows the last
+        whole = len(parts) % 2 == 1 and len(parts) > 1 and not "".join(parts[0::2]).strip()
+        return "".join(parts[1::2]) if whole else ""
     pieces, k = [], 0
     for lit in _LITERAL.finditer(inner):
         if inner[k : lit.start()].strip():
@@ -197,13 +209,14 @@ def _prefixes(name: str) -> tuple[str, ...]:
 
 def _branches(text: str) -> Callable[[int], tuple[tuple[int, int], ...]]:
     """line -> the (#if block, branch index) of each conditional around it, outermost first (the
-    directives found with one pass over the text, the stack kept at each)."""
-    lines = LineTable(text)
+    directives found with one pass over the text, the stack kept at each; a directive's line counted
+    from the previous one's)."""
     at: list[int] = [0]
     stacks: list[tuple[tuple[int, int], ...]] = [()]
     stack: list[tuple[int, int]] = []
     blocks = 0
-    for m in _CONDITIONAL.finditer(text):
+    line, counted = 1, 0  # the line of offset *counted*
+    for m in finditer_at(_CONDITIONAL, text, directive_line_starts(text)):  # _CONDITIONAL.finditer(text)
         word = m.group(1)
         if word.startswith("if"):
             blocks += 1
@@ -214,6 +227,8 @@ def _branches(text: str) -> Callable[[int], tuple[tuple[int, int], ...]]:
         elif stack:  # elif, elifdef, elifndef, else
             block, branch = stack.pop()
             stack.append((block, branch + 1))
-        at.append(lines.line(m.start()))
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
+        at.append(line)
         stacks.append(tuple(stack))
     return lambda line: stacks[bisect_right(at, line) - 1]

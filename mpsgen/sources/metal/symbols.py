@@ -9,10 +9,9 @@ spells, the type names it declares (a dtype argument may name one), the macros i
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
-from mpsgen.scan.anchored import directive_line_starts, finditer_at
-from mpsgen.scan.lines import LineTable
+from mpsgen.scan.anchored import directive_line_starts, finditer_at, occurrences
 from mpsgen.scan.mask import mask_code
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.M)
@@ -24,9 +23,6 @@ _TYPE_DECLS = tuple(re.compile(kw + r"(?<!\w" + kw + r")" + rest) for kw, rest i
     ("struct", r"\s+([A-Za-z_]\w*)"), ("class", r"\s+([A-Za-z_]\w*)"), ("union", r"\s+([A-Za-z_]\w*)"),
     ("enum", r"(?:\s+class)?\s+([A-Za-z_]\w*)"), ("using", r"\s+([A-Za-z_]\w*)\s*=")))
 _TYPEDEF = re.compile(r"typedef(?<!\wtypedef)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;")
-# The word-start test after the first character: a pattern opening with a character class lets the
-# engine skip to the next candidate in C.
-_MACRO_CALL = re.compile(r"([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]{2,})\s*\(")
 # `c10::metal::X` or `::c10::metal::X`, not after another name or a lone colon (a use's line is
 # its c10's: a leading `::` is on the same line).
 _QUALIFIED = re.compile(r"c10(?:(?<![\w:]c10)|(?<=::c10)(?<![\w:]::c10))\s*::\s*metal\s*::\s*([A-Za-z_]\w*)")
@@ -47,27 +43,83 @@ class MetalSymbols(NamedTuple):
 def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:
     """The symbols of one Metal text (its `words` only when *words*: a header's are asked, a .metal's not)."""
     masked = mask_code(text)
-    lines = LineTable(masked)
     defines = list(finditer_at(_DEFINE, masked, directive_line_starts(masked)))  # _DEFINE.finditer, tried at '#' lines only
     defined = {m.group(1): bool(m.group(2)) for m in defines}
-    types = {name for pattern in _TYPE_DECLS for name in pattern.findall(masked)} | set(_TYPEDEF.findall(masked))
+    types = {m.group(1) for kw, pattern in _KEYWORD_PATTERNS for m in _matches_at(pattern, masked, kw)}
     types |= {name for name, function_like in defined.items() if not function_like}
     heads = {m.start(1) for m in defines}
+    lines = _Lines(masked)
     uses: dict[str, int] = {}
-    for m in _MACRO_CALL.finditer(masked):
-        name = m.group(1)
-        if name not in defined and name not in uses and m.start(1) not in heads:
-            uses[name] = lines.line(m.start())
+    for name, start in macro_calls(masked):
+        if name not in defined and name not in uses and start not in heads:
+            uses[name] = lines.line(start)
+    lines = _Lines(masked)
     qualified: dict[str, int] = {}
-    for m in _QUALIFIED.finditer(masked):
+    for m in _matches_at(_QUALIFIED, masked, "c10"):
         if m.group(1) not in qualified:
             qualified[m.group(1)] = lines.line(m.start())
-    using = _USING_C10.search(masked)
+    using = next(_matches_at(_USING_C10, masked, "using"), None)
     return MetalSymbols(
         macros=frozenset(defined),
-        words=frozenset(_WORD.findall(masked)) if words else frozenset(),
+        words=identifiers(masked) if words else frozenset(),
         types=frozenset(types),
         macro_uses=tuple(uses.items()),
         qualified=tuple(qualified.items()),
-        c10_namespace_line=lines.line(using.start()) if using else 0,
+        c10_namespace_line=_Lines(masked).line(using.start()) if using else 0,
     )
+
+
+# A macro call read backwards, in the reversed text: its '(', blanks, the name reversed (its first
+# character last), then no word character or '#' (what precedes the name).  The engine skips to each
+# '(' in C; the forward `([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]{2,})\s*\(` opened with a class it tried at
+# every capital and underscore (~80 instructions a character).  Both match a maximal run of
+# [A-Z0-9_] that blanks and a '(' follow: the same calls.
+_MACRO_CALL_REVERSED = re.compile(r"\(\s*([A-Z0-9_]{2,}[A-Z_])(?![\w#])")
+
+
+def macro_calls(masked: str) -> list[tuple[str, int]]:
+    """(name, offset) of each UPPER_CASE macro call (a name of 3+ capitals, digits and underscores
+    after no word character or '#', then `\\s*(`), in order."""
+    n = len(masked)
+    found = [(m.group(1)[::-1], n - m.end(1)) for m in _MACRO_CALL_REVERSED.finditer(masked[::-1])]
+    return found[::-1]
+
+
+# ASCII letters, digits and '_' kept, every other byte a blank.
+_WORD_BYTES = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
+
+
+def identifiers(masked: str) -> frozenset[str]:
+    """`frozenset(_WORD.findall(masked))`: each run of word characters less its leading digits (a
+    match starts at a run's first letter or '_' and takes the rest of it).  An ASCII text's runs are
+    split and counted once in C (the pattern's match per identifier cost ~160 instructions a
+    character: 60 M for 2026's c10/metal headers)."""
+    if not masked.isascii():
+        return frozenset(_WORD.findall(masked))
+    runs = set(masked.encode("ascii").translate(_WORD_BYTES).split())
+    return frozenset(word.decode("ascii") for run in runs if (word := run.lstrip(b"0123456789")))
+
+
+# The declaration patterns, each with the word it opens with (its matches are tried where the word is).
+_KEYWORD_PATTERNS = (*zip(("struct", "class", "union", "enum", "using"), _TYPE_DECLS), ("typedef", _TYPEDEF))
+
+
+def _matches_at(pattern: re.Pattern[str], masked: str, word: str) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(masked)` for a pattern opening with *word*: tried where str.find finds it (the
+    engine's own scan for the word costs ~10 instructions a character, str.find's well under one)."""
+    return finditer_at(pattern, masked, occurrences(masked, (word,)))
+
+
+class _Lines:
+    """The 1-based line of ascending offsets, each counted on from the one before (a LineTable splits
+    and sums the whole text for the few lines asked)."""
+
+    __slots__ = ("text", "pos", "number")
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.number = text, 0, 1
+
+    def line(self, pos: int) -> int:
+        self.number += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.number
