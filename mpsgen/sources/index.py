@@ -22,6 +22,7 @@ from mpsgen.scan.definitions import (
     brace_pairs,
     is_word_char,
     looks_like_definition_name,
+    word_start,
 )
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import Directives, Masked, ScanProblem, line_continues, code_only, directives, mask
@@ -66,6 +67,7 @@ class SourceIndex:
         self._calls_of: dict[tuple[str, ...], list[MacroCall]] = {}
         self._regions: list[tuple[int, str]] = []  # (offset, masked text) of regions masked alone
         self._containing: dict[str, dict[str, int]] = {}
+        self._spans: dict[str, list[tuple[int, int]]] = {}
 
     @cached_property
     def _masked(self) -> Masked:
@@ -310,11 +312,28 @@ class SourceIndex:
         return "CREATE_" in self.text and "IMPL" in self.text and "CREATE_" in self.masked
 
     # -- words ------------------------------------------------------------------------------
+    def _spans_with(self, part: str) -> list[tuple[int, int]]:
+        """words_containing(self.masked, *part*), computed once per part."""
+        if part not in self._spans:
+            self._spans[part] = words_containing(self.masked, part)
+        return self._spans[part]
+
     def identifiers_with(self, part: str) -> dict[str, int]:
         """identifiers_containing(self.masked, *part*), computed once per part (check asks for "mps" twice)."""
         if part not in self._containing:
-            self._containing[part] = identifiers_containing(self.masked, part)
+            masked = self.masked
+            self._containing[part] = (_identifiers_in(masked, self._spans_with(part)) if masked.isascii()
+                                      else identifiers_containing(masked, part))
         return self._containing[part]
+
+    def identifier_starts(self, part: str) -> dict[str, list[int]]:
+        """{identifier containing *part*: the offsets where it stands as a whole word in the masked text},
+        from the same walk as identifiers_with (a word opening with a digit or a non-ASCII letter is none)."""
+        masked, starts = self.masked, dict[str, list[int]]()
+        for s, e in self._spans_with(part):
+            if masked[s] in _IDENTIFIER_FIRST:
+                starts.setdefault(masked[s:e], []).append(s)
+        return starts
 
     @cached_property
     def identifiers(self) -> frozenset[str]:
@@ -349,21 +368,42 @@ def identifier_counts(code: str) -> dict[str, int]:
 def identifiers_containing(code: str, part: str) -> dict[str, int]:
     """`{name: n for name, n in identifier_counts(code).items() if part in name}` for a *part* that
     opens with a letter or underscore, from str.find of *part* (a few thousand hits in the .mm files)
-    instead of splitting the whole text into words; an ASCII text's word characters tested by set lookup."""
+    instead of splitting the whole text into words."""
     if not code.isascii():
         return {name: n for name, n in identifier_counts(code).items() if part in name}
+    return _identifiers_in(code, words_containing(code, part))
+
+
+def _identifiers_in(code: str, spans: list[tuple[int, int]]) -> dict[str, int]:
+    """How often each identifier of an ASCII *code* spans (words) hold: a word without its leading digits."""
     counts: dict[str, int] = {}
-    word, n, k = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"), len(code), code.find(part)
-    while k >= 0:
-        start, end = k, k + len(part)
-        while start and code[start - 1] in word:
-            start -= 1
-        while end < n and code[end] in word:
-            end += 1
+    for start, end in spans:
         name = code[start:end].lstrip("0123456789")  # an identifier opens with no digit
         counts[name] = counts.get(name, 0) + 1
-        k = code.find(part, end)  # the next word
     return counts
+
+
+_ASCII_WORD_TAIL = re.compile(r"[A-Za-z0-9_]*")
+_IDENTIFIER_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def words_containing(code: str, part: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of word characters (is_word_char) that contains *part* (a word character
+    itself), in order: from str.find of *part*, each hit grown to its word (an ASCII text's characters
+    tested by set lookup), the next search from the word's end."""
+    spans: list[tuple[int, int]] = []
+    n, k = len(code), code.find(part)
+    ascii_only = code.isascii()
+    while k >= 0:
+        start, end = word_start(code, k), k + len(part)
+        if ascii_only:
+            end = _ASCII_WORD_TAIL.match(code, end).end()  # type: ignore[union-attr]  # (matches the empty string)
+        else:
+            while end < n and is_word_char(code[end]):
+                end += 1
+        spans.append((start, end))
+        k = code.find(part, end)  # the next word
+    return spans
 
 
 def require_scannable(path: str, text: str) -> None:
