@@ -116,7 +116,7 @@ class SourceIndex:
         cannot vouch for such a line start: the caller then masks the whole file."""
         raw = self.text
         for k in definition_candidates(raw, name):
-            start = code_line_before(raw, k)
+            start = code_line_before(raw, k, self._first_raw_string)
             if start is None:
                 return False
             for region, whole in growing_regions(raw, start, k):
@@ -130,6 +130,11 @@ class SourceIndex:
                 self._regions.append((start, region))
                 return FunctionSpan(name, k, start + verdict[0], start + verdict[1])
         return None
+
+    @cached_property
+    def _first_raw_string(self) -> int:
+        """`text.find('R"')`: where the first raw string may open (a region's mask vouches for the lines before it)."""
+        return self.text.find('R"')
 
     @cached_property
     def _raw_impl_heads(self) -> dict[str, tuple[int, int]]:
@@ -214,12 +219,12 @@ class SourceIndex:
         """`T name(...) {...}`: one targeted search unless every function is indexed."""
         if "functions" in self.__dict__:
             return next((f for f in self.functions_by_name.get(name, ()) if f.macro is None), None)
-        if name not in self.text:
-            return None
         if "_masked" not in self.__dict__:
-            found = self._plain_function_in_regions(name)
+            found = self._plain_function_in_regions(name)  # (a name the text lacks: no candidate, None)
             if found is not False:
                 return found  # type: ignore[return-value]
+        if name not in self.text:
+            return None
         for k, paren in self._word_calls(name):
             if looks_like_definition_name(self.masked, k):
                 body = definition_body(self.masked, paren)
