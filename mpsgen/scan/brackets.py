@@ -26,6 +26,24 @@ def match_close(masked: str, open_pos: int) -> int | None:
     return None
 
 
+def paren_pairs(masked: str) -> dict[int, int]:
+    """{offset of '(': offset of its ')'} for every balanced '(' of a masked text: match_close's answer
+    for each, from one pass over the parentheses (found with str.find, in C) instead of one scan a call."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    find = masked.find
+    opening, closing = find("("), find(")")
+    while closing >= 0:  # after the last ')', the '('s left have no partner
+        if 0 <= opening < closing:
+            stack.append(opening)
+            opening = find("(", opening + 1)
+        else:
+            if stack:
+                pairs[stack.pop()] = closing
+            closing = find(")", closing + 1)
+    return pairs
+
+
 def first_unbalanced(code: str) -> int | None:
     """Offset of the first bracket without its partner in masked code (directives blanked), or None."""
     stack: list[tuple[str, int]] = []

@@ -75,19 +75,22 @@ def growing_regions(raw: str, start: int, k: int) -> Iterator[tuple[str, bool]]:
 
 
 def code_line_before(raw: str, k: int, first_raw_string: int | None = None) -> int | None:
-    """The start of the line holding the nearest non-space character before *k*, when the raw
-    text vouches that this line start lies outside every comment, literal and preprocessor
-    continuation (so a mask from there is the file's mask); else None.  Conservative: a `/*` after
-    the last `*/`, any raw string before it, or a backslash ending the line before it says None.
+    """The start of a line at or before the one holding the nearest non-space character before *k*,
+    when the raw text vouches that this line start lies outside every comment, literal and
+    preprocessor continuation (so a mask from there is the file's mask); else None.  Conservative:
+    before a `/*` after the last `*/` (*k* may lie in that comment) it looks again from that `/*`;
+    any raw string before it, or a backslash ending the line before it, says None.
     *first_raw_string*: `raw.find('R"')` when the caller knows it (one search of a file for all
     its lookups, not one of the text before each)."""
-    b = k - 1
-    while b >= 0 and raw[b] in _SPACES:
-        b -= 1
-    start = raw.rfind("\n", 0, b) + 1 if b >= 0 else 0
-    opened = raw.rfind("/*", 0, start)
-    if opened >= 0 and raw.rfind("*/", 0, start) < opened + 2:
-        return None  # may be inside a block comment
+    while True:
+        b = k - 1
+        while b >= 0 and raw[b] in _SPACES:
+            b -= 1
+        start = raw.rfind("\n", 0, b) + 1 if b >= 0 else 0
+        opened = raw.rfind("/*", 0, start)
+        if opened < 0 or raw.rfind("*/", 0, start) >= opened + 2:
+            break
+        k = opened  # may be inside the block comment opened there: vouch for a line before it
     if first_raw_string is None:
         first_raw_string = raw.find('R"', 0, start)
     if 0 <= first_raw_string <= start - 2:

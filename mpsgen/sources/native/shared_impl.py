@@ -4,11 +4,13 @@ definition in native/*.cpp, found through each source's cached index, and the st
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from itertools import accumulate
 from typing import Callable, Collection, NamedTuple
 
 from mpsgen.model import ImplForm, Location
-from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.scan.definitions import FunctionSpan
+from mpsgen.scan.brackets import match_close, paren_pairs, split_top_level
+from mpsgen.scan.definitions import FunctionSpan, word_start
 from mpsgen.sources.index import SourceIndex, index_of
 
 
@@ -110,25 +112,30 @@ def _same_block(text: str, a: int, b: int) -> bool:
 # What a call's arguments spell when one is a stub (`x_stub`) or its first is a device (_DEVICE_ARG): a
 # call spelling none of these is not split into arguments.
 _STUB_MARKS = ("_stub", "device_type", "DeviceType", "kCPU", "kCUDA", "kMPS", "kMeta")
+_IDENTIFIER_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
 def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collection[str]) -> list[StubCall]:
-    """Stubs in a body: `x(device_type(), ...)` calls and stub names passed as arguments."""
+    """Stubs in a body: `x(device_type(), ...)` calls and stub names passed as arguments.  The calls are
+    those `name (` the pattern `([A-Za-z_]\\w*)\\s*\\(` finds outside a longer word, in order, each '('
+    paired with its ')' by one pass over the body; without *known* stubs, only the calls whose arguments
+    spell a stub mark are read."""
     calls: list[StubCall] = []
-    if not known and not any(w in body_masked for w in _STUB_MARKS):
+    marks = None if known else _Marks(body_masked)
+    if marks is not None and not marks.starts:
         return calls  # a body calling other ops only: no call's arguments can name a stub
-    for m in re.finditer(r"([A-Za-z_](?<!\w[A-Za-z_])\w*)\s*\(", body_masked):
-        name = m.group(1)
-        close = match_close(body_masked, m.end() - 1)
-        if close is None:
+    for open_at, close in sorted(paren_pairs(body_masked).items()):
+        if marks is not None and not marks.within(open_at + 1, close):
             continue
-        if not known and not any(w in body_masked[m.end() : close] for w in _STUB_MARKS):
+        callee = _callee(body_masked, open_at)
+        if callee is None:
             continue
-        args = split_top_level(body_masked[m.end() : close])
-        line = first_line + body_masked.count("\n", 0, m.start())
+        start, name = callee
+        args = split_top_level(body_masked[open_at + 1 : close])
+        line = first_line + body_masked.count("\n", 0, start)
         if args and _DEVICE_ARG.match(args[0]) and len(args) >= 2:
             extras = tuple(" ".join(a.split()) for a in args[2:])
-            calls.append(StubCall(name, line, None, extras, _diverted(body_masked, m.start())))
+            calls.append(StubCall(name, line, None, extras, _diverted(body_masked, start)))
             continue
         for arg in args:
             if re.fullmatch(r"(?:at::native::)?([A-Za-z_]\w*)", arg):
@@ -136,6 +143,36 @@ def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collec
                 if bare.endswith("_stub") or bare in known:
                     calls.append(StubCall(bare, line, name))
     return calls
+
+
+class _Marks:
+    """Where a body spells each of _STUB_MARKS: `within(a, b)` tells whether one lies inside body[a:b]."""
+
+    def __init__(self, body_masked: str) -> None:
+        spans = []
+        for w in _STUB_MARKS:
+            k = body_masked.find(w)
+            while k >= 0:
+                spans.append((k, k + len(w)))
+                k = body_masked.find(w, k + 1)
+        spans.sort()
+        self.starts = [a for a, _ in spans]
+        # the nearest end among the marks from each one on (a mark starting at or after a ends by then)
+        self._ends = list(accumulate(reversed([b for _, b in spans]), min))[::-1]
+
+    def within(self, a: int, b: int) -> bool:
+        k = bisect_left(self.starts, a)
+        return k < len(self._ends) and self._ends[k] <= b
+
+
+def _callee(masked: str, open_at: int) -> tuple[int, str] | None:
+    """(offset, name) of the identifier the '(' at *open_at* calls: the word before it (spaces between),
+    opening with an ASCII letter or `_`; None when no such word is there."""
+    end = open_at
+    while end and masked[end - 1].isspace():
+        end -= 1
+    start = word_start(masked, end)
+    return (start, masked[start:end]) if start < end and masked[start] in _IDENTIFIER_FIRST else None
 
 
 def _expand(params: list[str], body: str, args: list[str]) -> str:
