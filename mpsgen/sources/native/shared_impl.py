@@ -3,6 +3,7 @@ definition in native/*.cpp, found through each source's cached index, and the st
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_left
 from itertools import accumulate
@@ -11,7 +12,7 @@ from typing import Callable, Collection, NamedTuple
 from mpsgen.model import ImplForm, Location
 from mpsgen.scan.brackets import match_close, paren_pairs, split_top_level
 from mpsgen.scan.definitions import FunctionSpan, word_start
-from mpsgen.sources.index import SourceIndex, index_of
+from mpsgen.sources.index import MacroCall, SourceIndex, index_of
 
 
 class StubCall(NamedTuple):
@@ -236,10 +237,10 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
             macros.setdefault(name, (list(d.params), d.body))
 
     for ix in indexes:
-        found = ix.calls_of(*macros)
-        if ix.spells_create_impl:
-            found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
-        for call in found:
+        helpers = _helper_calls(ix, tuple(macros))
+        if not helpers.may_make(kernel):
+            continue
+        for call in helpers.calls:
             # an argument holding the kernel's name, or one it opens with (CREATE_...(eq) makes eq_Tensor_out):
             # each tested in C (the args hold no NUL, so a joined match lies inside one of them)
             if kernel not in "\0".join(call.args) and not kernel.startswith(tuple(filter(None, call.args))):
@@ -271,6 +272,31 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
         if f is not None:
             return located(ix, f, "function")
     return None
+
+
+class _HelperCalls:
+    """A file's calls of the helper macros a search knows (and of CREATE_*IMPL*FUNC*), in file order, with
+    what tells in C whether one may make a kernel: an argument holding its name or one it opens with."""
+
+    def __init__(self, calls: list[MacroCall]) -> None:
+        self.calls = calls
+        self._args = "\1".join("\0".join(c.args) for c in calls)
+        self._nonempty = frozenset(a for c in calls for a in c.args if a)
+
+    def may_make(self, kernel: str) -> bool:
+        """False only when no call's argument holds *kernel* or is a prefix of it (the scan of the calls
+        would skip each); a name spelling a separator is never ruled out."""
+        if kernel in self._args or "\0" in kernel or "\1" in kernel:
+            return True
+        return any(kernel[:k] in self._nonempty for k in range(1, len(kernel) + 1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _helper_calls(ix: SourceIndex, macros: tuple[str, ...]) -> _HelperCalls:
+    found = ix.calls_of(*macros)
+    if ix.spells_create_impl:
+        found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
+    return _HelperCalls(found)
 
 
 def _named_overload(head: str) -> bool:
