@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from mpsgen.lint.rules.dangling_calls import call_facts
 from mpsgen.sources.host.callers import _ends_in_scope, _QUALIFIER, uses_named, uses_of
-from mpsgen.sources.index import SourceIndex, identifiers_containing, words_containing
+from mpsgen.sources.index import SourceIndex, identifiers_containing, spelled_in, words_containing
 
 _PIECES = ["foo_mps", "mps", "foo_out_mps", "x_mps_", "2mps", "mpsé", "é_mps", "_mps", " ", "\n", "\t", "(", ")",
            ";", ",", "&", "&&", ".", "->", "::", "at::native::", "native ::", "mps::", "#define M(x) ", "#if X\n",
@@ -77,3 +77,11 @@ def test_call_facts_of_a_source() -> None:
         ("foo_out_mps", 3, 15, "helper_mps"), ("bar_mps", 4, 13, "helper_mps")]
     assert facts.defined == {"helper_mps"}
     assert facts.declared == {"foo_out_mps", "qux_mps", "x_mps", "other_mps"}  # a prototype, a variable, a #define, mps::
+
+
+@given(text=st.lists(st.sampled_from(["REGISTER_", "REGISTER_DISPATCH", "REGISTER_MPS", "_DISPATCH", "REG", "x", " ",
+                                      "CREATE_MPS_", "CREATE_MPS_X"]), max_size=10).map("".join),
+       names=st.lists(st.sampled_from(["REGISTER_DISPATCH", "REGISTER_MPS_DISPATCH", "REGISTER_MPS", "CREATE_MPS_X",
+                                       "CREATE_MPS_Y", "x"]), max_size=4))
+def test_names_spelled_in_a_text_are_those_it_contains(text, names):
+    assert spelled_in(text, names) == [n for n in names if n in text]

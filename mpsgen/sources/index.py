@@ -9,10 +9,11 @@ definitions and macro invocations (with their split arguments) are found once, a
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections import Counter
 from functools import cached_property
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import (
@@ -306,7 +307,8 @@ class SourceIndex:
         *names*: a shared kernel's search asks each file about the same few macros)."""
         found = self._calls_of.get(names)
         if found is None:
-            present = [n for n in names if n in self.text and n in self.masked]
+            in_text = spelled_in(self.text, names)  # (the text is masked only when it spells one)
+            present = spelled_in(self.masked, in_text) if in_text else []
             found = self._calls_of[names] = (
                 self.calls_matching("|".join(map(re.escape, sorted(present)))) if present else [])
         return found
@@ -394,21 +396,42 @@ _IDENTIFIER_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
 
 def words_containing(code: str, part: str) -> list[tuple[int, int]]:
     """(start, end) of each run of word characters (is_word_char) that contains *part* (a word character
-    itself), in order: from str.find of *part*, each hit grown to its word (an ASCII text's characters
-    tested by set lookup), the next search from the word's end."""
+    itself), in order: from str.find of *part*, each hit grown to its word, the next search from the
+    word's end.  In an ASCII text both ends are matched by one pattern in C, the start in the reversed
+    text (a hit's word is read back ~10 characters: a walk in Python cost most of the search)."""
     spans: list[tuple[int, int]] = []
     n, k = len(code), code.find(part)
-    ascii_only = code.isascii()
+    if k < 0:
+        return spans
+    if code.isascii():
+        word_chars, backwards = _ASCII_WORD_TAIL.match, code[::-1]
+        while k >= 0:
+            start = n - word_chars(backwards, n - k).end()  # type: ignore[union-attr]  # (matches the empty string)
+            end = word_chars(code, k + len(part)).end()  # type: ignore[union-attr]
+            spans.append((start, end))
+            k = code.find(part, end)  # the next word
+        return spans
     while k >= 0:
         start, end = word_start(code, k), k + len(part)
-        if ascii_only:
-            end = _ASCII_WORD_TAIL.match(code, end).end()  # type: ignore[union-attr]  # (matches the empty string)
-        else:
-            while end < n and is_word_char(code[end]):
-                end += 1
+        while end < n and is_word_char(code[end]):
+            end += 1
         spans.append((start, end))
-        k = code.find(part, end)  # the next word
+        k = code.find(part, end)
     return spans
+
+
+def spelled_in(text: str, names: Sequence[str]) -> list[str]:
+    """`[n for n in names if n in text]`; names sharing a prefix (REGISTER_, CREATE_MPS_) found from one
+    search of the text for the prefix, not one search a name."""
+    prefix = os.path.commonprefix(list(names)) if len(names) > 1 else ""
+    if len(prefix) < 4:
+        return [n for n in names if n in text]
+    found: set[str] = set()
+    k = text.find(prefix)
+    while k >= 0 and len(found) < len(names):
+        found.update(n for n in names if text.startswith(n, k))
+        k = text.find(prefix, k + 1)
+    return [n for n in names if n in found]
 
 
 def require_scannable(path: str, text: str) -> None:

@@ -10,7 +10,7 @@ declares the function, and goes unnoticed once nothing calls it.
 from __future__ import annotations
 
 import re
-from typing import Literal, NamedTuple
+from typing import Container, Literal, NamedTuple
 
 from mpsgen.model import Location
 from mpsgen.scan.brackets import match_close, split_top_level
@@ -54,7 +54,7 @@ def uses_of(path: str, text: str, name: str, *, prototypes: bool = False) -> lis
         return []
     ix = index_of(path, text)
     masked = ix.masked
-    own = _own_lines(ix, path, text).get(name, ())
+    own = _own_lines(ix, path, text, {name}).get(name, ())
     found: list[Use] = []
     k = masked.find(name)
     while k >= 0:
@@ -83,7 +83,7 @@ def uses_named(path: str, text: str, starts: dict[str, list[int]]) -> list[NameU
     whole word in the masked text}, SourceIndex.identifier_starts) outside its own definitions: what
     uses_of finds of each name, read from the offsets given rather than by a search of the text a name."""
     ix = index_of(path, text)
-    owned = _own_lines(ix, path, text)
+    owned = _own_lines(ix, path, text, starts)
     found: list[NameUse] = []
     for name, positions in starts.items():
         own = owned.get(name, ())
@@ -95,11 +95,12 @@ def uses_named(path: str, text: str, starts: dict[str, list[int]]) -> list[NameU
     return found
 
 
-def _own_lines(ix: SourceIndex, path: str, text: str) -> dict[str, list[tuple[int, int]]]:
-    """{name: the (start, end) offsets of the lines of each of its definitions in the text}."""
+def _own_lines(ix: SourceIndex, path: str, text: str, names: Container[str]) -> dict[str, list[tuple[int, int]]]:
+    """{name: the (start, end) offsets of the lines of each of its definitions in the text}, for *names*."""
     own: dict[str, list[tuple[int, int]]] = {}
     for d in host.definitions(path, text):
-        own.setdefault(d.name, []).append((ix.lines.start_of(d.impl.line), ix.lines.start_of(d.impl.end_line + 1)))
+        if d.name in names:
+            own.setdefault(d.name, []).append((ix.lines.start_of(d.impl.line), ix.lines.start_of(d.impl.end_line + 1)))
     return own
 
 
