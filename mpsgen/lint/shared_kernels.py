@@ -126,7 +126,8 @@ class SharedKernels:
         self._collect()
         if self._words is None:
             self._rels = list(self._paths)
-            texts = [word_text(self.text(rel)) for rel in self._rels]
+            # each file's runs between line breaks, so a whole run is found as b"\n" + run + b"\n"
+            texts = [b"\n" + word_text(self.text(rel)) + b"\n" for rel in self._rels]
             self._starts = [0]
             for t in texts:
                 self._starts.append(self._starts[-1] + len(t) + 1)
@@ -144,6 +145,14 @@ class SharedKernels:
                 found.add(f)
             k = find(run, starts[f + 1])  # the next file
         return found
+
+    def _is_run_of(self, run: bytes, rel: str) -> bool:
+        """Whether *run* (ASCII letters and `_`) is one of the file's runs: a word spelled only inside
+        longer words is none (an index not built yet answers True)."""
+        if self._words is None:
+            return True
+        f = self._position[rel]
+        return self._words.find(b"\n" + run + b"\n", self._starts[f], self._starts[f + 1]) >= 0
 
     def _still_valid(self, snapshot: dict, answers: dict[str, _Answer], mentions: dict[str, frozenset[str]],
                      users: dict[str, _Users]) -> tuple[dict[str, _Answer], dict[str, frozenset[str]], dict[str, _Users]]:
@@ -246,14 +255,23 @@ class SharedKernels:
         named = {p for w in _words(kernel) for p in self._sites.get(w, ())}
         sources = self._texts_of(named)
         searched = set(sources)
-        impl = find_shared_impl(sources, kernel) if sources else None
+        impl = find_shared_impl(sources, kernel, may_define=self._may_define(kernel)) if sources else None
         if impl is None or impl.form == "function":
             spelled = self.spelling(kernel)
             wider = self._texts_of(named | spelled)
             if wider.keys() - sources.keys():
                 searched |= wider.keys()
-                impl = find_shared_impl(wider, kernel)
+                impl = find_shared_impl(wider, kernel, may_define=self._may_define(kernel))
         return _Answer(impl, frozenset(searched))
+
+    def _may_define(self, kernel: str) -> Callable[[str], bool] | None:
+        """For find_shared_impl: whether a file may define *kernel* as a plain function.  A definition's name
+        stands whole in the text (between characters no identifier holds), so for a name of letters and `_`
+        it is then one of the file's runs (source_words: word_text)."""
+        if not _LETTER_RUN.fullmatch(kernel):
+            return None
+        run = kernel.encode()
+        return lambda rel: self._is_run_of(run, rel)
 
     def _texts_of(self, rels: Collection[str]) -> dict[str, str]:
         """{rel: text} of *rels*, in the order searched (sorted by position, not a walk over every file)."""

@@ -421,17 +421,10 @@ def words_containing(code: str, part: str) -> list[tuple[int, int]]:
 
 
 def spelled_in(text: str, names: Sequence[str]) -> list[str]:
-    """`[n for n in names if n in text]`; names sharing a prefix (REGISTER_, CREATE_MPS_) found from one
-    search of the text for the prefix, not one search a name."""
-    prefix = os.path.commonprefix(list(names)) if len(names) > 1 else ""
-    if len(prefix) < 4:
-        return [n for n in names if n in text]
-    found: set[str] = set()
-    k = text.find(prefix)
-    while k >= 0 and len(found) < len(names):
-        found.update(n for n in names if text.startswith(n, k))
-        k = text.find(prefix, k + 1)
-    return [n for n in names if n in found]
+    """`[n for n in names if n in text]`, each name searched for from the first occurrence of the prefix
+    the names share (REGISTER_, CREATE_): none when the text lacks it, a short search when it comes late."""
+    first = text.find(os.path.commonprefix(list(names))) if len(names) > 1 else 0
+    return [n for n in names if text.find(n, first) >= 0] if first >= 0 else []
 
 
 def require_scannable(path: str, text: str) -> None:

@@ -209,13 +209,16 @@ def _impl_func_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
     return None
 
 
-def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collection[str] = ()) -> SharedImpl | None:
+def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collection[str] = (),
+                     may_define: Callable[[str], bool] | None = None) -> SharedImpl | None:
     """Where the CPU/CUDA kernel *kernel* is defined in native/*.cpp and which stubs it uses.
 
     Looks for, in this order: an explicit `TORCH_IMPL_FUNC(kernel)`, an invocation of a helper macro
     whose `#define` (in any of *sources*) generates it, a known `CREATE_*_IMPL_FUNC(kernel, stub)`
     macro whose definition is not among *sources*, and a plain function `T kernel(...) {...}`.
     Each source is indexed once (and cached), so asking for many kernels costs one scan per file.
+    *may_define(path)*, when given, is False for a source known to hold no plain function of that
+    name (it spells the name only inside longer words): that source is not searched for one.
     """
     indexes = [index_of(p, t) for p, t in sources.items()]
 
@@ -263,6 +266,8 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
                                   builds_elementwise_iterator(ix.text, call.start, call.close), macro)
 
     for ix in indexes:
+        if may_define is not None and not may_define(ix.path):
+            continue
         f = ix.plain_function(kernel)
         # index_fill_(Tensor&, Dimname, ...): NamedTensor.cpp's.  Its head read from the region the lookup
         # masked (masked_slice), not from a mask of the whole file made for it.
