@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mpsgen.scan.brackets import match_close, paren_pairs, split_top_level
 from mpsgen.sources.native import shared_impl
-from mpsgen.sources.native.shared_impl import StubCall
+from mpsgen.sources.native.shared_impl import StubCall, find_shared_impl
 
 _PIECES = ["(", ")", "((", "))", " ", "\n", "\t", ",", "f", "g_", "1", "1a", "é", "éa", "x.", "at::native::",
            "add_stub", "_stub", "device_type()", "kCPU", "kMPS", "DeviceType::MPS", "-alpha", "a < b", "<T>",
@@ -62,3 +62,21 @@ def test_a_device_call_and_a_passed_stub() -> None:
     body = "{\n  add_stub(device_type(), iter, -alpha);\n  helper(iter, sub_stub);\n  x.f(kMPS);\n}"
     assert shared_impl._stub_calls(body, "", 10, ()) == [
         StubCall("add_stub", 11, None, ("-alpha",), ""), StubCall("sub_stub", 12, "helper")]
+
+
+_FILE_PIECES = ["Tensor& foo(const Tensor& a) {\n  return a;\n}\n", "foo_out(x);\n", "xfoo(y);\n", "foo2(y);\n",
+                "// foo(z) {\n", "/* foo */\n", '"foo"', "x.foo(1);\n", "void bar() { foo(1); }\n", "é", "\n",
+                "Tensor foo_bar(int a) {}\n", "#define M(x) foo(x)\n", "R\"(foo)\"\n"]
+_files = st.lists(st.lists(st.sampled_from(_FILE_PIECES), max_size=5).map("".join), min_size=1, max_size=3)
+
+
+@given(texts=_files, name=st.sampled_from(["foo", "foo_bar", "bar"]))
+def test_files_ruled_out_by_their_letter_runs_hold_no_plain_definition(texts, name):
+    """A file where the name is none of the word index's runs is skipped: the answer is the one of a
+    search of every file."""
+    from mpsgen.lint.shared_kernels import word_text
+
+    sources = {f"f{k}.cpp": t for k, t in enumerate(texts)}
+    runs = {p: set(word_text(t).split(b"\n")) for p, t in sources.items()}
+    pruned = find_shared_impl(sources, name, may_define=lambda p: name.encode() in runs[p])
+    assert pruned == find_shared_impl(sources, name)
