@@ -20,6 +20,7 @@ from mpsgen.scan.mask import line_continues, mask
 _OPEN_PAREN = re.compile(r"\s*\(")
 
 _BLANK = " \t"
+_ASCII_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _BEFORE_A_NAME = frozenset("&*>/\"'")  # what can precede a defined name on its line, in the raw text
 _AFTER_A_NAME = frozenset("(/\"'RuUL")  # `(` or the start of a comment or literal before it
 
@@ -36,13 +37,13 @@ def definition_candidates(raw: str, name: str) -> Iterator[int]:
         # What follows the word is read first: most occurrences are uses (`std::`, `x.max(`, `view,`),
         # told apart by one lookup (the end of the text counts as a line break).
         after = raw[end] if end < size else "\n"
-        if after in _BLANK:
+        if after in _ASCII_WORD_CHARS or (after > "\x7f" and is_word_char(after)):
+            after = ""  # inside a longer word
+        elif after in _BLANK:
             a = end + 1
             while a < size and raw[a] in _BLANK:
                 a += 1
             after = raw[a] if a < size else "\n"
-        elif is_word_char(after):
-            after = ""  # inside a longer word
         if after and (after.isspace() or after in _AFTER_A_NAME) and (k == 0 or not is_word_char(raw[k - 1])):
             b = k - 1
             while b >= 0 and raw[b] in _BLANK:
