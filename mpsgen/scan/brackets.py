@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, Sequence
 
+from mpsgen.scan.anchored import finditer_at, occurrences
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import directives
 
@@ -101,13 +102,15 @@ def split_top_level(args: str, *, angles: bool = True) -> list[str]:
 
 
 def calls_outside_directives(
-    text: str, masked: str, pattern: re.Pattern[str], lines: LineTable | None = None
+    text: str, masked: str, pattern: re.Pattern[str], lines: LineTable | None = None, words: Sequence[str] = ()
 ) -> Iterator[tuple[re.Match[str], int, int]]:
     """(match, 1-based line, offset of the closing parenthesis) for every match of *pattern* (which
-    must end at an opening parenthesis) that is not on a preprocessor line, such as a #define body."""
+    must end at an opening parenthesis) that is not on a preprocessor line, such as a #define body.
+    With *words* (every match starts with one of them), the pattern is tried only where one occurs
+    (scan/anchored.py)."""
     table = lines or LineTable(text)
     skip = directives(masked)
-    for m in pattern.finditer(masked):
+    for m in finditer_at(pattern, masked, occurrences(masked, words)) if words else pattern.finditer(masked):
         if m.start() in skip:
             continue
         close = match_close(masked, m.end() - 1)
