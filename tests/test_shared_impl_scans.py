@@ -80,3 +80,23 @@ def test_files_ruled_out_by_their_letter_runs_hold_no_plain_definition(texts, na
     runs = {p: set(word_text(t).split(b"\n")) for p, t in sources.items()}
     pruned = find_shared_impl(sources, name, may_define=lambda p: name.encode() in runs[p])
     assert pruned == find_shared_impl(sources, name)
+
+
+def _reference_expand(params, body, args):
+    """_expand as a substitution at every identifier wrote it."""
+    subst = dict(zip(params, args))
+    out = re.sub(r"[A-Za-z_]\w*", lambda m: subst.get(m.group(0), m.group(0)), body)
+    out = re.sub(r"\s*##\s*", "", out)
+    return re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)
+
+
+_MACRO_PIECES = ["NAME", "STUB", "x", "2NAME", "éNAME", "NAME2", "##", " ## ", "#", "# ", "#NAME", "\n", " ", "(", ")",
+                 "_stub", "TORCH_IMPL_FUNC(", "{", "}", ",", "\t##\n"]
+
+
+@given(body=st.lists(st.sampled_from(_MACRO_PIECES), max_size=20).map("".join),
+       params=st.lists(st.sampled_from(["NAME", "STUB", "x", "NAME"]), max_size=3),
+       args=st.lists(st.sampled_from(["eq", "", " a ", "##", "#b", "k_stub", "NAME"]), max_size=4))
+@example(body="a ## ## b ### c#NAME", params=["NAME"], args=[""])
+def test_a_macro_expands_as_the_substitution_at_every_identifier_did(body, params, args):
+    assert shared_impl._expand(params, body, args) == _reference_expand(params, body, args)

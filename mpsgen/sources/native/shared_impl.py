@@ -177,14 +177,38 @@ def _callee(masked: str, open_at: int) -> tuple[int, str] | None:
 
 
 def _expand(params: list[str], body: str, args: list[str]) -> str:
+    """*body* with each identifier naming a parameter replaced by its argument, `##` pasted and `#x` made
+    bare (masked anyway): what a substitution at every identifier of the body gives, from the body cut
+    once at its identifiers (a kernel-making macro is expanded for many kernels)."""
     subst = dict(zip(params, args))
+    texts, names = _identifier_cuts(body)
+    parts = [""] * (len(texts) + len(names))
+    parts[0::2] = texts
+    parts[1::2] = map(subst.get, names, names)  # a parameter's argument, any other name itself
+    out = "".join(parts)
+    if "##" in out:
+        # `re.sub(r"\s*##\s*", "", out)`: each `##` and the spaces on either side of it dropped
+        pieces = out.split("##")
+        out = "".join([pieces[0].rstrip(), *(p.strip() for p in pieces[1:-1]), pieces[-1].lstrip()])
+    if "#" in out:
+        out = re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)  # stringize -> bare (masked anyway)
+    return out
 
-    def repl(m: re.Match[str]) -> str:
-        return subst.get(m.group(0), m.group(0))
 
-    out = re.sub(r"[A-Za-z_]\w*", repl, body)
-    out = re.sub(r"\s*##\s*", "", out)
-    return re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)  # stringize -> bare (masked anyway)
+@functools.lru_cache(maxsize=256)
+def _identifier_cuts(body: str) -> tuple[list[str], list[str]]:
+    """(the texts between the identifiers of *body* (`[A-Za-z_]\\w*`, as a substitution scanning it finds
+    them), the identifiers): body == texts[0] + names[0] + texts[1] + ... + texts[-1]."""
+    texts, names, at = [], [], 0
+    for m in _IDENTIFIER.finditer(body):
+        texts.append(body[at : m.start()])
+        names.append(m.group(0))
+        at = m.end()
+    texts.append(body[at:])
+    return texts, names
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 # Every `TORCH_IMPL_FUNC(name)(` head, its name captured: one compiled pattern for every kernel (the
