@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from mpsgen.lint.rules.dangling_calls import call_facts
 from mpsgen.sources.host.callers import _ends_in_scope, _QUALIFIER, uses_named, uses_of
-from mpsgen.sources.index import SourceIndex, identifiers_containing, spelled_in, words_containing
+from mpsgen.scan.words import identifiers_containing, spelled_in, words_containing
+from mpsgen.sources.index import SourceIndex
 
 _PIECES = ["foo_mps", "mps", "foo_out_mps", "x_mps_", "2mps", "mpsé", "é_mps", "_mps", " ", "\n", "\t", "(", ")",
            ";", ",", "&", "&&", ".", "->", "::", "at::native::", "native ::", "mps::", "#define M(x) ", "#if X\n",

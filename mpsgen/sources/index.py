@@ -9,11 +9,9 @@ definitions and macro invocations (with their split arguments) are found once, a
 from __future__ import annotations
 
 import functools
-import os
 import re
-from collections import Counter
 from functools import cached_property
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import Iterable, Iterator, NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import (
@@ -28,10 +26,17 @@ from mpsgen.scan.definitions import (
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import Directives, Masked, ScanProblem, line_continues, code_only, directives, mask
 from mpsgen.scan.regions import GROW, code_line_before, definition_candidates, definition_in_region, growing_regions
+from mpsgen.scan.words import (
+    IDENTIFIER_FIRST,
+    identifier_counts,
+    identifiers_containing,
+    identifiers_in,
+    spelled_in,
+    words_containing,
+)
 
 IMPL_FUNC = "TORCH_IMPL_FUNC"
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 _OPEN_PAREN = re.compile(r"\s*\(")
 _IMPL_ARG = re.compile(r"\(\s*(\w+)\s*\)\s*\(")
 _NAMESPACE = re.compile(r"namespace\s+([\w:]+)\s*\{")
@@ -329,7 +334,7 @@ class SourceIndex:
         """identifiers_containing(self.masked, *part*), computed once per part (check asks for "mps" twice)."""
         if part not in self._containing:
             masked = self.masked
-            self._containing[part] = (_identifiers_in(masked, self._spans_with(part)) if masked.isascii()
+            self._containing[part] = (identifiers_in(masked, self._spans_with(part)) if masked.isascii()
                                       else identifiers_containing(masked, part))
         return self._containing[part]
 
@@ -338,7 +343,7 @@ class SourceIndex:
         from the same walk as identifiers_with (a word opening with a digit or a non-ASCII letter is none)."""
         masked, starts = self.masked, dict[str, list[int]]()
         for s, e in self._spans_with(part):
-            if masked[s] in _IDENTIFIER_FIRST:
+            if masked[s] in IDENTIFIER_FIRST:
                 starts.setdefault(masked[s:e], []).append(s)
         return starts
 
@@ -350,84 +355,6 @@ class SourceIndex:
     def identifier_counts(self) -> dict[str, int]:
         """How often each identifier (`[A-Za-z_]\\w*`) occurs in the masked text."""
         return identifier_counts(self.masked)
-
-
-# Every byte that is not an ASCII letter, digit or underscore becomes a space.
-_NOT_WORD = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
-
-
-def identifier_counts(code: str) -> dict[str, int]:
-    """`Counter(_IDENT.findall(code))`, 3x faster for an ASCII text: its identifiers are its runs of
-    word characters without their leading digits (counted in C on bytes, then decoded)."""
-    if not code.isascii():
-        return dict(Counter(_IDENT.findall(code)))  # non-ASCII letters continue an identifier
-    counts: dict[str, int] = {}
-    for run, n in Counter(code.encode().translate(_NOT_WORD).split()).items():
-        if run[0] <= 57:  # opens with a digit
-            run = run.lstrip(b"0123456789")
-            if not run:
-                continue
-        name = run.decode()
-        counts[name] = counts.get(name, 0) + n
-    return counts
-
-
-def identifiers_containing(code: str, part: str) -> dict[str, int]:
-    """`{name: n for name, n in identifier_counts(code).items() if part in name}` for a *part* that
-    opens with a letter or underscore, from str.find of *part* (a few thousand hits in the .mm files)
-    instead of splitting the whole text into words."""
-    if not code.isascii():
-        return {name: n for name, n in identifier_counts(code).items() if part in name}
-    return _identifiers_in(code, words_containing(code, part))
-
-
-def _identifiers_in(code: str, spans: list[tuple[int, int]]) -> dict[str, int]:
-    """How often each identifier of an ASCII *code* spans (words) hold: a word without its leading digits."""
-    counts: dict[str, int] = {}
-    for start, end in spans:
-        name = code[start:end].lstrip("0123456789")  # an identifier opens with no digit
-        counts[name] = counts.get(name, 0) + 1
-    return counts
-
-
-_IDENTIFIER_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-
-
-def words_containing(code: str, part: str) -> list[tuple[int, int]]:
-    """(start, end) of each run of word characters (is_word_char) that contains *part* (a word character
-    itself), in order: each occurrence of *part* grown to its word, the next search from the word's end.
-    In an ASCII text a pattern opening with *part* finds each and its word's end in C; the start is read
-    back only for a word that does not open with *part* (most do: `mpsGraph`, `mps::`)."""
-    spans: list[tuple[int, int]] = []
-    if code.isascii():
-        for m in _tail_pattern(part).finditer(code):
-            k, end = m.span()
-            spans.append((k if k == 0 or code[k - 1] not in _WORD_CHARS else word_start(code, k), end))
-        return spans
-    n, k = len(code), code.find(part)
-    while k >= 0:
-        start, end = word_start(code, k), k + len(part)
-        while end < n and is_word_char(code[end]):
-            end += 1
-        spans.append((start, end))
-        k = code.find(part, end)  # the next word
-    return spans
-
-
-@functools.lru_cache(maxsize=8)
-def _tail_pattern(part: str) -> re.Pattern[str]:
-    """*part* and the ASCII word characters after it."""
-    return re.compile(re.escape(part) + "[A-Za-z0-9_]*")
-
-
-_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-
-
-def spelled_in(text: str, names: Sequence[str]) -> list[str]:
-    """`[n for n in names if n in text]`, each name searched for from the first occurrence of the prefix
-    the names share (REGISTER_, CREATE_): none when the text lacks it, a short search when it comes late."""
-    first = text.find(os.path.commonprefix(list(names))) if len(names) > 1 else 0
-    return [n for n in names if text.find(n, first) >= 0] if first >= 0 else []
 
 
 def require_scannable(path: str, text: str) -> None:
