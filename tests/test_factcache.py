@@ -28,9 +28,9 @@ class Counter:
     def __init__(self, fn):
         self.fn, self.calls = fn, 0
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         self.calls += 1
-        return self.fn(*args)
+        return self.fn(*args, **kwargs)
 
 
 def upper(text: str) -> str:

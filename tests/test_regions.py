@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from mpsgen.scan.regions import definition_candidates
+from mpsgen.scan.regions import code_line_before, definition_candidates
 from mpsgen.sources.index import SourceIndex, index_of
 
 
@@ -72,6 +72,34 @@ def test_a_region_lookup_finds_what_the_whole_file_mask_finds(text: str) -> None
     assert found == whole.plain_function("foo")
     if found is not None:
         assert regions.masked_slice(found.body_open, found.body_close + 1) == whole.masked[found.body_open:found.body_close + 1]
+
+
+@pytest.mark.parametrize("text", [
+    "int a;\n/* solves:\n  foo (x) is the max\n*/\nTensor foo(int a) {\n  return a;\n}\n",
+    "/* a */ int b; /*\n foo(\n*/\n\nTensor\nfoo(int a) { }\n",
+])
+def test_a_name_in_a_block_comment_is_looked_up_from_a_line_before_the_comment(text: str) -> None:
+    """A candidate inside a `/* ... */` is masked from a vouched line before the comment, not the whole file."""
+    whole = SourceIndex("a.cpp", text)
+    whole.masked  # noqa: B018
+    regions = SourceIndex("a.cpp", text)
+    found = regions.plain_function("foo")
+    assert found == whole.plain_function("foo") and found is not None
+    assert "_masked" not in regions.__dict__
+
+
+@given(st.lists(_definition, min_size=1, max_size=2).map("".join), st.sampled_from(["fo", "bar", "Tensor", "x"]))
+def test_a_region_lookup_of_a_name_spelled_otherwise_or_not_at_all_agrees_too(text: str, name: str) -> None:
+    whole = SourceIndex("a.cpp", text)
+    whole.masked  # noqa: B018
+    assert SourceIndex("a.cpp", text).plain_function(name) == whole.plain_function(name)
+
+
+@given(st.lists(st.sampled_from(_TRICKY + _GAPS[:8] + ['R"', "uR", "x"]), max_size=12).map("".join))
+def test_a_line_start_vouched_with_the_first_raw_string_given_is_the_one_found_without(raw: str) -> None:
+    first = raw.find('R"')
+    for k in range(len(raw) + 1):
+        assert code_line_before(raw, k, first) == code_line_before(raw, k)
 
 
 def _candidates_by_both_sides(raw: str, name: str) -> list[int]:

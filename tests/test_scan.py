@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from hypothesis import given
@@ -191,3 +192,34 @@ def test_split_bounds_with_and_without_brackets(args: str, angles: bool):
     assert split_bounds(args, angles=angles) == expected
     assert split_top_level(args, angles=angles) == [args[a:b].strip() for a, b in expected]
     assert split_top_level("abs, half ,half") == ["abs", "half", "half"] and split_bounds(",") == [(0, 0), (1, 1)]
+
+
+_LINE_PIECES = st.lists(st.sampled_from(["a", "bc", "\n", "\r\n", "\f", "é", "\u2028", "  "]), max_size=30).map("".join)
+
+
+def _outcome(ask, x):
+    try:
+        return ask(x)
+    except IndexError:  # a line before the first one past the table's start
+        return IndexError
+
+
+def _eager_starts(text: str) -> list[int]:
+    return [0] + [k + 1 for k, ch in enumerate(text) if ch == "\n"]
+
+
+@given(text=_LINE_PIECES, asks=st.lists(st.tuples(st.sampled_from(["line", "col", "start_of"]), st.integers(-3, 40)),
+                                         max_size=30))
+def test_a_line_table_answers_as_the_table_of_every_line_start(text, asks):
+    """Counted answers, walked line starts and the table built midway all agree with the table."""
+    starts = _eager_starts(text)
+    expected = {"line": lambda p: bisect.bisect_right(starts, p),
+                "col": lambda p: p - starts[bisect.bisect_right(starts, p) - 1] + 1,
+                "start_of": lambda n: starts[n - 1] if n - 1 < len(starts) else len(text)}
+    for small_budget in (False, True):
+        table = LineTable(text)
+        if small_budget:
+            table._budget = 300  # the table is built after a question or two
+        for ask, x in asks:
+            assert _outcome(getattr(table, ask), x) == _outcome(expected[ask], x), (ask, x)
+        assert table.count == len(starts) and table.starts == starts

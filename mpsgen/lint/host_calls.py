@@ -53,7 +53,7 @@ def _named_calls(text: str, ix: SourceIndex) -> Iterator[KernelCall]:
     masked = ix.masked
     if "_mps_impl" not in masked and "getPipelineStateForFunc" not in masked:
         return
-    for m, _line, close in calls_outside_directives(text, masked, _CALLEE, ix.lines):
+    for m, _line, close in calls_outside_directives(text, masked, _CALLEE, ix.lines, tuple(_NAME_ARGUMENT)):
         bounds = split_bounds(masked[m.end():close], angles=False)
         k = _NAME_ARGUMENT[m.group(1)]
         if len(bounds) <= k:

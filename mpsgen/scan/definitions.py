@@ -38,7 +38,7 @@ def _last_non_space(code: str, end: int) -> str:
 _ASCII_WORD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
 
-def _word_start(code: str, end: int) -> int:
+def word_start(code: str, end: int) -> int:
     """Start of the run of word characters that ends right before *end* (*end* when none does).
     str.rstrip finds it in C over a short window; the walk character by character runs only when the
     run may go on before the window or a non-ASCII character (perhaps a letter) stops it."""
@@ -56,7 +56,7 @@ def _word_before(code: str, end: int) -> tuple[int, int] | None:
     k = end - 1
     while k >= 0 and code[k] in _SPACE:
         k -= 1
-    j = _word_start(code, k + 1)
+    j = word_start(code, k + 1)
     if j == k + 1 or code[j].isdigit():
         return None
     return j, k + 1

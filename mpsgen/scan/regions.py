@@ -20,6 +20,7 @@ from mpsgen.scan.mask import line_continues, mask
 _OPEN_PAREN = re.compile(r"\s*\(")
 
 _BLANK = " \t"
+_ASCII_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _BEFORE_A_NAME = frozenset("&*>/\"'")  # what can precede a defined name on its line, in the raw text
 _AFTER_A_NAME = frozenset("(/\"'RuUL")  # `(` or the start of a comment or literal before it
 
@@ -36,13 +37,13 @@ def definition_candidates(raw: str, name: str) -> Iterator[int]:
         # What follows the word is read first: most occurrences are uses (`std::`, `x.max(`, `view,`),
         # told apart by one lookup (the end of the text counts as a line break).
         after = raw[end] if end < size else "\n"
-        if after in _BLANK:
+        if after in _ASCII_WORD_CHARS or (after > "\x7f" and is_word_char(after)):
+            after = ""  # inside a longer word
+        elif after in _BLANK:
             a = end + 1
             while a < size and raw[a] in _BLANK:
                 a += 1
             after = raw[a] if a < size else "\n"
-        elif is_word_char(after):
-            after = ""  # inside a longer word
         if after and (after.isspace() or after in _AFTER_A_NAME) and (k == 0 or not is_word_char(raw[k - 1])):
             b = k - 1
             while b >= 0 and raw[b] in _BLANK:
@@ -74,19 +75,26 @@ def growing_regions(raw: str, start: int, k: int) -> Iterator[tuple[str, bool]]:
         size *= 4
 
 
-def code_line_before(raw: str, k: int) -> int | None:
-    """The start of the line holding the nearest non-space character before *k*, when the raw
-    text vouches that this line start lies outside every comment, literal and preprocessor
-    continuation (so a mask from there is the file's mask); else None.  Conservative: a `/*` after
-    the last `*/`, any raw string before it, or a backslash ending the line before it says None."""
-    b = k - 1
-    while b >= 0 and raw[b] in _SPACES:
-        b -= 1
-    start = raw.rfind("\n", 0, b) + 1 if b >= 0 else 0
-    opened = raw.rfind("/*", 0, start)
-    if opened >= 0 and raw.rfind("*/", 0, start) < opened + 2:
-        return None  # may be inside a block comment
-    if raw.find('R"', 0, start) >= 0:
+def code_line_before(raw: str, k: int, first_raw_string: int | None = None) -> int | None:
+    """The start of a line at or before the one holding the nearest non-space character before *k*,
+    when the raw text vouches that this line start lies outside every comment, literal and
+    preprocessor continuation (so a mask from there is the file's mask); else None.  Conservative:
+    before a `/*` after the last `*/` (*k* may lie in that comment) it looks again from that `/*`;
+    any raw string before it, or a backslash ending the line before it, says None.
+    *first_raw_string*: `raw.find('R"')` when the caller knows it (one search of a file for all
+    its lookups, not one of the text before each)."""
+    while True:
+        b = k - 1
+        while b >= 0 and raw[b] in _SPACES:
+            b -= 1
+        start = raw.rfind("\n", 0, b) + 1 if b >= 0 else 0
+        opened = raw.rfind("/*", 0, start)
+        if opened < 0 or raw.rfind("*/", 0, start) >= opened + 2:
+            break
+        k = opened  # may be inside the block comment opened there: vouch for a line before it
+    if first_raw_string is None:
+        first_raw_string = raw.find('R"', 0, start)
+    if 0 <= first_raw_string <= start - 2:
         return None  # a raw string may span lines
     if start and line_continues(raw, start - 1):
         return None  # a continued string, comment or directive

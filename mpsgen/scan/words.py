@@ -1,9 +1,18 @@
 """Whether a text names a word: the cheap filter a plan runs over many files before it scans the few
-that could hold what it looks for (no domain words: the word is the caller's)."""
+that could hold what it looks for (no domain words: the word is the caller's); and a text's identifiers,
+counted or found by a part they hold."""
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+from collections import Counter
+from typing import Sequence
+
+from mpsgen.scan.definitions import is_word_char, word_start
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 def mentions(text: str, word: str) -> bool:
@@ -22,3 +31,81 @@ def whole_word(word: str) -> re.Pattern[str]:
     (~50 ms over the 600 KB yaml, ~1 ms this way)."""
     w = re.escape(word)
     return re.compile(w + r"(?<!\w" + w + r")(?!\w)")
+
+
+# Every byte that is not an ASCII letter, digit or underscore becomes a space.
+_NOT_WORD = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
+
+
+def identifier_counts(code: str) -> dict[str, int]:
+    """`Counter(_IDENT.findall(code))`, 3x faster for an ASCII text: its identifiers are its runs of
+    word characters without their leading digits (counted in C on bytes, then decoded)."""
+    if not code.isascii():
+        return dict(Counter(_IDENT.findall(code)))  # non-ASCII letters continue an identifier
+    counts: dict[str, int] = {}
+    for run, n in Counter(code.encode().translate(_NOT_WORD).split()).items():
+        if run[0] <= 57:  # opens with a digit
+            run = run.lstrip(b"0123456789")
+            if not run:
+                continue
+        name = run.decode()
+        counts[name] = counts.get(name, 0) + n
+    return counts
+
+
+def identifiers_containing(code: str, part: str) -> dict[str, int]:
+    """`{name: n for name, n in identifier_counts(code).items() if part in name}` for a *part* that
+    opens with a letter or underscore, from the words holding *part* (words_containing: a few thousand
+    in the .mm files) instead of splitting the whole text into words."""
+    if not code.isascii():
+        return {name: n for name, n in identifier_counts(code).items() if part in name}
+    return identifiers_in(code, words_containing(code, part))
+
+
+def identifiers_in(code: str, spans: list[tuple[int, int]]) -> dict[str, int]:
+    """How often each identifier of an ASCII *code* spans (words) hold: a word without its leading digits."""
+    counts: dict[str, int] = {}
+    for start, end in spans:
+        name = code[start:end].lstrip("0123456789")  # an identifier opens with no digit
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+IDENTIFIER_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def words_containing(code: str, part: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of word characters (is_word_char) that contains *part* (a word character
+    itself), in order: each occurrence of *part* grown to its word, the next search from the word's end.
+    In an ASCII text a pattern opening with *part* finds each and its word's end in C; the start is read
+    back only for a word that does not open with *part* (most do: `mpsGraph`, `mps::`)."""
+    spans: list[tuple[int, int]] = []
+    if code.isascii():
+        for m in _tail_pattern(part).finditer(code):
+            k, end = m.span()
+            spans.append((k if k == 0 or code[k - 1] not in _WORD_CHARS else word_start(code, k), end))
+        return spans
+    n, k = len(code), code.find(part)
+    while k >= 0:
+        start, end = word_start(code, k), k + len(part)
+        while end < n and is_word_char(code[end]):
+            end += 1
+        spans.append((start, end))
+        k = code.find(part, end)  # the next word
+    return spans
+
+
+@functools.lru_cache(maxsize=8)
+def _tail_pattern(part: str) -> re.Pattern[str]:
+    """*part* and the ASCII word characters after it."""
+    return re.compile(re.escape(part) + "[A-Za-z0-9_]*")
+
+
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def spelled_in(text: str, candidates: Sequence[str]) -> list[str]:
+    """`[c for c in candidates if c in text]`, each searched for from the first occurrence of the prefix
+    they share (REGISTER_, CREATE_): none when the text lacks it, a short search when it comes late."""
+    first = text.find(os.path.commonprefix(list(candidates))) if len(candidates) > 1 else 0
+    return [c for c in candidates if text.find(c, first) >= 0] if first >= 0 else []

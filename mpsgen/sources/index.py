@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import Counter
 from functools import cached_property
 from typing import Iterable, Iterator, NamedTuple
 
@@ -22,14 +21,22 @@ from mpsgen.scan.definitions import (
     brace_pairs,
     is_word_char,
     looks_like_definition_name,
+    word_start,
 )
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import Directives, Masked, ScanProblem, line_continues, code_only, directives, mask
 from mpsgen.scan.regions import GROW, code_line_before, definition_candidates, definition_in_region, growing_regions
+from mpsgen.scan.words import (
+    IDENTIFIER_FIRST,
+    identifier_counts,
+    identifiers_containing,
+    identifiers_in,
+    spelled_in,
+    words_containing,
+)
 
 IMPL_FUNC = "TORCH_IMPL_FUNC"
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)")
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 _OPEN_PAREN = re.compile(r"\s*\(")
 _IMPL_ARG = re.compile(r"\(\s*(\w+)\s*\)\s*\(")
 _NAMESPACE = re.compile(r"namespace\s+([\w:]+)\s*\{")
@@ -66,6 +73,7 @@ class SourceIndex:
         self._calls_of: dict[tuple[str, ...], list[MacroCall]] = {}
         self._regions: list[tuple[int, str]] = []  # (offset, masked text) of regions masked alone
         self._containing: dict[str, dict[str, int]] = {}
+        self._spans: dict[str, list[tuple[int, int]]] = {}
 
     @cached_property
     def _masked(self) -> Masked:
@@ -114,7 +122,7 @@ class SourceIndex:
         cannot vouch for such a line start: the caller then masks the whole file."""
         raw = self.text
         for k in definition_candidates(raw, name):
-            start = code_line_before(raw, k)
+            start = code_line_before(raw, k, self._first_raw_string)
             if start is None:
                 return False
             for region, whole in growing_regions(raw, start, k):
@@ -128,6 +136,11 @@ class SourceIndex:
                 self._regions.append((start, region))
                 return FunctionSpan(name, k, start + verdict[0], start + verdict[1])
         return None
+
+    @cached_property
+    def _first_raw_string(self) -> int:
+        """`text.find('R"')`: where the first raw string may open (a region's mask vouches for the lines before it)."""
+        return self.text.find('R"')
 
     @cached_property
     def _raw_impl_heads(self) -> dict[str, tuple[int, int]]:
@@ -212,12 +225,12 @@ class SourceIndex:
         """`T name(...) {...}`: one targeted search unless every function is indexed."""
         if "functions" in self.__dict__:
             return next((f for f in self.functions_by_name.get(name, ()) if f.macro is None), None)
-        if name not in self.text:
-            return None
         if "_masked" not in self.__dict__:
-            found = self._plain_function_in_regions(name)
+            found = self._plain_function_in_regions(name)  # (a name the text lacks: no candidate, None)
             if found is not False:
                 return found  # type: ignore[return-value]
+        if name not in self.text:
+            return None
         for k, paren in self._word_calls(name):
             if looks_like_definition_name(self.masked, k):
                 body = definition_body(self.masked, paren)
@@ -299,7 +312,8 @@ class SourceIndex:
         *names*: a shared kernel's search asks each file about the same few macros)."""
         found = self._calls_of.get(names)
         if found is None:
-            present = [n for n in names if n in self.text and n in self.masked]
+            in_text = spelled_in(self.text, names)  # (the text is masked only when it spells one)
+            present = spelled_in(self.masked, in_text) if in_text else []
             found = self._calls_of[names] = (
                 self.calls_matching("|".join(map(re.escape, sorted(present)))) if present else [])
         return found
@@ -310,11 +324,28 @@ class SourceIndex:
         return "CREATE_" in self.text and "IMPL" in self.text and "CREATE_" in self.masked
 
     # -- words ------------------------------------------------------------------------------
+    def _spans_with(self, part: str) -> list[tuple[int, int]]:
+        """words_containing(self.masked, *part*), computed once per part."""
+        if part not in self._spans:
+            self._spans[part] = words_containing(self.masked, part)
+        return self._spans[part]
+
     def identifiers_with(self, part: str) -> dict[str, int]:
         """identifiers_containing(self.masked, *part*), computed once per part (check asks for "mps" twice)."""
         if part not in self._containing:
-            self._containing[part] = identifiers_containing(self.masked, part)
+            masked = self.masked
+            self._containing[part] = (identifiers_in(masked, self._spans_with(part)) if masked.isascii()
+                                      else identifiers_containing(masked, part))
         return self._containing[part]
+
+    def identifier_starts(self, part: str) -> dict[str, list[int]]:
+        """{identifier containing *part*: the offsets where it stands as a whole word in the masked text},
+        from the same walk as identifiers_with (a word opening with a digit or a non-ASCII letter is none)."""
+        masked, starts = self.masked, dict[str, list[int]]()
+        for s, e in self._spans_with(part):
+            if masked[s] in IDENTIFIER_FIRST:
+                starts.setdefault(masked[s:e], []).append(s)
+        return starts
 
     @cached_property
     def identifiers(self) -> frozenset[str]:
@@ -324,46 +355,6 @@ class SourceIndex:
     def identifier_counts(self) -> dict[str, int]:
         """How often each identifier (`[A-Za-z_]\\w*`) occurs in the masked text."""
         return identifier_counts(self.masked)
-
-
-# Every byte that is not an ASCII letter, digit or underscore becomes a space.
-_NOT_WORD = bytes(c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256))
-
-
-def identifier_counts(code: str) -> dict[str, int]:
-    """`Counter(_IDENT.findall(code))`, 3x faster for an ASCII text: its identifiers are its runs of
-    word characters without their leading digits (counted in C on bytes, then decoded)."""
-    if not code.isascii():
-        return dict(Counter(_IDENT.findall(code)))  # non-ASCII letters continue an identifier
-    counts: dict[str, int] = {}
-    for run, n in Counter(code.encode().translate(_NOT_WORD).split()).items():
-        if run[0] <= 57:  # opens with a digit
-            run = run.lstrip(b"0123456789")
-            if not run:
-                continue
-        name = run.decode()
-        counts[name] = counts.get(name, 0) + n
-    return counts
-
-
-def identifiers_containing(code: str, part: str) -> dict[str, int]:
-    """`{name: n for name, n in identifier_counts(code).items() if part in name}` for a *part* that
-    opens with a letter or underscore, from str.find of *part* (a few thousand hits in the .mm files)
-    instead of splitting the whole text into words; an ASCII text's word characters tested by set lookup."""
-    if not code.isascii():
-        return {name: n for name, n in identifier_counts(code).items() if part in name}
-    counts: dict[str, int] = {}
-    word, n, k = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"), len(code), code.find(part)
-    while k >= 0:
-        start, end = k, k + len(part)
-        while start and code[start - 1] in word:
-            start -= 1
-        while end < n and code[end] in word:
-            end += 1
-        name = code[start:end].lstrip("0123456789")  # an identifier opens with no digit
-        counts[name] = counts.get(name, 0) + 1
-        k = code.find(part, end)  # the next word
-    return counts
 
 
 def require_scannable(path: str, text: str) -> None:

@@ -16,6 +16,7 @@ lint/wiring.py's facts of the same Inventory; an index that answers these can re
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 from typing import TYPE_CHECKING, Callable, Iterable
@@ -102,6 +103,7 @@ def rule(code: str, name: str, severity: str, summary: str) -> Callable[[Check],
     return register
 
 
+@functools.cache  # once: a rule module imported on its own before (a test's) must not stop the others
 def _discover() -> None:
     """Import each module and subpackage of this package, by file name (pkgutil.iter_modules' order;
     importing pkgutil cost ~2 M instructions of every check)."""
@@ -115,8 +117,7 @@ def _discover() -> None:
 
 def all_rules() -> tuple[Rule, ...]:
     """Every rule, by code."""
-    if not _REGISTRY:
-        _discover()
+    _discover()
     return tuple(_REGISTRY[c] for c in sorted(_REGISTRY))
 
 

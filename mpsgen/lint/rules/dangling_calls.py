@@ -37,21 +37,21 @@ class CallFacts(NamedTuple):
 def call_facts(rel: str, text: str) -> CallFacts:
     """The fact kept per MPS source (and MPS header): a pure function of its text."""
     from mpsgen.sources.host import mm as host
-    from mpsgen.sources.host.callers import NATIVE_QUALIFIERS, uses_of
+    from mpsgen.sources.host.callers import NATIVE_QUALIFIERS, uses_named
     from mpsgen.sources.index import index_of
 
     if "mps" not in text:
         return CallFacts((), frozenset(), frozenset())
     ix = index_of(rel, text)
-    names = [n for n in ix.identifiers_with("mps") if n != "mps" and _KERNEL_NAME.search(n)]
+    # every kernel-named identifier's uses, from the offsets one walk over the text's `mps` found
+    starts = {n: ks for n, ks in ix.identifier_starts("mps").items() if n != "mps" and _KERNEL_NAME.search(n)}
     calls: list[KernelCall] = []
     declared: set[str] = set()
-    for name in names:
-        for u in uses_of(rel, text, name, prototypes=True):
-            if u.form in ("call", "address") and u.qualifier in NATIVE_QUALIFIERS and not u.in_directive:
-                calls.append(KernelCall(name, u.line, ix.col(u.end - len(name)), u.function))
-            else:
-                declared.add(name)
+    for u in uses_named(rel, text, starts):
+        if u.form in ("call", "address") and u.qualifier in NATIVE_QUALIFIERS and not u.in_directive:
+            calls.append(KernelCall(u.name, ix.line(u.pos), ix.col(u.pos), ix.enclosing_function(u.pos)))
+        else:
+            declared.add(u.name)
     defined = frozenset(d.name for d in host.definitions(rel, text))
     calls.sort(key=lambda c: (c.line, c.col))
     return CallFacts(tuple(calls), defined, frozenset(declared))

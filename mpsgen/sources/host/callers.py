@@ -10,7 +10,7 @@ declares the function, and goes unnoticed once nothing calls it.
 from __future__ import annotations
 
 import re
-from typing import Literal, NamedTuple
+from typing import Container, Literal, NamedTuple
 
 from mpsgen.model import Location
 from mpsgen.scan.brackets import match_close, split_top_level
@@ -54,8 +54,7 @@ def uses_of(path: str, text: str, name: str, *, prototypes: bool = False) -> lis
         return []
     ix = index_of(path, text)
     masked = ix.masked
-    own = [(ix.lines.start_of(d.impl.line), ix.lines.start_of(d.impl.end_line + 1))
-           for d in host.definitions(path, text) if d.name == name]
+    own = _own_lines(ix, path, text, {name}).get(name, ())
     found: list[Use] = []
     k = masked.find(name)
     while k >= 0:
@@ -67,6 +66,42 @@ def uses_of(path: str, text: str, name: str, *, prototypes: bool = False) -> lis
                 found.append(use)
         k = masked.find(name, end)
     return found
+
+
+class NameUse(NamedTuple):
+    """What a use of a name is, without its arguments read or its function looked up (uses_named)."""
+
+    name: str
+    pos: int  # offset of the name
+    qualifier: str
+    form: UseForm
+    in_directive: bool
+
+
+def uses_named(path: str, text: str, starts: dict[str, list[int]]) -> list[NameUse]:
+    """The uses (prototypes included) of each name of *starts* ({name: the offsets where it stands as a
+    whole word in the masked text}, SourceIndex.identifier_starts) outside its own definitions: what
+    uses_of finds of each name, read from the offsets given rather than by a search of the text a name."""
+    ix = index_of(path, text)
+    owned = _own_lines(ix, path, text, starts)
+    found: list[NameUse] = []
+    for name, positions in starts.items():
+        own = owned.get(name, ())
+        for k in positions:
+            if not any(a <= k < b for a, b in own):
+                kind = _use_kind(ix, name, k, k + len(name))
+                if kind is not None:
+                    found.append(NameUse(name, k, kind[1], kind[2], kind[4]))
+    return found
+
+
+def _own_lines(ix: SourceIndex, path: str, text: str, names: Container[str]) -> dict[str, list[tuple[int, int]]]:
+    """{name: the (start, end) offsets of the lines of each of its definitions in the text}, for *names*."""
+    own: dict[str, list[tuple[int, int]]] = {}
+    for d in host.definitions(path, text):
+        if d.name in names:
+            own.setdefault(d.name, []).append((ix.lines.start_of(d.impl.line), ix.lines.start_of(d.impl.end_line + 1)))
+    return own
 
 
 _OPEN_PAREN = re.compile(r"\s*\(")
@@ -81,10 +116,20 @@ def _address_taken(masked: str, start: int) -> bool:
     return j > 0 and masked[j - 1] == "&" and not (j > 1 and masked[j - 2] == "&")
 
 
-def _use_at(ix: SourceIndex, path: str, name: str, k: int, end: int) -> Use | None:
+def _ends_in_scope(masked: str, lo: int, k: int) -> bool:
+    """masked[lo:k] ends in `::` and whitespace, as both of _QUALIFIER's forms do: a window that does not is
+    not searched (the pattern, tried at each of its 80 offsets, is most of a use's cost)."""
+    j = k
+    while j > lo and masked[j - 1].isspace():
+        j -= 1
+    return j - 2 >= lo and masked[j - 2 : j] == "::"
+
+
+def _use_kind(ix: SourceIndex, name: str, k: int, end: int) -> tuple[int, str, UseForm, re.Match[str] | None, bool] | None:
+    """(start of the qualified name, qualifier, form, the match of the `(` after the name or None,
+    on a preprocessor line) of the word *name* at *k*; None for a member of something else."""
     masked = ix.masked
-    # both of _QUALIFIER's forms end in `::`: a window spelling none is not searched (80 offsets tried)
-    q = _QUALIFIER.search(masked, max(0, k - 80), k) if "::" in masked[max(0, k - 80): k] else None
+    q = _QUALIFIER.search(masked, lo, k) if _ends_in_scope(masked, lo := max(0, k - 80), k) else None
     start = q.start() if q else k
     qualifier = re.sub(r"\s+", "", masked[start:k])
     before = masked[max(0, start - 2) : start].rstrip()
@@ -95,24 +140,31 @@ def _use_at(ix: SourceIndex, path: str, name: str, k: int, end: int) -> Use | No
     if paren and not qualifier and not in_directive and looks_like_definition_name(masked, k):
         close = match_close(masked, paren.end() - 1)
         if close is not None and _PROTOTYPE_END.match(masked, close + 1):  # declares, does not use
-            return Use(path, ix.line(k), name, start, end, qualifier, "prototype", None, ix.enclosing_function(k),
-                       in_directive)
-    args: tuple[str, ...] | None = None
-    if paren:
-        form: UseForm = "call"
-        open_at = paren.end() - 1
-        close = match_close(masked, open_at)
-        if close is not None:
-            inner = masked[open_at + 1 : close]
-            parts = split_top_level(inner)
-            # `a < b` in an argument reads as a template's angle: when the two splits differ, not read
-            args = tuple(parts) if parts == split_top_level(inner, angles=False) and inner.strip() else \
-                (() if not inner.strip() else None)
-    elif _address_taken(masked, start):
-        form = "address"
-    else:
-        form = "other"
+            return start, qualifier, "prototype", paren, in_directive
+    form: UseForm = "call" if paren else "address" if _address_taken(masked, start) else "other"
+    return start, qualifier, form, paren, in_directive
+
+
+def _use_at(ix: SourceIndex, path: str, name: str, k: int, end: int) -> Use | None:
+    kind = _use_kind(ix, name, k, end)
+    if kind is None:
+        return None
+    start, qualifier, form, paren, in_directive = kind
+    args = _call_args(ix.masked, paren.end() - 1) if form == "call" and paren else None
     return Use(path, ix.line(k), name, start, end, qualifier, form, args, ix.enclosing_function(k), in_directive)
+
+
+def _call_args(masked: str, open_at: int) -> tuple[str, ...] | None:
+    """The arguments of the call whose `(` is at *open_at* (masked, split at top-level commas); None: not read."""
+    close = match_close(masked, open_at)
+    if close is None:
+        return None
+    inner = masked[open_at + 1 : close]
+    if not inner.strip():
+        return ()
+    parts = split_top_level(inner)
+    # `a < b` in an argument reads as a template's angle: when the two splits differ, not read
+    return tuple(parts) if parts == split_top_level(inner, angles=False) else None
 
 
 def rewrite_call(text: str, use: Use, callee: str) -> str:

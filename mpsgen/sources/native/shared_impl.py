@@ -3,13 +3,16 @@ definition in native/*.cpp, found through each source's cached index, and the st
 
 from __future__ import annotations
 
+import functools
 import re
+from bisect import bisect_left
+from itertools import accumulate
 from typing import Callable, Collection, NamedTuple
 
 from mpsgen.model import ImplForm, Location
-from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.scan.definitions import FunctionSpan
-from mpsgen.sources.index import SourceIndex, index_of
+from mpsgen.scan.brackets import match_close, paren_pairs, split_top_level
+from mpsgen.scan.definitions import FunctionSpan, word_start
+from mpsgen.sources.index import MacroCall, SourceIndex, index_of
 
 
 class StubCall(NamedTuple):
@@ -110,25 +113,30 @@ def _same_block(text: str, a: int, b: int) -> bool:
 # What a call's arguments spell when one is a stub (`x_stub`) or its first is a device (_DEVICE_ARG): a
 # call spelling none of these is not split into arguments.
 _STUB_MARKS = ("_stub", "device_type", "DeviceType", "kCPU", "kCUDA", "kMPS", "kMeta")
+_IDENTIFIER_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
 def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collection[str]) -> list[StubCall]:
-    """Stubs in a body: `x(device_type(), ...)` calls and stub names passed as arguments."""
+    """Stubs in a body: `x(device_type(), ...)` calls and stub names passed as arguments.  The calls are
+    those `name (` the pattern `([A-Za-z_]\\w*)\\s*\\(` finds outside a longer word, in order, each '('
+    paired with its ')' by one pass over the body; without *known* stubs, only the calls whose arguments
+    spell a stub mark are read."""
     calls: list[StubCall] = []
-    if not known and not any(w in body_masked for w in _STUB_MARKS):
+    marks = None if known else _Marks(body_masked)
+    if marks is not None and not marks.starts:
         return calls  # a body calling other ops only: no call's arguments can name a stub
-    for m in re.finditer(r"([A-Za-z_](?<!\w[A-Za-z_])\w*)\s*\(", body_masked):
-        name = m.group(1)
-        close = match_close(body_masked, m.end() - 1)
-        if close is None:
+    for open_at, close in sorted(paren_pairs(body_masked).items()):
+        if marks is not None and not marks.within(open_at + 1, close):
             continue
-        if not known and not any(w in body_masked[m.end() : close] for w in _STUB_MARKS):
+        callee = _callee(body_masked, open_at)
+        if callee is None:
             continue
-        args = split_top_level(body_masked[m.end() : close])
-        line = first_line + body_masked.count("\n", 0, m.start())
+        start, name = callee
+        args = split_top_level(body_masked[open_at + 1 : close])
+        line = first_line + body_masked.count("\n", 0, start)
         if args and _DEVICE_ARG.match(args[0]) and len(args) >= 2:
             extras = tuple(" ".join(a.split()) for a in args[2:])
-            calls.append(StubCall(name, line, None, extras, _diverted(body_masked, m.start())))
+            calls.append(StubCall(name, line, None, extras, _diverted(body_masked, start)))
             continue
         for arg in args:
             if re.fullmatch(r"(?:at::native::)?([A-Za-z_]\w*)", arg):
@@ -138,15 +146,69 @@ def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collec
     return calls
 
 
+class _Marks:
+    """Where a body spells each of _STUB_MARKS: `within(a, b)` tells whether one lies inside body[a:b]."""
+
+    def __init__(self, body_masked: str) -> None:
+        spans = []
+        for w in _STUB_MARKS:
+            k = body_masked.find(w)
+            while k >= 0:
+                spans.append((k, k + len(w)))
+                k = body_masked.find(w, k + 1)
+        spans.sort()
+        self.starts = [a for a, _ in spans]
+        # the nearest end among the marks from each one on (a mark starting at or after a ends by then)
+        self._ends = list(accumulate(reversed([b for _, b in spans]), min))[::-1]
+
+    def within(self, a: int, b: int) -> bool:
+        k = bisect_left(self.starts, a)
+        return k < len(self._ends) and self._ends[k] <= b
+
+
+def _callee(masked: str, open_at: int) -> tuple[int, str] | None:
+    """(offset, name) of the identifier the '(' at *open_at* calls: the word before it (spaces between),
+    opening with an ASCII letter or `_`; None when no such word is there."""
+    end = open_at
+    while end and masked[end - 1].isspace():
+        end -= 1
+    start = word_start(masked, end)
+    return (start, masked[start:end]) if start < end and masked[start] in _IDENTIFIER_FIRST else None
+
+
 def _expand(params: list[str], body: str, args: list[str]) -> str:
+    """*body* with each identifier naming a parameter replaced by its argument, `##` pasted and `#x` made
+    bare (masked anyway): what a substitution at every identifier of the body gives, from the body cut
+    once at its identifiers (a kernel-making macro is expanded for many kernels)."""
     subst = dict(zip(params, args))
+    texts, names = _identifier_cuts(body)
+    parts = [""] * (len(texts) + len(names))
+    parts[0::2] = texts
+    parts[1::2] = map(subst.get, names, names)  # a parameter's argument, any other name itself
+    out = "".join(parts)
+    if "##" in out:
+        # `re.sub(r"\s*##\s*", "", out)`: each `##` and the spaces on either side of it dropped
+        pieces = out.split("##")
+        out = "".join([pieces[0].rstrip(), *(p.strip() for p in pieces[1:-1]), pieces[-1].lstrip()])
+    if "#" in out:
+        out = re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)  # stringize -> bare (masked anyway)
+    return out
 
-    def repl(m: re.Match[str]) -> str:
-        return subst.get(m.group(0), m.group(0))
 
-    out = re.sub(r"[A-Za-z_]\w*", repl, body)
-    out = re.sub(r"\s*##\s*", "", out)
-    return re.sub(r"(?<![\w#])#\s*(\w+)", lambda m: m.group(1), out)  # stringize -> bare (masked anyway)
+@functools.lru_cache(maxsize=256)
+def _identifier_cuts(body: str) -> tuple[list[str], list[str]]:
+    """(the texts between the identifiers of *body* (`[A-Za-z_]\\w*`, as a substitution scanning it finds
+    them), the identifiers): body == texts[0] + names[0] + texts[1] + ... + texts[-1]."""
+    texts, names, at = [], [], 0
+    for m in _IDENTIFIER.finditer(body):
+        texts.append(body[at : m.start()])
+        names.append(m.group(0))
+        at = m.end()
+    texts.append(body[at:])
+    return texts, names
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 # Every `TORCH_IMPL_FUNC(name)(` head, its name captured: one compiled pattern for every kernel (the
@@ -171,13 +233,16 @@ def _impl_func_in(masked: str, kernel: str) -> tuple[int, int, int] | None:
     return None
 
 
-def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collection[str] = ()) -> SharedImpl | None:
+def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collection[str] = (),
+                     may_define: Callable[[str], bool] | None = None) -> SharedImpl | None:
     """Where the CPU/CUDA kernel *kernel* is defined in native/*.cpp and which stubs it uses.
 
     Looks for, in this order: an explicit `TORCH_IMPL_FUNC(kernel)`, an invocation of a helper macro
     whose `#define` (in any of *sources*) generates it, a known `CREATE_*_IMPL_FUNC(kernel, stub)`
     macro whose definition is not among *sources*, and a plain function `T kernel(...) {...}`.
     Each source is indexed once (and cached), so asking for many kernels costs one scan per file.
+    *may_define(path)*, when given, is False for a source known to hold no plain function of that
+    name (it spells the name only inside longer words): that source is not searched for one.
     """
     indexes = [index_of(p, t) for p, t in sources.items()]
 
@@ -199,10 +264,10 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
             macros.setdefault(name, (list(d.params), d.body))
 
     for ix in indexes:
-        found = ix.calls_of(*macros)
-        if ix.spells_create_impl:
-            found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
-        for call in found:
+        helpers = _helper_calls(ix, tuple(macros))
+        if not helpers.may_make(kernel):
+            continue
+        for call in helpers.calls:
             # an argument holding the kernel's name, or one it opens with (CREATE_...(eq) makes eq_Tensor_out):
             # each tested in C (the args hold no NUL, so a joined match lies inside one of them)
             if kernel not in "\0".join(call.args) and not kernel.startswith(tuple(filter(None, call.args))):
@@ -225,6 +290,8 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
                                   builds_elementwise_iterator(ix.text, call.start, call.close), macro)
 
     for ix in indexes:
+        if may_define is not None and not may_define(ix.path):
+            continue
         f = ix.plain_function(kernel)
         # index_fill_(Tensor&, Dimname, ...): NamedTensor.cpp's.  Its head read from the region the lookup
         # masked (masked_slice), not from a mask of the whole file made for it.
@@ -234,6 +301,31 @@ def find_shared_impl(sources: dict[str, str], kernel: str, known_stubs: Collecti
         if f is not None:
             return located(ix, f, "function")
     return None
+
+
+class _HelperCalls:
+    """A file's calls of the helper macros a search knows (and of CREATE_*IMPL*FUNC*), in file order, with
+    what tells in C whether one may make a kernel: an argument holding its name or one it opens with."""
+
+    def __init__(self, calls: list[MacroCall]) -> None:
+        self.calls = calls
+        self._args = "\1".join("\0".join(c.args) for c in calls)
+        self._nonempty = frozenset(a for c in calls for a in c.args if a)
+
+    def may_make(self, kernel: str) -> bool:
+        """False only when no call's argument holds *kernel* or is a prefix of it (the scan of the calls
+        would skip each); a name spelling a separator is never ruled out."""
+        if kernel in self._args or "\0" in kernel or "\1" in kernel:
+            return True
+        return any(kernel[:k] in self._nonempty for k in range(1, len(kernel) + 1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _helper_calls(ix: SourceIndex, macros: tuple[str, ...]) -> _HelperCalls:
+    found = ix.calls_of(*macros)
+    if ix.spells_create_impl:
+        found = sorted(found + ix.calls_matching(r"CREATE_\w*IMPL\w*FUNC\w*"), key=lambda c: c.start)
+    return _HelperCalls(found)
 
 
 def _named_overload(head: str) -> bool:
