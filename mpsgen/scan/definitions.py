@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, NamedTuple
 
-from mpsgen.scan.brackets import match_close
+from mpsgen.scan.brackets import bracket_pairs, match_close
 from mpsgen.scan.mask import code_only
 
 
@@ -98,21 +98,8 @@ def definition_body(masked: str, paren_open: int) -> tuple[int, int] | None:
 
 
 def brace_pairs(code: str) -> dict[int, int]:
-    """{offset of '{': offset of its '}'} for masked code (directives blanked); strays are ignored.
-    The braces are found with str.find, at memchr speed (a regex for `[{}]` tests every offset)."""
-    pairs: dict[int, int] = {}
-    stack: list[int] = []
-    find = code.find
-    opening, closing = find("{"), find("}")
-    while closing >= 0:  # after the last '}', the '{'s left have no partner
-        if 0 <= opening < closing:
-            stack.append(opening)
-            opening = find("{", opening + 1)
-        else:
-            if stack:
-                pairs[stack.pop()] = closing
-            closing = find("}", closing + 1)
-    return pairs
+    """{offset of '{': offset of its '}'} for masked code (directives blanked); strays are ignored."""
+    return bracket_pairs(code, "{", "}")
 
 
 _QUALIFIER_END = re.compile(r"\b(?:const|noexcept|override)$")
