@@ -120,12 +120,16 @@ def mpsgen_count(source: Path, tree: Path, command: str, store: Path) -> Count:
         if m:
             by_pid.setdefault(int(m[1]), {})[m[2] or "last"] = n
     parent, *children = sorted(by_pid)  # the child's pid is the larger
-    # the parent's numbered dumps: 1 up to the fork, 2 up to the wait (when it forked and waited); "last" the rest
-    ours = {k: n for k, n in by_pid[parent].items()}
+    # the parent's stretches in order: its numbered dumps (each ends at a fork or a waitpid), then the last
+    ours = dict(by_pid[parent])
     last = ours.pop("last", 0)
-    dumps = [ours[k] for k in sorted(ours, key=int)]
-    prefork, before_wait = (dumps + [0, 0])[:2] if children else (sum(dumps), 0)
-    return Count(prefork, before_wait, last + sum(dumps[2:]), sum(sum(by_pid[c].values()) for c in children), stdout)
+    stretches = [ours[k] for k in sorted(ours, key=int)] + [last]
+    if not children:  # no fork (a warm run): one process, whatever it waited for
+        return Count(sum(stretches), 0, 0, 0, stdout)
+    prefork, *after_fork = stretches
+    before_wait = after_fork[0] if len(after_fork) > 1 else 0  # up to its first wait after the fork
+    return Count(prefork, before_wait, sum(after_fork) - before_wait, sum(sum(by_pid[c].values()) for c in children),
+                 stdout)
 
 
 def millions(n: int) -> str:
