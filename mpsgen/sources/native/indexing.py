@@ -13,7 +13,7 @@ import re
 from mpsgen.sources.index import index_of
 from mpsgen.sources.native.iterator_operands import add_output_calls, operands_in
 from mpsgen.sources.native.shared_impl import SharedImpl
-from mpsgen.sources.native.stubs import StubDecl
+from mpsgen.sources.native.stubs import StubDecl, StubDeclarations
 
 # stub -> its parameter types (spelled loosely: const, &, c10:: dropped): the kind's stubs mpsgen writes a
 # kernel for
@@ -77,7 +77,7 @@ def one_output_one_index(text: str, impl: SharedImpl) -> bool:
     return inputs is not None and len(inputs) == 1 and len(add_output_calls(text, impl.line, impl.end_line)) == 1
 
 
-def indexing_stubs(text: str, impl: SharedImpl, declarations: dict[str, StubDecl]) -> tuple[StubDecl, ...]:
+def indexing_stubs(text: str, impl: SharedImpl, declarations: StubDeclarations) -> tuple[StubDecl, ...]:
     """The stubs of the indexing kind *impl* runs off the CPU (scatter_src_out: scatter_reduce_stub and
     scatter_stub, passed to scatter_impl), from *declarations*; () when one of them is of no such kind."""
     if not _may_call_indexing_stub(text, impl):
