@@ -71,6 +71,22 @@ class Frontier(NamedTuple):
         return f"{chosen.entry}: {chosen.why}" + (" (no MPS key: `mpsgen new-op`)" if self.new_op and chosen.candidate else "")
 
 
+def _paired_stub(text: str, impl: SharedImpl) -> str | None:
+    """paired_stub(called_stubs(text, impl)), told without masking *impl*'s file when no pair can match:
+    called_stubs adds to impl's stubs only names its masked body spells, which its raw body spells too."""
+    from mpsgen.generate.reduction_ops import REDUCTIONS, paired_stub
+    from mpsgen.sources.index import index_of
+    from mpsgen.sources.native.indexing import called_stubs
+
+    lines = index_of(impl.path, text).lines
+    body = text[lines.start_of(impl.line): lines.start_of(impl.end_line + 1)]
+    known = set(impl.stub_names)
+    if not any(known <= {op.stub, op.also} and all(s in known or s in body for s in (op.stub, op.also))
+               for op in REDUCTIONS.values() if op.also):
+        return None
+    return paired_stub(called_stubs(text, impl))
+
+
 class FrontierIndex:
     """Frontier questions over one Inventory, each family and each MPS entry judged at most once
     (MPS001, MPS003 and MPS005 ask about one family for each of its findings)."""
@@ -113,7 +129,7 @@ class FrontierIndex:
                             True, f"{site.kernel} ({at}) calls {', '.join(d.name for d in indexing)}: the indexing kind")
         reduction = self._reduction(use.impl) if not use.impl.elementwise else ""
         if reduction:
-            from mpsgen.generate.reduction_kernel import REDUCTIONS
+            from mpsgen.generate.reduction_ops import REDUCTIONS
 
             what = "a reduction of whole tensors" if REDUCTIONS[reduction].also else "a TensorIterator reduction"
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, True,
@@ -177,8 +193,8 @@ class FrontierIndex:
 
     def _random(self, kernel: str) -> tuple[DistributionReach, bool, str] | None:
         """How *kernel* reaches a distribution stub through a template's functor (uniform_ -> uniform_stub),
-        whether mpsgen writes its sampler (plan/random_route.SAMPLERS), and why; None when it does not."""
-        from mpsgen.plan.random_route import SAMPLERS
+        whether mpsgen writes its sampler (plan/samplers.py), and why; None when it does not."""
+        from mpsgen.plan.samplers import SAMPLERS
         from mpsgen.sources.native.distribution import distribution_reach
 
         found = self.inv.shared_kernels
@@ -208,13 +224,12 @@ class FrontierIndex:
     def _reduction(self, impl: SharedImpl) -> str:
         """The reduce stub *impl* calls when it builds a reduction iterator and the reduction kind serves the
         stub (`void(*)(TensorIterator&)`, norm_stub's with a Scalar: what plan/reduction_route.py plans), else ""."""
-        from mpsgen.generate.reduction_kernel import REDUCTIONS, paired_stub
-        from mpsgen.sources.native.indexing import called_stubs
+        from mpsgen.generate.reduction_ops import REDUCTIONS
         from mpsgen.sources.native.reduction import passed_reduction_stub, reduction_stub
 
         text = self.inv.shared_kernels.text(impl.path)
         stub = reduction_stub(text, impl) if impl.stub_names else passed_reduction_stub(text, impl)
-        paired = paired_stub(called_stubs(text, impl)) if not stub else None  # aminmax_out: two tensor stubs
+        paired = _paired_stub(text, impl) if not stub else None  # aminmax_out: two tensor stubs
         if paired is not None:
             decl = self.inv.stub_declarations.get(paired)
             return paired if decl is not None and decl.resolved and decl.iterator_type is None else ""
@@ -226,7 +241,7 @@ class FrontierIndex:
         """(candidate, why) when *impl* hands its work to another family's op whose shared kernel is a reduction
         the reduction kind serves (norm_out -> at::linalg_vector_norm_out): a candidate once MPS shares that op
         (plan/reduction_route.py's hand-over), else waiting for it."""
-        from mpsgen.generate.reduction_kernel import REDUCTIONS
+        from mpsgen.generate.reduction_ops import REDUCTIONS
         from mpsgen.sources.native.handover import handovers
         from mpsgen.sources.native_yaml.facts import family_key
 
