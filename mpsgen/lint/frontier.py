@@ -20,6 +20,7 @@ from mpsgen.sources.native.shared_impl import borrowed_stub, not_elementwise_rea
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
     from mpsgen.sources.native.distribution import DistributionReach
+    from mpsgen.sources.native.handover import Handover
     from mpsgen.sources.native.nullary import NullaryReach
     from mpsgen.sources.native.shared_impl import SharedImpl
     from mpsgen.sources.native.stubs import StubDecl
@@ -245,14 +246,20 @@ class FrontierIndex:
         from mpsgen.sources.native.handover import handovers
         from mpsgen.sources.native_yaml.facts import family_key
 
-        for handed in handovers(self.inv.shared_kernels.text(impl.path), impl, self.inv.index, family_key(e.base)):
+        def reduced(handed: Handover) -> str:
+            """The reduce stub of the op *handed* to, when the reduction kind serves it (at::empty and the like
+            pass), else ""."""
             callee = handed.entry.shared_kernel().kernel
             use = self.inv.stub_use(callee) if callee else None
             stub = self._reduction(use.impl) if use is not None and use.impl is not None else ""
-            if stub and not REDUCTIONS[stub].also:  # at::empty and the like pass
-                break
-        else:
+            return stub if stub and not REDUCTIONS[stub].also else ""
+
+        text = self.inv.shared_kernels.text(impl.path)
+        found = handovers(text, impl, self.inv.index, family_key(e.base), wanted=lambda h: bool(reduced(h)))
+        if not found:
             return None
+        handed = found[0]
+        stub = reduced(handed)
         how = f"{impl.kernel} ({impl.location}) hands its work to {handed.callee} (a reduction of {stub})"
         if handed.entry.mps_route == "shared":
             return True, f"{how}, which MPS shares (the reduction kind)"
