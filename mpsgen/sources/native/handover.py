@@ -14,7 +14,7 @@ import re
 from typing import Callable, NamedTuple
 
 from mpsgen.scan.definitions import FunctionSpan
-from mpsgen.sources.index import index_of
+from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.sources.native_yaml.cpp_api import at_spellings
 from mpsgen.sources.native_yaml.facts import Entry, family_key
@@ -43,8 +43,7 @@ def handovers(text: str, impl: SharedImpl, index: NativeIndex, family: str,
 
     The body's own calls are read first: two, or one that is no handover (or an unwanted one), decide without
     reading the helpers (their calls could only add to it)."""
-    ix = index_of(impl.path, text)
-    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+    ix, _, body = masked_lines(text, impl)
     own = [m.group(1) for m in _AT_CALL.finditer(body)]
     if len(own) > 1:
         return ()
@@ -60,7 +59,7 @@ def handovers(text: str, impl: SharedImpl, index: NativeIndex, family: str,
             helpers[name] = ix.plain_function(name)
         helper = helpers[name]
         if helper is not None and helper.name != impl.kernel:
-            places.append((helper.name, ix.masked[helper.body_open: helper.body_close]))
+            places.append((helper.name, ix.masked_slice(helper.body_open, helper.body_close)))
     calls = [("", name) for name in own] + [(via, m.group(1)) for via, code in places for m in _AT_CALL.finditer(code)]
     if len(calls) != 1:
         return ()  # the work is the callee's only when it is the one op called (not _linalg_slogdet's at::sum_out)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from mpsgen.sources.index import index_of
+from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.iterator_operands import add_output_calls, operands_in
 from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.sources.native.stubs import StubDecl, StubDeclarations
@@ -51,29 +52,26 @@ def called_stubs(text: str, impl: SharedImpl) -> tuple[str, ...]:
     start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
     if "device" not in text[start:end]:
         return tuple(dict.fromkeys(impl.stub_names))  # _STUB_CALL spells `device`: none masked (no file masked)
-    body = ix.masked[start:end]
+    body = masked_lines(text, impl)[2]
     return tuple(dict.fromkeys((*impl.stub_names, *(m.group(1) for m in _STUB_CALL.finditer(body)))))
 
 
 def reaching_stubs(text: str, impl: SharedImpl) -> tuple[str, ...]:
     """The stubs *impl* (defined in *text*) calls that a tensor off the CPU can reach: those of CPU_ONLY go
     when their guard is called in the body and, defined in *text*, returns false off the CPU."""
-    ix = index_of(impl.path, text)
-    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+    ix, _, body = masked_lines(text, impl)
 
     def cpu_only(stub: str) -> bool:
         guard = CPU_ONLY.get(stub)
         f = ix.plain_function(guard) if guard and re.search(rf"\b{guard}\s*\(", body) else None
-        return f is not None and _OFF_CPU_FALSE.search(ix.masked[f.body_open: f.body_close]) is not None
+        return f is not None and _OFF_CPU_FALSE.search(ix.masked_slice(f.body_open, f.body_close)) is not None
 
     return tuple(s for s in called_stubs(text, impl) if not cpu_only(s))
 
 
 def one_output_one_index(text: str, impl: SharedImpl) -> bool:
     """*impl*'s TensorIteratorConfig holds one output and one input (self and the index)."""
-    ix = index_of(impl.path, text)
-    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
-    inputs = operands_in(body)
+    inputs = operands_in(masked_lines(text, impl)[2])
     return inputs is not None and len(inputs) == 1 and len(add_output_calls(text, impl.line, impl.end_line)) == 1
 
 

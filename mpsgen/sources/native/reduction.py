@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from mpsgen.sources.index import index_of
+from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import SharedImpl
 
 _REDUCTION = re.compile(r"\bmake_reduction(?:_from_out_ty)?\s*\(|\bTensorIterator\s*::\s*reduce_op\s*\(")
@@ -23,7 +24,7 @@ def builds_reduction(text: str, impl: SharedImpl) -> bool:
     start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
     if not any(word in text[start:end] for word in _REDUCTION_WORDS):
         return False  # masking only blanks: a body not spelling them raw cannot match (no file masked)
-    return _REDUCTION.search(ix.masked[start:end]) is not None
+    return _REDUCTION.search(masked_lines(text, impl)[2]) is not None
 
 
 def reduction_stub(text: str, impl: SharedImpl) -> str | None:
@@ -40,7 +41,7 @@ def passed_reduction_stub(text: str, impl: SharedImpl) -> str | None:
     start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
     if "_stub" not in text[start:end]:
         return None  # no stub word raw, none masked (no file masked)
-    body = ix.masked[start:end]
+    body = masked_lines(text, impl)[2]
     names = set(_STUB_WORD.findall(body))
     if len(names) != 1:
         return None
@@ -51,14 +52,14 @@ def passed_reduction_stub(text: str, impl: SharedImpl) -> str | None:
         helper = ix.plain_function(call.group(1))
         if helper is None or not re.search(rf"\b{call.group(1)}\s*(?:<[^;(){{}}]*>)?\s*\([^;]*\b{stub}\b", body):
             continue
-        inner = ix.masked[helper.body_open: helper.body_close]
+        inner = ix.masked_slice(helper.body_open, helper.body_close)
         if not _STUB_CALL.search(inner):
             continue
         if _REDUCTION.search(inner):
             return stub
         for sub in _CALL.finditer(inner):
             f = ix.plain_function(sub.group(1))
-            if f is not None and f.name != helper.name and _REDUCTION.search(ix.masked[f.body_open: f.body_close]):
+            if f is not None and f.name != helper.name and _REDUCTION.search(ix.masked_slice(f.body_open, f.body_close)):
                 return stub
     return None
 
