@@ -76,11 +76,11 @@ def _paired_stub(text: str, impl: SharedImpl) -> str | None:
     """paired_stub(called_stubs(text, impl)), told without masking *impl*'s file when no pair can match:
     called_stubs adds to impl's stubs only names its masked body spells, which its raw body spells too."""
     from mpsgen.generate.reduction_ops import REDUCTIONS, paired_stub
-    from mpsgen.sources.index import index_of
+    from mpsgen.sources.native.impl_lines import impl_span
     from mpsgen.sources.native.indexing import called_stubs
 
-    lines = index_of(impl.path, text).lines
-    body = text[lines.start_of(impl.line): lines.start_of(impl.end_line + 1)]
+    _, start, end = impl_span(text, impl)
+    body = text[start:end]
     known = set(impl.stub_names)
     if not any(known <= {op.stub, op.also} and all(s in known or s in body for s in (op.stub, op.also))
                for op in REDUCTIONS.values() if op.also):

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 
-from mpsgen.sources.index import index_of
-from mpsgen.sources.native.impl_lines import masked_lines
-from mpsgen.sources.native.iterator_operands import add_output_calls, operands_in
+from mpsgen.sources.native.impl_lines import impl_span, masked_lines
+from mpsgen.sources.native.iterator_operands import add_outputs_in, operands_in
 from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.sources.native.stubs import StubDecl, StubDeclarations
 
@@ -48,8 +47,7 @@ _STUB_CALL = re.compile(r"\b(\w+_stub)\s*\(\s*[\w.\->]*(?:device_type\s*\(\s*\)|
 def called_stubs(text: str, impl: SharedImpl) -> tuple[str, ...]:
     """The stubs *impl* (defined in *text*) calls: those the shared reader found, and those it passes a
     tensor's `.device().type()` (which that reader, reading for pointwise kernels, leaves out)."""
-    ix = index_of(impl.path, text)
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    _, start, end = impl_span(text, impl)
     if "device" not in text[start:end]:
         return tuple(dict.fromkeys(impl.stub_names))  # _STUB_CALL spells `device`: none masked (no file masked)
     body = masked_lines(text, impl)[2]
@@ -71,8 +69,9 @@ def reaching_stubs(text: str, impl: SharedImpl) -> tuple[str, ...]:
 
 def one_output_one_index(text: str, impl: SharedImpl) -> bool:
     """*impl*'s TensorIteratorConfig holds one output and one input (self and the index)."""
-    inputs = operands_in(masked_lines(text, impl)[2])
-    return inputs is not None and len(inputs) == 1 and len(add_output_calls(text, impl.line, impl.end_line)) == 1
+    body = masked_lines(text, impl)[2]
+    inputs = operands_in(body)
+    return inputs is not None and len(inputs) == 1 and len(add_outputs_in(body)) == 1
 
 
 def indexing_stubs(text: str, impl: SharedImpl, declarations: StubDeclarations) -> tuple[StubDecl, ...]:
@@ -98,6 +97,5 @@ def _may_call_indexing_stub(text: str, impl: SharedImpl) -> bool:
         return False
     if impl.stub_names:
         return True
-    lines = index_of(impl.path, text).lines
-    body = text[lines.start_of(impl.line): lines.start_of(impl.end_line + 1)]
-    return any(name in body for name in SIGNATURES)
+    _, start, end = impl_span(text, impl)
+    return any(name in text[start:end] for name in SIGNATURES)

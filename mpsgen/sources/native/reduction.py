@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from mpsgen.sources.index import index_of
-from mpsgen.sources.native.impl_lines import masked_lines
+from mpsgen.sources.native.impl_lines import impl_span, masked_lines
 from mpsgen.sources.native.shared_impl import SharedImpl
 
 _REDUCTION = re.compile(r"\bmake_reduction(?:_from_out_ty)?\s*\(|\bTensorIterator\s*::\s*reduce_op\s*\(")
@@ -20,8 +20,7 @@ _STUB_CALL = re.compile(r"\b\w+\s*\(\s*\w+\s*\.\s*device_type\s*\(\s*\)\s*,")  #
 
 def builds_reduction(text: str, impl: SharedImpl) -> bool:
     """*impl*'s body (in *text*, its file) builds a reduction iterator."""
-    ix = index_of(impl.path, text)
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    _, start, end = impl_span(text, impl)
     if not any(word in text[start:end] for word in _REDUCTION_WORDS):
         return False  # masking only blanks: a body not spelling them raw cannot match (no file masked)
     return _REDUCTION.search(masked_lines(text, impl)[2]) is not None
@@ -37,8 +36,7 @@ def passed_reduction_stub(text: str, impl: SharedImpl) -> str | None:
     """The one stub *impl* passes to a helper of its file that calls it on an iterator (`stub(iter.device_type(),
     iter)`) and builds a reduction iterator itself or through a function of the file it calls (2.7's all_out:
     `allany_impl<1>(self, result, dim, keepdim, and_stub)`, whose get_allany_iter makes the reduction), else None."""
-    ix = index_of(impl.path, text)
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    ix, start, end = impl_span(text, impl)
     if "_stub" not in text[start:end]:
         return None  # no stub word raw, none masked (no file masked)
     body = masked_lines(text, impl)[2]
