@@ -1,5 +1,6 @@
-"""frontier._paired_stub: paired_stub(called_stubs(...)) told from the raw body when no pair can match, the
-same answer on bodies that spell the pair in code, comments, literals, longer words or not at all."""
+"""frontier._paired_stub: paired_stub(called_stubs(...)) told from the raw file and body when no pair can match,
+the same answer on bodies that spell the pair in code, comments, literals, longer words, another function or
+not at all."""
 
 from __future__ import annotations
 
@@ -25,9 +26,10 @@ BODIES = (
 )
 
 
+@pytest.mark.parametrize("before", ("", "void other(const Tensor& x) { aminmax_allreduce_stub(x.device().type(), x); }\n"))
 @pytest.mark.parametrize("body", BODIES)
-def test_the_prefilter_answers_as_the_reader(body: str) -> None:
-    text = f"namespace at::native {{\nTORCH_IMPL_FUNC(aminmax_out)(const Tensor& self) {{\n  {body}\n}}\n}}\n"
+def test_the_prefilter_answers_as_the_reader(before: str, body: str) -> None:
+    text = f"namespace at::native {{\n{before}TORCH_IMPL_FUNC(aminmax_out)(const Tensor& self) {{\n  {body}\n}}\n}}\n"
     impl = find_shared_impl({PATH: text}, "aminmax_out")
     assert impl is not None
     assert _paired_stub(text, impl) == paired_stub(called_stubs(text, impl))

@@ -12,7 +12,8 @@ apart with the reason it is not a candidate.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+import functools
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.sources.native.shared_impl import borrowed_stub, not_elementwise_reason
@@ -74,18 +75,35 @@ class Frontier(NamedTuple):
 
 def _paired_stub(text: str, impl: SharedImpl) -> str | None:
     """paired_stub(called_stubs(text, impl)), told without masking *impl*'s file when no pair can match:
-    called_stubs adds to impl's stubs only names its masked body spells, which its raw body spells too."""
-    from mpsgen.generate.reduction_ops import REDUCTIONS, paired_stub
+    called_stubs adds to impl's stubs only names its masked body spells, which its raw body (and file) spell too."""
+    from mpsgen.generate.reduction_ops import paired_stub
     from mpsgen.sources.native.impl_lines import impl_span
     from mpsgen.sources.native.indexing import called_stubs
 
-    _, start, end = impl_span(text, impl)
-    body = text[start:end]
     known = set(impl.stub_names)
-    if not any(known <= {op.stub, op.also} and all(s in known or s in body for s in (op.stub, op.also))
-               for op in REDUCTIONS.values() if op.also):
+
+    def may_pair(spelled: Callable[[str], bool]) -> bool:
+        return any(known <= set(pair) and all(s in known or spelled(s) for s in pair) for pair in _pairs())
+
+    if not may_pair(_pair_stubs_spelled(text).__contains__):  # the file first (once a file): its lines not looked up
+        return None
+    _, start, end = impl_span(text, impl)
+    if not may_pair(text[start:end].__contains__):
         return None
     return paired_stub(called_stubs(text, impl))
+
+
+def _pairs() -> list[tuple[str, str]]:
+    """The two stubs of each reduction serving two (aminmax_stub, aminmax_allreduce_stub)."""
+    from mpsgen.generate.reduction_ops import REDUCTIONS
+
+    return [(op.stub, op.also) for op in REDUCTIONS.values() if op.also]
+
+
+@functools.lru_cache(maxsize=64)  # asked for each kernel of a file in turn
+def _pair_stubs_spelled(text: str) -> frozenset[str]:
+    """The stubs of _pairs() that *text* spells."""
+    return frozenset(s for pair in _pairs() for s in pair if s in text)
 
 
 class FrontierIndex:

@@ -5,6 +5,7 @@ a helper of its file that does (all_out -> allany_impl(..., and_stub))."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from mpsgen.sources.index import index_of
@@ -18,8 +19,17 @@ _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^;(){}<>]*>)?\s*\(")
 _STUB_CALL = re.compile(r"\b\w+\s*\(\s*\w+\s*\.\s*device_type\s*\(\s*\)\s*,")  # stub(iter.device_type(), …
 
 
+@functools.lru_cache(maxsize=64)  # asked for each kernel of a file in turn
+def _spells_reduction(text: str) -> bool:
+    """Whether *text* spells a word every match of _REDUCTION spells: masking only blanks, a file that does
+    not builds no reduction iterator, in any of its functions."""
+    return any(word in text for word in _REDUCTION_WORDS)
+
+
 def builds_reduction(text: str, impl: SharedImpl) -> bool:
     """*impl*'s body (in *text*, its file) builds a reduction iterator."""
+    if not _spells_reduction(text):
+        return False  # (its lines not looked up)
     _, start, end = impl_span(text, impl)
     if not any(word in text[start:end] for word in _REDUCTION_WORDS):
         return False  # masking only blanks: a body not spelling them raw cannot match (no file masked)
@@ -36,6 +46,8 @@ def passed_reduction_stub(text: str, impl: SharedImpl) -> str | None:
     """The one stub *impl* passes to a helper of its file that calls it on an iterator (`stub(iter.device_type(),
     iter)`) and builds a reduction iterator itself or through a function of the file it calls (2.7's all_out:
     `allany_impl<1>(self, result, dim, keepdim, and_stub)`, whose get_allany_iter makes the reduction), else None."""
+    if not _spells_reduction(text):
+        return None  # no helper of the file builds one either
     ix, start, end = impl_span(text, impl)
     if "_stub" not in text[start:end]:
         return None  # no stub word raw, none masked (no file masked)
