@@ -127,11 +127,10 @@ def registration_sites(rel: str, text: str) -> tuple[RegistrationSite, ...]:
 
 
 def metal_symbols(rel: str, text: str) -> MetalSymbols:
-    """What a .metal file or Metal header declares and uses of c10/metal (sources/metal/symbols)."""
+    """What a Metal header provides, or what a .metal file uses of c10/metal (sources/metal/symbols)."""
     from mpsgen.sources.metal.symbols import metal_symbols as read_symbols
 
-    # Only a header's words are asked (what it provides to the files including it).
-    return read_symbols(text, words=rel.endswith(".h"))
+    return read_symbols(text, header=rel.endswith(".h"))
 
 
 def metal_index(rel: str, text: str) -> MetalIndex:

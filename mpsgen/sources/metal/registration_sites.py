@@ -137,8 +137,10 @@ class _Bodies:
         if d is not None and d.params is not None:
             raw = self.lines[d.line - 1 : d.end_line]
             raw[0] = re.sub(r"^[ \t]*#[ \t]*define[ \t]+\w+\([^)]*\)", "", raw[0])
-            body = MacroBody([ln.rstrip().removesuffix("\\") for ln in raw], d.params)
-            found = body if any("host_name" in ln for ln in body.lines) else None
+            # (cutting a line's blanks and `\` leaves its host_name: the body is cut at its parameters
+            # only for a macro that writes one)
+            if any("host_name" in ln for ln in raw):
+                found = MacroBody([ln.rstrip().removesuffix("\\") for ln in raw], d.params)
         self._bodies[name] = found
         return found
 
@@ -170,7 +172,10 @@ def _substitute(arg: str, mapping: dict[str, str]) -> str:
     """An argument of a call inside a macro body with the macro's parameters replaced (`DTYPE##2` pasted)."""
     if not mapping:
         return arg
-    out = _IDENT.sub(lambda m: mapping.get(m.group(0), m.group(0)), arg)
+    if arg.isascii() and arg.isidentifier():  # one identifier (most are: `NAME`, `float`), _IDENT's one match
+        out = mapping.get(arg, arg)
+    else:
+        out = _IDENT.sub(lambda m: mapping.get(m.group(0), m.group(0)), arg)
     return paste(out) if "##" in out else out
 
 

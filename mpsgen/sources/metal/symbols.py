@@ -30,23 +30,28 @@ _USING_C10 = re.compile(r"using(?<!\wusing)\s+namespace\s+(?:::)?c10\s*::\s*meta
 
 
 class MetalSymbols(NamedTuple):
-    """What one Metal text declares and uses (each use with the line of its first occurrence)."""
+    """What one Metal text declares and uses (each use with the line of its first occurrence).  A
+    header is asked what it provides to the files including it, a .metal file what it needs: each
+    reads only its own fields, the others left empty."""
 
     macros: frozenset[str]  # names it #defines
-    words: frozenset[str]  # identifiers it spells outside comments and literals
+    words: frozenset[str]  # identifiers it spells outside comments and literals (a header's)
     types: frozenset[str]  # type names it declares (struct/class/enum/union, using X =, typedef, object-like #define)
-    macro_uses: tuple[tuple[str, int], ...]  # UPPER_CASE macros it calls and does not define
-    qualified: tuple[tuple[str, int], ...]  # X of each `c10::metal::X` it spells
-    c10_namespace_line: int  # line of its `using namespace c10::metal;`, 0 when none
+    macro_uses: tuple[tuple[str, int], ...]  # UPPER_CASE macros it calls and does not define (a .metal's)
+    qualified: tuple[tuple[str, int], ...]  # X of each `c10::metal::X` it spells (a .metal's)
+    c10_namespace_line: int  # line of its `using namespace c10::metal;`, 0 when none (a .metal's)
 
 
-def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:
-    """The symbols of one Metal text (its `words` only when *words*: a header's are asked, a .metal's not)."""
+def metal_symbols(text: str, *, header: bool) -> MetalSymbols:
+    """The symbols of one Metal text: a *header*'s words, a .metal file's uses (and both kinds'
+    macros and types)."""
     masked = mask_code(text)
     defines = list(finditer_at(_DEFINE, masked, directive_line_starts(masked)))  # _DEFINE.finditer, tried at '#' lines only
     defined = {m.group(1): bool(m.group(2)) for m in defines}
     types = {m.group(1) for kw, pattern in _KEYWORD_PATTERNS for m in _matches_at(pattern, masked, kw)}
     types |= {name for name, function_like in defined.items() if not function_like}
+    if header:
+        return MetalSymbols(frozenset(defined), identifiers(masked), frozenset(types), (), (), 0)
     heads = {m.start(1) for m in defines}
     lines = _Lines(masked)
     uses: dict[str, int] = {}
@@ -61,7 +66,7 @@ def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:
     using = next(_matches_at(_USING_C10, masked, "using"), None)
     return MetalSymbols(
         macros=frozenset(defined),
-        words=identifiers(masked) if words else frozenset(),
+        words=frozenset(),
         types=frozenset(types),
         macro_uses=tuple(uses.items()),
         qualified=tuple(qualified.items()),
