@@ -307,3 +307,11 @@ def test_the_metal_files_symbols_are_as_before(path):
     for variant in (text, text.replace("\n", "\r\n")):
         for header in (False, True):
             assert sy.metal_symbols(variant, header=header) == _asked(facts_ref.metal_symbols(variant), header=header)
+
+
+@given(raw=st.lists(st.sampled_from(["exp", "exp_", "_exp", "xexp", " ", '"', '"exp', "é", "(", "a.b", "\n"]),
+                    max_size=8).map("".join),
+       word=st.sampled_from(["exp", "a.b", "", "é", "exp_"]), quoted=st.sampled_from([None, "exp", "exp_", ""]))
+def test_a_frame_spells_a_name_as_the_pattern_says(raw, word, quoted):
+    pattern = ('"' + re.escape(quoted) + "|" if quoted is not None else "") + r"\b" + re.escape(word) + r"\b"
+    assert mn._spells(raw, word, quoted) == (re.search(pattern, raw) is not None)
