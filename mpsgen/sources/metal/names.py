@@ -88,13 +88,20 @@ class MetalName(NamedTuple):
 
 
 class _Define:
-    __slots__ = ("name", "params", "body", "_expansion")
+    __slots__ = ("name", "params", "body", "_expansion", "_frames")
 
     def __init__(self, name: str, params: tuple[str, ...] | None, body: tuple[tuple[int, str], ...]) -> None:
         self.name = name
         self.params = params
         self.body = body  # (line, text) of each physical line after the parameter list
         self._expansion: MacroBody | None = None
+        self._frames: tuple[_Frame, ...] | None = None
+
+    def frame(self, k: int) -> _Frame:
+        """The frame of body line *k* (one per line, made when the body is first asked for one)."""
+        if self._frames is None:
+            self._frames = tuple(_Frame(line, raw, self.name) for line, raw in self.body)
+        return self._frames[k]
 
     def expand(self, args: list[str]) -> list[str]:
         """The body's lines with the parameters replaced by *args* (a function-like macro's; the body
@@ -249,8 +256,12 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
     def add(name: str, pos: int, macro: str, suffixed: bool, word: str, quoted: str | None = None) -> None:
         frames = frames_of(pos, macro)
         # The innermost frame spelling the name (`"quoted` or the word *word*) when there is a choice.
-        chosen = frames[0] if len(frames) == 1 else next(
-            (f for f in frames if _spells(f.raw, word, quoted)), frames[-1])
+        chosen = frames[-1]
+        if len(frames) > 1:
+            for f in frames:
+                if _spells(f.raw, word, quoted):
+                    chosen = f
+                    break
         if (name, chosen.line) not in found:  # the first registration on a line is kept
             found[name, chosen.line] = MetalName(name, file.path, chosen.line, chosen.macro, suffixed)
 
@@ -275,7 +286,7 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
                 registrations.append((macro, *args))  # (split_top_level strips each)
             _scan(*_expand(d, args, frames_of(m.start(), macro)), file, depth + 1)
             pos = close
-        elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
+        elif d is None and macro.startswith(_HEADER_PREFIX) and args and is_identifier(args[0]):
             add(args[0], m.start(), macro, True, args[0])
             if registrations is not None:
                 registrations.append((macro, *args))  # (split_top_level strips each)
@@ -292,6 +303,12 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
             if m.group(0).endswith("<") or _is_template(plain, m.start()):
                 continue  # a template: only its host_name instantiations are in the library
             add(m.group(1), m.start(), "kernel", False, m.group(1))
+
+
+def is_identifier(text: str) -> bool:
+    """`_IDENT.fullmatch(text)`: an ASCII text's by str.isidentifier (there the same test, without a
+    regex call: a few thousand instructions a registration)."""
+    return text.isidentifier() if text.isascii() else _IDENT.fullmatch(text) is not None
 
 
 def _instantiates(d: _Define) -> bool:
@@ -370,7 +387,6 @@ def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> tuple[lis
     texts = d.expand(args)
 
     def frames_at(k: int, macro: str) -> tuple[_Frame, ...]:
-        line, raw = d.body[k]
-        return (_Frame(line, raw, d.name), *calls)
+        return (d.frame(k), *calls)
 
     return texts, frames_at

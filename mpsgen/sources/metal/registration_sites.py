@@ -21,7 +21,7 @@ from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.mask import blank_comments
 from mpsgen.sources.metal.index import MacroCall, MetalIndex, index_metal
 from mpsgen.sources.metal.macros import MacroBody, paste
-from mpsgen.sources.metal.names import SUFFIX_WORDS
+from mpsgen.sources.metal.names import SUFFIX_WORDS, is_identifier
 
 _MAX_DEPTH = 8
 _HEADER_PREFIX = "REGISTER_"
@@ -75,7 +75,7 @@ def registration_sites(text: str, path: str) -> tuple[RegistrationSite, ...]:
     for c in ix.top_level_calls():
         d = defines.get(c.macro)
         if d is None:
-            if not c.macro.startswith(_HEADER_PREFIX) or not c.args or not _IDENT.fullmatch(c.args[0]):
+            if not c.macro.startswith(_HEADER_PREFIX) or not c.args or not is_identifier(c.args[0]):
                 continue
             leaves, names = [leaf_key(c.macro, c.args)], [c.args[0]]
             positions = tuple(range(1, len(c.args)))
@@ -155,7 +155,7 @@ def _expand(macro: str, args: list[str], defines: dict, bodies: _Bodies, ix: Met
         if inner.macro in defines:
             if depth < _MAX_DEPTH:
                 _expand(inner.macro, inner_args, defines, bodies, ix, leaves, names, depth + 1)
-        elif inner.macro.startswith(_HEADER_PREFIX) and inner_args and _IDENT.fullmatch(inner_args[0]):
+        elif inner.macro.startswith(_HEADER_PREFIX) and inner_args and is_identifier(inner_args[0]):
             leaves.append(leaf_key(inner.macro, inner_args))
             names.append(inner_args[0])
     body = bodies.writing_host_names(macro)
