@@ -88,7 +88,7 @@ def test_declared_types_are_those_the_alternation_found(text):
 
 
 def test_enum_class_declares_its_name():
-    assert metal_symbols.metal_symbols("enum class Mode : int { a };\nusing T = float;\n", header=True).types == {"Mode", "T"}
+    assert metal_symbols.declared_types("enum class Mode : int { a };\nusing T = float;\n") == {"Mode", "T"}
 
 
 @pytest.mark.parametrize("pattern", [metal_symbols._DEFINE, host_calls._DEFINE])

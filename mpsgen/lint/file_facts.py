@@ -133,6 +133,13 @@ def metal_symbols(rel: str, text: str) -> MetalSymbols:
     return read_symbols(text, header=rel.endswith(".h"))
 
 
+def metal_types(rel: str, text: str) -> frozenset[str]:
+    """The type names a .metal file or Metal header declares (sources/metal/symbols)."""
+    from mpsgen.sources.metal.symbols import declared_types
+
+    return declared_types(text)
+
+
 def metal_index(rel: str, text: str) -> MetalIndex:
     from mpsgen.sources.metal.index import index_metal
 

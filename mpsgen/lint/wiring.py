@@ -73,7 +73,8 @@ class Wiring:
     @cached_property
     def declared_types(self) -> frozenset[str]:
         """Type names the .metal files and the Metal headers declare (a dtype argument may name one)."""
-        return frozenset().union(*(s.types for s in self.metal_symbols.values()))
+        files = {**self.inv.metal_files, **self.metal_headers}
+        return frozenset().union(*self._facts("metal-types", files, file_facts.metal_types).values())
 
     # -- operations/*.mm --------------------------------------------------------------------------
     @cached_property

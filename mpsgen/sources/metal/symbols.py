@@ -1,9 +1,10 @@
-"""What a .metal file or a Metal header (c10/metal/*.h, kernels/*.h) declares and what it uses from
-the c10/metal headers: the facts the lint needs to tell that a file lost an #include it needs.
+"""What a Metal header (c10/metal/*.h, kernels/*.h) provides and what a .metal file uses from the
+c10/metal headers: the facts the lint needs to tell that a file lost an #include it needs; and the
+type names a Metal text declares (a dtype argument may name one).
 
 Read from the text with comments and literals blanked: the macros it defines, the identifiers it
-spells, the type names it declares (a dtype argument may name one), the macros it calls, the
-`c10::metal::X` names it spells and its `using namespace c10::metal;`.
+spells, the macros it calls, the `c10::metal::X` names it spells and its `using namespace c10::metal;`;
+its struct/class/enum/union, using, typedef and object-like #define names.
 """
 
 from __future__ import annotations
@@ -30,28 +31,24 @@ _USING_C10 = re.compile(r"using(?<!\wusing)\s+namespace\s+(?:::)?c10\s*::\s*meta
 
 
 class MetalSymbols(NamedTuple):
-    """What one Metal text declares and uses (each use with the line of its first occurrence).  A
-    header is asked what it provides to the files including it, a .metal file what it needs: each
-    reads only its own fields, the others left empty."""
+    """What one Metal text provides or uses (each use with the line of its first occurrence).  A
+    header is asked what it provides to the files including it (its macros and words), a .metal
+    file what it uses: each reads only its own fields, the others left empty."""
 
-    macros: frozenset[str]  # names it #defines
+    macros: frozenset[str]  # names it #defines (a header's)
     words: frozenset[str]  # identifiers it spells outside comments and literals (a header's)
-    types: frozenset[str]  # type names it declares (struct/class/enum/union, using X =, typedef, object-like #define)
     macro_uses: tuple[tuple[str, int], ...]  # UPPER_CASE macros it calls and does not define (a .metal's)
     qualified: tuple[tuple[str, int], ...]  # X of each `c10::metal::X` it spells (a .metal's)
     c10_namespace_line: int  # line of its `using namespace c10::metal;`, 0 when none (a .metal's)
 
 
 def metal_symbols(text: str, *, header: bool) -> MetalSymbols:
-    """The symbols of one Metal text: a *header*'s words, a .metal file's uses (and both kinds'
-    macros and types)."""
+    """The symbols of one Metal text: what a *header* provides, or what a .metal file uses."""
     masked = mask_code(text)
-    defines = list(finditer_at(_DEFINE, masked, directive_line_starts(masked)))  # _DEFINE.finditer, tried at '#' lines only
-    defined = {m.group(1): bool(m.group(2)) for m in defines}
-    types = {m.group(1) for kw, pattern in _KEYWORD_PATTERNS for m in _matches_at(pattern, masked, kw)}
-    types |= {name for name, function_like in defined.items() if not function_like}
+    defines = _defines(masked)
+    defined = {m.group(1) for m in defines}
     if header:
-        return MetalSymbols(frozenset(defined), identifiers(masked), frozenset(types), (), (), 0)
+        return MetalSymbols(frozenset(defined), identifiers(masked), (), (), 0)
     heads = {m.start(1) for m in defines}
     lines = _Lines(masked)
     uses: dict[str, int] = {}
@@ -65,13 +62,27 @@ def metal_symbols(text: str, *, header: bool) -> MetalSymbols:
             qualified[m.group(1)] = lines.line(m.start())
     using = next(_matches_at(_USING_C10, masked, "using"), None)
     return MetalSymbols(
-        macros=frozenset(defined),
+        macros=frozenset(),
         words=frozenset(),
-        types=frozenset(types),
         macro_uses=tuple(uses.items()),
         qualified=tuple(qualified.items()),
         c10_namespace_line=_Lines(masked).line(using.start()) if using else 0,
     )
+
+
+def declared_types(text: str) -> frozenset[str]:
+    """The type names one Metal text declares (a dtype argument may name one): struct, class, enum
+    and union names, `using X =`, typedefs and object-like #defines.  (Asked only for a registration
+    with a dtype argument that is no Metal type: kept apart from metal_symbols, which every check reads.)"""
+    masked = mask_code(text)
+    types = {m.group(1) for kw, pattern in _KEYWORD_PATTERNS for m in _matches_at(pattern, masked, kw)}
+    function_like = {m.group(1): bool(m.group(2)) for m in _defines(masked)}  # a name's last #define says
+    return frozenset(types | {name for name, called in function_like.items() if not called})
+
+
+def _defines(masked: str) -> list[re.Match[str]]:
+    """The #define lines' matches (`_DEFINE.finditer(masked)`, tried at '#' lines only)."""
+    return list(finditer_at(_DEFINE, masked, directive_line_starts(masked)))
 
 
 # A macro call read backwards, in the reversed text: its '(', blanks, the name reversed (its first
