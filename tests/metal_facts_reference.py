@@ -192,8 +192,9 @@ _SYM_USING_C10 = re.compile(r"using(?<!\wusing)\s+namespace\s+(?:::)?c10\s*::\s*
 
 
 class MetalSymbols(NamedTuple):
-    """The record the reader returned then (sources/metal/symbols.py's has since left out `types`,
-    read apart by declared_types)."""
+    """The record the reader returned then (sources/metal/symbols.py now reads its fields apart: a
+    .metal's uses (metal_symbols), a header's macros and words (defined_macros, spelled_words), the
+    types (declared_types))."""
 
     macros: frozenset[str]
     words: frozenset[str]

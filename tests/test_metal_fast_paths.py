@@ -288,27 +288,26 @@ symbol_texts = st.lists(_SYMBOL_PIECE, max_size=14).map("\n".join)
 METAL_HEADERS = sorted(p for d in ("tests", "fixtures") for p in (ROOT / d).rglob("*.h") if "metal" in str(p))
 
 
-def _asked(old, *, header: bool) -> sy.MetalSymbols:
-    """The old reader's record with only the fields asked of a header (what it provides) or of a
-    .metal file (what it uses) kept (its types are declared_types')."""
-    if header:
-        return sy.MetalSymbols(old.macros, old.words, (), (), 0)
-    return sy.MetalSymbols(frozenset(), frozenset(), old.macro_uses, old.qualified, old.c10_namespace_line)
+def _symbols_as_before(text: str) -> None:
+    """Each of the old reader's fields, now read by the reader asked for it: a .metal's uses, a
+    header's macros and words, any file's declared types."""
+    old = facts_ref.metal_symbols(text)
+    assert sy.metal_symbols(text) == (old.macro_uses, old.qualified, old.c10_namespace_line)
+    assert sy.defined_macros(text) == old.macros
+    assert sy.spelled_words(text) == old.words
+    assert sy.declared_types(text) == old.types
 
 
-@given(text=st.one_of(symbol_texts, texts), header=st.booleans())
-def test_metal_symbols_are_the_old_readers(text, header):
-    assert sy.metal_symbols(text, header=header) == _asked(facts_ref.metal_symbols(text), header=header)
-    assert sy.declared_types(text) == facts_ref.metal_symbols(text).types
+@given(text=st.one_of(symbol_texts, texts))
+def test_metal_symbols_are_the_old_readers(text):
+    _symbols_as_before(text)
 
 
 @pytest.mark.parametrize("path", METAL_FILES + METAL_HEADERS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_metal_files_symbols_are_as_before(path):
     text = path.read_text(encoding="utf-8")
     for variant in (text, text.replace("\n", "\r\n")):
-        for header in (False, True):
-            assert sy.metal_symbols(variant, header=header) == _asked(facts_ref.metal_symbols(variant), header=header)
-        assert sy.declared_types(variant) == facts_ref.metal_symbols(variant).types
+        _symbols_as_before(variant)
 
 
 @given(raw=st.lists(st.sampled_from(["exp", "exp_", "_exp", "xexp", " ", '"', '"exp', "é", "(", "a.b", "\n"]),
@@ -334,13 +333,11 @@ def test_a_checkouts_metal_file_reads_as_before(path):
     assert _outcome(mn.names_in, text, path.name) == _outcome(ref.names_in, text, path.name)
     mi._index_metal.cache_clear()
     assert _outcome(rs.registration_sites, text, path.name) == _outcome(facts_ref.registration_sites, text, path.name)
-    assert sy.metal_symbols(text, header=False) == _asked(facts_ref.metal_symbols(text), header=False)
-    assert sy.declared_types(text) == facts_ref.metal_symbols(text).types
+    _symbols_as_before(text)
 
 
 @pytest.mark.skipif(not TREE_HEADERS, reason="no benchmark checkout on this machine")
 @pytest.mark.parametrize("path", TREE_HEADERS, ids=str)
 def test_a_checkouts_metal_header_reads_as_before(path):
     text = path.read_text(encoding="utf-8")
-    assert sy.metal_symbols(text, header=True) == _asked(facts_ref.metal_symbols(text), header=True)
-    assert sy.declared_types(text) == facts_ref.metal_symbols(text).types
+    _symbols_as_before(text)

@@ -1,6 +1,6 @@
-"""What a Metal header (c10/metal/*.h, kernels/*.h) provides and what a .metal file uses from the
-c10/metal headers: the facts the lint needs to tell that a file lost an #include it needs; and the
-type names a Metal text declares (a dtype argument may name one).
+"""What a .metal file uses from the c10/metal headers and what a Metal header (c10/metal/*.h,
+kernels/*.h) provides, its macros and words: the facts the lint needs to tell that a file lost an
+#include it needs; and the type names a Metal text declares (a dtype argument may name one).
 
 Read from the text with comments and literals blanked: the macros it defines, the identifiers it
 spells, the macros it calls, the `c10::metal::X` names it spells and its `using namespace c10::metal;`;
@@ -31,24 +31,18 @@ _USING_C10 = re.compile(r"using(?<!\wusing)\s+namespace\s+(?:::)?c10\s*::\s*meta
 
 
 class MetalSymbols(NamedTuple):
-    """What one Metal text provides or uses (each use with the line of its first occurrence).  A
-    header is asked what it provides to the files including it (its macros and words), a .metal
-    file what it uses: each reads only its own fields, the others left empty."""
+    """What one .metal file uses of c10/metal (each use with the line of its first occurrence)."""
 
-    macros: frozenset[str]  # names it #defines (a header's)
-    words: frozenset[str]  # identifiers it spells outside comments and literals (a header's)
-    macro_uses: tuple[tuple[str, int], ...]  # UPPER_CASE macros it calls and does not define (a .metal's)
-    qualified: tuple[tuple[str, int], ...]  # X of each `c10::metal::X` it spells (a .metal's)
-    c10_namespace_line: int  # line of its `using namespace c10::metal;`, 0 when none (a .metal's)
+    macro_uses: tuple[tuple[str, int], ...]  # UPPER_CASE macros it calls and does not define
+    qualified: tuple[tuple[str, int], ...]  # X of each `c10::metal::X` it spells
+    c10_namespace_line: int  # line of its `using namespace c10::metal;`, 0 when none
 
 
-def metal_symbols(text: str, *, header: bool) -> MetalSymbols:
-    """The symbols of one Metal text: what a *header* provides, or what a .metal file uses."""
+def metal_symbols(text: str) -> MetalSymbols:
+    """What a .metal file uses of c10/metal."""
     masked = mask_code(text)
     defines = _defines(masked)
     defined = {m.group(1) for m in defines}
-    if header:
-        return MetalSymbols(frozenset(defined), identifiers(masked), (), (), 0)
     heads = {m.start(1) for m in defines}
     lines = _Lines(masked)
     uses: dict[str, int] = {}
@@ -62,12 +56,21 @@ def metal_symbols(text: str, *, header: bool) -> MetalSymbols:
             qualified[m.group(1)] = lines.line(m.start())
     using = next(_matches_at(_USING_C10, masked, "using"), None)
     return MetalSymbols(
-        macros=frozenset(),
-        words=frozenset(),
         macro_uses=tuple(uses.items()),
         qualified=tuple(qualified.items()),
         c10_namespace_line=_Lines(masked).line(using.start()) if using else 0,
     )
+
+
+def defined_macros(text: str) -> frozenset[str]:
+    """The macros a Metal header #defines (what a .metal including it may call)."""
+    return frozenset(m.group(1) for m in _defines(mask_code(text)))
+
+
+def spelled_words(text: str) -> frozenset[str]:
+    """The identifiers a Metal header spells outside comments and literals (a name a .metal uses is
+    taken to come from a header it includes when that header spells it)."""
+    return identifiers(mask_code(text))
 
 
 def declared_types(text: str) -> frozenset[str]:
