@@ -26,7 +26,7 @@ from mpsgen.sources.metal.names import SUFFIX_WORDS, is_identifier
 _MAX_DEPTH = 8
 _HEADER_PREFIX = "REGISTER_"
 _HOST_NAME = re.compile(r"host_name\s*\(")
-_LITERAL = re.compile(r'"((?:\\.|[^"\\\n])*)"')
+_LITERAL = r'"((?:\\.|[^"\\\n])*)"'  # (a host_name with escapes: compiled when one is read)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 # A parameter that takes a dtype: DTYPE, DTYPE0, DTYPE_IN, DTYPEI, TYPE, T, T0 (NAME, OP, ... take names).
 _DTYPE_PARAM = re.compile(r"\w*TYPE\w*|T\d?|DT\w*")
@@ -191,7 +191,7 @@ def _host_name(line: str) -> str:
         whole = len(parts) % 2 == 1 and len(parts) > 1 and not "".join(parts[0::2]).strip()
         return "".join(parts[1::2]) if whole else ""
     pieces, k = [], 0
-    for lit in _LITERAL.finditer(inner):
+    for lit in re.finditer(_LITERAL, inner):
         if inner[k : lit.start()].strip():
             return ""
         pieces.append(lit.group(1))

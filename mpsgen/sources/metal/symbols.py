@@ -9,6 +9,7 @@ its struct/class/enum/union, using, typedef and object-like #define names.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterator, NamedTuple
 
@@ -16,14 +17,7 @@ from mpsgen.scan.anchored import directive_line_starts, finditer_at, occurrences
 from mpsgen.scan.mask import mask_code
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.M)
-_WORD = re.compile(r"[A-Za-z_]\w*")
-# Each pattern opens with its literal and tests the word boundary behind it, so the engine skips to
-# the next candidate in C (a leading \b or lookbehind is tried at every offset: 4-10x slower on the
-# c10/metal headers).
-_TYPE_DECLS = tuple(re.compile(kw + r"(?<!\w" + kw + r")" + rest) for kw, rest in (
-    ("struct", r"\s+([A-Za-z_]\w*)"), ("class", r"\s+([A-Za-z_]\w*)"), ("union", r"\s+([A-Za-z_]\w*)"),
-    ("enum", r"(?:\s+class)?\s+([A-Za-z_]\w*)"), ("using", r"\s+([A-Za-z_]\w*)\s*=")))
-_TYPEDEF = re.compile(r"typedef(?<!\wtypedef)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;")
+_WORD = r"[A-Za-z_]\w*"  # (a non-ASCII text's identifiers: compiled when one is read)
 # `c10::metal::X` or `::c10::metal::X`, not after another name or a lone colon (a use's line is
 # its c10's: a leading `::` is on the same line).
 _QUALIFIED = re.compile(r"c10(?:(?<![\w:]c10)|(?<=::c10)(?<![\w:]::c10))\s*::\s*metal\s*::\s*([A-Za-z_]\w*)")
@@ -78,7 +72,7 @@ def declared_types(text: str) -> frozenset[str]:
     and union names, `using X =`, typedefs and object-like #defines.  (Asked only for a registration
     with a dtype argument that is no Metal type: kept apart from metal_symbols, which every check reads.)"""
     masked = mask_code(text)
-    types = {m.group(1) for kw, pattern in _KEYWORD_PATTERNS for m in _matches_at(pattern, masked, kw)}
+    types = {m.group(1) for kw, pattern in keyword_patterns() for m in _matches_at(pattern, masked, kw)}
     function_like = {m.group(1): bool(m.group(2)) for m in _defines(masked)}  # a name's last #define says
     return frozenset(types | {name for name, called in function_like.items() if not called})
 
@@ -114,13 +108,22 @@ def identifiers(masked: str) -> frozenset[str]:
     split and counted once in C (the pattern's match per identifier cost ~160 instructions a
     character: 60 M for 2026's c10/metal headers)."""
     if not masked.isascii():
-        return frozenset(_WORD.findall(masked))
+        return frozenset(re.findall(_WORD, masked))
     runs = set(masked.encode("ascii").translate(_WORD_BYTES).split())
     return frozenset(word.decode("ascii") for run in runs if (word := run.lstrip(b"0123456789")))
 
 
-# The declaration patterns, each with the word it opens with (its matches are tried where the word is).
-_KEYWORD_PATTERNS = (*zip(("struct", "class", "union", "enum", "using"), _TYPE_DECLS), ("typedef", _TYPEDEF))
+@functools.cache
+def keyword_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The declaration patterns, each with the word it opens with (its matches are tried where the word
+    is), compiled when declared_types is first asked (a check seldom asks; a pattern's compile costs
+    ~0.5 M instructions).  Each opens with its literal and tests the word boundary behind it, so the
+    engine skips to the next candidate in C (a leading \\b or lookbehind is tried at every offset:
+    4-10x slower on the c10/metal headers)."""
+    declarations = [(kw, re.compile(kw + r"(?<!\w" + kw + r")" + rest)) for kw, rest in (
+        ("struct", r"\s+([A-Za-z_]\w*)"), ("class", r"\s+([A-Za-z_]\w*)"), ("union", r"\s+([A-Za-z_]\w*)"),
+        ("enum", r"(?:\s+class)?\s+([A-Za-z_]\w*)"), ("using", r"\s+([A-Za-z_]\w*)\s*="))]
+    return (*declarations, ("typedef", re.compile(r"typedef(?<!\wtypedef)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;")))
 
 
 def _matches_at(pattern: re.Pattern[str], masked: str, word: str) -> Iterator[re.Match[str]]:
