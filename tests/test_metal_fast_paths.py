@@ -288,13 +288,56 @@ symbol_texts = st.lists(_SYMBOL_PIECE, max_size=14).map("\n".join)
 METAL_HEADERS = sorted(p for d in ("tests", "fixtures") for p in (ROOT / d).rglob("*.h") if "metal" in str(p))
 
 
-@given(text=st.one_of(symbol_texts, texts), words=st.booleans())
-def test_metal_symbols_are_the_old_readers(text, words):
-    assert sy.metal_symbols(text, words=words) == facts_ref.metal_symbols(text, words=words)
+def _symbols_as_before(text: str) -> None:
+    """Each of the old reader's fields, now read by the reader asked for it: a .metal's uses, a
+    header's macros and words, any file's declared types."""
+    old = facts_ref.metal_symbols(text)
+    assert sy.metal_symbols(text) == (old.macro_uses, old.qualified, old.c10_namespace_line)
+    assert sy.defined_macros(text) == old.macros
+    assert sy.spelled_words(text) == old.words
+    assert sy.declared_types(text) == old.types
+
+
+@given(text=st.one_of(symbol_texts, texts))
+def test_metal_symbols_are_the_old_readers(text):
+    _symbols_as_before(text)
 
 
 @pytest.mark.parametrize("path", METAL_FILES + METAL_HEADERS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_metal_files_symbols_are_as_before(path):
     text = path.read_text(encoding="utf-8")
     for variant in (text, text.replace("\n", "\r\n")):
-        assert sy.metal_symbols(variant) == facts_ref.metal_symbols(variant)
+        _symbols_as_before(variant)
+
+
+@given(raw=st.lists(st.sampled_from(["exp", "exp_", "_exp", "xexp", " ", '"', '"exp', "é", "(", "a.b", "\n"]),
+                    max_size=8).map("".join),
+       word=st.sampled_from(["exp", "a.b", "", "é", "exp_"]), quoted=st.sampled_from([None, "exp", "exp_", ""]))
+def test_a_frame_spells_a_name_as_the_pattern_says(raw, word, quoted):
+    pattern = ('"' + re.escape(quoted) + "|" if quoted is not None else "") + r"\b" + re.escape(word) + r"\b"
+    assert mn._spells(raw, word, quoted) == (re.search(pattern, raw) is not None)
+
+
+# -- every Metal file of the checkouts the benchmarks read (when this machine has them) ------------
+
+_TREES = [Path(p) for p in ("/work/trees/pt27", "/work/trees/pt2026") if Path(p, "aten").is_dir()]
+TREE_METAL = sorted(p for t in _TREES for p in (t / "aten/src/ATen/native/mps/kernels").glob("*.metal"))
+TREE_HEADERS = sorted(p for t in _TREES for p in [*(t / "c10/metal").glob("*.h"),
+                                                  *(t / "aten/src/ATen/native/mps/kernels").glob("*.h")])
+
+
+@pytest.mark.skipif(not TREE_METAL, reason="no benchmark checkout on this machine")
+@pytest.mark.parametrize("path", TREE_METAL, ids=str)
+def test_a_checkouts_metal_file_reads_as_before(path):
+    text = path.read_text(encoding="utf-8")
+    assert _outcome(mn.names_in, text, path.name) == _outcome(ref.names_in, text, path.name)
+    mi._index_metal.cache_clear()
+    assert _outcome(rs.registration_sites, text, path.name) == _outcome(facts_ref.registration_sites, text, path.name)
+    _symbols_as_before(text)
+
+
+@pytest.mark.skipif(not TREE_HEADERS, reason="no benchmark checkout on this machine")
+@pytest.mark.parametrize("path", TREE_HEADERS, ids=str)
+def test_a_checkouts_metal_header_reads_as_before(path):
+    text = path.read_text(encoding="utf-8")
+    _symbols_as_before(text)
