@@ -9,11 +9,15 @@ false off the CPU)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from mpsgen.sources.native.impl_lines import impl_span, masked_lines
 from mpsgen.sources.native.iterator_operands import add_outputs_in, operands_in
 from mpsgen.sources.native.shared_impl import SharedImpl
-from mpsgen.sources.native.stubs import StubDecl, StubDeclarations
+from mpsgen.sources.native.stubs import StubDecl
+
+if TYPE_CHECKING:
+    from mpsgen.sources.native.stubs import StubDeclarations
 
 # stub -> its parameter types (spelled loosely: const, &, c10:: dropped): the kind's stubs mpsgen writes a
 # kernel for

@@ -4,9 +4,12 @@ parsing only the headers that spell its name (a check asks about ~60 of ~370 stu
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Callable, overload
+from typing import TYPE_CHECKING, Callable, overload
 
-from mpsgen.sources.native.stubs import ParsedType, StubDecl, aliases_in, declarations_in, preferred_declaration
+from mpsgen.sources.native.stubs import StubDecl, aliases_in, declarations_in, preferred_declaration
+
+if TYPE_CHECKING:
+    from mpsgen.sources.native.stubs import ParsedType
 
 
 class StubLookup:

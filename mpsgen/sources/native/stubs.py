@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Callable, Iterable, Iterator, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Protocol
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import calls_outside_directives, match_close, split_top_level
@@ -154,7 +154,14 @@ def _resolve(type_text: str, local: dict[str, str], everywhere: Callable[[str], 
     return current, first
 
 
-ParsedType = tuple[str, tuple[str, ...], tuple[str, ...]] | None
+if TYPE_CHECKING:  # annotations only: nothing built when a command imports the module
+    ParsedType = tuple[str, tuple[str, ...], tuple[str, ...]] | None
+
+    class StubDeclarations(Protocol):
+        """What answers one stub's declaration: index_stub_declarations' dict, or Inventory.stub_declarations
+        (sources/native/stub_lookup.py)."""
+
+        def get(self, name: str, /) -> StubDecl | None: ...
 
 
 def declarations_in(path: str, text: str, local: dict[str, str], everywhere: Callable[[str], str | None],
@@ -219,13 +226,6 @@ def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
         for decl in declarations_in(path, text, aliases[path], everywhere.get, parsed_types):
             index[decl.name] = preferred_declaration(index.get(decl.name), decl)
     return index
-
-
-class StubDeclarations(Protocol):
-    """What answers one stub's declaration: index_stub_declarations' dict, or Inventory.stub_declarations
-    (sources/native/stub_lookup.py)."""
-
-    def get(self, name: str, /) -> StubDecl | None: ...
 
 
 def _param_names(decl: StubDecl) -> tuple[str, ...]:
