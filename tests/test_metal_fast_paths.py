@@ -316,28 +316,3 @@ def test_the_metal_files_symbols_are_as_before(path):
 def test_a_frame_spells_a_name_as_the_pattern_says(raw, word, quoted):
     pattern = ('"' + re.escape(quoted) + "|" if quoted is not None else "") + r"\b" + re.escape(word) + r"\b"
     assert mn._spells(raw, word, quoted) == (re.search(pattern, raw) is not None)
-
-
-# -- every Metal file of the checkouts the benchmarks read (when this machine has them) ------------
-
-_TREES = [Path(p) for p in ("/work/trees/pt27", "/work/trees/pt2026") if Path(p, "aten").is_dir()]
-TREE_METAL = sorted(p for t in _TREES for p in (t / "aten/src/ATen/native/mps/kernels").glob("*.metal"))
-TREE_HEADERS = sorted(p for t in _TREES for p in [*(t / "c10/metal").glob("*.h"),
-                                                  *(t / "aten/src/ATen/native/mps/kernels").glob("*.h")])
-
-
-@pytest.mark.skipif(not TREE_METAL, reason="no benchmark checkout on this machine")
-@pytest.mark.parametrize("path", TREE_METAL, ids=str)
-def test_a_checkouts_metal_file_reads_as_before(path):
-    text = path.read_text(encoding="utf-8")
-    assert _outcome(mn.names_in, text, path.name) == _outcome(ref.names_in, text, path.name)
-    mi._index_metal.cache_clear()
-    assert _outcome(rs.registration_sites, text, path.name) == _outcome(facts_ref.registration_sites, text, path.name)
-    _symbols_as_before(text)
-
-
-@pytest.mark.skipif(not TREE_HEADERS, reason="no benchmark checkout on this machine")
-@pytest.mark.parametrize("path", TREE_HEADERS, ids=str)
-def test_a_checkouts_metal_header_reads_as_before(path):
-    text = path.read_text(encoding="utf-8")
-    _symbols_as_before(text)

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from mpsgen.errors import MpsgenError
-from mpsgen.generate.reduction_ops import REDUCTIONS, ReductionOp, paired_stub  # noqa: F401 (imported from here too)
+from mpsgen.generate.reduction_ops import REDUCTIONS
 from mpsgen.generate.templating import render_template
 
 BFLOAT = "bfloat"
