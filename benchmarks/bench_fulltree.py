@@ -24,7 +24,8 @@ and warm; --no-migrate times check and status only; --migrate-all (with --tree, 
 --paired TREE (repeatable; read in place, never written) times check and status cold and warm against
 torchgen's parse of the same yaml in the same round, as CPU time (user + system of the process and its
 children: steadier than wall time on a shared machine), median of --repeat rounds, and the ratio to
-torchgen's parse as the median of each round's ratio.  torchgen is the tree's own when it parses the
+torchgen's parse as the median of each round's ratio; and cold runs' wall time beside torchgen's parse's (what a
+person waits for: a cold run's child searches native/*.cpp on the second core).  torchgen is the tree's own when it parses the
 tree's yaml, else the installed wheel's.  With --before DIR (a checkout of mpsgen's sources, e.g.
 `git worktree add /tmp/before main`), each round runs that mpsgen too, right before this one, and
 says whether the two print the same.  Target (issue 40): cold check <= 0.5x torchgen's parse.
@@ -275,9 +276,9 @@ yaml, tags = sys.argv[1:3]
 with tempfile.TemporaryDirectory() as tmp:  # torchgen caches by path: a fresh one parses for real
     copy = Path(tmp) / "native_functions.yaml"
     shutil.copyfile(yaml, copy)
-    start = time.process_time()
+    start, wall = time.process_time(), time.perf_counter()
     parse_native_yaml(str(copy), tags)
-    print(time.process_time() - start)
+    print(time.process_time() - start, time.perf_counter() - wall)
 """
 
 
@@ -292,11 +293,12 @@ def torchgen_for(tree: Path) -> tuple[dict[str, str], str]:
     sys.exit(f"no torchgen parses {tree / YAML_REL}")
 
 
-def torchgen_cpu(tree: Path, env: dict[str, str]) -> float:
-    """CPU seconds of torchgen's parse_native_yaml alone (its imports not counted), in a fresh process."""
+def torchgen_times(tree: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(CPU, wall) seconds of torchgen's parse_native_yaml alone (its imports not counted), in a fresh process."""
     done = subprocess.run([sys.executable, "-c", _TORCHGEN_PARSE, str(tree / YAML_REL),
                            str(tree / "aten/src/ATen/native/tags.yaml")], env=env, capture_output=True, text=True, check=True)
-    return float(done.stdout.strip())
+    cpu, wall = map(float, done.stdout.split())
+    return cpu, wall
 
 
 def mpsgen_run(source: Path, tree: Path, command: str, store: Path) -> Run:
@@ -322,27 +324,37 @@ def paired(trees: list[Path], sources: dict[str, Path], repeat: int) -> None:
     for tree in trees:
         env, which = torchgen_for(tree)
         tg: list[float] = []
+        tg_wall: list[float] = []
         cpu: dict[tuple[str, str, str], list[float]] = {}
+        wall: dict[tuple[str, str], list[float]] = {}  # cold runs' wall time (the child on the second core)
         outputs: dict[tuple[str, str, str], set[str]] = {}
         with tempfile.TemporaryDirectory() as tmp:
             for k in range(repeat):
-                tg.append(torchgen_cpu(tree, env))
+                tg_cpu, tg_w = torchgen_times(tree, env)
+                tg.append(tg_cpu)
+                tg_wall.append(tg_w)
                 for label, source in sources.items():
                     for command in commands:
                         store = Path(tmp) / f"{label}-{command.split()[0]}-{k}"
                         for state in ("cold", "warm"):  # the warm run re-uses what the cold one stored
                             r = mpsgen_run(source, tree, command, store)
                             cpu.setdefault((label, command, state), []).append(r.cpu)
+                            if state == "cold":
+                                wall.setdefault((label, command), []).append(r.wall)
                             outputs.setdefault((label, command, state), set()).add(r.done.stdout)
         print(f"\n{tree}: torchgen ({which}) parse_native_yaml, CPU s median of {repeat}: {statistics.median(tg):.3f}")
-        print("| command | mpsgen | cold CPU s | cold / torchgen | warm CPU s | warm / torchgen |")
-        print("|---|---|---:|---:|---:|---:|")
+        print(f"torchgen's parse, wall s median: {statistics.median(tg_wall):.3f}")
+        print("| command | mpsgen | cold CPU s | cold / torchgen | warm CPU s | warm / torchgen | cold wall s "
+              "| cold wall / torchgen's wall |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
         for command in commands:
             for label in sources:
                 cells = []
                 for state in ("cold", "warm"):
                     xs = cpu[(label, command, state)]
                     cells += [f"{statistics.median(xs):.3f}", f"{statistics.median(x / t for x, t in zip(xs, tg)):.2f}x"]
+                ws = wall[(label, command)]
+                cells += [f"{statistics.median(ws):.3f}", f"{statistics.median(w / t for w, t in zip(ws, tg_wall)):.2f}x"]
                 print(f"| `{command}` | {label} | " + " | ".join(cells) + " |")
         print(f"rounds (CPU s): torchgen {' '.join(f'{t:.2f}' for t in tg)}; " + "; ".join(
             f"{label} cold {command.split()[0]} {' '.join(f'{x:.2f}' for x in cpu[(label, command, 'cold')])}"

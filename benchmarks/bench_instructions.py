@@ -11,9 +11,16 @@ a third from one round to the next: one run of each is the measure (issue 40, it
   torchgen when it parses the yaml, else the installed wheel's.
 * `check --format json` and `status` of this checkout's mpsgen (and of DIR's with --before), run from its
   sources with its bytecode compiled (as an installed package runs), cold (an empty fact store) and
-  warm (the store the cold run left).  `check` forks a child that searches native/*.cpp: a forked
-  child starts with its parent's counts, so the parent's are dumped just before the fork
-  (`--dump-before=PyOS_BeforeFork`) and the three parts are summed.
+  warm (the store the cold run left).  A cold run forks a child that searches native/*.cpp while the
+  parent reads the rest, and the parent waits for its answers (`waitpid`) when a rule first needs one:
+  the parent's counts are dumped just before the fork and just before that wait
+  (`--dump-before=PyOS_BeforeFork`, `--dump-before=waitpid`; a forked child starts with its parent's
+  counts, so it is counted from the fork).
+
+Two figures per cold run: the **total**, every instruction of both processes (the CPU it costs), and
+the **path**, what a person waits for on two cores: before the fork, then the longer of the parent's
+work up to the wait and the child's, then the parent's work after it (as if both ran at one speed).
+A warm run has no child: its path is its total.
 
 Reads the trees in place (nothing written there); needs valgrind.
 """
@@ -38,16 +45,27 @@ COMMANDS = ("check --format json", "status")
 
 
 class Count(NamedTuple):
-    """Instructions of one mpsgen run: before the fork, the parent after it, the forked child."""
+    """Instructions of one mpsgen run: before the fork, the parent's up to its wait for the child and
+    after it (all after the fork when it never waits), the forked child."""
 
     prefork: int
-    parent: int
+    before_wait: int
+    after_wait: int
     child: int
     stdout: str
 
     @property
+    def parent(self) -> int:
+        return self.before_wait + self.after_wait
+
+    @property
     def total(self) -> int:
         return self.prefork + self.parent + self.child
+
+    @property
+    def path(self) -> int:
+        """What the run takes on two cores: the parent waits for the child only when the child has more to do."""
+        return self.prefork + max(self.before_wait, self.child) + self.after_wait
 
 
 def _totals(out_dir: Path) -> dict[str, int]:
@@ -62,7 +80,7 @@ def _totals(out_dir: Path) -> dict[str, int]:
 def callgrind(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[dict[str, int], str]:
     """({output file: instructions}, stdout) of *cmd* under callgrind, forks followed, dumped before a fork."""
     with tempfile.TemporaryDirectory() as out:
-        done = subprocess.run(["valgrind", "--tool=callgrind", "-q", "--dump-before=PyOS_BeforeFork",
+        done = subprocess.run(["valgrind", "--tool=callgrind", "-q", "--dump-before=PyOS_BeforeFork", "--dump-before=waitpid",
                                f"--callgrind-out-file={out}/cg.%p", *cmd],
                               env=env, cwd=cwd, capture_output=True, text=True, check=False)
         return _totals(Path(out)), done.stdout
@@ -102,10 +120,16 @@ def mpsgen_count(source: Path, tree: Path, command: str, store: Path) -> Count:
         if m:
             by_pid.setdefault(int(m[1]), {})[m[2] or "last"] = n
     parent, *children = sorted(by_pid)  # the child's pid is the larger
-    ours = by_pid[parent]
-    # the parent's numbered dumps end at a fork; its last holds what it did after the last fork
-    return Count(sum(n for k, n in ours.items() if k != "last"), ours.get("last", 0),
-                 sum(sum(by_pid[c].values()) for c in children), stdout)
+    # the parent's stretches in order: its numbered dumps (each ends at a fork or a waitpid), then the last
+    ours = dict(by_pid[parent])
+    last = ours.pop("last", 0)
+    stretches = [ours[k] for k in sorted(ours, key=int)] + [last]
+    if not children:  # no fork (a warm run): one process, whatever it waited for
+        return Count(sum(stretches), 0, 0, 0, stdout)
+    prefork, *after_fork = stretches
+    before_wait = after_fork[0] if len(after_fork) > 1 else 0  # up to its first wait after the fork
+    return Count(prefork, before_wait, sum(after_fork) - before_wait, sum(sum(by_pid[c].values()) for c in children),
+                 stdout)
 
 
 def millions(n: int) -> str:
@@ -125,8 +149,9 @@ def main() -> None:
     for tree in (t.resolve() for t in args.tree):
         tg, which = torchgen_parse(tree)
         print(f"\n{tree}: torchgen's parse ({which}): {millions(tg)}")
-        print("| command | mpsgen | cold: before the fork + parent + child = total | cold / torchgen | warm | warm / torchgen |")
-        print("|---|---|---:|---:|---:|---:|")
+        print("| command | mpsgen | cold: before the fork + parent + child = total | total / torchgen | cold path "
+              "| path / torchgen | warm | warm / torchgen |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
         printed: dict[str, set[str]] = {}
         for command in COMMANDS:
             for label, source in sources.items():
@@ -135,8 +160,8 @@ def main() -> None:
                     warm = mpsgen_count(source, tree, command, Path(store))
                 printed.setdefault(command, set()).update((cold.stdout, warm.stdout))
                 split = f"{millions(cold.prefork)} + {millions(cold.parent)} + {millions(cold.child)} = {millions(cold.total)}"
-                print(f"| `{command}` | {label} | {split} | {cold.total / tg:.2f}x | {millions(warm.total)} | "
-                      f"{warm.total / tg:.2f}x |")
+                print(f"| `{command}` | {label} | {split} | {cold.total / tg:.2f}x | {millions(cold.path)} | "
+                      f"{cold.path / tg:.2f}x | {millions(warm.total)} | {warm.total / tg:.2f}x |")
         for command, outs in printed.items():
             print(f"`{command}`: {'the same output' if len(outs) == 1 else 'DIFFERENT outputs'} cold and warm"
                   + (f", {' and '.join(sources)}" if len(sources) > 1 else ""))

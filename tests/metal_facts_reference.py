@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.lines import LineTable
@@ -15,7 +15,6 @@ from mpsgen.sources.metal.index import MetalIndex, index_metal
 from mpsgen.sources.metal.macros import MacroBody, paste
 from mpsgen.sources.metal.names import SUFFIX_WORDS
 from mpsgen.sources.metal.registration_sites import METAL_TYPES, RegistrationSite, leaf_key
-from mpsgen.sources.metal.symbols import MetalSymbols
 
 _MAX_DEPTH = 8
 _HEADER_PREFIX = "REGISTER_"
@@ -190,6 +189,19 @@ _SYM_MACRO_CALL = re.compile(r"([A-Z_](?<![\w#][A-Z_])[A-Z0-9_]{2,})\s*\(")
 # its c10's: a leading `::` is on the same line).
 _SYM_QUALIFIED = re.compile(r"c10(?:(?<![\w:]c10)|(?<=::c10)(?<![\w:]::c10))\s*::\s*metal\s*::\s*([A-Za-z_]\w*)")
 _SYM_USING_C10 = re.compile(r"using(?<!\wusing)\s+namespace\s+(?:::)?c10\s*::\s*metal\s*;")
+
+
+class MetalSymbols(NamedTuple):
+    """The record the reader returned then (sources/metal/symbols.py now reads its fields apart: a
+    .metal's uses (metal_symbols), a header's macros and words (defined_macros, spelled_words), the
+    types (declared_types))."""
+
+    macros: frozenset[str]
+    words: frozenset[str]
+    types: frozenset[str]
+    macro_uses: tuple[tuple[str, int], ...]
+    qualified: tuple[tuple[str, int], ...]
+    c10_namespace_line: int
 
 
 def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:

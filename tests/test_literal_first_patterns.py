@@ -36,7 +36,7 @@ PAIRS = {
                     shared_impl._ELEMENTWISE),
     "not elementwise": (r"\bmake_reduction\w*|\bresize_outputs\(\s*false\s*\)|\bas_strided\b|\brestride\w*",
                         shared_impl._NOT_ELEMENTWISE),
-    "typedef (metal)": (r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", metal_symbols._TYPEDEF),
+    "typedef (metal)": (r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", dict(metal_symbols.keyword_patterns())["typedef"]),
     "using namespace c10::metal": (r"\busing\s+namespace\s+(?:::)?c10\s*::\s*metal\s*;", metal_symbols._USING_C10),
     "namespace or brace": (r"\bnamespace\s+([\w:]+)\s*\{|[{}]", scan_definitions._NAMESPACE_OR_BRACE),
     "host callee": (r"(?<!\w)(" + "|".join(sorted(host_calls._NAME_ARGUMENT, key=len, reverse=True)) + r")\s*\(",
@@ -84,11 +84,12 @@ def test_declared_types_are_those_the_alternation_found(text):
     # X`, not C++; `enum class X` is tested below), where the alternation took the second as the name.
     assume(not _KEYWORD_PAIR.search(text))
     before = re.compile(r"\b(?:struct|class|union|enum(?:\s+class)?)\s+([A-Za-z_]\w*)|\busing\s+([A-Za-z_]\w*)\s*=")
-    assert {n for p in metal_symbols._TYPE_DECLS for n in p.findall(text)} == {a or b for a, b in before.findall(text)}
+    declarations = [p for kw, p in metal_symbols.keyword_patterns() if kw != "typedef"]
+    assert {n for p in declarations for n in p.findall(text)} == {a or b for a, b in before.findall(text)}
 
 
 def test_enum_class_declares_its_name():
-    assert metal_symbols.metal_symbols("enum class Mode : int { a };\nusing T = float;\n").types == {"Mode", "T"}
+    assert metal_symbols.declared_types("enum class Mode : int { a };\nusing T = float;\n") == {"Mode", "T"}
 
 
 @pytest.mark.parametrize("pattern", [metal_symbols._DEFINE, host_calls._DEFINE])

@@ -288,13 +288,31 @@ symbol_texts = st.lists(_SYMBOL_PIECE, max_size=14).map("\n".join)
 METAL_HEADERS = sorted(p for d in ("tests", "fixtures") for p in (ROOT / d).rglob("*.h") if "metal" in str(p))
 
 
-@given(text=st.one_of(symbol_texts, texts), words=st.booleans())
-def test_metal_symbols_are_the_old_readers(text, words):
-    assert sy.metal_symbols(text, words=words) == facts_ref.metal_symbols(text, words=words)
+def _symbols_as_before(text: str) -> None:
+    """Each of the old reader's fields, now read by the reader asked for it: a .metal's uses, a
+    header's macros and words, any file's declared types."""
+    old = facts_ref.metal_symbols(text)
+    assert sy.metal_symbols(text) == (old.macro_uses, old.qualified, old.c10_namespace_line)
+    assert sy.defined_macros(text) == old.macros
+    assert sy.spelled_words(text) == old.words
+    assert sy.declared_types(text) == old.types
+
+
+@given(text=st.one_of(symbol_texts, texts))
+def test_metal_symbols_are_the_old_readers(text):
+    _symbols_as_before(text)
 
 
 @pytest.mark.parametrize("path", METAL_FILES + METAL_HEADERS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_metal_files_symbols_are_as_before(path):
     text = path.read_text(encoding="utf-8")
     for variant in (text, text.replace("\n", "\r\n")):
-        assert sy.metal_symbols(variant) == facts_ref.metal_symbols(variant)
+        _symbols_as_before(variant)
+
+
+@given(raw=st.lists(st.sampled_from(["exp", "exp_", "_exp", "xexp", " ", '"', '"exp', "é", "(", "a.b", "\n"]),
+                    max_size=8).map("".join),
+       word=st.sampled_from(["exp", "a.b", "", "é", "exp_"]), quoted=st.sampled_from([None, "exp", "exp_", ""]))
+def test_a_frame_spells_a_name_as_the_pattern_says(raw, word, quoted):
+    pattern = ('"' + re.escape(quoted) + "|" if quoted is not None else "") + r"\b" + re.escape(word) + r"\b"
+    assert mn._spells(raw, word, quoted) == (re.search(pattern, raw) is not None)

@@ -138,3 +138,50 @@ def test_common_mps_py_wins_when_both_files_exist(tmp_path: Path):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(LISTS_27)
         assert of_checkout(Checkout(tmp_path)).test_lists_rel == rel
+
+
+SIGNATURE_ON_LINES = '''\
+import torch
+
+if torch.backends.mps.is_available():
+
+    def mps_ops_grad_modifier(ops):
+        XFAILLIST_GRAD = {"atan2": None}
+        return ops
+
+    def mps_ops_modifier(
+        ops,
+        device_type: str = "mps",
+        note: str = NOTE,
+    ) -> list:
+        XFAILLIST = {"heaviside": None}
+        return ops
+
+AFTER_THE_LISTS = {"not_a_list": None}
+'''
+
+
+def test_a_signature_on_several_lines_ends_the_region_at_the_body_not_at_its_close():
+    """2.13's common_mps.py spells `def mps_ops_modifier(` ... `) -> Sequence[OpInfo]:` over lines, its
+    `)` at the def's own indentation: the region still runs to the end of the body, and parses alone."""
+    import ast
+
+    from mpsgen.sources.testlists.tables import modifiers_source
+
+    region = modifiers_source(SIGNATURE_ON_LINES)
+    assert region is not None
+    ast.parse(region)  # the region alone: the whole file is not parsed
+    assert 'XFAILLIST = {"heaviside": None}' in region and "AFTER_THE_LISTS" not in region
+    found = entries(SIGNATURE_ON_LINES, path="common_mps.py")
+    lines = SIGNATURE_ON_LINES.splitlines()
+    assert [(e.table, e.key) for e in found] == [("XFAILLIST_GRAD", "atan2"), ("XFAILLIST", "heaviside")]
+    assert all(f'"{e.key}"' in lines[e.line - 1] for e in found)
+
+
+def test_a_parenthesis_in_a_default_string_falls_back_to_the_whole_file():
+    """The signature's `(` is matched in the raw text: a `)` in a default's string closes it early, the
+    region is cut inside the signature and does not parse, and the lists are read from the whole file."""
+    text = SIGNATURE_ON_LINES.replace("NOTE", '")"')
+    found = entries(text, path="common_mps.py")
+    assert [(e.table, e.key) for e in found] == [("XFAILLIST_GRAD", "atan2"), ("XFAILLIST", "heaviside")]
+    assert all(f'"{e.key}"' in text.splitlines()[e.line - 1] for e in found)

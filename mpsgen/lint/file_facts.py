@@ -127,11 +127,31 @@ def registration_sites(rel: str, text: str) -> tuple[RegistrationSite, ...]:
 
 
 def metal_symbols(rel: str, text: str) -> MetalSymbols:
-    """What a .metal file or Metal header declares and uses of c10/metal (sources/metal/symbols)."""
+    """What a .metal file uses of c10/metal (sources/metal/symbols)."""
     from mpsgen.sources.metal.symbols import metal_symbols as read_symbols
 
-    # Only a header's words are asked (what it provides to the files including it).
-    return read_symbols(text, words=rel.endswith(".h"))
+    return read_symbols(text)
+
+
+def metal_macros(rel: str, text: str) -> frozenset[str]:
+    """The macros a Metal header #defines (sources/metal/symbols)."""
+    from mpsgen.sources.metal.symbols import defined_macros
+
+    return defined_macros(text)
+
+
+def metal_words(rel: str, text: str) -> frozenset[str]:
+    """The identifiers a Metal header spells outside comments and literals (sources/metal/symbols)."""
+    from mpsgen.sources.metal.symbols import spelled_words
+
+    return spelled_words(text)
+
+
+def metal_types(rel: str, text: str) -> frozenset[str]:
+    """The type names a .metal file or Metal header declares (sources/metal/symbols)."""
+    from mpsgen.sources.metal.symbols import declared_types
+
+    return declared_types(text)
 
 
 def metal_index(rel: str, text: str) -> MetalIndex:

@@ -12,7 +12,8 @@ apart with the reason it is not a candidate.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+import functools
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.sources.native.shared_impl import borrowed_stub, not_elementwise_reason
@@ -20,6 +21,7 @@ from mpsgen.sources.native.shared_impl import borrowed_stub, not_elementwise_rea
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
     from mpsgen.sources.native.distribution import DistributionReach
+    from mpsgen.sources.native.handover import Handover
     from mpsgen.sources.native.nullary import NullaryReach
     from mpsgen.sources.native.shared_impl import SharedImpl
     from mpsgen.sources.native.stubs import StubDecl
@@ -71,6 +73,39 @@ class Frontier(NamedTuple):
         return f"{chosen.entry}: {chosen.why}" + (" (no MPS key: `mpsgen new-op`)" if self.new_op and chosen.candidate else "")
 
 
+def _paired_stub(text: str, impl: SharedImpl) -> str | None:
+    """paired_stub(called_stubs(text, impl)), told without masking *impl*'s file when no pair can match:
+    called_stubs adds to impl's stubs only names its masked body spells, which its raw body (and file) spell too."""
+    from mpsgen.generate.reduction_ops import paired_stub
+    from mpsgen.sources.native.impl_lines import impl_span
+    from mpsgen.sources.native.indexing import called_stubs
+
+    known = set(impl.stub_names)
+
+    def may_pair(spelled: Callable[[str], bool]) -> bool:
+        return any(known <= set(pair) and all(s in known or spelled(s) for s in pair) for pair in _pairs())
+
+    if not may_pair(_pair_stubs_spelled(text).__contains__):  # the file first (once a file): its lines not looked up
+        return None
+    _, start, end = impl_span(text, impl)
+    if not may_pair(text[start:end].__contains__):
+        return None
+    return paired_stub(called_stubs(text, impl))
+
+
+def _pairs() -> list[tuple[str, str]]:
+    """The two stubs of each reduction serving two (aminmax_stub, aminmax_allreduce_stub)."""
+    from mpsgen.generate.reduction_ops import REDUCTIONS
+
+    return [(op.stub, op.also) for op in REDUCTIONS.values() if op.also]
+
+
+@functools.lru_cache(maxsize=64)  # asked for each kernel of a file in turn
+def _pair_stubs_spelled(text: str) -> frozenset[str]:
+    """The stubs of _pairs() that *text* spells."""
+    return frozenset(s for pair in _pairs() for s in pair if s in text)
+
+
 class FrontierIndex:
     """Frontier questions over one Inventory, each family and each MPS entry judged at most once
     (MPS001, MPS003 and MPS005 ask about one family for each of its findings)."""
@@ -113,7 +148,7 @@ class FrontierIndex:
                             True, f"{site.kernel} ({at}) calls {', '.join(d.name for d in indexing)}: the indexing kind")
         reduction = self._reduction(use.impl) if not use.impl.elementwise else ""
         if reduction:
-            from mpsgen.generate.reduction_kernel import REDUCTIONS
+            from mpsgen.generate.reduction_ops import REDUCTIONS
 
             what = "a reduction of whole tensors" if REDUCTIONS[reduction].also else "a TensorIterator reduction"
             return Overload(e.name, mps_kernel, site.kernel, at, use.impl.stub_names, None, True,
@@ -177,8 +212,8 @@ class FrontierIndex:
 
     def _random(self, kernel: str) -> tuple[DistributionReach, bool, str] | None:
         """How *kernel* reaches a distribution stub through a template's functor (uniform_ -> uniform_stub),
-        whether mpsgen writes its sampler (plan/random_route.SAMPLERS), and why; None when it does not."""
-        from mpsgen.plan.random_route import SAMPLERS
+        whether mpsgen writes its sampler (plan/samplers.py), and why; None when it does not."""
+        from mpsgen.plan.samplers import SAMPLERS
         from mpsgen.sources.native.distribution import distribution_reach
 
         found = self.inv.shared_kernels
@@ -208,13 +243,12 @@ class FrontierIndex:
     def _reduction(self, impl: SharedImpl) -> str:
         """The reduce stub *impl* calls when it builds a reduction iterator and the reduction kind serves the
         stub (`void(*)(TensorIterator&)`, norm_stub's with a Scalar: what plan/reduction_route.py plans), else ""."""
-        from mpsgen.generate.reduction_kernel import REDUCTIONS, paired_stub
-        from mpsgen.sources.native.indexing import called_stubs
+        from mpsgen.generate.reduction_ops import REDUCTIONS
         from mpsgen.sources.native.reduction import passed_reduction_stub, reduction_stub
 
         text = self.inv.shared_kernels.text(impl.path)
         stub = reduction_stub(text, impl) if impl.stub_names else passed_reduction_stub(text, impl)
-        paired = paired_stub(called_stubs(text, impl)) if not stub else None  # aminmax_out: two tensor stubs
+        paired = _paired_stub(text, impl) if not stub else None  # aminmax_out: two tensor stubs
         if paired is not None:
             decl = self.inv.stub_declarations.get(paired)
             return paired if decl is not None and decl.resolved and decl.iterator_type is None else ""
@@ -226,18 +260,24 @@ class FrontierIndex:
         """(candidate, why) when *impl* hands its work to another family's op whose shared kernel is a reduction
         the reduction kind serves (norm_out -> at::linalg_vector_norm_out): a candidate once MPS shares that op
         (plan/reduction_route.py's hand-over), else waiting for it."""
-        from mpsgen.generate.reduction_kernel import REDUCTIONS
+        from mpsgen.generate.reduction_ops import REDUCTIONS
         from mpsgen.sources.native.handover import handovers
         from mpsgen.sources.native_yaml.facts import family_key
 
-        for handed in handovers(self.inv.shared_kernels.text(impl.path), impl, self.inv.index, family_key(e.base)):
+        def reduced(handed: Handover) -> str:
+            """The reduce stub of the op *handed* to, when the reduction kind serves it (at::empty and the like
+            pass), else ""."""
             callee = handed.entry.shared_kernel().kernel
             use = self.inv.stub_use(callee) if callee else None
             stub = self._reduction(use.impl) if use is not None and use.impl is not None else ""
-            if stub and not REDUCTIONS[stub].also:  # at::empty and the like pass
-                break
-        else:
+            return stub if stub and not REDUCTIONS[stub].also else ""
+
+        text = self.inv.shared_kernels.text(impl.path)
+        found = handovers(text, impl, self.inv.index, family_key(e.base), wanted=lambda h: bool(reduced(h)))
+        if not found:
             return None
+        handed = found[0]
+        stub = reduced(handed)
         how = f"{impl.kernel} ({impl.location}) hands its work to {handed.callee} (a reduction of {stub})"
         if handed.entry.mps_route == "shared":
             return True, f"{how}, which MPS shares (the reduction kind)"

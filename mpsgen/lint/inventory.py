@@ -28,6 +28,7 @@ from mpsgen.tree.factcache import FactCache
 if TYPE_CHECKING:
     from mpsgen.sources.metal.names import MetalName, MetalNames
     from mpsgen.sources.native_yaml.index import NativeIndex
+    from mpsgen.sources.native.stub_lookup import StubLookup
     from mpsgen.sources.native.stubs import StubDecl
 
 # Dashboard states of one op family (stable strings: they appear in --format json).
@@ -243,12 +244,16 @@ class Inventory:
 
     # -- shared kernels and stubs -----------------------------------------------------------
     @cached_property
-    def stub_declarations(self) -> dict[str, "StubDecl"]:
-        """{stub: its DECLARE_DISPATCH} over native/*.h (the frontier reads each stub's function type)."""
-        from mpsgen.sources.native.stubs import index_stub_declarations
+    def stub_declarations(self) -> "StubLookup":
+        """`.get(stub)`: its DECLARE_DISPATCH over native/*.h (the frontier reads each stub's function type),
+        read on first ask from the headers spelling the stub (a check asks about ~60 of ~370); the answers
+        are kept in the fact store while every header keeps its stamp."""
+        from mpsgen.sources.native.stub_lookup import StubLookup
 
-        headers = self.checkout.listed("native_headers")
-        return self.facts.over_files("stub-declarations", headers, self.checkout.read_text, index_stub_declarations)
+        headers, facts, kind = self.checkout.listed("native_headers"), self.facts, "stub-declarations"
+        answers: dict[str, StubDecl | None] = facts.over_files(kind, headers, lambda _: "", lambda _: {})  # none read yet
+        return StubLookup(list(headers), lambda rel: self.checkout.read_text(headers[rel]), answers,
+                          on_answer=lambda: facts.put_named(kind, facts.named(kind)))  # the answers grew: store them
 
     @cached_property
     def shared_kernels(self) -> SharedKernels:

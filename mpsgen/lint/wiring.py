@@ -48,6 +48,7 @@ class Wiring:
         self.inv = inv
         self._exists: dict[str, bool] = {}
         self._declared: dict[str, dict[str, StubDecl]] = {}
+        self._words: dict[str, frozenset[str]] = {}
 
     def _facts(self, kind: str, files: dict[str, Path], compute: Callable[[str, str], T]) -> dict[str, T]:
         read, per_file = self.inv.checkout.read_text, self.inv.facts.per_file
@@ -67,13 +68,29 @@ class Wiring:
 
     @cached_property
     def metal_symbols(self) -> dict[str, "MetalSymbols"]:
-        """{.metal or Metal header: what it declares and uses} (sources/metal/symbols)."""
-        return self._facts("metal-symbols", {**self.inv.metal_files, **self.metal_headers}, file_facts.metal_symbols)
+        """{.metal: what it uses of c10/metal} (sources/metal/symbols)."""
+        return self._facts("metal-symbols", self.inv.metal_files, file_facts.metal_symbols)
+
+    @cached_property
+    def header_macros(self) -> dict[str, frozenset[str]]:
+        """{Metal header: the macros it #defines}."""
+        return self._facts("metal-macros", self.metal_headers, file_facts.metal_macros)
+
+    def header_words(self, rel: str) -> frozenset[str]:
+        """The identifiers Metal header *rel* spells, read when first asked: a header is asked only
+        while no header before it answered (2026's attention and sort headers, a third of the bytes,
+        never are)."""
+        words = self._words.get(rel)
+        if words is None:
+            words = self._words[rel] = self._facts("metal-words", {rel: self.metal_headers[rel]},
+                                                   file_facts.metal_words)[rel]
+        return words
 
     @cached_property
     def declared_types(self) -> frozenset[str]:
         """Type names the .metal files and the Metal headers declare (a dtype argument may name one)."""
-        return frozenset().union(*(s.types for s in self.metal_symbols.values()))
+        files = {**self.inv.metal_files, **self.metal_headers}
+        return frozenset().union(*self._facts("metal-types", files, file_facts.metal_types).values())
 
     # -- operations/*.mm --------------------------------------------------------------------------
     @cached_property

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.plan.samplers import SAMPLERS
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native.direct_sampler import direct_sampler
 from mpsgen.sources.native.distribution import DistributionReach, distribution_reach, takes_the_output
@@ -19,18 +20,8 @@ from mpsgen.sources.native_yaml.index import NativeIndex
 from mpsgen.sources.native_yaml.schema import schema_args
 from mpsgen.tree.checkout import YAML_REL, Checkout
 
-if TYPE_CHECKING:  # check's frontier reads SAMPLERS alone: the planner's texts and changeset load with a route
+if TYPE_CHECKING:  # the planner's texts and changeset load with a route
     from mpsgen.tree.changeset import Changeset
-
-# stub -> (kernel name, the parameter names after the output, the CPU op the check compares with)
-SAMPLERS = {"uniform_stub": ("uniform", ("from", "to", "gen"), "uniform_"),
-            "normal_stub": ("normal", ("mean", "std", "gen"), "normal_"),
-            "exponential_stub": ("exponential", ("lambda", "gen"), "exponential_"),
-            "bernoulli_scalar_stub": ("bernoulli_scalar", ("p", "gen"), "bernoulli_"),
-            "bernoulli_tensor_stub": ("bernoulli_tensor", ("p_", "gen"), "bernoulli_"),
-            "random_stub": ("random", ("gen",), "random_"),
-            "random_from_to_stub": ("random_from_to", ("range", "base", "gen"), "random_"),
-            "random_full_64_bits_range_stub": ("random_full_64", ("gen",), "random_")}
 
 
 class Sampler(NamedTuple):

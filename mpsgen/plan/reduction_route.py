@@ -1,5 +1,5 @@
 """Routing of the reduction kind: a family whose shared kernels build a TensorIterator reduction and call one
-reduce stub the kernel template serves (generate/reduction_kernel.REDUCTIONS: sum_stub, mean_stub,
+reduce stub the kernel template serves (generate/reduction_ops.REDUCTIONS: sum_stub, mean_stub,
 max_values_stub, min_values_stub; `void(*)(TensorIterator&)`).
 
 Such a family is no pointwise op, so routing's elementwise test would refuse it; this module says when it
@@ -20,7 +20,7 @@ from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout
 
 if TYPE_CHECKING:
-    from mpsgen.generate.reduction_kernel import ReductionOp
+    from mpsgen.generate.reduction_ops import ReductionOp
     from mpsgen.sources.native.handover import Handover
 
 
@@ -42,7 +42,7 @@ def route_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...], 
     """The reduction route of *family*, MPS sharing *shared* for it, or None when one of them builds no reduction
     iterator (nor hands its work to another op's reduction MPS shares: sources/native/handover.py), they call
     different stubs, or the stub is none the kernel template serves."""
-    from mpsgen.generate.reduction_kernel import REDUCTIONS, paired_stub
+    from mpsgen.generate.reduction_ops import REDUCTIONS, paired_stub
 
     shared = tuple(dict.fromkeys(shared))
     if not shared:
@@ -119,7 +119,7 @@ def unserved_reduction(checkout: Checkout, cs: Changeset, shared: tuple[str, ...
     do not serve (prod_out -> prod_stub, argmax_out -> argmax_stub), or hands its work to another family's op MPS does
     not share yet (norm_out -> at::linalg_vector_norm_out on linalg_vector_norm_out_mps): the refusal says so.
     None otherwise."""
-    from mpsgen.generate.reduction_kernel import REDUCTIONS
+    from mpsgen.generate.reduction_ops import REDUCTIONS
 
     native = planned_texts(cs, folder_files(cs, "native_sources"), checkout)
     for kernel in dict.fromkeys(shared):
@@ -147,7 +147,7 @@ def _handed_reduction(checkout: Checkout, cs: Changeset, text: str, impl: stubs.
     """The first op of another family *impl* hands its work to through the dispatcher whose CPU/CUDA kernel is a
     reduction of a stub the kernels serve (norm_out -> at::linalg_vector_norm_out -> norm_stub; at::empty and the
     like pass), with its yaml line shared by MPS unless *shared_only* is False; else None."""
-    from mpsgen.generate.reduction_kernel import REDUCTIONS
+    from mpsgen.generate.reduction_ops import REDUCTIONS
     from mpsgen.plan.texts import yaml_index
     from mpsgen.sources.native.handover import handovers
     from mpsgen.tree.checkout import YAML_REL

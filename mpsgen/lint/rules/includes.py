@@ -5,7 +5,7 @@ check is the full answer)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.wiring import wiring
@@ -84,21 +84,22 @@ def metal_header_missing(inv: "Inventory") -> Iterator[Finding]:
     wires = wiring(inv)
     symbols = wires.metal_symbols
     headers = wires.metal_headers
+    macros = wires.header_macros
+    words = wires.header_words  # each header's read only when asked
     for rel in inv.metal_files:
         own = symbols.get(rel)
         if own is None or not (own.macro_uses or own.qualified or own.c10_namespace_line):
             continue
         reached = [h for h in wires.walk(rel) if h in headers]
-        provided = frozenset().union(*(symbols[h].words for h in reached))
         missing: dict[str, list[tuple[str, int]]] = {}  # header to include -> (what, line)
         for macro, line in own.macro_uses:
-            home = next((h for h in headers if macro in symbols[h].macros), None)
-            if home is not None and macro not in provided:
+            home = next((h for h in headers if macro in macros[h]), None)
+            if home is not None and not _spelled_in(macro, reached, words):
                 missing.setdefault(home, []).append((macro, line))
         declares_c10 = _OPENS_C10.search(inv.checkout.read_text(rel)) is not None
         for name, line in own.qualified if not declares_c10 else ():
-            home = next((h for h in headers if h.startswith("c10/") and name in symbols[h].words), None)
-            if home is not None and name not in provided:
+            home = next((h for h in headers if h.startswith("c10/") and name in words(h)), None)
+            if home is not None and not _spelled_in(name, reached, words):
                 missing.setdefault(home, []).append((f"c10::metal::{name}", line))
         if own.c10_namespace_line and not declares_c10 and not any(h.startswith("c10/metal/") for h in reached):
             c10 = [h for h in headers if h.startswith("c10/metal/")]
@@ -116,3 +117,8 @@ def metal_header_missing(inv: "Inventory") -> Iterator[Finding]:
                 hint=f"add `#include <{home}>`",
                 rests_on=bases([home], reached),
             )
+
+
+def _spelled_in(name: str, headers: list[str], words: Callable[[str], frozenset[str]]) -> bool:
+    """Whether one of *headers* spells *name* (their words read in turn, up to the first that does)."""
+    return any(name in words(h) for h in headers)

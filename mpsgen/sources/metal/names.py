@@ -88,14 +88,28 @@ class MetalName(NamedTuple):
 
 
 class _Define:
-    __slots__ = ("name", "params", "body", "expansion")
+    __slots__ = ("name", "params", "body", "_expansion", "_frames")
 
     def __init__(self, name: str, params: tuple[str, ...] | None, body: tuple[tuple[int, str], ...]) -> None:
         self.name = name
         self.params = params
         self.body = body  # (line, text) of each physical line after the parameter list
-        # what a call expands to (function-like macros)
-        self.expansion = MacroBody([t for _, t in body], params) if params is not None else None
+        self._expansion: MacroBody | None = None
+        self._frames: tuple[_Frame, ...] | None = None
+
+    def frame(self, k: int) -> _Frame:
+        """The frame of body line *k* (one per line, made when the body is first asked for one)."""
+        if self._frames is None:
+            self._frames = tuple(_Frame(line, raw, self.name) for line, raw in self.body)
+        return self._frames[k]
+
+    def expand(self, args: list[str]) -> list[str]:
+        """The body's lines with the parameters replaced by *args* (a function-like macro's; the body
+        is cut at its parameters when first called: many macros a file defines it never calls)."""
+        assert self.params is not None  # only function-like macros are expanded
+        if self._expansion is None:
+            self._expansion = MacroBody([t for _, t in self.body], self.params)
+        return self._expansion.expand(args)
 
 
 class _Frame:
@@ -242,8 +256,12 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
     def add(name: str, pos: int, macro: str, suffixed: bool, word: str, quoted: str | None = None) -> None:
         frames = frames_of(pos, macro)
         # The innermost frame spelling the name (`"quoted` or the word *word*) when there is a choice.
-        chosen = frames[0] if len(frames) == 1 else next(
-            (f for f in frames if _spells(f.raw, word, quoted)), frames[-1])
+        chosen = frames[-1]
+        if len(frames) > 1:
+            for f in frames:
+                if _spells(f.raw, word, quoted):
+                    chosen = f
+                    break
         if (name, chosen.line) not in found:  # the first registration on a line is kept
             found[name, chosen.line] = MetalName(name, file.path, chosen.line, chosen.macro, suffixed)
 
@@ -265,15 +283,15 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
             if registrations is not None and macro.startswith(_HEADER_PREFIX) and _instantiates(d):
                 # A file's own REGISTER_*(NAME, DTYPE) writing host_name instances (2.7's
                 # REGISTER_BINARY_INDEXING_OP) registers NAME for DTYPE like a header's macro.
-                registrations.append((macro, *(a.strip() for a in args)))
+                registrations.append((macro, *args))  # (split_top_level strips each)
             _scan(*_expand(d, args, frames_of(m.start(), macro)), file, depth + 1)
             pos = close
-        elif d is None and macro.startswith(_HEADER_PREFIX) and args and _IDENT.fullmatch(args[0]):
+        elif d is None and macro.startswith(_HEADER_PREFIX) and args and is_identifier(args[0]):
             add(args[0], m.start(), macro, True, args[0])
             if registrations is not None:
-                registrations.append((macro, *(a.strip() for a in args)))
+                registrations.append((macro, *args))  # (split_top_level strips each)
             pos = close
-    for m in _HOST_NAME.finditer(plain):
+    for m in finditer_at(_HOST_NAME, plain, occurrences(plain, ("host_name",))):  # _HOST_NAME.finditer(plain)
         close = _close(plain, m.end() - 1)
         if close is None:
             continue
@@ -285,6 +303,12 @@ def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> No
             if m.group(0).endswith("<") or _is_template(plain, m.start()):
                 continue  # a template: only its host_name instantiations are in the library
             add(m.group(1), m.start(), "kernel", False, m.group(1))
+
+
+def is_identifier(text: str) -> bool:
+    """`_IDENT.fullmatch(text)`: an ASCII text's by str.isidentifier (there the same test, without a
+    regex call: a few thousand instructions a registration)."""
+    return text.isidentifier() if text.isascii() else _IDENT.fullmatch(text) is not None
 
 
 def _instantiates(d: _Define) -> bool:
@@ -313,9 +337,12 @@ def _spells(raw: str, word: str, quoted: str | None) -> bool:
     when None), with str.find instead of compiling a pattern per name."""
     if quoted is not None and '"' + quoted in raw:
         return True
+    k = raw.find(word)
+    if k < 0:
+        return False  # (most frames: every match holds the word)
     if not _WORD.fullmatch(word):
         return re.search(r"\b" + re.escape(word) + r"\b", raw) is not None
-    k, n = raw.find(word), len(word)
+    n = len(word)
     while k >= 0:
         before = raw[k - 1] if k else " "
         after = raw[k + n] if k + n < len(raw) else " "
@@ -357,11 +384,9 @@ _TEMPLATE = re.compile(r"\btemplate\b")
 def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> tuple[list[str], _FramesAt]:
     """The body of *d* with its parameters replaced by *args*, called from *calls*: the text of each
     body line, and the frames of each (made when asked: most lines register nothing)."""
-    assert d.expansion is not None  # only function-like macros are expanded
-    texts = d.expansion.expand(args)
+    texts = d.expand(args)
 
     def frames_at(k: int, macro: str) -> tuple[_Frame, ...]:
-        line, raw = d.body[k]
-        return (_Frame(line, raw, d.name), *calls)
+        return (d.frame(k), *calls)
 
     return texts, frames_at

@@ -21,12 +21,12 @@ from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.mask import blank_comments
 from mpsgen.sources.metal.index import MacroCall, MetalIndex, index_metal
 from mpsgen.sources.metal.macros import MacroBody, paste
-from mpsgen.sources.metal.names import SUFFIX_WORDS
+from mpsgen.sources.metal.names import SUFFIX_WORDS, is_identifier
 
 _MAX_DEPTH = 8
 _HEADER_PREFIX = "REGISTER_"
 _HOST_NAME = re.compile(r"host_name\s*\(")
-_LITERAL = re.compile(r'"((?:\\.|[^"\\\n])*)"')
+_LITERAL = r'"((?:\\.|[^"\\\n])*)"'  # (a host_name with escapes: compiled when one is read)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 # A parameter that takes a dtype: DTYPE, DTYPE0, DTYPE_IN, DTYPEI, TYPE, T, T0 (NAME, OP, ... take names).
 _DTYPE_PARAM = re.compile(r"\w*TYPE\w*|T\d?|DT\w*")
@@ -75,7 +75,7 @@ def registration_sites(text: str, path: str) -> tuple[RegistrationSite, ...]:
     for c in ix.top_level_calls():
         d = defines.get(c.macro)
         if d is None:
-            if not c.macro.startswith(_HEADER_PREFIX) or not c.args or not _IDENT.fullmatch(c.args[0]):
+            if not c.macro.startswith(_HEADER_PREFIX) or not c.args or not is_identifier(c.args[0]):
                 continue
             leaves, names = [leaf_key(c.macro, c.args)], [c.args[0]]
             positions = tuple(range(1, len(c.args)))
@@ -137,8 +137,10 @@ class _Bodies:
         if d is not None and d.params is not None:
             raw = self.lines[d.line - 1 : d.end_line]
             raw[0] = re.sub(r"^[ \t]*#[ \t]*define[ \t]+\w+\([^)]*\)", "", raw[0])
-            body = MacroBody([ln.rstrip().removesuffix("\\") for ln in raw], d.params)
-            found = body if any("host_name" in ln for ln in body.lines) else None
+            # (cutting a line's blanks and `\` leaves its host_name: the body is cut at its parameters
+            # only for a macro that writes one)
+            if any("host_name" in ln for ln in raw):
+                found = MacroBody([ln.rstrip().removesuffix("\\") for ln in raw], d.params)
         self._bodies[name] = found
         return found
 
@@ -153,7 +155,7 @@ def _expand(macro: str, args: list[str], defines: dict, bodies: _Bodies, ix: Met
         if inner.macro in defines:
             if depth < _MAX_DEPTH:
                 _expand(inner.macro, inner_args, defines, bodies, ix, leaves, names, depth + 1)
-        elif inner.macro.startswith(_HEADER_PREFIX) and inner_args and _IDENT.fullmatch(inner_args[0]):
+        elif inner.macro.startswith(_HEADER_PREFIX) and inner_args and is_identifier(inner_args[0]):
             leaves.append(leaf_key(inner.macro, inner_args))
             names.append(inner_args[0])
     body = bodies.writing_host_names(macro)
@@ -170,7 +172,10 @@ def _substitute(arg: str, mapping: dict[str, str]) -> str:
     """An argument of a call inside a macro body with the macro's parameters replaced (`DTYPE##2` pasted)."""
     if not mapping:
         return arg
-    out = _IDENT.sub(lambda m: mapping.get(m.group(0), m.group(0)), arg)
+    if arg.isascii() and arg.isidentifier():  # one identifier (most are: `NAME`, `float`), _IDENT's one match
+        out = mapping.get(arg, arg)
+    else:
+        out = _IDENT.sub(lambda m: mapping.get(m.group(0), m.group(0)), arg)
     return paste(out) if "##" in out else out
 
 
@@ -186,7 +191,7 @@ def _host_name(line: str) -> str:
         whole = len(parts) % 2 == 1 and len(parts) > 1 and not "".join(parts[0::2]).strip()
         return "".join(parts[1::2]) if whole else ""
     pieces, k = [], 0
-    for lit in _LITERAL.finditer(inner):
+    for lit in re.finditer(_LITERAL, inner):
         if inner[k : lit.start()].strip():
             return ""
         pieces.append(lit.group(1))

@@ -1,13 +1,15 @@
-"""What a .metal file or a Metal header (c10/metal/*.h, kernels/*.h) declares and what it uses from
-the c10/metal headers: the facts the lint needs to tell that a file lost an #include it needs.
+"""What a .metal file uses from the c10/metal headers and what a Metal header (c10/metal/*.h,
+kernels/*.h) provides, its macros and words: the facts the lint needs to tell that a file lost an
+#include it needs; and the type names a Metal text declares (a dtype argument may name one).
 
 Read from the text with comments and literals blanked: the macros it defines, the identifiers it
-spells, the type names it declares (a dtype argument may name one), the macros it calls, the
-`c10::metal::X` names it spells and its `using namespace c10::metal;`.
+spells, the macros it calls, the `c10::metal::X` names it spells and its `using namespace c10::metal;`;
+its struct/class/enum/union, using, typedef and object-like #define names.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterator, NamedTuple
 
@@ -15,14 +17,7 @@ from mpsgen.scan.anchored import directive_line_starts, finditer_at, occurrences
 from mpsgen.scan.mask import mask_code
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\()?", re.M)
-_WORD = re.compile(r"[A-Za-z_]\w*")
-# Each pattern opens with its literal and tests the word boundary behind it, so the engine skips to
-# the next candidate in C (a leading \b or lookbehind is tried at every offset: 4-10x slower on the
-# c10/metal headers).
-_TYPE_DECLS = tuple(re.compile(kw + r"(?<!\w" + kw + r")" + rest) for kw, rest in (
-    ("struct", r"\s+([A-Za-z_]\w*)"), ("class", r"\s+([A-Za-z_]\w*)"), ("union", r"\s+([A-Za-z_]\w*)"),
-    ("enum", r"(?:\s+class)?\s+([A-Za-z_]\w*)"), ("using", r"\s+([A-Za-z_]\w*)\s*=")))
-_TYPEDEF = re.compile(r"typedef(?<!\wtypedef)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;")
+_WORD = r"[A-Za-z_]\w*"  # (a non-ASCII text's identifiers: compiled when one is read)
 # `c10::metal::X` or `::c10::metal::X`, not after another name or a lone colon (a use's line is
 # its c10's: a leading `::` is on the same line).
 _QUALIFIED = re.compile(r"c10(?:(?<![\w:]c10)|(?<=::c10)(?<![\w:]::c10))\s*::\s*metal\s*::\s*([A-Za-z_]\w*)")
@@ -30,23 +25,18 @@ _USING_C10 = re.compile(r"using(?<!\wusing)\s+namespace\s+(?:::)?c10\s*::\s*meta
 
 
 class MetalSymbols(NamedTuple):
-    """What one Metal text declares and uses (each use with the line of its first occurrence)."""
+    """What one .metal file uses of c10/metal (each use with the line of its first occurrence)."""
 
-    macros: frozenset[str]  # names it #defines
-    words: frozenset[str]  # identifiers it spells outside comments and literals
-    types: frozenset[str]  # type names it declares (struct/class/enum/union, using X =, typedef, object-like #define)
     macro_uses: tuple[tuple[str, int], ...]  # UPPER_CASE macros it calls and does not define
     qualified: tuple[tuple[str, int], ...]  # X of each `c10::metal::X` it spells
     c10_namespace_line: int  # line of its `using namespace c10::metal;`, 0 when none
 
 
-def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:
-    """The symbols of one Metal text (its `words` only when *words*: a header's are asked, a .metal's not)."""
+def metal_symbols(text: str) -> MetalSymbols:
+    """What a .metal file uses of c10/metal."""
     masked = mask_code(text)
-    defines = list(finditer_at(_DEFINE, masked, directive_line_starts(masked)))  # _DEFINE.finditer, tried at '#' lines only
-    defined = {m.group(1): bool(m.group(2)) for m in defines}
-    types = {m.group(1) for kw, pattern in _KEYWORD_PATTERNS for m in _matches_at(pattern, masked, kw)}
-    types |= {name for name, function_like in defined.items() if not function_like}
+    defines = _defines(masked)
+    defined = {m.group(1) for m in defines}
     heads = {m.start(1) for m in defines}
     lines = _Lines(masked)
     uses: dict[str, int] = {}
@@ -60,13 +50,36 @@ def metal_symbols(text: str, *, words: bool = True) -> MetalSymbols:
             qualified[m.group(1)] = lines.line(m.start())
     using = next(_matches_at(_USING_C10, masked, "using"), None)
     return MetalSymbols(
-        macros=frozenset(defined),
-        words=identifiers(masked) if words else frozenset(),
-        types=frozenset(types),
         macro_uses=tuple(uses.items()),
         qualified=tuple(qualified.items()),
         c10_namespace_line=_Lines(masked).line(using.start()) if using else 0,
     )
+
+
+def defined_macros(text: str) -> frozenset[str]:
+    """The macros a Metal header #defines (what a .metal including it may call)."""
+    return frozenset(m.group(1) for m in _defines(mask_code(text)))
+
+
+def spelled_words(text: str) -> frozenset[str]:
+    """The identifiers a Metal header spells outside comments and literals (a name a .metal uses is
+    taken to come from a header it includes when that header spells it)."""
+    return identifiers(mask_code(text))
+
+
+def declared_types(text: str) -> frozenset[str]:
+    """The type names one Metal text declares (a dtype argument may name one): struct, class, enum
+    and union names, `using X =`, typedefs and object-like #defines.  (Asked only for a registration
+    with a dtype argument that is no Metal type: kept apart from metal_symbols, which every check reads.)"""
+    masked = mask_code(text)
+    types = {m.group(1) for kw, pattern in keyword_patterns() for m in _matches_at(pattern, masked, kw)}
+    function_like = {m.group(1): bool(m.group(2)) for m in _defines(masked)}  # a name's last #define says
+    return frozenset(types | {name for name, called in function_like.items() if not called})
+
+
+def _defines(masked: str) -> list[re.Match[str]]:
+    """The #define lines' matches (`_DEFINE.finditer(masked)`, tried at '#' lines only)."""
+    return list(finditer_at(_DEFINE, masked, directive_line_starts(masked)))
 
 
 # A macro call read backwards, in the reversed text: its '(', blanks, the name reversed (its first
@@ -95,13 +108,22 @@ def identifiers(masked: str) -> frozenset[str]:
     split and counted once in C (the pattern's match per identifier cost ~160 instructions a
     character: 60 M for 2026's c10/metal headers)."""
     if not masked.isascii():
-        return frozenset(_WORD.findall(masked))
+        return frozenset(re.findall(_WORD, masked))
     runs = set(masked.encode("ascii").translate(_WORD_BYTES).split())
     return frozenset(word.decode("ascii") for run in runs if (word := run.lstrip(b"0123456789")))
 
 
-# The declaration patterns, each with the word it opens with (its matches are tried where the word is).
-_KEYWORD_PATTERNS = (*zip(("struct", "class", "union", "enum", "using"), _TYPE_DECLS), ("typedef", _TYPEDEF))
+@functools.cache
+def keyword_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The declaration patterns, each with the word it opens with (its matches are tried where the word
+    is), compiled when declared_types is first asked (a check seldom asks; a pattern's compile costs
+    ~0.5 M instructions).  Each opens with its literal and tests the word boundary behind it, so the
+    engine skips to the next candidate in C (a leading \\b or lookbehind is tried at every offset:
+    4-10x slower on the c10/metal headers)."""
+    declarations = [(kw, re.compile(kw + r"(?<!\w" + kw + r")" + rest)) for kw, rest in (
+        ("struct", r"\s+([A-Za-z_]\w*)"), ("class", r"\s+([A-Za-z_]\w*)"), ("union", r"\s+([A-Za-z_]\w*)"),
+        ("enum", r"(?:\s+class)?\s+([A-Za-z_]\w*)"), ("using", r"\s+([A-Za-z_]\w*)\s*="))]
+    return (*declarations, ("typedef", re.compile(r"typedef(?<!\wtypedef)\b[^;{}]*?\b([A-Za-z_]\w*)\s*;")))
 
 
 def _matches_at(pattern: re.Pattern[str], masked: str, word: str) -> Iterator[re.Match[str]]:

@@ -14,6 +14,7 @@ from typing import Collection, Iterator, NamedTuple
 
 from mpsgen.model import Location
 from mpsgen.sources.index import index_of
+from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import SharedImpl
 
 # A call: its qualifier (a method call's `.`, or the `ns::` names before it) and the name called.
@@ -33,13 +34,12 @@ class BodyCall(NamedTuple):
 
 def body_calls(text: str, impl: SharedImpl) -> Iterator[BodyCall]:
     """The calls in *impl*'s body (its file's *text*, masked: none in a comment or a literal), in order."""
-    ix = index_of(impl.path, text)
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
-    body_open = ix.masked.find("{", start, end)
+    _, start, lines = masked_lines(text, impl)
+    body_open = lines.find("{")
     if body_open < 0:
         return
-    for m in _CALL.finditer(ix.masked, body_open, end):
-        yield BodyCall(re.sub(r"\s+", "", m.group(1)), m.group(2), m.start(2), m.end() - 1)
+    for m in _CALL.finditer(lines, body_open):  # none opens at the `{`: no word before it is read
+        yield BodyCall(re.sub(r"\s+", "", m.group(1)), m.group(2), start + m.start(2), start + m.end() - 1)
 
 
 class Delegation(NamedTuple):

@@ -11,7 +11,7 @@ import re
 from typing import Callable, NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.sources.index import index_of
+from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import find_shared_impl
 from mpsgen.sources.native.stubs import StubDecl
 
@@ -39,9 +39,7 @@ def direct_sampler(sources_for: Callable[[str], dict[str, str]], kernel: str,
     impl = find_shared_impl(sources, kernel)
     if impl is None:
         return None
-    ix = index_of(impl.path, sources[impl.path])
-    start = ix.lines.start_of(impl.line)
-    body = ix.masked[start: ix.lines.start_of(impl.end_line + 1)]
+    ix, start, body = masked_lines(sources[impl.path], impl)
     for call in _STUB_CALL.finditer(body):
         decl = declaration(call[1])
         if decl is not None and any(_GENERATOR.search(p) for p in decl.params):

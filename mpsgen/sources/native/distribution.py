@@ -14,7 +14,7 @@ from typing import Callable, NamedTuple
 
 from mpsgen.model import Location
 from mpsgen.scan.brackets import match_close
-from mpsgen.sources.index import index_of
+from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import find_shared_impl
 
 _TEMPLATE_CALL = re.compile(r"\breturn\s+(?:(?:::)?at\s*::\s*native\s*::\s*)?templates\s*::\s*(\w+)\s*<\s*(\w+)\s*[,>]")
@@ -54,8 +54,7 @@ def distribution_reach(sources_for: Callable[[str], dict[str, str]], kernel: str
     if impl is None or impl.stubs:
         return None
     text = sources[impl.path]
-    ix = index_of(impl.path, text)
-    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+    ix, _, body = masked_lines(text, impl)
     call = _TEMPLATE_CALL.search(body)
     if call is None:
         return None

@@ -11,10 +11,10 @@ calling several ops (_linalg_slogdet_out's LAPACK work, then at::sum_out) does w
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from mpsgen.scan.definitions import FunctionSpan
-from mpsgen.sources.index import index_of
+from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.sources.native_yaml.cpp_api import at_spellings
 from mpsgen.sources.native_yaml.facts import Entry, family_key
@@ -35,13 +35,23 @@ class Handover(NamedTuple):
     callee_at: str = ""  # the callee's CPU/CUDA kernel and where it is defined, once judged
 
 
-def handovers(text: str, impl: SharedImpl, index: NativeIndex, family: str) -> tuple[Handover, ...]:
+def handovers(text: str, impl: SharedImpl, index: NativeIndex, family: str,
+              wanted: Callable[[Handover], bool] | None = None) -> tuple[Handover, ...]:
     """The `at::` call of an op of another family than *family* that *impl*'s body or a function of its file it
     calls (one level) makes, when it is the only `at::` call there and the yaml has the op's entry (at::empty's
-    too: the caller judges the callee); else ()."""
-    ix = index_of(impl.path, text)
-    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
-    places = [("", body)]
+    too: the caller judges the callee); else ().  With *wanted*, () as well for a handover it refuses.
+
+    The body's own calls are read first: two, or one that is no handover (or an unwanted one), decide without
+    reading the helpers (their calls could only add to it)."""
+    ix, _, body = masked_lines(text, impl)
+    own = [m.group(1) for m in _AT_CALL.finditer(body)]
+    if len(own) > 1:
+        return ()
+    if own:
+        found = _handover(impl, index, family, "", own[0])
+        if found is None or (wanted is not None and not wanted(found)):
+            return ()
+    places = []
     helpers: dict[str, FunctionSpan | None] = {}  # each name looked up once (`size(`, `if (` recur in a body)
     for call in _CALL.finditer(body):
         name = call.group(1)
@@ -49,14 +59,20 @@ def handovers(text: str, impl: SharedImpl, index: NativeIndex, family: str) -> t
             helpers[name] = ix.plain_function(name)
         helper = helpers[name]
         if helper is not None and helper.name != impl.kernel:
-            places.append((helper.name, ix.masked[helper.body_open: helper.body_close]))
-    calls = [(via, m.group(1)) for via, code in places for m in _AT_CALL.finditer(code)]
+            places.append((helper.name, ix.masked_slice(helper.body_open, helper.body_close)))
+    calls = [("", name) for name in own] + [(via, m.group(1)) for via, code in places for m in _AT_CALL.finditer(code)]
     if len(calls) != 1:
         return ()  # the work is the callee's only when it is the one op called (not _linalg_slogdet's at::sum_out)
-    via, name = calls[0]
+    found = _handover(impl, index, family, *calls[0])
+    return (found,) if found is not None and (wanted is None or wanted(found)) else ()
+
+
+def _handover(impl: SharedImpl, index: NativeIndex, family: str, via: str, name: str) -> Handover | None:
+    """The Handover of *impl*'s call of `at::name` (made in *via*, "" for its own body) when the yaml has the
+    op's entry in another family than *family*, else None."""
     base = name.removesuffix("f").removesuffix("_out") if name.endswith(("_out", "_outf")) else name
     key = family_key(base)
     if key == family or not index.has_family(key):
-        return ()
+        return None
     entry = next((e for e in index.family(key).entries if name in at_spellings(e)), None)
-    return (Handover(impl.kernel, f"at::{name}", entry, via),) if entry is not None else ()
+    return Handover(impl.kernel, f"at::{name}", entry, via) if entry is not None else None

@@ -9,11 +9,15 @@ false off the CPU)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from mpsgen.sources.index import index_of
-from mpsgen.sources.native.iterator_operands import add_output_calls, operands_in
+from mpsgen.sources.native.impl_lines import impl_span, masked_lines
+from mpsgen.sources.native.iterator_operands import add_outputs_in, operands_in
 from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.sources.native.stubs import StubDecl
+
+if TYPE_CHECKING:
+    from mpsgen.sources.native.stubs import StubDeclarations
 
 # stub -> its parameter types (spelled loosely: const, &, c10:: dropped): the kind's stubs mpsgen writes a
 # kernel for
@@ -47,37 +51,34 @@ _STUB_CALL = re.compile(r"\b(\w+_stub)\s*\(\s*[\w.\->]*(?:device_type\s*\(\s*\)|
 def called_stubs(text: str, impl: SharedImpl) -> tuple[str, ...]:
     """The stubs *impl* (defined in *text*) calls: those the shared reader found, and those it passes a
     tensor's `.device().type()` (which that reader, reading for pointwise kernels, leaves out)."""
-    ix = index_of(impl.path, text)
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    _, start, end = impl_span(text, impl)
     if "device" not in text[start:end]:
         return tuple(dict.fromkeys(impl.stub_names))  # _STUB_CALL spells `device`: none masked (no file masked)
-    body = ix.masked[start:end]
+    body = masked_lines(text, impl)[2]
     return tuple(dict.fromkeys((*impl.stub_names, *(m.group(1) for m in _STUB_CALL.finditer(body)))))
 
 
 def reaching_stubs(text: str, impl: SharedImpl) -> tuple[str, ...]:
     """The stubs *impl* (defined in *text*) calls that a tensor off the CPU can reach: those of CPU_ONLY go
     when their guard is called in the body and, defined in *text*, returns false off the CPU."""
-    ix = index_of(impl.path, text)
-    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+    ix, _, body = masked_lines(text, impl)
 
     def cpu_only(stub: str) -> bool:
         guard = CPU_ONLY.get(stub)
         f = ix.plain_function(guard) if guard and re.search(rf"\b{guard}\s*\(", body) else None
-        return f is not None and _OFF_CPU_FALSE.search(ix.masked[f.body_open: f.body_close]) is not None
+        return f is not None and _OFF_CPU_FALSE.search(ix.masked_slice(f.body_open, f.body_close)) is not None
 
     return tuple(s for s in called_stubs(text, impl) if not cpu_only(s))
 
 
 def one_output_one_index(text: str, impl: SharedImpl) -> bool:
     """*impl*'s TensorIteratorConfig holds one output and one input (self and the index)."""
-    ix = index_of(impl.path, text)
-    body = ix.masked[ix.lines.start_of(impl.line): ix.lines.start_of(impl.end_line + 1)]
+    body = masked_lines(text, impl)[2]
     inputs = operands_in(body)
-    return inputs is not None and len(inputs) == 1 and len(add_output_calls(text, impl.line, impl.end_line)) == 1
+    return inputs is not None and len(inputs) == 1 and len(add_outputs_in(body)) == 1
 
 
-def indexing_stubs(text: str, impl: SharedImpl, declarations: dict[str, StubDecl]) -> tuple[StubDecl, ...]:
+def indexing_stubs(text: str, impl: SharedImpl, declarations: StubDeclarations) -> tuple[StubDecl, ...]:
     """The stubs of the indexing kind *impl* runs off the CPU (scatter_src_out: scatter_reduce_stub and
     scatter_stub, passed to scatter_impl), from *declarations*; () when one of them is of no such kind."""
     if not _may_call_indexing_stub(text, impl):
@@ -100,6 +101,5 @@ def _may_call_indexing_stub(text: str, impl: SharedImpl) -> bool:
         return False
     if impl.stub_names:
         return True
-    lines = index_of(impl.path, text).lines
-    body = text[lines.start_of(impl.line): lines.start_of(impl.end_line + 1)]
-    return any(name in body for name in SIGNATURES)
+    _, start, end = impl_span(text, impl)
+    return any(name in text[start:end] for name in SIGNATURES)

@@ -193,5 +193,10 @@ def add_output_calls(text: str, line: int, end_line: int) -> list[tuple[int, str
 
     table = LineTable(text)
     ends = [*table.starts, len(text)]
-    return [(table.line(m.start()), m.group(1))
-            for m in _ADD_OUTPUT.finditer(mask_code(text), ends[line - 1], ends[min(end_line, len(ends) - 1)])]
+    start = ends[line - 1]
+    return [(table.line(start + k), name) for k, name in add_outputs_in(mask_code(text)[start: ends[min(end_line, len(ends) - 1)]])]
+
+
+def add_outputs_in(masked: str) -> list[tuple[int, str]]:
+    """(offset, the name it passes or "" for an expression) of each `.add_output(` call of a masked text."""
+    return [(m.start(), m.group(1)) for m in _ADD_OUTPUT.finditer(masked)]

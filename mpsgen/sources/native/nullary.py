@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple
 
 from mpsgen.model import Location
 from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.sources.index import index_of
+from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.delegates import DISPATCHED, NATIVE, body_calls
 from mpsgen.sources.native.shared_impl import SharedImpl, find_shared_impl
 
@@ -50,9 +50,7 @@ class NullaryReach(NamedTuple):
 def builds_output_only(text: str, impl: SharedImpl) -> bool:
     """*impl*'s body builds an iterator of outputs only: a TensorIteratorConfig chain with add_output
     and no add_*input, or TensorIterator::nullary_op."""
-    ix = index_of(impl.path, text)
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
-    body = ix.masked[start:end]
+    body = masked_lines(text, impl)[2]
     if _NULLARY_OP.search(body):
         return True
     for m in _CONFIG.finditer(body):
@@ -64,9 +62,9 @@ def builds_output_only(text: str, impl: SharedImpl) -> bool:
 
 
 def _returned(masked: str, at: int) -> bool:
-    """Whether the call whose name is at *at* is what its statement returns (`return fill_out(...)`,
-    `return self.fill_(0)`): a kernel that fills its output on the way to other work (isin's
-    `out.fill_(invert);`) is no fill."""
+    """Whether the call whose name is at *at* in *masked* (a body's lines: its `{` before *at*) is what its
+    statement returns (`return fill_out(...)`, `return self.fill_(0)`): a kernel that fills its output on
+    the way to other work (isin's `out.fill_(invert);`) is no fill."""
     start = max(masked.rfind(c, 0, at) for c in ";{}") + 1
     return masked[start:at].split(maxsplit=1)[:1] == ["return"]
 
@@ -88,10 +86,10 @@ def nullary_reach(sources_for: Callable[[str], dict[str, str]], kernel: str, op_
         return NullaryReach(names[0], kernel, (hop,), impl.path, impl.stubs[0].line)
     if _depth >= MAX_FUNCTIONS:
         return None
-    ix = index_of(impl.path, sources[impl.path])
+    ix, start, lines = masked_lines(sources[impl.path], impl)
     for call in body_calls(sources[impl.path], impl):
         qualifier, name = call.qualifier, call.name
-        if name == kernel or not _returned(ix.masked, call.at):
+        if name == kernel or not _returned(lines, call.at - start):
             continue
         if qualifier in NATIVE and ix.plain_function(name) is not None:
             callee: str | None = name

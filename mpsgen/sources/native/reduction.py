@@ -5,9 +5,11 @@ a helper of its file that does (all_out -> allany_impl(..., and_stub))."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from mpsgen.sources.index import index_of
+from mpsgen.sources.native.impl_lines import impl_span, masked_lines
 from mpsgen.sources.native.shared_impl import SharedImpl
 
 _REDUCTION = re.compile(r"\bmake_reduction(?:_from_out_ty)?\s*\(|\bTensorIterator\s*::\s*reduce_op\s*\(")
@@ -17,13 +19,21 @@ _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*(?:<[^;(){}<>]*>)?\s*\(")
 _STUB_CALL = re.compile(r"\b\w+\s*\(\s*\w+\s*\.\s*device_type\s*\(\s*\)\s*,")  # stub(iter.device_type(), …
 
 
+@functools.lru_cache(maxsize=64)  # asked for each kernel of a file in turn
+def _spells_reduction(text: str) -> bool:
+    """Whether *text* spells a word every match of _REDUCTION spells: masking only blanks, a file that does
+    not builds no reduction iterator, in any of its functions."""
+    return any(word in text for word in _REDUCTION_WORDS)
+
+
 def builds_reduction(text: str, impl: SharedImpl) -> bool:
     """*impl*'s body (in *text*, its file) builds a reduction iterator."""
-    ix = index_of(impl.path, text)
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    if not _spells_reduction(text):
+        return False  # (its lines not looked up)
+    _, start, end = impl_span(text, impl)
     if not any(word in text[start:end] for word in _REDUCTION_WORDS):
         return False  # masking only blanks: a body not spelling them raw cannot match (no file masked)
-    return _REDUCTION.search(ix.masked[start:end]) is not None
+    return _REDUCTION.search(masked_lines(text, impl)[2]) is not None
 
 
 def reduction_stub(text: str, impl: SharedImpl) -> str | None:
@@ -36,11 +46,12 @@ def passed_reduction_stub(text: str, impl: SharedImpl) -> str | None:
     """The one stub *impl* passes to a helper of its file that calls it on an iterator (`stub(iter.device_type(),
     iter)`) and builds a reduction iterator itself or through a function of the file it calls (2.7's all_out:
     `allany_impl<1>(self, result, dim, keepdim, and_stub)`, whose get_allany_iter makes the reduction), else None."""
-    ix = index_of(impl.path, text)
-    start, end = ix.lines.start_of(impl.line), ix.lines.start_of(impl.end_line + 1)
+    if not _spells_reduction(text):
+        return None  # no helper of the file builds one either
+    ix, start, end = impl_span(text, impl)
     if "_stub" not in text[start:end]:
         return None  # no stub word raw, none masked (no file masked)
-    body = ix.masked[start:end]
+    body = masked_lines(text, impl)[2]
     names = set(_STUB_WORD.findall(body))
     if len(names) != 1:
         return None
@@ -51,14 +62,14 @@ def passed_reduction_stub(text: str, impl: SharedImpl) -> str | None:
         helper = ix.plain_function(call.group(1))
         if helper is None or not re.search(rf"\b{call.group(1)}\s*(?:<[^;(){{}}]*>)?\s*\([^;]*\b{stub}\b", body):
             continue
-        inner = ix.masked[helper.body_open: helper.body_close]
+        inner = ix.masked_slice(helper.body_open, helper.body_close)
         if not _STUB_CALL.search(inner):
             continue
         if _REDUCTION.search(inner):
             return stub
         for sub in _CALL.finditer(inner):
             f = ix.plain_function(sub.group(1))
-            if f is not None and f.name != helper.name and _REDUCTION.search(ix.masked[f.body_open: f.body_close]):
+            if f is not None and f.name != helper.name and _REDUCTION.search(ix.masked_slice(f.body_open, f.body_close)):
                 return stub
     return None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Iterable, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Protocol
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import calls_outside_directives, match_close, split_top_level
@@ -122,25 +122,22 @@ _DECLARE = re.compile(r"DECLARE_DISPATCH(?<!\wDECLARE_DISPATCH)\s*\(")
 _FN_POINTER = re.compile(r"\( *\*")  # `(*`, spaces allowed between: a text without one aliases no function pointer
 
 
-def _aliases(headers: dict[str, str]) -> dict[str, dict[str, str]]:
-    """{path: {alias: type text}} for every `using X = ...;` / `typedef void (*X)(...);`."""
-    result: dict[str, dict[str, str]] = {}
-    for path, text in headers.items():
-        if not _FN_POINTER.search(text):
-            result[path] = {}  # no function-pointer type to alias: skip the scan
-            continue
-        masked = mask_code(text)
-        found: dict[str, str] = {}
-        for m in _USING.finditer(masked):
-            found[m.group(1)] = m.group(2)  # masked: comments in parameter lists are blanked
-        for m in _TYPEDEF_FN.finditer(masked):
-            found[m.group(1)] = "void(*)" + m.group(2)
-        result[path] = found
-    return result
+def aliases_in(text: str) -> dict[str, str]:
+    """{alias: type text} for every `using X = ...;` / `typedef void (*X)(...);` of one header."""
+    if not _FN_POINTER.search(text):
+        return {}  # no function-pointer type to alias: skip the scan
+    masked = mask_code(text)
+    found: dict[str, str] = {}
+    for m in _USING.finditer(masked):
+        found[m.group(1)] = m.group(2)  # masked: comments in parameter lists are blanked
+    for m in _TYPEDEF_FN.finditer(masked):
+        found[m.group(1)] = "void(*)" + m.group(2)
+    return found
 
 
-def _resolve(type_text: str, local: dict[str, str], everywhere: dict[str, str]) -> tuple[str, str | None]:
-    """Follow alias chains; returns (resolved text, first alias used)."""
+def _resolve(type_text: str, local: dict[str, str], everywhere: Callable[[str], str | None]) -> tuple[str, str | None]:
+    """Follow alias chains (the header's own aliases first, then *everywhere*'s); returns (resolved text,
+    first alias used)."""
     first: str | None = None
     seen: set[str] = set()
     current = type_text.strip()
@@ -149,12 +146,66 @@ def _resolve(type_text: str, local: dict[str, str], everywhere: dict[str, str]) 
         if key in seen:
             break
         seen.add(key)
-        nxt = local.get(key, everywhere.get(key))
+        nxt = local[key] if key in local else everywhere(key)
         if nxt is None:
             break
         first = first or key
         current = nxt.strip()
     return current, first
+
+
+if TYPE_CHECKING:  # annotations only: nothing built when a command imports the module
+    ParsedType = tuple[str, tuple[str, ...], tuple[str, ...]] | None
+
+    class StubDeclarations(Protocol):
+        """What answers one stub's declaration: index_stub_declarations' dict, or Inventory.stub_declarations
+        (sources/native/stub_lookup.py)."""
+
+        def get(self, name: str, /) -> StubDecl | None: ...
+
+
+def declarations_in(path: str, text: str, local: dict[str, str], everywhere: Callable[[str], str | None],
+                     parsed_types: dict[str, ParsedType]) -> Iterator[StubDecl]:
+    """Each DECLARE_DISPATCH of one header, in order (`#define DECLARE_DISPATCH(...)` and macro bodies
+    skipped); *parsed_types* keeps each type text parsed once across headers."""
+    if "DECLARE_DISPATCH" not in text:
+        return
+    masked = mask_code(text)
+    spaces = namespaces_at(masked, (m.start() for m in _DECLARE.finditer(masked)))
+    for m, line, close in calls_outside_directives(text, masked, _DECLARE):
+        parts = split_top_level(masked[m.end() : close])
+        name = parts[-1] if parts else ""
+        if len(parts) < 2 or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            continue
+        # Take the type from the original text (masked text is identical outside literals).
+        type_raw = masked[m.end() : close].rsplit(",", 1)[0]
+        resolved, alias = _resolve(type_raw, local, everywhere)
+        key = " ".join(resolved.split())  # what parse_fn_pointer_type reads
+        if key not in parsed_types:
+            parsed_types[key] = parse_fn_pointer_type(key)
+        parsed = parsed_types[key]
+        ret, params, names = parsed if parsed else ("", (), ())
+        fn_type = f"{ret}(*)(" + ", ".join(params) + ")" if parsed else " ".join(resolved.split())
+        yield StubDecl(
+            name=name,
+            fn_type=fn_type,
+            params=params,
+            param_names=names,
+            header=_header_include(path),
+            path=path,
+            line=line,
+            alias=alias,
+            namespace=spaces[m.start()],
+            returns=ret,
+        )
+
+
+def preferred_declaration(previous: StubDecl | None, decl: StubDecl) -> StubDecl:
+    """Of two declarations of one name, in header order: the later, unless the earlier is in at::native
+    and the later in a nested namespace (cpublas::copy_stub): at::native wins."""
+    if previous is not None and previous.namespace == "at::native" and decl.namespace != "at::native":
+        return previous
+    return decl
 
 
 def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
@@ -163,49 +214,17 @@ def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
     `#define DECLARE_DISPATCH(...)` itself and macro bodies are skipped.  Declarations whose type
     cannot be resolved are still listed (``resolved`` is False) so that callers can say why.
     """
-    aliases = _aliases(headers)
+    aliases = {path: aliases_in(text) for path, text in headers.items()}
     everywhere: dict[str, str] = {}
     for found in aliases.values():
         for k, v in found.items():
             everywhere.setdefault(k, v)
     index: dict[str, StubDecl] = {}
     # Most stubs share an alias (unary_fn, structured_binary_fn, ...): each type text is parsed once.
-    parsed_types: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]] | None] = {}
+    parsed_types: dict[str, ParsedType] = {}
     for path, text in headers.items():
-        if "DECLARE_DISPATCH" not in text:
-            continue
-        masked = mask_code(text)
-        spaces = namespaces_at(masked, (m.start() for m in _DECLARE.finditer(masked)))
-        for m, line, close in calls_outside_directives(text, masked, _DECLARE):
-            parts = split_top_level(masked[m.end() : close])
-            name = parts[-1] if parts else ""
-            if len(parts) < 2 or not re.fullmatch(r"[A-Za-z_]\w*", name):
-                continue
-            # Take the type from the original text (masked text is identical outside literals).
-            type_raw = masked[m.end() : close].rsplit(",", 1)[0]
-            resolved, alias = _resolve(type_raw, aliases[path], everywhere)
-            key = " ".join(resolved.split())  # what parse_fn_pointer_type reads
-            if key not in parsed_types:
-                parsed_types[key] = parse_fn_pointer_type(key)
-            parsed = parsed_types[key]
-            ret, params, names = parsed if parsed else ("", (), ())
-            fn_type = f"{ret}(*)(" + ", ".join(params) + ")" if parsed else " ".join(resolved.split())
-            namespace = spaces[m.start()]
-            previous = index.get(name)
-            if previous is not None and previous.namespace == "at::native" and namespace != "at::native":
-                continue  # same name in a nested namespace (cpublas::copy_stub): at::native wins
-            index[name] = StubDecl(
-                name=name,
-                fn_type=fn_type,
-                params=params,
-                param_names=names,
-                header=_header_include(path),
-                path=path,
-                line=line,
-                alias=alias,
-                namespace=namespace,
-                returns=ret,
-            )
+        for decl in declarations_in(path, text, aliases[path], everywhere.get, parsed_types):
+            index[decl.name] = preferred_declaration(index.get(decl.name), decl)
     return index
 
 

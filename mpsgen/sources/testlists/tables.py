@@ -13,6 +13,7 @@ import re
 from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.scan.brackets import match_close
 from mpsgen.sources.testlists._source import Lines, has_lone_cr
 from mpsgen.sources.testlists.records import TableEntry
 
@@ -97,7 +98,12 @@ def modifiers_source(text: str) -> str | None:
     first = text.count("\n", 0, defs[0][0])  # 0-based line of the first def
     # The region ends at the first line after the last def that is code and not indented under it.
     outdented = re.compile(r"^(?![ \t]*(?:#|$))(?!" + re.escape(indent) + r"[ \t])", re.M)
-    after = text.find("\n", defs[-1][1])
+    # The last def's body begins after its signature, which may span lines (2.13's `mps_ops_modifier(` ...
+    # `) -> Sequence[OpInfo]:` at the def's own indentation).  Its parenthesis is matched in the raw text:
+    # one inside a default's string may misplace the close, and a region cut too early then fails to parse
+    # (the whole file is read, as without a region) while one cut too late only holds more lines.
+    close = match_close(text, defs[-1][1] - 1)
+    after = text.find("\n", defs[-1][1] if close is None else close)
     m = outdented.search(text, after + 1) if after >= 0 else None
     end = m.start() if m else len(text)
     region = text[defs[0][0]:end]
