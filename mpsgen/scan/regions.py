@@ -16,11 +16,11 @@ from typing import Final, Iterator, Literal
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.definitions import definition_body, is_word_char, looks_like_definition_name
 from mpsgen.scan.mask import line_continues, mask
+from mpsgen.scan.words import ASCII_WORD_CHARS
 
 _OPEN_PAREN = re.compile(r"\s*\(")
 
 _BLANK = " \t"
-_ASCII_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _BEFORE_A_NAME = frozenset("&*>/\"'")  # what can precede a defined name on its line, in the raw text
 _AFTER_A_NAME = frozenset("(/\"'RuUL")  # `(` or the start of a comment or literal before it
 
@@ -37,7 +37,7 @@ def definition_candidates(raw: str, name: str) -> Iterator[int]:
         # What follows the word is read first: most occurrences are uses (`std::`, `x.max(`, `view,`),
         # told apart by one lookup (the end of the text counts as a line break).
         after = raw[end] if end < size else "\n"
-        if after in _ASCII_WORD_CHARS or (after > "\x7f" and is_word_char(after)):
+        if after in ASCII_WORD_CHARS or (after > "\x7f" and is_word_char(after)):
             after = ""  # inside a longer word
         elif after in _BLANK:
             a = end + 1

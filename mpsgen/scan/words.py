@@ -71,7 +71,9 @@ def identifiers_in(code: str, spans: list[tuple[int, int]]) -> dict[str, int]:
     return counts
 
 
+# The ASCII characters that open an identifier, and those it holds (membership tests of one character).
 IDENTIFIER_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+ASCII_WORD_CHARS = IDENTIFIER_FIRST | frozenset("0123456789")
 
 
 def words_containing(code: str, part: str) -> list[tuple[int, int]]:
@@ -83,7 +85,7 @@ def words_containing(code: str, part: str) -> list[tuple[int, int]]:
     if code.isascii():
         for m in _tail_pattern(part).finditer(code):
             k, end = m.span()
-            spans.append((k if k == 0 or code[k - 1] not in _WORD_CHARS else word_start(code, k), end))
+            spans.append((k if k == 0 or code[k - 1] not in ASCII_WORD_CHARS else word_start(code, k), end))
         return spans
     n, k = len(code), code.find(part)
     while k >= 0:
@@ -100,8 +102,6 @@ def _tail_pattern(part: str) -> re.Pattern[str]:
     """*part* and the ASCII word characters after it."""
     return re.compile(re.escape(part) + "[A-Za-z0-9_]*")
 
-
-_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
 def spelled_in(text: str, candidates: Sequence[str]) -> list[str]:

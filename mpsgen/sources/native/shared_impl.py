@@ -12,6 +12,7 @@ from typing import Callable, Collection, NamedTuple
 from mpsgen.model import ImplForm, Location
 from mpsgen.scan.brackets import match_close, paren_pairs, split_top_level
 from mpsgen.scan.definitions import FunctionSpan, word_start
+from mpsgen.scan.words import IDENTIFIER_FIRST
 from mpsgen.sources.index import MacroCall, SourceIndex, index_of
 
 
@@ -113,7 +114,6 @@ def _same_block(text: str, a: int, b: int) -> bool:
 # What a call's arguments spell when one is a stub (`x_stub`) or its first is a device (_DEVICE_ARG): a
 # call spelling none of these is not split into arguments.
 _STUB_MARKS = ("_stub", "device_type", "DeviceType", "kCPU", "kCUDA", "kMPS", "kMeta")
-_IDENTIFIER_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
 def _stub_calls(body_masked: str, body_text: str, first_line: int, known: Collection[str]) -> list[StubCall]:
@@ -173,7 +173,7 @@ def _callee(masked: str, open_at: int) -> tuple[int, str] | None:
     while end and masked[end - 1].isspace():
         end -= 1
     start = word_start(masked, end)
-    return (start, masked[start:end]) if start < end and masked[start] in _IDENTIFIER_FIRST else None
+    return (start, masked[start:end]) if start < end and masked[start] in IDENTIFIER_FIRST else None
 
 
 def _expand(params: list[str], body: str, args: list[str]) -> str:
