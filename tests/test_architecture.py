@@ -378,7 +378,18 @@ def test_help_imports_no_heavy_module(args: tuple[str, ...]) -> None:
     imported = _imported_by(*args)
     assert sorted(set(HEAVY) & {name.split(".")[0] for name in imported}) == []
     # Only the CLI's own modules: a command's modules load when the command runs.
-    assert sorted(name for name in imported if name.startswith("mpsgen")) == ["mpsgen", "mpsgen.cli", "mpsgen.errors"]
+    assert sorted(name for name in imported if name.startswith("mpsgen")) == [
+        "mpsgen", "mpsgen.cli", "mpsgen.console", "mpsgen.errors"]
+
+
+def test_a_plain_check_imports_no_click(tmp_path: Path) -> None:
+    """console.run reads `check`'s plain form itself: click is not imported (on an empty folder the run
+    stops at locating the checkout, an error of mpsgen's own)."""
+    r = subprocess.run([sys.executable, "-X", "importtime", *MPSGEN[1:], "-C", str(tmp_path), "check", "--format",
+                        "json"], capture_output=True, text=True, cwd=REPO)
+    rows = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "mpsgen.console" in rows and "mpsgen.cli" not in rows and "click" not in rows
+    assert r.returncode == 2 and "mpsgen: error:" in r.stderr
 
 
 # The import name of each runtime dependency (pyproject's [project] dependencies).
