@@ -3,7 +3,7 @@
 Heavy modules (ruamel.yaml, jinja2, git) are imported inside the commands so that
 `mpsgen --help` starts instantly.  The console script is console.run(), which reads the plain
 forms of `check` and `status` itself (without importing click) and hands every other argument
-list to main() here.
+list to run() here.
 """
 
 from __future__ import annotations
@@ -15,12 +15,20 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from mpsgen import __version__
-from mpsgen.console import CHECK_FORMATS, STATUS_FORMATS, check_command, locate, reports_errors, status_command
+from mpsgen.process import (CHECK_FORMATS, STATUS_FORMATS, as_console_script, check_command, locate, reports_errors,
+                            status_command)
 from mpsgen.errors import MpsgenError
 
 if TYPE_CHECKING:
     from mpsgen.model import Command, KernelOptions, RunOptions
     from mpsgen.tree.checkout import Checkout
+
+
+def run() -> None:
+    """main() as the console script (console.run's way for every argument list it does not read itself;
+    what console scripts installed before console.py call)."""
+    as_console_script()
+    main()
 
 
 class Context:

@@ -9,25 +9,16 @@ lintrunner run on every change.  So an argument list of one of the two plain for
 
 with each OPTION one of PLAIN_OPTIONS', given once (--select/--ignore any number of times) and with a
 value not starting with `-`, is read here; anything else (--help, --version, another command, a bad
-or repeated value) goes to click (cli.py), which reads it, or says what is wrong, as before.  The
-command bodies live here, called by both.  tests/test_console.py holds this reading to click's.
+or repeated value) goes to click (cli.py), which reads it, or says what is wrong, as before.  Both
+call the same bodies (process.py).  tests/test_console.py holds this reading to click's.
 """
 
 from __future__ import annotations
 
-import functools
-import gc
-import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, NoReturn
+from typing import Any
 
-from mpsgen.errors import EXIT_USAGE, MpsgenError
-
-if TYPE_CHECKING:
-    from mpsgen.tree.checkout import Checkout
-
-CHECK_FORMATS = ("text", "json", "github", "lintrunner")
-STATUS_FORMATS = ("table", "json", "markdown")
+from mpsgen.process import CHECK_FORMATS, STATUS_FORMATS, as_console_script, check_command, status_command
 
 # command -> {option: (keyword, "flag" | "value" | "many", choices or None)}; the keywords and defaults
 # are those of cli.py's click options (test_console.py compares the two).
@@ -41,20 +32,16 @@ PLAIN_OPTIONS: dict[str, dict[str, tuple[str, str, tuple[str, ...] | None]]] = {
 }
 _DEFAULT_FORMAT = {"check": "text", "status": "table"}
 
-# Set by run(): then the process ends with the command.
-_console_script = False
-
 
 def run() -> None:
     """The console script `mpsgen`."""
-    global _console_script
-    _console_script = True
     plain = plain_arguments(sys.argv[1:])
     if plain is None:
-        from mpsgen.cli import main
+        from mpsgen.cli import run as run_click
 
-        main()
+        run_click()
         return
+    as_console_script()
     command, checkout_dir, options = plain
     (check_command if command == "check" else status_command)(checkout_dir, **options)
 
@@ -110,69 +97,3 @@ def plain_arguments(args: list[str]) -> tuple[str, str | None, dict[str, Any]] |
     if command == "check":
         values["paths"] = tuple(paths)
     return command, checkout_dir, values
-
-
-def reading_run() -> None:
-    """Start check or status.  As the console script the cycle collector stays off: such a run
-    allocates ~1M objects and frees by reference counting what it drops, so the collector's passes
-    find nothing and cost ~8 ms."""
-    if _console_script:
-        gc.disable()
-
-
-def exit_with(code: int) -> NoReturn:
-    """Exit with *code*.  As the console script, check and status leave without the interpreter's
-    teardown: freeing the texts and indexes of a whole tree took ~20 ms, and nothing is left to close
-    (the fact store is written and closed by then; stdout and stderr are flushed here)."""
-    if _console_script:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except BrokenPipeError:  # a reader that went away (`mpsgen status | head`)
-            pass
-        except OSError:  # a full disk, say: the interpreter's own exit reports it (status 120)
-            sys.exit(code)
-        os._exit(code)
-    sys.exit(code)
-
-
-def reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn an MpsgenError into one line on stderr and exit code 2 (never a traceback)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except MpsgenError as err:
-            sys.stderr.write(f"mpsgen: error: {err.render()}\n")
-            sys.exit(EXIT_USAGE)
-
-    return wrapper
-
-
-def locate(checkout_dir: str | None) -> Checkout:
-    """The checkout -C names (None: found from the current folder)."""
-    from mpsgen.tree.checkout import Checkout
-
-    return Checkout.locate(checkout_dir)
-
-
-@reports_errors
-def check_command(checkout_dir: str | None, paths: tuple[str, ...], fmt: str, no_cache: bool,
-                  select: tuple[str, ...], ignore: tuple[str, ...], baseline: str | None,
-                  write_baseline: str | None, compile_: bool) -> None:
-    """`mpsgen check` (cli.py holds its help)."""
-    reading_run()
-    from mpsgen.commands.check import run_check
-
-    exit_with(run_check(locate(checkout_dir), paths=paths, fmt=fmt, cache=not no_cache, select=select,
-                        ignore=ignore, baseline=baseline, write_baseline=write_baseline, compile_files=compile_))
-
-
-@reports_errors
-def status_command(checkout_dir: str | None, fmt: str, op: str | None, no_cache: bool) -> None:
-    """`mpsgen status` (cli.py holds its help)."""
-    reading_run()
-    from mpsgen.commands.status import run_status
-
-    exit_with(run_status(locate(checkout_dir), fmt=fmt, op=op, cache=not no_cache))

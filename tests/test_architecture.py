@@ -379,7 +379,7 @@ def test_help_imports_no_heavy_module(args: tuple[str, ...]) -> None:
     assert sorted(set(HEAVY) & {name.split(".")[0] for name in imported}) == []
     # Only the CLI's own modules: a command's modules load when the command runs.
     assert sorted(name for name in imported if name.startswith("mpsgen")) == [
-        "mpsgen", "mpsgen.cli", "mpsgen.console", "mpsgen.errors"]
+        "mpsgen", "mpsgen.cli", "mpsgen.console", "mpsgen.errors", "mpsgen.process"]
 
 
 def test_a_plain_check_imports_no_click(tmp_path: Path) -> None:
