@@ -309,7 +309,7 @@ def mpsgen_run(source: Path, tree: Path, command: str, store: Path) -> Run:
     start = time.perf_counter()
     # Run from *source*: `python -c` puts the working directory first on sys.path, so another
     # checkout's mpsgen there would be the one imported.
-    done = subprocess.run([sys.executable, "-c", "from mpsgen.cli import run; run()", "-C", str(tree), *command.split()],
+    done = subprocess.run([sys.executable, "-c", "from mpsgen.console import run; run()", "-C", str(tree), *command.split()],
                           capture_output=True, text=True, check=False, env=env, cwd=source)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -112,7 +112,7 @@ def mpsgen_count(source: Path, tree: Path, command: str, store: Path) -> Count:
     """One `mpsgen -C tree <command>` of *source*'s mpsgen under callgrind, its fact store in *store*."""
     env = {**os.environ, "PYTHONPATH": str(source), "MPSGEN_CACHE_DIR": str(store)}
     # Run from *source*: `python -c` puts the working directory first on sys.path.
-    parts, stdout = callgrind([sys.executable, "-c", "from mpsgen.cli import run; run()", "-C", str(tree),
+    parts, stdout = callgrind([sys.executable, "-c", "from mpsgen.console import run; run()", "-C", str(tree),
                                *command.split()], env, cwd=source)
     by_pid: dict[int, dict[str, int]] = {}
     for name, n in parts.items():
