@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_left
 from functools import cached_property
 from typing import Iterable, Iterator, NamedTuple
 
@@ -239,8 +240,14 @@ class SourceIndex:
         return None
 
     def enclosing_function(self, pos: int) -> str | None:
-        outer = [s for s in self.functions if s.body_open < pos < s.body_close]
-        return min(outer, key=lambda s: s.body_open).name if outer else None
+        """The function whose body holds *pos*: the bodies are disjoint and in order, so only the last
+        one opening before *pos* can (a bisection rather than a test of every function)."""
+        k = bisect_left(self._body_opens, pos) - 1
+        return self.functions[k].name if k >= 0 and pos < self.functions[k].body_close else None
+
+    @cached_property
+    def _body_opens(self) -> list[int]:
+        return [f.body_open for f in self.functions]
 
     @cached_property
     def brace_pairs(self) -> dict[int, int]:
