@@ -216,8 +216,20 @@ def mask_python(text: str) -> str:
     return "".join(out)
 
 
-# A preprocessor line from its '#' to its end: the lines ending in a backslash (then \r's) continue it.
-_LOGICAL_LINE = re.compile(r"(?:[^\n]*\\\r*\n)*[^\n]*")
+_DIRECTIVE = re.compile(r"^[ \t]*#", re.M)
+
+
+def _directive_starts(text: str) -> Iterator[int]:
+    """The starts of _DIRECTIVE's matches (`^[ \\t]*#`, line starts), in order: from each '#' (found
+    with str.find, in C) back over blanks to the start of its line.  A regex tries `\\n[ \\t]*#` at
+    every line break, and there are 20 lines for each '#' in a masked .mm file."""
+    find = text.find
+    k = find("#")
+    while k >= 0:
+        start = text.rfind("\n", 0, k) + 1
+        if not text[start:k].strip(" \t"):
+            yield start  # a later '#' on this line has this one before it: no second start
+        k = find("#", k + 1)
 
 
 def line_continues(text: str, end: int) -> bool:
@@ -234,22 +246,14 @@ class Directives:
     __slots__ = ("spans", "_starts")
 
     def __init__(self, masked: str) -> None:
-        """Each line whose first character after spaces and tabs is '#' (`^[ \t]*#`, re.M) opens one, unless
-        it continues the one before.  The '#'s are found with str.find, in C (a regex tries `^[ \t]*#` at
-        every line start, 20 for each '#' in a .mm file); after a directive the search resumes at its end,
-        no '#' inside it opening another."""
         spans: list[tuple[int, int]] = []
-        find, rfind = masked.find, masked.rfind
-        k = find("#")
-        while k >= 0:
-            start = rfind("\n", 0, k) + 1
-            if start == k or not masked[start:k].strip(" \t"):
-                line = _LOGICAL_LINE.match(masked, k)  # (it matches at any offset)
-                end = line.end() if line else k
-                spans.append((start, end))
-                k = find("#", end)
-            else:
-                k = find("#", k + 1)
+        for start in _directive_starts(masked):
+            if spans and start < spans[-1][1]:
+                continue  # a '#' on a continuation line of the previous directive
+            end = masked.find("\n", start)
+            while end >= 0 and line_continues(masked, end):
+                end = masked.find("\n", end + 1)
+            spans.append((start, len(masked) if end < 0 else end))
         self.spans = spans
         self._starts = [s for s, _ in spans]
 
@@ -270,22 +274,15 @@ def directives(masked: str) -> Directives:
 
 @functools.lru_cache(maxsize=512)  # asked for twice per file (braces, then definitions)
 def code_only(masked: str) -> str:
-    """A masked text with its preprocessor lines blanked too (line breaks kept): a run of directives
-    apart only by line breaks (an #include block) blanked as one piece."""
+    """A masked text with its preprocessor lines blanked too (line breaks kept)."""
     spans = directives(masked).spans
     if not spans:
         return masked
     out: list[str] = []
     k = 0
-    run_start, run_end = spans[0]
-    for s, e in spans[1:]:
-        if s == run_end + 1:  # only the line break between: kept by the blanking
-            run_end = e
-            continue
-        out.append(masked[k:run_start])
-        out.append(blank_keeping_breaks(masked[run_start:run_end]))
-        k, run_start, run_end = run_end, s, e
-    out.append(masked[k:run_start])
-    out.append(blank_keeping_breaks(masked[run_start:run_end]))
-    out.append(masked[run_end:])
+    for s, e in spans:
+        out.append(masked[k:s])
+        out.append(blank_keeping_breaks(masked[s:e]))
+        k = e
+    out.append(masked[k:])
     return "".join(out)
