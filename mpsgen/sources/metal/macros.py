@@ -40,7 +40,7 @@ class MacroBody:
         body = "\n".join(lines)
         pieces: list[tuple[str, _Slot]] = []
         k = 0
-        for m in _parameter_matches(body, params):
+        for m in parameter_matches(body, params):
             pieces.append((body[k : m.start()], _Slot(m.group(2), m.group(1) is not None, m.group(0))))
             k = m.end()
         self._pieces = tuple(pieces)
@@ -66,7 +66,7 @@ class MacroBody:
         return "".join(out)
 
 
-def _parameter_matches(body: str, params: tuple[str, ...]) -> list[re.Match[str]]:
+def parameter_matches(body: str, params: tuple[str, ...]) -> list[re.Match[str]]:
     """SUBST's matches in *body* that are parameters.  A match opens with `"`, `#` or an identifier,
     and none opens inside an identifier: tried at each `"`, `#` and occurrence of a parameter only
     (str.find), SUBST yields the same parameter matches (an identifier it steps over holds none of

@@ -23,12 +23,12 @@ from bisect import bisect_right
 from functools import cached_property
 from itertools import accumulate, count
 from operator import add as _plus
-from typing import Callable, Iterable, NamedTuple
+from typing import Iterable, NamedTuple, Sequence
 
 from mpsgen.scan.anchored import finditer_at, occurrences
-from mpsgen.scan.brackets import match_close, split_top_level
+from mpsgen.scan.brackets import match_close, split_bounds, split_top_level
 from mpsgen.scan.mask import blank_comments
-from mpsgen.sources.metal.macros import MacroBody
+from mpsgen.sources.metal.macros import MacroBody, parameter_matches
 from mpsgen.model import Location
 
 # Registration macros of c10/metal/indexing.h (kept in step with metal.BUILTIN_REGISTER_MACROS);
@@ -88,7 +88,7 @@ class MetalName(NamedTuple):
 
 
 class _Define:
-    __slots__ = ("name", "params", "body", "_expansion", "_frames")
+    __slots__ = ("name", "params", "body", "_expansion", "_frames", "_template", "_templated")
 
     def __init__(self, name: str, params: tuple[str, ...] | None, body: tuple[tuple[int, str], ...]) -> None:
         self.name = name
@@ -96,6 +96,8 @@ class _Define:
         self.body = body  # (line, text) of each physical line after the parameter list
         self._expansion: MacroBody | None = None
         self._frames: tuple[_Frame, ...] | None = None
+        self._template: list[tuple] | None = None
+        self._templated = False
 
     def frame(self, k: int) -> _Frame:
         """The frame of body line *k* (one per line, made when the body is first asked for one)."""
@@ -110,6 +112,13 @@ class _Define:
         if self._expansion is None:
             self._expansion = MacroBody([t for _, t in self.body], self.params)
         return self._expansion.expand(args)
+
+    def template(self, file: _File) -> list[tuple] | None:
+        """What the body registers with its parameters left in (read once per file), or None when
+        that cannot stand for a call's expansion (see _template)."""
+        if not self._templated:
+            self._template, self._templated = _template(self, file), True
+        return self._template
 
 
 class _Frame:
@@ -155,16 +164,14 @@ def names_and_registrations(text: str, path: str) -> tuple[list[MetalName], list
 
 # -- scanning --------------------------------------------------------------------------------
 
-
-# The frames of a scanned line, innermost first: in a macro's expansion the body line itself, then
-# each call site outwards; at the top level the line itself, invoking the given macro.
-_FramesAt = Callable[[int, str], tuple[_Frame, ...]]
-
+# What a scan of a text finds, in the order it is acted on (a macro call's expansion is scanned and
+# acted on where the call is): (kind, line index, ...).
+_EXPAND, _REGISTER, _HOST_NAME_CALL, _KERNEL = range(4)
 
 class _File:
     """What every scan of one .metal text shares."""
 
-    __slots__ = ("defines", "path", "found", "registrations", "call_words", "call_words_at_limit")
+    __slots__ = ("defines", "path", "found", "registrations", "call_words", "call_words_at_limit", "unsafe")
 
     def __init__(self, defines: dict[str, _Define], path: str, found: dict[tuple[str, int], MetalName],
                  registrations: list[tuple[str, ...]] | None) -> None:
@@ -178,6 +185,9 @@ class _File:
         macros = [name for name, d in defines.items() if d.params is not None and not name.startswith(_HEADER_PREFIX)]
         self.call_words = (_HEADER_PREFIX, *macros)
         self.call_words_at_limit = (_HEADER_PREFIX,)
+        # What an argument or parameter must not hold for a macro body's scan to stand for its calls':
+        # a word a match the scan acts on starts with.
+        self.unsafe = (*self.call_words, "host_name")
 
 
 def _scan_text(text: str, path: str, found: dict[tuple[str, int], MetalName],
@@ -190,7 +200,125 @@ def _scan_text(text: str, path: str, found: dict[tuple[str, int], MetalName],
     for number in directive:
         texts[number - 1] = ""
     file = _File(defines, path, found, registrations)
-    _scan(texts, lambda k, macro: (_Frame(k + 1, texts[k], macro),), file, depth=0)
+    _act(_events(texts, file, below_limit=True, top=True)[0], None, (), None, file, 0, texts)
+
+
+def _events(texts: list[str], file: _File, below_limit: bool, top: bool) -> tuple[list[tuple], str, list[tuple[int, int]]]:
+    """What *texts* (lines) register, in the order it is acted on: local macro calls to expand (below
+    the depth limit) and header REGISTER_* calls, then host_name instances, then (at the top level)
+    plain kernels; the joined text and the (after its '(', its ')') offsets of each call's arguments
+    (the events' but the kernels')."""
+    defines = file.defines
+    text = "\n".join(texts)
+    # The offset each line starts at: the lengths before it, plus one "\n" per line before it.
+    starts = [0, *map(_plus, accumulate(map(len, texts[:-1])), count(1))]
+    plain = _STRING.sub(_blank_string, text) if '"' in text else text
+    events: list[tuple] = []
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    words = file.call_words if below_limit else file.call_words_at_limit
+    for m in finditer_at(_MACRO_CALL, plain, occurrences(plain, words)):
+        if m.start() < pos:
+            continue  # inside the arguments of a call already handled
+        macro = m.group(1)
+        d = defines.get(macro)
+        expands = d is not None and d.params is not None and below_limit
+        if not expands and (d is not None or not macro.startswith(_HEADER_PREFIX)):
+            continue  # neither a file-local macro to expand nor a REGISTER_* of the headers
+        close = _close(plain, m.end() - 1)
+        if close is None:
+            continue
+        args = split_top_level(text[m.end():close])  # (each stripped)
+        if expands:
+            events.append((_EXPAND, bisect_right(starts, m.start()) - 1, macro, args))
+        elif d is None and macro.startswith(_HEADER_PREFIX) and args and is_identifier(args[0]):
+            events.append((_REGISTER, bisect_right(starts, m.start()) - 1, macro, args))
+        else:
+            continue
+        spans.append((m.end(), close))
+        pos = close
+    for m in finditer_at(_HOST_NAME, plain, occurrences(plain, ("host_name",))):  # _HOST_NAME.finditer(plain)
+        close = _close(plain, m.end() - 1)
+        if close is None:
+            continue
+        events.append((_HOST_NAME_CALL, bisect_right(starts, m.start()) - 1, text[m.end():close]))
+        spans.append((m.end(), close))
+    if top:
+        for m in finditer_at(_PLAIN_KERNEL, plain, occurrences(plain, _PLAIN_KERNEL_WORDS)):
+            if m.group(0).endswith("<") or _is_template(plain, m.start()):
+                continue  # a template: only its host_name instantiations are in the library
+            events.append((_KERNEL, bisect_right(starts, m.start()) - 1, m.group(1)))
+    return events, text, spans
+
+
+def _act(events: list[tuple], d: _Define | None, calls: tuple[_Frame, ...], mapping: dict[str, str] | None,
+         file: _File, depth: int, top_lines: Sequence[str] = ()) -> None:
+    """Record what *events* register: at the top level (*d* None, the lines *top_lines*) on their own
+    lines, in the body of *d* called from *calls* where a frame spells the name; with *mapping*, the
+    events are *d*'s template and their arguments are filled in with the call's."""
+    found, registrations = file.found, file.registrations
+
+    def add(name: str, k: int, macro: str, suffixed: bool, word: str, quoted: str | None = None) -> None:
+        if d is None:
+            line = k + 1
+        else:
+            # The innermost frame spelling the name (`"quoted` or the word *word*), else the outermost.
+            chosen = calls[-1]
+            frame = d.frame(k)
+            if _spells(frame.raw, word, quoted):
+                chosen = frame
+            elif len(calls) > 1:
+                for f in calls:
+                    if _spells(f.raw, word, quoted):
+                        chosen = f
+                        break
+            line, macro = chosen.line, chosen.macro
+        if (name, line) not in found:  # the first registration on a line is kept
+            found[name, line] = MetalName(name, file.path, line, macro, suffixed)
+
+    for event in events:
+        kind = event[0]
+        if kind == _REGISTER or kind == _EXPAND:
+            _, k, macro, args = event
+            if mapping is not None:
+                args = [a if a.__class__ is str else _fill(a, mapping) for a in args]
+            if kind == _REGISTER:
+                add(args[0], k, macro, True, args[0])
+                if registrations is not None:
+                    registrations.append((macro, *args))
+                continue
+            inner = file.defines[macro]
+            if registrations is not None and macro.startswith(_HEADER_PREFIX) and _instantiates(inner):
+                # A file's own REGISTER_*(NAME, DTYPE) writing host_name instances (2.7's
+                # REGISTER_BINARY_INDEXING_OP) registers NAME for DTYPE like a header's macro.
+                registrations.append((macro, *args))
+            here = (_Frame(k + 1, top_lines[k], macro),) if d is None else (d.frame(k), *calls)
+            _expand_call(inner, args, here, file, depth + 1)
+        elif kind == _HOST_NAME_CALL:
+            arg = event[2] if mapping is None or event[2].__class__ is str else _fill(event[2], mapping)
+            name, complete, piece = _concatenate(arg)
+            if name.rstrip("_") and piece:
+                add(name if complete else name.rstrip("_"), event[1], "host_name", not complete, piece.rstrip("_"), piece)
+        else:
+            add(event[2], event[1], "kernel", False, event[2])
+
+
+def _expand_call(d: _Define, args: list[str], calls: tuple[_Frame, ...], file: _File, depth: int) -> None:
+    """Record what a call of *d* with *args* from *calls* registers, its body scanned at *depth*:
+    from the body's template when the arguments are plain words (most calls: REGISTER_FLOAT_BINARY_OP(hypot)),
+    else from the body expanded."""
+    below_limit = depth < _MAX_DEPTH
+    if below_limit and all(_plain_argument(a, file.unsafe) for a in args):
+        template = d.template(file)
+        if template is not None:
+            _act(template, d, calls, dict(zip(d.params or (), args)), file, depth)
+            return
+    _act(_events(d.expand(args), file, below_limit, top=False)[0], d, calls, None, file, depth)
+
+
+def _plain_argument(arg: str, unsafe: tuple[str, ...]) -> bool:
+    """An argument a body's template is filled in with: an ASCII identifier holding no word a scan acts on."""
+    return arg.isascii() and arg.isidentifier() and not any(w in arg for w in unsafe)
 
 
 def _defines(lines: list[str]) -> tuple[dict[str, _Define], set[int]]:
@@ -240,69 +368,6 @@ def all_registrations(text: str, path: str) -> list[tuple[str, ...]]:
     registrations: list[tuple[str, ...]] = []
     _scan_text(text, path, {}, registrations)
     return [args for args in registrations if len(args) > 1]
-
-
-def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> None:
-    """Find the names registered in *texts* (lines; frames_at(k, macro) are the k-th's frames)."""
-    defines, found, registrations = file.defines, file.found, file.registrations
-    text = "\n".join(texts)
-    # The offset each line starts at: the lengths before it, plus one "\n" per line before it.
-    starts = [0, *map(_plus, accumulate(map(len, texts[:-1])), count(1))]
-    plain = _STRING.sub(_blank_string, text) if '"' in text else text
-
-    def frames_of(pos: int, macro: str) -> tuple[_Frame, ...]:
-        return frames_at(bisect_right(starts, pos) - 1, macro)
-
-    def add(name: str, pos: int, macro: str, suffixed: bool, word: str, quoted: str | None = None) -> None:
-        frames = frames_of(pos, macro)
-        # The innermost frame spelling the name (`"quoted` or the word *word*) when there is a choice.
-        chosen = frames[-1]
-        if len(frames) > 1:
-            for f in frames:
-                if _spells(f.raw, word, quoted):
-                    chosen = f
-                    break
-        if (name, chosen.line) not in found:  # the first registration on a line is kept
-            found[name, chosen.line] = MetalName(name, file.path, chosen.line, chosen.macro, suffixed)
-
-    pos = 0
-    words = file.call_words if depth < _MAX_DEPTH else file.call_words_at_limit
-    for m in finditer_at(_MACRO_CALL, plain, occurrences(plain, words)):
-        if m.start() < pos:
-            continue  # inside the arguments of a call already handled
-        macro = m.group(1)
-        d = defines.get(macro)
-        expands = d is not None and d.params is not None and depth < _MAX_DEPTH
-        if not expands and (d is not None or not macro.startswith(_HEADER_PREFIX)):
-            continue  # neither a file-local macro to expand nor a REGISTER_* of the headers
-        close = _close(plain, m.end() - 1)
-        if close is None:
-            continue
-        args = split_top_level(text[m.end():close])
-        if expands and d is not None:
-            if registrations is not None and macro.startswith(_HEADER_PREFIX) and _instantiates(d):
-                # A file's own REGISTER_*(NAME, DTYPE) writing host_name instances (2.7's
-                # REGISTER_BINARY_INDEXING_OP) registers NAME for DTYPE like a header's macro.
-                registrations.append((macro, *args))  # (split_top_level strips each)
-            _scan(*_expand(d, args, frames_of(m.start(), macro)), file, depth + 1)
-            pos = close
-        elif d is None and macro.startswith(_HEADER_PREFIX) and args and is_identifier(args[0]):
-            add(args[0], m.start(), macro, True, args[0])
-            if registrations is not None:
-                registrations.append((macro, *args))  # (split_top_level strips each)
-            pos = close
-    for m in finditer_at(_HOST_NAME, plain, occurrences(plain, ("host_name",))):  # _HOST_NAME.finditer(plain)
-        close = _close(plain, m.end() - 1)
-        if close is None:
-            continue
-        name, complete, piece = _concatenate(text[m.end():close])
-        if name.rstrip("_") and piece:
-            add(name if complete else name.rstrip("_"), m.start(), "host_name", not complete, piece.rstrip("_"), piece)
-    if depth == 0:
-        for m in finditer_at(_PLAIN_KERNEL, plain, occurrences(plain, _PLAIN_KERNEL_WORDS)):
-            if m.group(0).endswith("<") or _is_template(plain, m.start()):
-                continue  # a template: only its host_name instantiations are in the library
-            add(m.group(1), m.start(), "kernel", False, m.group(1))
 
 
 def is_identifier(text: str) -> bool:
@@ -381,12 +446,86 @@ def _is_template(plain: str, pos: int) -> bool:
 _TEMPLATE = re.compile(r"\btemplate\b")
 
 
-def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> tuple[list[str], _FramesAt]:
-    """The body of *d* with its parameters replaced by *args*, called from *calls*: the text of each
-    body line, and the frames of each (made when asked: most lines register nothing)."""
-    texts = d.expand(args)
+# -- a macro body read once for all its calls ------------------------------------------------------
 
-    def frames_at(k: int, macro: str) -> tuple[_Frame, ...]:
-        return (d.frame(k), *calls)
 
-    return texts, frames_at
+class _Hole:
+    """A parameter in an argument of a call inside a macro body: the call's argument fills it."""
+
+    __slots__ = ("param", "spelled", "stringised")
+
+    def __init__(self, param: str, spelled: str, stringised: bool) -> None:
+        self.param = param
+        self.spelled = spelled  # kept when the call passes no argument for it (`# P` with its blank)
+        self.stringised = stringised  # `#P`: the argument in quotes
+
+
+# An argument of a call in a template: a text without parameters, one parameter, or the pieces
+# between them.
+_ArgTemplate = str | _Hole | tuple[str | _Hole, ...]
+
+
+def _template(d: _Define, file: _File) -> list[tuple] | None:
+    """The events of *d*'s body scanned with its parameters left in, each call's arguments cut at
+    them.  A call whose arguments are plain words (_plain_argument) expands to the body with each
+    parameter, a whole identifier outside a literal, replaced by one identifier: the lines, the
+    literals, the brackets and commas, and where a scanned word starts are those of the body, so its
+    scan finds the same events with the parameters replaced in their arguments (a stringised one
+    becomes a literal of no quote or backslash, blanked like the body's).  That holds when nothing is
+    pasted (no `##` in the body: a pasted word may be a call) and no parameter holds a word the scan
+    acts on; else None."""
+    assert d.params is not None
+    lines = [t for _, t in d.body]
+    body = "\n".join(lines)
+    if "##" in body or any(w in p for p in d.params for w in file.unsafe):
+        return None
+    events, text, spans = _events(lines, file, below_limit=True, top=False)
+    holes = [(m.start(), m.end(), _Hole(m.group(2), m.group(0), m.group(1) is not None))
+             for m in parameter_matches(text, d.params)]
+    calls = iter(spans)
+    out: list[tuple] = []
+    for event in events:
+        if event[0] == _EXPAND or event[0] == _REGISTER:
+            start, close = next(calls)
+            # split_top_level's parts, as spans of the text (each stripped)
+            args = [_arg_template(text, start + a, start + b, holes, strip=True)
+                    for a, b in split_bounds(text[start:close])]
+            event = (*event[:3], args)
+        elif event[0] == _HOST_NAME_CALL:
+            start, close = next(calls)
+            event = (*event[:2], _arg_template(text, start, close, holes, strip=False))
+        out.append(event)
+    return out
+
+
+def _arg_template(text: str, start: int, end: int, holes: list[tuple[int, int, _Hole]], strip: bool) -> _ArgTemplate:
+    """The argument text[start:end] (*strip*ped), cut at the parameters in it."""
+    if strip:
+        part = text[start:end]
+        start += len(part) - len(part.lstrip())
+        end = start + len(part.strip())
+    pieces: list[str | _Hole] = []
+    k = start
+    for s, e, hole in holes:
+        if start <= s and e <= end:
+            if s > k:
+                pieces.append(text[k:s])
+            pieces.append(hole)
+            k = e
+    if not pieces:
+        return text[start:end]
+    if k < end:
+        pieces.append(text[k:end])
+    return pieces[0] if len(pieces) == 1 else tuple(pieces)
+
+
+def _fill(arg: _ArgTemplate, mapping: dict[str, str]) -> str:
+    """A template argument with the call's arguments in its parameters (MacroBody's substitution)."""
+    if isinstance(arg, _Hole):
+        return _filled(arg, mapping)
+    return "".join(p if isinstance(p, str) else _filled(p, mapping) for p in arg)
+
+
+def _filled(hole: _Hole, mapping: dict[str, str]) -> str:
+    arg = mapping.get(hole.param)
+    return hole.spelled if arg is None else f'"{arg}"' if hole.stringised else arg
