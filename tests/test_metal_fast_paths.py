@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.anchored import finditer_at, occurrences
-from mpsgen.scan.brackets import match_close
+from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.masked_lines import MaskedLines
 from mpsgen.scan.lines import split_lines
 from mpsgen.sources.metal import index as mi
@@ -157,7 +157,7 @@ def test_a_macro_body_expands_as_it_did_line_by_line(lines, params, args):
     body = tuple((k + 1, line) for k, line in enumerate(lines))
     d = mn._Define("M", params, body)
     assert d.expand(args) == [ln.text for ln in ref._expand(ref._Define("M", params, body), args, ())]
-    assert d.frame(len(lines) - 1).line == len(lines)
+    assert d.frames()[len(lines) - 1].line == len(lines)
 
 
 @given(text=st.lists(st.sampled_from(["(", ")", "((", "a", " ", "\n"]), max_size=12).map("".join))
@@ -315,3 +315,11 @@ def test_the_metal_files_symbols_are_as_before(path):
 def test_a_frame_spells_a_name_as_the_pattern_says(raw, word, quoted):
     pattern = ('"' + re.escape(quoted) + "|" if quoted is not None else "") + r"\b" + re.escape(word) + r"\b"
     assert mn._spells(raw, word, quoted) == (re.search(pattern, raw) is not None)
+
+
+@given(text=st.lists(st.sampled_from(["a", "b c", ",", " ", "  ", "\t", "\n", "\u00a0", "\u2003", "(", ")", "<", ">",
+                                      "->", "-", "[", "]", "{", "}", "##", "2"]), max_size=14).map("".join))
+def test_arguments_are_split_as_each_part_was_collapsed(text):
+    # index.split_args collapses the text's blanks before splitting: what collapsing each part gave
+    old = tuple(" ".join(a.split()) for a in split_top_level(text)) if text.strip() else ()
+    assert mi.split_args(text) == old
