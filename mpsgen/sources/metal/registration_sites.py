@@ -108,8 +108,26 @@ def leaf_key(macro: str, args: tuple[str, ...] | list[str]) -> str:
     """What a c10/metal REGISTER_* call instantiates, one spelling per kernel set: the OPMATH_ forms
     instantiate the same host names as the plain ones, a `*_OP_` form's last argument is its opmath type."""
     family = macro.replace("OPMATH_", "")
-    shown = list(args[:3]) if family.endswith("_") else list(args)
-    return f"{family.rstrip('_')}({', '.join(shown)})"
+    return _leaf(family.rstrip("_"), family.endswith("_"), args)
+
+
+def _leaf(family: str, short: bool, args: tuple[str, ...] | list[str]) -> str:
+    """leaf_key of a macro of *family* (its `*_OP_` form *short*: the first three arguments shown)."""
+    return f"{family}({', '.join(args[:3] if short else args)})"
+
+
+class _Inner:
+    """A call inside a #define body as _expand reads it: which arguments are one identifier (a
+    parameter, or a word kept), and its leaf's family."""
+
+    __slots__ = ("macro", "args", "plain", "family", "short")
+
+    def __init__(self, call: MacroCall) -> None:
+        self.macro = call.macro
+        self.args = call.args
+        self.plain = tuple(a.isascii() and a.isidentifier() for a in call.args)
+        family = call.macro.replace("OPMATH_", "")
+        self.family, self.short = family.rstrip("_"), family.endswith("_")
 
 
 class _Bodies:
@@ -120,10 +138,10 @@ class _Bodies:
         self.lines = blank_comments(text).split("\n")
         self.ix = ix
         self._bodies: dict[str, MacroBody | None] = {}
-        self.calls_in: dict[str, list[MacroCall]] = {}
+        self.calls_in: dict[str, list[_Inner]] = {}
         for c in ix.calls:
             if c.in_define is not None:
-                self.calls_in.setdefault(c.in_define, []).append(c)
+                self.calls_in.setdefault(c.in_define, []).append(_Inner(c))
 
     def plain_line(self, line: int) -> str:
         return self.lines[line - 1] if line <= len(self.lines) else ""
@@ -150,13 +168,15 @@ def _expand(macro: str, args: list[str], defines: dict, bodies: _Bodies, ix: Met
     """The leaves (and host names) of a call of the file's own *macro* with *args*."""
     d = defines[macro]
     mapping = dict(zip(d.params or (), args))
+    # _substitute of a one-identifier argument, by identifier: a parameter's argument (pasted), else itself
+    values = {param: paste(arg) if "##" in arg else arg for param, arg in mapping.items()}
     for inner in bodies.calls_in.get(macro, ()):
-        inner_args = [_substitute(a, mapping) for a in inner.args]
+        inner_args = [values.get(a, a) if plain else _substitute(a, mapping) for a, plain in zip(inner.args, inner.plain)]
         if inner.macro in defines:
             if depth < _MAX_DEPTH:
                 _expand(inner.macro, inner_args, defines, bodies, ix, leaves, names, depth + 1)
         elif inner.macro.startswith(_HEADER_PREFIX) and inner_args and is_identifier(inner_args[0]):
-            leaves.append(leaf_key(inner.macro, inner_args))
+            leaves.append(_leaf(inner.family, inner.short, inner_args))
             names.append(inner_args[0])
     body = bodies.writing_host_names(macro)
     if body is None:
