@@ -99,11 +99,11 @@ class _Define:
         self._template: list[tuple] | None = None
         self._templated = False
 
-    def frame(self, k: int) -> _Frame:
-        """The frame of body line *k* (one per line, made when the body is first asked for one)."""
+    def frames(self) -> tuple[_Frame, ...]:
+        """The frame of each body line (made when the body is first asked for one)."""
         if self._frames is None:
             self._frames = tuple(_Frame(line, raw, self.name) for line, raw in self.body)
-        return self._frames[k]
+        return self._frames
 
     def expand(self, args: list[str]) -> list[str]:
         """The body's lines with the parameters replaced by *args* (a function-like macro's; the body
@@ -257,15 +257,18 @@ def _act(events: list[tuple], d: _Define | None, calls: tuple[_Frame, ...], mapp
     lines, in the body of *d* called from *calls* where a frame spells the name; with *mapping*, the
     events are *d*'s template and their arguments are filled in with the call's."""
     found, registrations = file.found, file.registrations
+    body = d.frames() if d is not None else ()
 
-    def add(name: str, k: int, macro: str, suffixed: bool, word: str, quoted: str | None = None) -> None:
+    def add(name: str, k: int, macro: str, suffixed: bool, word: str, quoted: str | None = None,
+            here: bool | None = None) -> None:
         if d is None:
             line = k + 1
         else:
-            # The innermost frame spelling the name (`"quoted` or the word *word*), else the outermost.
+            # The innermost frame spelling the name (`"quoted` or the word *word*), else the outermost
+            # (*here*: whether the body line spells it, when the template knows).
             chosen = calls[-1]
-            frame = d.frame(k)
-            if _spells(frame.raw, word, quoted):
+            frame = body[k]
+            if here if here is not None else _spells(frame.raw, word, quoted):
                 chosen = frame
             elif len(calls) > 1:
                 for f in calls:
@@ -279,11 +282,12 @@ def _act(events: list[tuple], d: _Define | None, calls: tuple[_Frame, ...], mapp
     for event in events:
         kind = event[0]
         if kind == _REGISTER or kind == _EXPAND:
-            _, k, macro, args = event
+            k, macro, args = event[1], event[2], event[3]
             if mapping is not None:
-                args = [a if a.__class__ is str else _fill(a, mapping) for a in args]
+                args = [a if a.__class__ is str else mapping.get(a.param, a.spelled) if a.__class__ is _Hole
+                        else _fill(a, mapping) for a in args]
             if kind == _REGISTER:
-                add(args[0], k, macro, True, args[0])
+                add(args[0], k, macro, True, args[0], None, event[4] if mapping is not None else None)
                 if registrations is not None:
                     registrations.append((macro, *args))
                 continue
@@ -292,7 +296,7 @@ def _act(events: list[tuple], d: _Define | None, calls: tuple[_Frame, ...], mapp
                 # A file's own REGISTER_*(NAME, DTYPE) writing host_name instances (2.7's
                 # REGISTER_BINARY_INDEXING_OP) registers NAME for DTYPE like a header's macro.
                 registrations.append((macro, *args))
-            here = (_Frame(k + 1, top_lines[k], macro),) if d is None else (d.frame(k), *calls)
+            here = (_Frame(k + 1, top_lines[k], macro),) if d is None else (body[k], *calls)
             _expand_call(inner, args, here, file, depth + 1)
         elif kind == _HOST_NAME_CALL:
             arg = event[2] if mapping is None or event[2].__class__ is str else _fill(event[2], mapping)
@@ -394,9 +398,6 @@ def _blank_string(m: re.Match[str]) -> str:
     return " " * len(m.group(0))
 
 
-_WORD = re.compile(r"\w+")
-
-
 def _spells(raw: str, word: str, quoted: str | None) -> bool:
     """`re.search('"' + re.escape(quoted) + r"|\b" + re.escape(word) + r"\b", raw)` (no `"quoted` part
     when None), with str.find instead of compiling a pattern per name."""
@@ -405,7 +406,7 @@ def _spells(raw: str, word: str, quoted: str | None) -> bool:
     k = raw.find(word)
     if k < 0:
         return False  # (most frames: every match holds the word)
-    if not _WORD.fullmatch(word):
+    if not word.replace("_", "a").isalnum():  # not `\w+` (\w: an alphanumeric or '_', as str.isalnum says)
         return re.search(r"\b" + re.escape(word) + r"\b", raw) is not None
     n = len(word)
     while k >= 0:
@@ -460,8 +461,8 @@ class _Hole:
         self.stringised = stringised  # `#P`: the argument in quotes
 
 
-# An argument of a call in a template: a text without parameters, one parameter, or the pieces
-# between them.
+# An argument of a call in a template: a text without parameters, one parameter (not stringised), or
+# the pieces between them.
 _ArgTemplate = str | _Hole | tuple[str | _Hole, ...]
 
 
@@ -490,7 +491,9 @@ def _template(d: _Define, file: _File) -> list[tuple] | None:
             # split_top_level's parts, as spans of the text (each stripped)
             args = [_arg_template(text, start + a, start + b, holes, strip=True)
                     for a, b in split_bounds(text[start:close])]
-            event = (*event[:3], args)
+            # Whether the body line spells the name, when the name is no parameter (the same for every call)
+            here = _spells(lines[event[1]], args[0], None) if event[0] == _REGISTER and isinstance(args[0], str) else None
+            event = (*event[:3], args, here)
         elif event[0] == _HOST_NAME_CALL:
             start, close = next(calls)
             event = (*event[:2], _arg_template(text, start, close, holes, strip=False))
@@ -516,7 +519,8 @@ def _arg_template(text: str, start: int, end: int, holes: list[tuple[int, int, _
         return text[start:end]
     if k < end:
         pieces.append(text[k:end])
-    return pieces[0] if len(pieces) == 1 else tuple(pieces)
+    only = pieces[0]
+    return only if len(pieces) == 1 and isinstance(only, _Hole) and not only.stringised else tuple(pieces)
 
 
 def _fill(arg: _ArgTemplate, mapping: dict[str, str]) -> str:
