@@ -19,7 +19,7 @@ that passes it (`REGISTER_FLOAT_BINARY_OP(hypot)`).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from functools import cached_property
 from itertools import accumulate, count
 from operator import add as _plus
@@ -509,12 +509,14 @@ def _arg_template(text: str, start: int, end: int, holes: list[tuple[int, int, _
         end = start + len(part.strip())
     pieces: list[str | _Hole] = []
     k = start
-    for s, e, hole in holes:
-        if start <= s and e <= end:
-            if s > k:
-                pieces.append(text[k:s])
-            pieces.append(hole)
-            k = e
+    # the holes in [start, end): they are in text order and none straddles an argument's end
+    for s, e, hole in holes[bisect_left(holes, (start,)):]:
+        if e > end:
+            break
+        if s > k:
+            pieces.append(text[k:s])
+        pieces.append(hole)
+        k = e
     if not pieces:
         return text[start:end]
     if k < end:
