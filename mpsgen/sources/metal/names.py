@@ -22,7 +22,7 @@ import re
 from bisect import bisect_left, bisect_right
 from functools import cached_property
 from itertools import accumulate, count
-from operator import add as _plus
+from operator import add as _plus, attrgetter
 from typing import Iterable, NamedTuple, Sequence
 
 from mpsgen.scan.anchored import finditer_at, occurrences
@@ -149,6 +149,9 @@ class MetalNames:
         return self.by_host_name.get(host_name, ())
 
 
+_BY_LINE_AND_NAME = attrgetter("line", "name")
+
+
 def names_in(text: str, path: str) -> list[MetalName]:
     """The names one .metal text registers, in order, one per (name, line)."""
     return names_and_registrations(text, path)[0]
@@ -159,7 +162,7 @@ def names_and_registrations(text: str, path: str) -> tuple[list[MetalName], list
     found: dict[tuple[str, int], MetalName] = {}
     registrations: list[tuple[str, ...]] = []
     _scan_text(text, path, found, registrations)
-    return sorted(found.values(), key=lambda n: (n.line, n.name)), [a for a in registrations if len(a) > 1]
+    return sorted(found.values(), key=_BY_LINE_AND_NAME), [a for a in registrations if len(a) > 1]
 
 
 # -- scanning --------------------------------------------------------------------------------

@@ -77,16 +77,18 @@ def registration_sites(text: str, path: str) -> tuple[RegistrationSite, ...]:
         if d is None:
             if not c.macro.startswith(_HEADER_PREFIX) or not c.args or not is_identifier(c.args[0]):
                 continue
-            leaves, names = [leaf_key(c.macro, c.args)], [c.args[0]]
-            positions = tuple(range(1, len(c.args)))
-        else:
-            leaves, names = [], []
-            _expand(c.macro, list(c.args), defines, bodies, ix, leaves, names, 0)
-            if not leaves:
-                continue
-            params = d.params or ()
-            positions = tuple(k for k, a in enumerate(c.args)
-                              if a in METAL_TYPES or (k < len(params) and _DTYPE_PARAM.fullmatch(params[k])))
+            # a header's REGISTER_*: _site(..., range(1, n), [leaf], [name]) built directly (most sites)
+            sites.append(RegistrationSite(c.macro, c.args, c.line, c.end_line, tuple(range(1, len(c.args))),
+                                          (leaf_key(c.macro, c.args),), (c.args[0],), branches(c.line), c.args[1:],
+                                          (c.macro, c.args[0])))
+            continue
+        leaves, names = [], []
+        _expand(c.macro, list(c.args), defines, bodies, ix, leaves, names, 0)
+        if not leaves:
+            continue
+        params = d.params or ()
+        positions = tuple(k for k, a in enumerate(c.args)
+                          if a in METAL_TYPES or (k < len(params) and _DTYPE_PARAM.fullmatch(params[k])))
         sites.append(_site(c.macro, c.args, c.line, c.end_line, positions, leaves, names, branches(c.line)))
     for line in ix.host_name_lines:
         if any(d.line <= line <= d.end_line for d in ix.defines):
