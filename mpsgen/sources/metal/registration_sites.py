@@ -82,7 +82,8 @@ def registration_sites(text: str, path: str) -> tuple[RegistrationSite, ...]:
                                           (leaf_key(c.macro, c.args),), (c.args[0],), branches(c.line), c.args[1:],
                                           (c.macro, c.args[0])))
             continue
-        leaves, names = [], []
+        leaves: list[str] = []
+        names: list[str] = []
         _expand(c.macro, list(c.args), defines, bodies, ix, leaves, names, 0)
         if not leaves:
             continue
