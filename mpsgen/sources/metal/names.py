@@ -19,10 +19,9 @@ that passes it (`REGISTER_FLOAT_BINARY_OP(hypot)`).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from functools import cached_property
-from itertools import accumulate, count
-from operator import add as _plus, attrgetter
+from operator import attrgetter
 from typing import Iterable, NamedTuple, Sequence
 
 from mpsgen.scan.anchored import finditer_at, occurrences
@@ -213,8 +212,7 @@ def _events(texts: list[str], file: _File, below_limit: bool, top: bool) -> tupl
     (the events' but the kernels')."""
     defines = file.defines
     text = "\n".join(texts)
-    # The offset each line starts at: the lengths before it, plus one "\n" per line before it.
-    starts = [0, *map(_plus, accumulate(map(len, texts[:-1])), count(1))]
+    line_of = _LineIndex(text)
     plain = _STRING.sub(_blank_string, text) if '"' in text else text
     events: list[tuple] = []
     spans: list[tuple[int, int]] = []
@@ -233,9 +231,9 @@ def _events(texts: list[str], file: _File, below_limit: bool, top: bool) -> tupl
             continue
         args = split_top_level(text[m.end():close])  # (each stripped)
         if expands:
-            events.append((_EXPAND, bisect_right(starts, m.start()) - 1, macro, args))
+            events.append((_EXPAND, line_of(m.start()), macro, args))
         elif d is None and macro.startswith(_HEADER_PREFIX) and args and is_identifier(args[0]):
-            events.append((_REGISTER, bisect_right(starts, m.start()) - 1, macro, args))
+            events.append((_REGISTER, line_of(m.start()), macro, args))
         else:
             continue
         spans.append((m.end(), close))
@@ -244,14 +242,32 @@ def _events(texts: list[str], file: _File, below_limit: bool, top: bool) -> tupl
         close = _close(plain, m.end() - 1)
         if close is None:
             continue
-        events.append((_HOST_NAME_CALL, bisect_right(starts, m.start()) - 1, text[m.end():close]))
+        events.append((_HOST_NAME_CALL, line_of(m.start()), text[m.end():close]))
         spans.append((m.end(), close))
     if top:
         for m in finditer_at(_PLAIN_KERNEL, plain, occurrences(plain, _PLAIN_KERNEL_WORDS)):
             if m.group(0).endswith("<") or _is_template(plain, m.start()):
                 continue  # a template: only its host_name instantiations are in the library
-            events.append((_KERNEL, bisect_right(starts, m.start()) - 1, m.group(1)))
+            events.append((_KERNEL, line_of(m.start()), m.group(1)))
     return events, text, spans
+
+
+class _LineIndex:
+    """The 0-based line of each offset asked, counted on from the one before when they ascend (most:
+    each loop of _events asks in text order), else from the start (a list of line starts costs a
+    step per line)."""
+
+    __slots__ = ("text", "pos", "line")
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.line = text, 0, 0
+
+    def __call__(self, pos: int) -> int:
+        if pos < self.pos:
+            self.pos, self.line = 0, 0
+        self.line += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.line
 
 
 def _act(events: list[tuple], d: _Define | None, calls: tuple[_Frame, ...], mapping: dict[str, str] | None,
