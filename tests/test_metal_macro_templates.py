@@ -1,4 +1,4 @@
-"""sources/metal/names.py reads a local macro's body once per file (its template) and fills each call's
+"""sources/metal/name_scan.py (names.py's scan) reads a local macro's body once per file (its template) and fills each call's
 plain-word arguments in, where it used to expand the body and scan the expansion at every call: the
 names and the registrations are those of the expansion scanned, on crafted .metal texts (the
 expansion path, still taken for the calls a template cannot stand for, is the oracle: every call is
@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mpsgen.sources.metal import name_scan
 from mpsgen.sources.metal import names as mn
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +24,7 @@ def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
     """names_and_registrations(text) read with templates, and with every call expanded."""
     with_templates = mn.names_and_registrations(text, "k.metal")
     with monkeypatch.context() as m:
-        m.setattr(mn._Define, "template", lambda self, file: None)
+        m.setattr(name_scan._Define, "template", lambda self, file: None)
         expanded = mn.names_and_registrations(text, "k.metal")
     return with_templates, expanded
 

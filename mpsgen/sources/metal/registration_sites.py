@@ -21,7 +21,8 @@ from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.mask import blank_comments
 from mpsgen.sources.metal.index import MacroCall, MetalIndex, index_metal
 from mpsgen.sources.metal.macros import MacroBody, paste
-from mpsgen.sources.metal.names import SUFFIX_WORDS, is_identifier
+from mpsgen.sources.metal.name_scan import is_identifier
+from mpsgen.sources.metal.names import SUFFIX_WORDS
 
 _MAX_DEPTH = 8
 _HEADER_PREFIX = "REGISTER_"
