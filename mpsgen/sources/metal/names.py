@@ -13,7 +13,8 @@ Macros the file defines itself (`INSTANTIATE_UNARY_KERNELS2`, `REGISTER_SPECIAL`
 `REGISTER_BINARY_OP(NAME, DTYPE)`) are expanded at each call site, with `#PARAM` stringised and
 `A##B` pasted, so a name written as `#NAME` or `"i0_" #DTO` is found.  Each name is located on the
 line where it is spelled: the `#define` body line that writes it (`"exp_"`), else the call site
-that passes it (`REGISTER_FLOAT_BINARY_OP(hypot)`).
+that passes it (`REGISTER_FLOAT_BINARY_OP(hypot)`).  The scan is sources/metal/name_scan.py's (a
+macro's body read once per file, each call of plain words filled in).
 """
 
 from __future__ import annotations
