@@ -142,10 +142,18 @@ class _Bodies:
         self.lines = blank_comments(text).split("\n")
         self.ix = ix
         self._bodies: dict[str, MacroBody | None] = {}
-        self.calls_in: dict[str, list[_Inner]] = {}
+        self._calls: dict[str, list[MacroCall]] = {}
         for c in ix.calls:
             if c.in_define is not None:
-                self.calls_in.setdefault(c.in_define, []).append(_Inner(c))
+                self._calls.setdefault(c.in_define, []).append(c)
+        self._inner: dict[str, list[_Inner]] = {}
+
+    def calls_in(self, macro: str) -> list[_Inner]:
+        """The calls in *macro*'s body, read for _expand when it is first expanded."""
+        found = self._inner.get(macro)
+        if found is None:
+            found = self._inner[macro] = [_Inner(c) for c in self._calls.get(macro, ())]
+        return found
 
     def plain_line(self, line: int) -> str:
         return self.lines[line - 1] if line <= len(self.lines) else ""
@@ -172,9 +180,10 @@ def _expand(macro: str, args: list[str], defines: dict, bodies: _Bodies, ix: Met
     """The leaves (and host names) of a call of the file's own *macro* with *args*."""
     d = defines[macro]
     mapping = dict(zip(d.params or (), args))
+    inners = bodies.calls_in(macro)
     # _substitute of a one-identifier argument, by identifier: a parameter's argument (pasted), else itself
-    values = {param: paste(arg) if "##" in arg else arg for param, arg in mapping.items()}
-    for inner in bodies.calls_in.get(macro, ()):
+    values = {param: paste(arg) if "##" in arg else arg for param, arg in mapping.items()} if inners else {}
+    for inner in inners:
         inner_args = [values.get(a, a) if plain else _substitute(a, mapping) for a, plain in zip(inner.args, inner.plain)]
         if inner.macro in defines:
             if depth < _MAX_DEPTH:
