@@ -17,7 +17,7 @@ from mpsgen.scan.anchored import directive_line_starts, finditer_at, lines_holdi
 from mpsgen.scan.brackets import match_close
 from mpsgen.sources.host import api as host_api
 from mpsgen.sources.host import register as host_register
-from mpsgen.sources.metal import names as metal_names
+from mpsgen.sources.metal import name_scan as metal_names
 from mpsgen.sources.metal import symbols as metal_symbols
 from mpsgen.sources.native import shared_impl
 from mpsgen.sources.native import stubs
