@@ -5,8 +5,9 @@ the values, so they are tuples, frozensets, dicts and the readers' frozen record
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.definitions import is_word_char
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.mm import Definition

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 
 ERROR = "error"
 WARNING = "warning"

@@ -7,8 +7,9 @@ import re
 from bisect import bisect_right
 from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
 
 if TYPE_CHECKING:  # the index is built only when the yaml's facts are not in the store

@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from typing import Iterator, NamedTuple
+from typing import Iterator
+
+from mpsgen.records import NamedTuple
 
 # Each alternative opens with a literal (/, R, " or '), so the regex engine skips in C to the next
 # of those characters instead of trying the pattern at every offset (u, U and L are too common to

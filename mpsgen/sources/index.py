@@ -12,8 +12,9 @@ import functools
 import re
 from bisect import bisect_left
 from functools import cached_property
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import (
     FunctionSpan,

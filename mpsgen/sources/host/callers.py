@@ -10,9 +10,10 @@ declares the function, and goes unnoticed once nothing calls it.
 from __future__ import annotations
 
 import re
-from typing import Container, Literal, NamedTuple
+from typing import Container, Literal
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import is_word_char, looks_like_definition_name
 from mpsgen.scan.mask import mask_code

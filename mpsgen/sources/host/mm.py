@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Collection, Iterable, NamedTuple
+from typing import Collection, Iterable
 
 import functools
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import Backend, ImplForm, Location
+from mpsgen.records import NamedTuple
 from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.scan.lines import line_start as _line_start
 from mpsgen.scan.mask import mask_code

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from functools import cached_property
 from operator import attrgetter
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.sources.metal.name_scan import scan_text
 
 # Words the host appends to a kernel name: Metal dtypes and the layout/variant words of

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Callable, NamedTuple
+from typing import Callable
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.mask import blank_comments
 from mpsgen.sources.metal.index import MacroCall, MetalIndex, index_metal

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.anchored import directive_line_starts, finditer_at, occurrences
 from mpsgen.scan.mask import mask_code
 

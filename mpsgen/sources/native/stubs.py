@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import calls_outside_directives, match_close, split_top_level
@@ -16,6 +16,7 @@ from mpsgen.scan.definitions import namespaces_at
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.native.shared_impl import SharedImpl, StubCall, find_shared_impl
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 
 # The scanner lives in mpsgen.scan; these names are re-exported for readers of this module.
 __all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at", "SharedImpl", "StubCall", "find_shared_impl"]
