@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import calls_outside_directives, match_close, split_top_level
@@ -207,13 +207,6 @@ def declaration(path: str, site: DeclarationSite, local: dict[str, str], everywh
                     path=path, line=site.line, alias=alias, namespace=site.namespace, returns=ret)
 
 
-def declarations_in(path: str, text: str, local: dict[str, str], everywhere: Callable[[str], str | None],
-                    parsed_types: dict[str, ParsedType]) -> Iterator[StubDecl]:
-    """Each DECLARE_DISPATCH of one header, in order, as a StubDecl."""
-    for site in declaration_sites(text):
-        yield declaration(path, site, local, everywhere, parsed_types)
-
-
 def preferred_declaration(previous: StubDecl | None, decl: StubDecl) -> StubDecl:
     """Of two declarations of one name, in header order: the later, unless the earlier is in at::native
     and the later in a nested namespace (cpublas::copy_stub): at::native wins."""
@@ -237,7 +230,8 @@ def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
     # Most stubs share an alias (unary_fn, structured_binary_fn, ...): each type text is parsed once.
     parsed_types: dict[str, ParsedType] = {}
     for path, text in headers.items():
-        for decl in declarations_in(path, text, aliases[path], everywhere.get, parsed_types):
+        for site in declaration_sites(text):
+            decl = declaration(path, site, aliases[path], everywhere.get, parsed_types)
             index[decl.name] = preferred_declaration(index.get(decl.name), decl)
     return index
 
