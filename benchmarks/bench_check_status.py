@@ -18,6 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
+def console_script(source: Path) -> str:
+    """`python -c` code running *source*'s console script: console.run, or cli.run in an mpsgen from before
+    console.py (a --before checkout)."""
+    module = "console" if (source / "mpsgen" / "console.py").is_file() else "cli"
+    return f"from mpsgen.{module} import run; run()"
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "fixtures" / "sample"
 YAML_REL = "aten/src/ATen/native/native_functions.yaml"

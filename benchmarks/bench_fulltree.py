@@ -49,7 +49,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check_status import REPO, SAMPLE, YAML_REL, copy_wheel_files, package_dir, torchgen_ms  # noqa: E402
+from bench_check_status import (REPO, SAMPLE, YAML_REL, console_script, copy_wheel_files, package_dir,  # noqa: E402
+                                torchgen_ms)
 
 NATIVE = "aten/src/ATen/native"
 OPS = "aten/src/ATen/native/mps/operations"
@@ -309,7 +310,7 @@ def mpsgen_run(source: Path, tree: Path, command: str, store: Path) -> Run:
     start = time.perf_counter()
     # Run from *source*: `python -c` puts the working directory first on sys.path, so another
     # checkout's mpsgen there would be the one imported.
-    done = subprocess.run([sys.executable, "-c", "from mpsgen.cli import run; run()", "-C", str(tree), *command.split()],
+    done = subprocess.run([sys.executable, "-c", console_script(source), "-C", str(tree), *command.split()],
                           capture_output=True, text=True, check=False, env=env, cwd=source)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

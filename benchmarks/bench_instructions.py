@@ -38,6 +38,9 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_check_status import console_script  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 YAML_REL = "aten/src/ATen/native/native_functions.yaml"
 TAGS_REL = "aten/src/ATen/native/tags.yaml"
@@ -112,7 +115,7 @@ def mpsgen_count(source: Path, tree: Path, command: str, store: Path) -> Count:
     """One `mpsgen -C tree <command>` of *source*'s mpsgen under callgrind, its fact store in *store*."""
     env = {**os.environ, "PYTHONPATH": str(source), "MPSGEN_CACHE_DIR": str(store)}
     # Run from *source*: `python -c` puts the working directory first on sys.path.
-    parts, stdout = callgrind([sys.executable, "-c", "from mpsgen.cli import run; run()", "-C", str(tree),
+    parts, stdout = callgrind([sys.executable, "-c", console_script(source), "-C", str(tree),
                                *command.split()], env, cwd=source)
     by_pid: dict[int, dict[str, int]] = {}
     for name, n in parts.items():

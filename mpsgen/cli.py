@@ -1,79 +1,34 @@
 """Command line: parse options, call one function, print, exit code.
 
 Heavy modules (ruamel.yaml, jinja2, git) are imported inside the commands so that
-`mpsgen --help` starts instantly.
+`mpsgen --help` starts instantly.  The console script is console.run(), which reads the plain
+forms of `check` and `status` itself (without importing click) and hands every other argument
+list to run() here.
 """
 
 from __future__ import annotations
 
-import functools
-import gc
-import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
 from mpsgen import __version__
-from mpsgen.errors import EXIT_USAGE, MpsgenError
+from mpsgen.process import (CHECK_FORMATS, STATUS_FORMATS, as_console_script, check_command, locate, reports_errors,
+                            status_command)
+from mpsgen.errors import MpsgenError
 
 if TYPE_CHECKING:
     from mpsgen.model import Command, KernelOptions, RunOptions
     from mpsgen.tree.checkout import Checkout
 
 
-# Set by run(), the console script: then the process ends with the command.
-_CONSOLE_SCRIPT = False
-
-
 def run() -> None:
-    """The console script `mpsgen`: main(), in a process that ends with the command."""
-    global _CONSOLE_SCRIPT
-    _CONSOLE_SCRIPT = True
+    """main() as the console script (console.run's way for every argument list it does not read itself;
+    what console scripts installed before console.py call)."""
+    as_console_script()
     main()
-
-
-def _reading_run() -> None:
-    """Start check or status.  As the console script the cycle collector stays off: such a run
-    allocates ~1M objects and frees by reference counting what it drops, so the collector's passes
-    find nothing and cost ~8 ms."""
-    if _CONSOLE_SCRIPT:
-        gc.disable()
-
-
-def _exit(code: int) -> NoReturn:
-    """Exit with *code*.  As the console script, check and status leave without the interpreter's
-    teardown: freeing the texts and indexes of a whole tree took ~20 ms, and nothing is left to close
-    (the fact store is written and closed by then; stdout and stderr are flushed here)."""
-    if _CONSOLE_SCRIPT:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except BrokenPipeError:  # a reader that went away (`mpsgen status | head`)
-            pass
-        except OSError:  # a full disk, say: the interpreter's own exit reports it (status 120)
-            sys.exit(code)
-        os._exit(code)
-    sys.exit(code)
-
-
-def _fail(err: MpsgenError) -> None:
-    click.echo(f"mpsgen: error: {err.render()}", err=True)
-    sys.exit(EXIT_USAGE)
-
-
-def reports_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn an MpsgenError into one line on stderr and exit code 2 (never a traceback)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except MpsgenError as err:
-            _fail(err)
-
-    return wrapper
 
 
 class Context:
@@ -81,9 +36,7 @@ class Context:
         self.checkout_dir = checkout_dir
 
     def checkout(self) -> Checkout:
-        from mpsgen.tree.checkout import Checkout
-
-        return Checkout.locate(self.checkout_dir)
+        return locate(self.checkout_dir)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -268,7 +221,7 @@ def try_(obj: Context, op: str, **options: Any) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "lintrunner"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(CHECK_FORMATS), default="text", show_default=True)
 @click.option("--no-cache", is_flag=True, help="Index every file afresh instead of re-using the facts of files "
               "unchanged since the last run (kept in ~/.cache/mpsgen/facts, or $MPSGEN_CACHE_DIR/facts).")
 @click.option("--select", multiple=True, metavar="CODES", help="Run only these rules (codes or names, comma-separated).")
@@ -278,7 +231,6 @@ def try_(obj: Context, op: str, **options: Any) -> None:
 @click.option("--compile", "compile_", is_flag=True, help="Also compile the .mm/.metal files among PATHS (none: every "
               "file changed since HEAD) and those a changed yaml or header affects; report what HEAD's versions lack.")
 @click.pass_obj
-@reports_errors
 def check(obj: Context, paths: tuple[str, ...], fmt: str, no_cache: bool, select: tuple[str, ...],
           ignore: tuple[str, ...], baseline: str | None, write_baseline: str | None, compile_: bool) -> None:
     """Report broken or half-done MPS wiring (for CI and pre-commit).
@@ -288,26 +240,18 @@ def check(obj: Context, paths: tuple[str, ...], fmt: str, no_cache: bool, select
     deleted REGISTER_DISPATCH in a named .mm registered).  Silence one finding with
     `// mpsgen: ignore[MPS004]` (`#` in yaml/.py) on its line or the line above.
     """
-    _reading_run()
-    from mpsgen.commands.check import run_check
-
-    _exit(run_check(obj.checkout(), paths=paths, fmt=fmt, cache=not no_cache, select=select, ignore=ignore,
-                    baseline=baseline, write_baseline=write_baseline, compile_files=compile_))
+    check_command(obj.checkout_dir, paths, fmt, no_cache, select, ignore, baseline, write_baseline, compile_)
 
 
 @main.command()
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(STATUS_FORMATS), default="table", show_default=True)
 @click.option("--op", metavar="NAME", help="One family's details: entries, kernels, stub, where each piece lives.")
 @click.option("--no-cache", is_flag=True, help="Index every file afresh instead of re-using the facts of files "
               "unchanged since the last run (kept in ~/.cache/mpsgen/facts, or $MPSGEN_CACHE_DIR/facts).")
 @click.pass_obj
-@reports_errors
 def status(obj: Context, fmt: str, op: str | None, no_cache: bool) -> None:
     """The migration dashboard: every op family and where its MPS support stands."""
-    _reading_run()
-    from mpsgen.commands.status import run_status
-
-    _exit(run_status(obj.checkout(), fmt=fmt, op=op, cache=not no_cache))
+    status_command(obj.checkout_dir, fmt, op, no_cache)
 
 
 @main.command()

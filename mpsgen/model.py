@@ -9,7 +9,9 @@ Types that two stages share live here, so that neither stage imports the other f
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple, get_args
+from typing import Literal, get_args
+
+from mpsgen.records import NamedTuple
 
 Command = Literal["migrate", "new-op"]
 

@@ -17,7 +17,7 @@ from mpsgen.sources.metal.index import (COMPLEX_BLOCK_COMMENT, FUNCTOR_DEFINING_
 from mpsgen.sources.metal.names import MetalName
 # What the fast paths left as it was, shared with the readers rather than copied.
 from mpsgen.sources.metal.index import _CALL_RE, _DEFINE_RE, _HOST_NAME_PREFIX, _INCLUDE_RE, _STRUCT_RE
-from mpsgen.sources.metal.names import (_DEFINE, _HEADER_PREFIX, _IDENT, _MACRO_CALL, _MAX_DEPTH,
+from mpsgen.sources.metal.name_scan import (_DEFINE, _HEADER_PREFIX, _IDENT, _MACRO_CALL, _MAX_DEPTH,
                                         _PLAIN_KERNEL, _STRING, _spells)
 
 # -- metal_names ---------------------------------------------------------------------------------

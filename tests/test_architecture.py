@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -353,6 +354,14 @@ def test_private_allowlist_is_current() -> None:
     assert gone == [], "no longer used: remove them from KNOWN_PRIVATE_USES"
 
 
+def test_records_are_mpsgen_records() -> None:
+    """Every record class is made by mpsgen.records.NamedTuple (typing's compiles each annotation: ~0.7 M
+    instructions a class at import)."""
+    typed = [m.rel for m in MODULES.values() if m.name != "mpsgen.records"
+             and re.search(r"^from typing import [^\n]*\bNamedTuple\b|\btyping\.NamedTuple\b", m.path.read_text(), re.M)]
+    assert typed == []
+
+
 def test_no_module_over_the_limit() -> None:
     over = {m.rel: _line_count(m.path) for m in MODULES.values() if _line_count(m.path) > MAX_LINES}
     assert sorted(set(over) - set(KNOWN_OVERSIZE)) == [], over
@@ -378,7 +387,18 @@ def test_help_imports_no_heavy_module(args: tuple[str, ...]) -> None:
     imported = _imported_by(*args)
     assert sorted(set(HEAVY) & {name.split(".")[0] for name in imported}) == []
     # Only the CLI's own modules: a command's modules load when the command runs.
-    assert sorted(name for name in imported if name.startswith("mpsgen")) == ["mpsgen", "mpsgen.cli", "mpsgen.errors"]
+    assert sorted(name for name in imported if name.startswith("mpsgen")) == [
+        "mpsgen", "mpsgen.cli", "mpsgen.console", "mpsgen.errors", "mpsgen.process"]
+
+
+def test_a_plain_check_imports_no_click(tmp_path: Path) -> None:
+    """console.run reads `check`'s plain form itself: click is not imported (on an empty folder the run
+    stops at locating the checkout, an error of mpsgen's own)."""
+    r = subprocess.run([sys.executable, "-X", "importtime", *MPSGEN[1:], "-C", str(tmp_path), "check", "--format",
+                        "json"], capture_output=True, text=True, cwd=REPO)
+    rows = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "mpsgen.console" in rows and "mpsgen.cli" not in rows and "click" not in rows
+    assert r.returncode == 2 and "mpsgen: error:" in r.stderr
 
 
 # The import name of each runtime dependency (pyproject's [project] dependencies).

@@ -90,7 +90,7 @@ def test_which_files_spell_a_name_is_a_substring_search(texts: list[str], name: 
 
 def test_the_console_script_prints_what_main_prints(sample_tree: Path, real_yaml_path: Path, real_testing_dir: Path,
                                                     tmp_path: Path, monkeypatch):
-    """The installed `mpsgen` (cli.run: check and status leave without the interpreter's teardown)
+    """The installed `mpsgen` (console.run: check and status leave without the interpreter's teardown)
     writes through a pipe, to the last byte, what main() writes in process, with the same exit code."""
     from cli_support import mpsgen
 

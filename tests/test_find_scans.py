@@ -14,7 +14,8 @@ from mpsgen.sources.host import mm as host
 _PIECES = ["{", "}", "(", ")", ";", "#", " #", "\t#", "\n", "\r\n", "\\\n", " ", "\t", "x", "_", "1", "é", "\x0b",
            "/", "//", "/*", "*/", '"', "'", "R", 'R"', "\\", "a'b", "foo", "bar", "foo (", "bar(", "::", "const",
            "mpsGraph", "MPSGraphTensor", "runMPSGraph", "lib . exec_", "lib.", "exec_unary_kernel", "binaryOpTensor",
-           "unary_op (", "CREATE_MPS_X", "getPipelineStateForFunc", "mtl_setArgs", "MetalShaderLibrary"]
+           "unary_op (", "CREATE_MPS_X", "getPipelineStateForFunc", "mtl_setArgs", "MetalShaderLibrary",
+           'u8R"', 'LR"x(', ')x"', '"\\"', "'\\''", '"a"', "/ /", "<a/b.h>"]
 texts = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 
@@ -55,14 +56,15 @@ def _reference_word_before(code: str, end: int) -> tuple[int, int] | None:
 
 @given(text=texts)
 def test_tokens_are_the_token_patterns_matches(text):
-    found = [(s, e) for s, e, _ in mask._tokens(text)]
+    found = list(mask._tokens(text))
     reference = []
     for m in mask._TOKEN.finditer(text):
         s = m.start()
         if s and m.group("delim") is not None:  # a raw string's span starts at its encoding prefix
             s -= 2 if text[s - 2 : s] == "u8" and (s == 2 or text[s - 3] not in mask._WORD_CHARS) else (
                 1 if text[s - 1] in "uUL" and (s == 1 or text[s - 2] not in mask._WORD_CHARS) else 0)
-        reference.append((s, m.end()))
+        why = None if m.lastgroup in mask._TERMINATED else mask._unterminated(m)
+        reference.append((s, m.end(), why))
     assert found == reference
 
 

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from mpsgen.lint import host_calls
 from mpsgen.lint.file_facts import functor_uses
 from mpsgen.scan import definitions as scan_definitions
-from mpsgen.scan.anchored import directive_line_starts, finditer_at
+from mpsgen.scan.anchored import directive_line_starts, finditer_at, lines_holding
 from mpsgen.scan.brackets import match_close
 from mpsgen.sources.host import api as host_api
 from mpsgen.sources.host import register as host_register
-from mpsgen.sources.metal import names as metal_names
+from mpsgen.sources.metal import name_scan as metal_names
 from mpsgen.sources.metal import symbols as metal_symbols
 from mpsgen.sources.native import shared_impl
 from mpsgen.sources.native import stubs
@@ -97,6 +97,14 @@ def test_enum_class_declares_its_name():
 @example(text="x # define D(a) \\\n#define E(b) b\n \t#define F(c)")
 def test_define_patterns_tried_at_directive_lines_find_what_finditer_did(pattern, text):
     assert _found_in(finditer_at(pattern, text, directive_line_starts(text))) == _found(pattern, text)
+
+
+@given(text=texts)
+@example(text="x # define D(a) \\\n#define E(b) b\n \t#define F(c)")
+@example(text="#define A(x) exec_unary_kernel(iter, #x) \\\n  define\n#define B(y) y define")
+def test_host_define_pattern_tried_on_the_lines_spelling_define_finds_what_finditer_did(text):
+    pattern = host_calls._DEFINE
+    assert _found_in(finditer_at(pattern, text, lines_holding(text, "define"))) == _found(pattern, text)
 
 
 def _found_in(matches) -> list:

@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.anchored import finditer_at, occurrences
-from mpsgen.scan.brackets import match_close
+from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.masked_lines import MaskedLines
 from mpsgen.scan.lines import split_lines
 from mpsgen.sources.metal import index as mi
+from mpsgen.sources.metal import name_scan as ns
 from mpsgen.sources.metal import names as mn
 from mpsgen.sources.metal import registration_sites as rs
 from mpsgen.sources.metal import symbols as sy
@@ -120,8 +121,8 @@ def test_occurrences_are_every_offset_a_word_starts_at(text, words):
 
 
 @pytest.mark.parametrize("pattern, words", [
-    (mn._PLAIN_KERNEL, mn._PLAIN_KERNEL_WORDS),
-    (mn._HOST_NAME, ("host_name",)),
+    (ns._PLAIN_KERNEL, ns._PLAIN_KERNEL_WORDS),
+    (ns._HOST_NAME, ("host_name",)),
 ])
 @given(text=texts)
 def test_a_pattern_tried_at_its_words_finds_what_finditer_finds(pattern, words, text):
@@ -134,8 +135,8 @@ def test_macro_calls_tried_at_their_words_are_the_calls_the_scan_acts_on(text, m
         return m.group(1).startswith("REGISTER_") or m.group(1) in macros
 
     words = ("REGISTER_", *macros)
-    found = finditer_at(mn._MACRO_CALL, text, occurrences(text, words))
-    assert _spans(filter(acted_on, found)) == _spans(filter(acted_on, mn._MACRO_CALL.finditer(text)))
+    found = finditer_at(ns._MACRO_CALL, text, occurrences(text, words))
+    assert _spans(filter(acted_on, found)) == _spans(filter(acted_on, ns._MACRO_CALL.finditer(text)))
 
 
 # -- sources/metal/names.py and sources/metal/macros.py ------------------------------------------
@@ -155,28 +156,27 @@ _BODY_LINE = st.lists(st.sampled_from(["NAME", "DTYPE", "A", "T", "T0", "#", "# 
 @given(lines=st.lists(_BODY_LINE, min_size=1, max_size=4), params=_PARAMS, args=_ARGS)
 def test_a_macro_body_expands_as_it_did_line_by_line(lines, params, args):
     body = tuple((k + 1, line) for k, line in enumerate(lines))
-    d = mn._Define("M", params, body)
-    texts_, frames_at = mn._expand(d, args, (mn._Frame(9, "M(...)", "M"),))
-    assert texts_ == [ln.text for ln in ref._expand(ref._Define("M", params, body), args, ())]
-    assert [f.line for f in frames_at(len(lines) - 1, "M")] == [len(lines), 9]
+    d = ns._Define("M", params, body)
+    assert d.expand(args) == [ln.text for ln in ref._expand(ref._Define("M", params, body), args, ())]
+    assert d.frames()[len(lines) - 1].line == len(lines)
 
 
 @given(text=st.lists(st.sampled_from(["(", ")", "((", "a", " ", "\n"]), max_size=12).map("".join))
 def test_a_parenthesis_closes_where_match_close_says(text):
     for k in [k for k, ch in enumerate(text) if ch == "("]:
-        assert mn._close(text, k) == match_close(text, k)
+        assert ns._close(text, k) == match_close(text, k)
 
 
 @given(args=st.lists(st.sampled_from(['"exp_"', '"a\\"b"', " ", "\u00a0", "#X", "x", '"', "\n", '""', "\r"]),
                      max_size=8).map("".join))
 def test_host_name_pieces_are_concatenated_as_before(args):
-    assert mn._concatenate(args) == (*ref._concatenate(args), ref._first_piece(args))
+    assert ns._concatenate(args) == (*ref._concatenate(args), ref._first_piece(args))
 
 
 @given(text=texts)
 def test_template_is_searched_as_in_the_slice(text):
     for k in range(len(text) + 1):
-        assert mn._is_template(text, k) == ref._is_template(text, k)
+        assert ns._is_template(text, k) == ref._is_template(text, k)
 
 
 # -- sources/metal/index.py --------------------------------------------------------------------
@@ -315,4 +315,12 @@ def test_the_metal_files_symbols_are_as_before(path):
        word=st.sampled_from(["exp", "a.b", "", "é", "exp_"]), quoted=st.sampled_from([None, "exp", "exp_", ""]))
 def test_a_frame_spells_a_name_as_the_pattern_says(raw, word, quoted):
     pattern = ('"' + re.escape(quoted) + "|" if quoted is not None else "") + r"\b" + re.escape(word) + r"\b"
-    assert mn._spells(raw, word, quoted) == (re.search(pattern, raw) is not None)
+    assert ns._spells(raw, word, quoted) == (re.search(pattern, raw) is not None)
+
+
+@given(text=st.lists(st.sampled_from(["a", "b c", ",", " ", "  ", "\t", "\n", "\u00a0", "\u2003", "(", ")", "<", ">",
+                                      "->", "-", "[", "]", "{", "}", "##", "2"]), max_size=14).map("".join))
+def test_arguments_are_split_as_each_part_was_collapsed(text):
+    # index.split_args collapses the text's blanks before splitting: what collapsing each part gave
+    old = tuple(" ".join(a.split()) for a in split_top_level(text)) if text.strip() else ()
+    assert mi.split_args(text) == old

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from mpsgen.lint.rules.dangling_calls import call_facts
 from mpsgen.sources.host.callers import _ends_in_scope, _QUALIFIER, uses_named, uses_of
-from mpsgen.scan.words import identifiers_containing, spelled_in, words_containing
+from mpsgen.scan.words import identifiers_containing, spelled_in, words_holding
 from mpsgen.sources.index import SourceIndex
 
 _PIECES = ["foo_mps", "mps", "foo_out_mps", "x_mps_", "2mps", "mpsé", "é_mps", "_mps", " ", "\n", "\t", "(", ")",
@@ -31,17 +31,23 @@ def _reference_starts(code: str, part: str) -> dict[str, list[int]]:
 
 
 @given(text=texts)
-def test_words_containing_a_part_are_the_word_runs_holding_it(text):
-    expected = [m.span() for m in re.finditer(r"\w+", text) if "mps" in m.group(0)]
-    assert words_containing(text, "mps") == expected
+def test_words_holding_a_part_are_the_word_runs_holding_it(text):
+    expected: dict[str, list[int]] = {}
+    for m in re.finditer(r"\w+", text):
+        if "mps" in m.group(0):
+            expected.setdefault(m.group(0), []).append(m.start())
+    assert words_holding(text, "mps") == expected
+    assert list(words_holding(text, "mps")) == list(expected)  # in the order the words first occur
 
 
 @given(text=texts)
 def test_identifier_starts_are_the_whole_words_of_the_identifier_pattern(text):
     ix = SourceIndex("a.mm", text)
     assert ix.identifier_starts("mps") == _reference_starts(ix.masked, "mps")
+    assert list(ix.identifier_starts("mps")) == list(_reference_starts(ix.masked, "mps"))
     counts = Counter(re.findall(r"[A-Za-z_]\w*", ix.masked))
     assert ix.identifiers_with("mps") == {name: n for name, n in counts.items() if "mps" in name}
+    assert list(ix.identifiers_with("mps")) == [name for name in counts if "mps" in name]
     assert ix.identifiers_with("mps") == identifiers_containing(ix.masked, "mps")
 
 

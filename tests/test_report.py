@@ -185,3 +185,15 @@ def test_a_finding_behaves_as_the_frozen_dataclass_it_replaced():
     rule = rules.get("MPS001")
     assert rule == rules.get("split-family") and len({rule, rules.get("MPS001")}) == 1
     assert repr(rule).startswith("Rule(code='MPS001', name='split-family', severity='warning', summary=")
+
+
+def test_bases_are_distinct_files_in_order_and_read_once() -> None:
+    from mpsgen.lint.finding import Basis, bases
+    from mpsgen.lint.rules import get
+
+    made = bases(["a.mm", Basis("b.mm", 7)], [Basis("a.mm", 3), "c.mm"])
+    assert made == (Basis("a.mm", 1), Basis("b.mm", 7), Basis("c.mm", 1))
+    assert bases(made) is made  # already distinct: handed on as it is
+    assert bases(made, ["d.mm", "a.mm"]) == (*made, Basis("d.mm", 1))
+    finding = get("MPS003").finding("b.mm", 2, "m", rests_on=made)
+    assert finding.rests_on == (Basis("a.mm", 1), Basis("c.mm", 1)) and type(finding.rests_on) is tuple

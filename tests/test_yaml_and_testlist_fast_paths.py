@@ -78,9 +78,37 @@ def _dispatch_hits_before(index) -> list:
     return hits
 
 
-_KEY_PIECES = ["CPU", "CUDA", "MPS", "Sparse", "A1", "_", "1", ", ", ",", " ", "\t", "x", "é", "MP", "CU", ":", "#"]
+def _dispatch_hits_each_match_before(index) -> list:
+    """lint/yaml_facts.dispatch_hits as it was before a line's keys were split once per distinct text: every
+    CPU/CUDA match, then every MPS one, each line judged at its first."""
+    from bisect import bisect_right
+
+    from mpsgen.lint.yaml_facts import _DISPATCH_PREFIX, _LINE_OF_WORD, _first_word_hit
+
+    text, starts = index.text, index.starts
+    judged: set[int] = set()
+    hits = []
+    for search in (_LINE_OF_WORD["CPU"], _LINE_OF_WORD["MPS"]):
+        for found in search.finditer(text):
+            start = found.start()
+            line_start = text.rfind("\n", 0, start) + 1
+            if line_start in judged:
+                continue
+            judged.add(line_start)
+            before = text[line_start:start]
+            indent_alone = bool(before) and not before.strip(" \t")
+            m = found if indent_alone or _DISPATCH_PREFIX.fullmatch(before) else _first_word_hit(text, line_start)
+            if m is None:
+                continue
+            keys = tuple(map(str.strip, text[line_start : m.start(1)].rstrip(" \t:").split(",")))
+            hits.append((bisect_right(starts, line_start) - 1, keys, m.group(1)))
+    return hits
+
+
+_KEY_PIECES = ["CPU", "CUDA", "MPS", "Sparse", "A1", "_", "1", ", ", ",", " ", "\t", "x", "é", "MP", "CU", ":", "#",
+               "CPU: k ", "(", "-", "MPS, CPU"]
 _dispatch_lines = st.tuples(
-    st.sampled_from(["", " ", "    ", "\t", "- func: f()\n", "  dispatch:\n    ", "# "]),
+    st.sampled_from(["", " ", "    ", "\t", "- func: f()\n", "  dispatch:\n    ", "# ", "  x: ", " \t ", "\r\n  "]),
     _texts(_KEY_PIECES, max_size=6),
     st.sampled_from([": ", ":", " : ", ":\t", ": #"]),
     st.sampled_from(["k", "ns::k", "1k", "", "k # CPU: c", "k\r"]),
@@ -90,12 +118,24 @@ _dispatch_lines = st.tuples(
 @given(text=st.lists(_dispatch_lines, max_size=6).map("\n".join))
 @example(text="- func: f()\n    CPU, CPU: k\n    A1MPS, MPS: m\n    Sparse2CPU, CUDA: c\n  CUDA: x # MPS: y\n")
 @example(text="MPS: k\n    MPS, x: y\n    CPU, CPU1: z\n")
+@example(text="  CPU: k\n    A_CPU, CPU: k\n    MPS, CPU: k\n    MPS: k # CPU: c\n    CPU(x), CUDA: k\n  x: CPU: k\n"
+              "    MPS CPU: k\n\t \tCUDA ,MPS :\tns::k\n    SparseCPU, SparseMPS: s\n    CPUMPS: k\n    CPU")
 def test_dispatch_hits_are_those_each_words_search_found(text):
     from mpsgen.lint.yaml_facts import dispatch_hits
     from mpsgen.sources.native_yaml.index import index_text
 
     index = index_text(text)
     assert sorted(dispatch_hits(index)) == sorted(_dispatch_hits_before(index))
+    assert sorted(dispatch_hits(index)) == sorted(_dispatch_hits_each_match_before(index))
+
+
+def test_dispatch_hits_of_the_real_yaml_are_those_each_match_found(real_yaml_path):
+    from mpsgen.lint.yaml_facts import dispatch_hits
+    from mpsgen.sources.native_yaml.index import index_text
+
+    index = index_text(real_yaml_path.read_text())
+    hits = dispatch_hits(index)
+    assert len(hits) > 2000 and sorted(hits) == sorted(_dispatch_hits_each_match_before(index))
 
 
 # -- yaml: one entry parsed -----------------------------------------------------------------------

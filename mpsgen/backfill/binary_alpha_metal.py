@@ -16,13 +16,13 @@ a scalar type (huber_loss's delta) or a params struct of the op's own (threshold
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
 from mpsgen.backfill.exec_ternary_metal import functor_called_with_alpha, macro_lines
+from mpsgen.records import NamedTuple
 
 class Family(NamedTuple):
     """The kernels of one input count and their alpha forms' names (binary here; backfill/ternary_metal

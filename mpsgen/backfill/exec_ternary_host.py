@@ -17,9 +17,9 @@ checkout whose siblings differ is refused, naming them.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.host.text import without_todo_comments

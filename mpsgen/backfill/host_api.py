@@ -10,7 +10,7 @@ path and one line per added piece (clang-format lays them out with every other w
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from mpsgen.errors import MpsgenError
 from mpsgen.backfill import exec_ternary_host as exec_ternary_host
@@ -22,6 +22,7 @@ from mpsgen.backfill import exec_ternary_metal as exec_ternary_metal
 from mpsgen.backfill import binary_alpha_metal as binary_alpha_metal
 from mpsgen.backfill import ternary_cond as ternary_cond
 from mpsgen.backfill import ternary_metal as ternary_metal
+from mpsgen.records import NamedTuple
 from mpsgen.sources.host.api import LIBRARY_HEADER_REL
 from mpsgen.tree.checkout import KERNELS_REL, OPERATIONS_REL
 

@@ -9,9 +9,10 @@ their lines laid out by clang-format as the plan lays out its own.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.tree.gitops import MPSGEN_TRAILER
 
 if TYPE_CHECKING:

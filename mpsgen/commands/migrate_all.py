@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
 import click
 
 from mpsgen.batch.outcome import BRANCHED, DONE_EARLIER, FAILED, PLANNED, FamilyOutcome, render_summary
 from mpsgen.errors import EXIT_FINDINGS, EXIT_OK, MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.tree.checkout import Checkout
 
 if TYPE_CHECKING:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from mpsgen.compiler.diagnostic import Diagnostic, new_diagnostics
 from mpsgen.compiler.header_reach import MPS_DIR, reached_headers
+from mpsgen.records import NamedTuple
 from mpsgen.scan.includes import included_names
 
 if TYPE_CHECKING:

@@ -10,7 +10,9 @@ are not the change's."""
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple
+from typing import Iterable
+
+from mpsgen.records import NamedTuple
 
 ERROR = "error"
 WARNING = "warning"

@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from mpsgen.compiler.memo import key_of, stamp
+from mpsgen.records import NamedTuple
 from mpsgen.scan.lines import split_lines
 
 if TYPE_CHECKING:

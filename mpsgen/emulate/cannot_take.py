@@ -6,7 +6,9 @@ computes it in that dtype (the CPU's calc_gcd, wrapping as it does)."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+from mpsgen.records import NamedTuple
 
 from . import row_conditions
 from .dtype_names import TORCH_DTYPES

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
+
+from mpsgen.records import NamedTuple
 
 # (atol, rtol) per torch output dtype.  float32/complex64: torch.testing.assert_close's defaults
 # (rtol 1.3e-6, atol 1e-5); float16 and bfloat16: the looser per-dtype tolerances test_mps.py's

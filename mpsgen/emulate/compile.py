@@ -15,10 +15,11 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
+from mpsgen.records import NamedTuple
 from mpsgen.scan.lines import plain_lines
 
 if TYPE_CHECKING:

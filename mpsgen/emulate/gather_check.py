@@ -9,12 +9,13 @@ Metal kernel writes nothing (said in the plan's notes).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
 from mpsgen.emulate.host_library import build_library
 from mpsgen.emulate.index_fill_check import kernel_region
+from mpsgen.records import NamedTuple
 
 # torch dtype -> the Metal type of its element size (the CPU kernel's dtypes, no double)
 TYPES = {"float32": "int", "float16": "short", "bfloat16": "short", "int64": "long", "int32": "int",

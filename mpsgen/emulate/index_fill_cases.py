@@ -7,7 +7,9 @@ kernel sees those two tensors through `iter.tensor(0)` and `iter.tensor(1)`.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
+
+from mpsgen.records import NamedTuple
 
 
 class Case(NamedTuple):

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import Any, NamedTuple
+from typing import Any
+
+from mpsgen.records import NamedTuple
 
 SEED = 20260414  # fixed: the same inputs on every run (the result cache relies on it)
 RANDOM_COUNT = 64

@@ -16,9 +16,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.scan.lines import plain_lines
 
 CHILD = Path(__file__).resolve().parent / "child.py"

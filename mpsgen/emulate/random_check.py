@@ -19,11 +19,12 @@ from __future__ import annotations
 import ctypes
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import FLAGS, cache_dir, emulation_argv, find_compiler
 from mpsgen.emulate.sample_stats import Z
+from mpsgen.records import NamedTuple
 
 if TYPE_CHECKING:
     from mpsgen.plan.result import Plan

@@ -9,9 +9,10 @@ import ctypes
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from .compile import ToolMissing
 from .dtype_names import TORCH_DTYPES as TORCH_DTYPES  # Metal type -> torch dtype name, as ref.TORCH_DTYPES
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import ctypes
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from mpsgen.emulate.compare import DtypeResult, Mismatch, TryResult
 from mpsgen.emulate.compile import emulation_argv, find_compiler
 from mpsgen.emulate.gather_check import View, dtype_values, guarded, span
 from mpsgen.emulate.host_library import build_library
 from mpsgen.emulate.index_fill_check import kernel_region
+from mpsgen.records import NamedTuple
 
 # torch dtype -> (its Metal type, the type of its storage the driver reads the bits as)
 TYPES = {"float32": ("float", "float"), "float16": ("half", "ushort"), "bfloat16": ("bfloat", "ushort"),

@@ -8,7 +8,9 @@ from __future__ import annotations
 import ctypes
 import math
 import re
-from typing import Any, NamedTuple
+from typing import Any
+
+from mpsgen.records import NamedTuple
 
 # Metal type -> (torch dtype, the C++ type its elements cross ctypes as)
 TYPES = {"float": ("float32", "float"), "half": ("float16", "float"), "bfloat": ("bfloat16", "float"),

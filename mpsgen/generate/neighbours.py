@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_bounds, split_top_level
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.host.api import HostApi

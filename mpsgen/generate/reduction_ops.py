@@ -8,7 +8,7 @@ type itself for a maximum; int for a narrow integer's maximum, exact and what si
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from mpsgen.records import NamedTuple
 
 _INTEGERS_TO_LONG = (("long", "long"), ("int", "long"), ("short", "long"), ("char", "long"), ("uchar", "long"),
                      ("bool", "long"))

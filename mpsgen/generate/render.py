@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 from mpsgen.errors import MpsgenError
 
@@ -26,6 +26,7 @@ from mpsgen.generate.host_code import (  # noqa: F401
 )
 from mpsgen.generate.templating import default_templates_dir, render_template  # noqa: F401
 from mpsgen.model import ARITIES, DTYPE_TOKENS, RESULTS, VARIABLES, KernelSpec, MetalStyle  # noqa: F401
+from mpsgen.records import NamedTuple
 
 FLOAT_TYPES = ("float", "half", "bfloat")
 INT_TYPES = ("long", "int", "short", "char", "uchar", "bool")

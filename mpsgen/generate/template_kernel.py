@@ -13,10 +13,11 @@ Pure text in, text out; sources/metal/host_name.py places it.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelSpec
+from mpsgen.records import NamedTuple
 
 COLUMN_LIMIT = 80
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from mpsgen.lint.frontier import Frontier, FrontierIndex
 from mpsgen.lint.inventory import NATIVE, NO_MPS, Inventory
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 
 
 class EntryRow(NamedTuple):

@@ -5,8 +5,9 @@ the values, so they are tuples, frozensets, dicts and the readers' frozen record
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.definitions import is_word_char
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.mm import Definition
@@ -45,13 +46,13 @@ def macro_arguments(rel: str, text: str) -> frozenset[str]:
     argument kept, as a forward findall would (`A(B(x))` passes B, not x)."""
     masked = index_of(rel, text).masked
     n = len(masked)
-    # (the name's first character, just past its '('), in file order
-    calls = sorted((n - m.end(1), n - m.start()) for m in _MACRO_CALL_REVERSED.finditer(masked[::-1]))
+    # (the name's first character, just past its '('), in file order: the reversed text's matches, last first
+    calls = [(n - m.end(1), n - m.start()) for m in _MACRO_CALL_REVERSED.finditer(masked[::-1])]
+    calls.reverse()
     found: list[str] = []
     last_end = 0
     for start, paren in calls:
-        arg = _FIRST_ARG.match(masked, paren)
-        if arg is not None and start >= last_end:
+        if start >= last_end and (arg := _FIRST_ARG.match(masked, paren)) is not None:
             found.append(arg.group(1))
             last_end = arg.end()
     return frozenset(found)
@@ -72,13 +73,11 @@ def host_calls(rel: str, text: str) -> tuple[tuple[host.KernelCall, ...] | None,
     the `<X>_metallib.h` stems it includes)."""
     from mpsgen.lint.host_calls import kernel_calls
 
-    calls = tuple(kernel_calls(text, rel)) if uses_bundled_library(text) else None
-    return calls, tuple(dict.fromkeys(_METALLIB.findall(text)))
-
-
-def uses_bundled_library(text: str) -> bool:
-    """True when the .mm runs kernels of the prebuilt metallib (not an inline shader string)."""
-    return "getBundledLibrary" in text or _METALLIB.search(text) is not None
+    stems = _METALLIB.findall(text)
+    # a file running kernels of the prebuilt metallib (not an inline shader string) asks for the bundled
+    # library or includes a metallib header
+    calls = tuple(kernel_calls(text, rel)) if "getBundledLibrary" in text or stems else None
+    return calls, tuple(dict.fromkeys(stems))
 
 
 class HostSignature(NamedTuple):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 
 ERROR = "error"
 WARNING = "warning"
@@ -81,14 +82,21 @@ class Finding:
         return f"{self.message} (hint: {self.hint})" if self.hint else self.message
 
 
-def bases(*groups: Iterable[str | Basis]) -> tuple[Basis, ...]:
+class Bases(tuple[Basis, ...]):
+    """What bases() returns: Basis records of distinct files, in order (a rule passing one to several
+    findings, say the MPS sources to each MPS003, is not read again for each)."""
+
+
+def bases(*groups: Iterable[str | Basis]) -> Bases:
     """The files of *groups* (paths or Basis), in order, each once (its first line kept)."""
+    if len(groups) == 1 and isinstance(groups[0], Bases):
+        return groups[0]
     seen: dict[str, Basis] = {}
     for group in groups:
         for b in group:
             basis = b if isinstance(b, Basis) else Basis(b)
             seen.setdefault(basis.path, basis)
-    return tuple(seen.values())
+    return Bases(seen.values())
 
 
 def sort_key(f: Finding) -> tuple[str, int, int, str, str]:

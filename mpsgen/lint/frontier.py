@@ -13,8 +13,9 @@ apart with the reason it is not a candidate.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.sources.native.shared_impl import borrowed_stub, not_elementwise_reason
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from mpsgen.scan.anchored import directive_line_starts, finditer_at
+from mpsgen.scan.anchored import finditer_at, lines_holding
 from mpsgen.scan.brackets import calls_outside_directives, split_bounds
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.mm import KernelCall
@@ -86,7 +86,7 @@ def _macro_calls(text: str, ix: SourceIndex) -> Iterator[KernelCall]:
     """The calls of the file's macros whose body runs a stringised parameter."""
     if "#" not in text or "define" not in text:
         return
-    for d in finditer_at(_DEFINE, text, directive_line_starts(text)):  # _DEFINE.finditer, tried at '#' lines only
+    for d in finditer_at(_DEFINE, text, lines_holding(text, "define")):  # _DEFINE.finditer, tried where it can start
         params = [p.strip() for p in d.group(2).split(",")]
         runs = {params.index(p) for p in _STRINGISED_RUN.findall(d.group(3)) if p in params}
         for call in ix.calls_of(d.group(1)) if runs else ():

@@ -12,11 +12,12 @@ from __future__ import annotations
 import functools
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
 
 from mpsgen.lint import file_facts
 from mpsgen.lint.shared_kernels import SharedKernels
 from mpsgen.lint.yaml_facts import YamlFacts, yaml_facts
+from mpsgen.records import NamedTuple
 from mpsgen.sources.host import mm as host
 from mpsgen.sources.host.mm import Definition
 from mpsgen.sources.host.register import registers_for_mps

@@ -13,9 +13,10 @@ import re
 from bisect import bisect_right
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection, NamedTuple
+from typing import TYPE_CHECKING, Callable, Collection
 
 from mpsgen.lint.source_words import definition_sites
+from mpsgen.records import NamedTuple
 from mpsgen.sources.index import index_of
 from mpsgen.sources.native.shared_impl import SharedImpl, find_shared_impl
 from mpsgen.sources.native.stub_callers import StubUser, stub_users

@@ -10,13 +10,13 @@ and its place on the frontier.
 
 from __future__ import annotations
 
-from typing import NamedTuple
 from mpsgen.errors import MpsgenError
 from mpsgen.lint.details import FamilyDetails, family_details, render_details
 from mpsgen.lint.frontier import CANDIDATE, NEW_OP, NOT_CANDIDATE, Frontier, FrontierIndex
 from mpsgen.lint.inventory import (
     METAL_LEGACY, MPSGRAPH, NATIVE, NO_MPS, SPLIT, STATES, UNKNOWN, UNREGISTERED, FamilyState, Inventory,
 )
+from mpsgen.records import NamedTuple
 
 __all__ = ["Dashboard", "Row", "dashboard", "render_dashboard", "FamilyDetails", "family_details", "render_details"]
 

@@ -7,8 +7,9 @@ import re
 from bisect import bisect_right
 from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
 
 if TYPE_CHECKING:  # the index is built only when the yaml's facts are not in the store
@@ -42,6 +43,7 @@ def dispatch_hits(index: NativeIndex) -> list[tuple[int, tuple[str, ...], str]]:
     text, starts = index.text, index.starts
     judged: set[int] = set()
     hits = []
+    keys_of: dict[str, tuple[str, ...]] = {}  # a line's keys by its text up to the kernel (few distinct: ~100)
     # CPU and CUDA first: on most lines (`    CPU, CUDA, MPS: k`) the word found first follows the indent alone.
     for search in (_LINE_OF_WORD["CPU"], _LINE_OF_WORD["MPS"]):
         for found in search.finditer(text):
@@ -57,7 +59,10 @@ def dispatch_hits(index: NativeIndex) -> list[tuple[int, tuple[str, ...], str]]:
             m = found if indent_alone or _DISPATCH_PREFIX.fullmatch(before) else _first_word_hit(text, line_start)
             if m is None:
                 continue
-            keys = tuple(map(str.strip, text[line_start : m.start(1)].rstrip(" \t:").split(",")))
+            written = text[line_start : m.start(1)]
+            keys = keys_of.get(written)
+            if keys is None:
+                keys = keys_of[written] = tuple(map(str.strip, written.rstrip(" \t:").split(",")))
             hits.append((bisect_right(starts, line_start) - 1, keys, m.group(1)))
     return hits
 

@@ -9,8 +9,7 @@ and feed the same values to torch's CPU op and to the kernel.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native.arguments import argument_read, is_number
 from mpsgen.sources.native_yaml.schema import SchemaArg as SchemaArg  # re-exported: plan.binding.SchemaArg
 from mpsgen.sources.native_yaml.schema import schema_args as schema_args  # re-exported

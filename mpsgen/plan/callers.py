@@ -17,10 +17,11 @@ routes it to its shared kernel when that kernel delegates to the stub's caller i
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.texts import TextEdit, folder_files, mentioning, planned_texts
+from mpsgen.records import NamedTuple
 from mpsgen.sources.host.callers import NATIVE_QUALIFIERS, Use, rewrite_call, uses_of
 from mpsgen.sources.native_yaml import cpp_api
 from mpsgen.sources.native_yaml.edits import DispatchEdit

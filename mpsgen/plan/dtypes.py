@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError, Refusal
 from mpsgen.model import KernelOptions, KernelSpec
 from mpsgen.plan.kernel_choice import KernelChoice
 from mpsgen.plan.dtype_facts import Facts, read_facts  # noqa: F401 (read_facts: two_outputs.py asks here)
+from mpsgen.records import NamedTuple
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout

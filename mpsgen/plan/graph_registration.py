@@ -4,10 +4,9 @@ file-local helpers only fn used.  Part of the kernel-code phase, planned on its 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from mpsgen.model import Location
 from mpsgen.plan.texts import Draft
+from mpsgen.records import NamedTuple
 from mpsgen.scan.lines import split_lines
 from mpsgen.sources.host import mm as host
 

@@ -7,10 +7,9 @@ runs the functor, never this path: the note says so."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from mpsgen.errors import MpsgenError
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native.iterator_builder import IteratorBuilder
 
 TENSOR_ITERATOR_REL = "aten/src/ATen/TensorIterator.h"

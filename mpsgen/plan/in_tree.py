@@ -11,7 +11,7 @@ upstream's, and the functor checked is the one in the .metal, lifted out of it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions, KernelSpec
@@ -19,6 +19,7 @@ from mpsgen.plan.binding import Binding
 from mpsgen.plan.kernelplan import plan_kernel_command
 from mpsgen.plan.routing import route
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.records import NamedTuple
 from mpsgen.scan.lines import split_lines
 from mpsgen.tree.changeset import Changeset
 from mpsgen.tree.checkout import Checkout

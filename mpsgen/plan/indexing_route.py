@@ -8,9 +8,8 @@ instead.  What is written for it is plan/indexing_code.py's.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native import stubs as stub_reader
 from mpsgen.sources.native.indexing import SIGNATURES, called_stubs, indexing_stubs, reaching_stubs
 from mpsgen.sources.native_yaml import names as nf

@@ -12,10 +12,11 @@ check passes torch for that kernel; a complex test decides whether the kernel se
 from __future__ import annotations
 
 import re
-from typing import Callable, Literal, NamedTuple
+from typing import Callable, Literal
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry
 from mpsgen.sources.native.stub_guard import Guard, condition_of, guard_of_call

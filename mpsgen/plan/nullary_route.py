@@ -8,9 +8,8 @@ plan/nullary_code.py's.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native.nullary import NullaryReach, nullary_reach
 from mpsgen.sources.native_yaml import names as nf

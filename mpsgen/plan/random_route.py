@@ -8,10 +8,11 @@ with no sampler here is refused with its file:line.  What is written is plan/ran
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from mpsgen.errors import MpsgenError
 from mpsgen.plan.samplers import SAMPLERS
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native.direct_sampler import direct_sampler
 from mpsgen.sources.native.distribution import DistributionReach, distribution_reach, takes_the_output

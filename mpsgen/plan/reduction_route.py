@@ -9,9 +9,10 @@ still refused there.  What is written for it is plan/reduction_code.py's.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from mpsgen.plan.texts import folder_files, mentioning, planned_texts
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native.indexing import called_stubs
 from mpsgen.sources.native.reduction import hands_over, passed_reduction_stub, reduction_stub

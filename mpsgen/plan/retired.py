@@ -11,11 +11,10 @@ new kernel takes a name of its own rather than a duplicate host name.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from mpsgen.model import Location
 from mpsgen.plan.legacy import callers_first, remove_legacy
 from mpsgen.plan.texts import TextEdit, folder_files, planned_texts
+from mpsgen.records import NamedTuple
 from mpsgen.sources.host.callers import identifier_literals
 from mpsgen.sources.metal.index import index_metal, registered_kernel_names
 from mpsgen.sources.native_yaml import names as nf

@@ -20,10 +20,11 @@ SHAPES, its rendering in generate/render.py, and its tests.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple, cast
+from typing import Any, Literal, cast
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import Arity
+from mpsgen.records import NamedTuple
 
 # How a kernel's scalars reach it: none, one alpha argument, or a params struct.
 Delivery = Literal["none", "alpha", "params"]

@@ -6,8 +6,9 @@ import functools
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan import words
 from mpsgen.sources.native_yaml import names as nf
 from mpsgen.tree.changeset import Changeset

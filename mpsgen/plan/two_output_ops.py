@@ -10,11 +10,12 @@ says where its iterator's outputs are built: mpsgen's functors and registration 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import KernelOptions, KernelSpec, Location
 from mpsgen.plan.texts import capabilities, folder_files, mentioning, planned_texts
+from mpsgen.records import NamedTuple
 from mpsgen.scan import words
 from mpsgen.sources.native import stubs
 from mpsgen.sources.native_yaml.facts import Entry

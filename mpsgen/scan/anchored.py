@@ -49,3 +49,16 @@ def directive_line_starts(text: str) -> list[int]:
             starts.append(start)
         k = text.find("#", text.find("\n", k) + 1 or len(text))  # the next line's first '#' at the earliest
     return starts
+
+
+def lines_holding(text: str, word: str) -> list[int]:
+    """The starts of the lines on which *word* occurs, ascending, once each: where a `^...word` pattern
+    (re.M) whose match holds *word* on its first line can start, for finditer_at (a `#define NAME(`
+    pattern is tried on the few lines spelling `define`, not on every preprocessor line)."""
+    starts: list[int] = []
+    k = text.find(word)
+    while k >= 0:
+        start = text.rfind("\n", 0, k) + 1
+        starts.append(start)
+        k = text.find(word, text.find("\n", k) + 1 or len(text))  # the next line's first at the earliest
+    return starts

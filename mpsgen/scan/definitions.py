@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import bracket_pairs, match_close
 from mpsgen.scan.mask import code_only
 

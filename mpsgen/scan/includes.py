@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.anchored import directive_line_starts, finditer_at
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*(?:include|import)[ \t]*([<"])([^>"\n]+)[>"]', re.M)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from typing import Iterator, NamedTuple
+from typing import Iterator
+
+from mpsgen.records import NamedTuple
 
 # Each alternative opens with a literal (/, R, " or '), so the regex engine skips in C to the next
 # of those characters instead of trying the pattern at every offset (u, U and L are too common to
@@ -78,7 +80,9 @@ def _tokens(text: str) -> Iterator[tuple[int, int, str | None]]:
     str.find, at memchr speed, and so are a comment's end and a plain string's; the regex matches
     only the other literals, where they stand.  Its own search for a first character, and its walk
     through a comment, cost ~5 ns a character: most of mask()'s time.  After a token the search
-    resumes at its end, as finditer's does."""
+    resumes at its end, as finditer's does.  The loop runs once a token or lone '/' (an #include's
+    path), so it makes as few calls as it can: the nearest opener by comparisons (min() is a call),
+    the character after a '/' by a slice, a one-line string without escapes read inline."""
     n, find = len(text), text.find
     # (each next /, " or ' found inline: a helper's call cost as much as the search)
     slash = k if (k := find("/")) >= 0 else n
@@ -86,17 +90,26 @@ def _tokens(text: str) -> Iterator[tuple[int, int, str | None]]:
     apostrophe = k if (k := find("'")) >= 0 else n
     resume = 0
     token: tuple[int, int, str | None] | None
-    while (p := min(slash, quote, apostrophe)) < n:
+    while True:
+        p = slash if slash < quote else quote
+        if apostrophe < p:
+            p = apostrophe
+        if p >= n:
+            return
         if p == slash:
-            if text.startswith("//", p):  # //[^\n]*
+            after = text[p + 1 : p + 2]
+            if after == "/":  # //[^\n]*
                 end = find("\n", p + 2)
                 token = (p, n if end < 0 else end, None)
-            elif text.startswith("/*", p):  # /\*(?:.*?\*/|.*)
+            elif after == "*":  # /\*(?:.*?\*/|.*)
                 end = find("*/", p + 2)
                 token = (p, n, "unterminated /* comment") if end < 0 else (p, end + 2, None)
             else:
                 slash = k if (k := find("/", p + 1)) >= 0 else n  # a division or a path: nothing opens here
                 continue
+        elif p == quote and (p == resume or text[p - 1] != "R") and (close := find('"', p + 1)) >= 0 \
+                and find("\\", p + 1, close) < 0 and find("\n", p + 1, close) < 0:
+            token = (p, close + 1, None)  # a string without escapes, on one line (no R before it)
         else:
             token = _literal(text, p, resume)
         if token is None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import code_only, directives, mask_code
 

@@ -55,19 +55,20 @@ def identifier_counts(code: str) -> dict[str, int]:
 
 def identifiers_containing(code: str, part: str) -> dict[str, int]:
     """`{name: n for name, n in identifier_counts(code).items() if part in name}` for a *part* that
-    opens with a letter or underscore, from the words holding *part* (words_containing: a few thousand
+    opens with a letter or underscore, from the words holding *part* (words_holding: a few thousand
     in the .mm files) instead of splitting the whole text into words."""
     if not code.isascii():
         return {name: n for name, n in identifier_counts(code).items() if part in name}
-    return identifiers_in(code, words_containing(code, part))
+    return identifiers_of(words_holding(code, part))
 
 
-def identifiers_in(code: str, spans: list[tuple[int, int]]) -> dict[str, int]:
-    """How often each identifier of an ASCII *code* spans (words) hold: a word without its leading digits."""
+def identifiers_of(words: dict[str, list[int]]) -> dict[str, int]:
+    """How often each identifier of an ASCII text's *words* ({word: its starts}) occurs: a word without its
+    leading digits (counted once a word, not once an occurrence)."""
     counts: dict[str, int] = {}
-    for start, end in spans:
-        name = code[start:end].lstrip("0123456789")  # an identifier opens with no digit
-        counts[name] = counts.get(name, 0) + 1
+    for word, starts in words.items():
+        name = word.lstrip("0123456789")  # an identifier opens with no digit
+        counts[name] = counts.get(name, 0) + len(starts)
     return counts
 
 
@@ -76,25 +77,34 @@ IDENTIFIER_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 ASCII_WORD_CHARS = IDENTIFIER_FIRST | frozenset("0123456789")
 
 
-def words_containing(code: str, part: str) -> list[tuple[int, int]]:
-    """(start, end) of each run of word characters (is_word_char) that contains *part* (a word character
-    itself), in order: each occurrence of *part* grown to its word, the next search from the word's end.
-    In an ASCII text a pattern opening with *part* finds each and its word's end in C; the start is read
-    back only for a word that does not open with *part* (most do: `mpsGraph`, `mps::`)."""
-    spans: list[tuple[int, int]] = []
+def words_holding(code: str, part: str) -> dict[str, list[int]]:
+    """{each run of word characters (is_word_char) that contains *part* (a word character itself): the
+    offsets where it stands}, words in the order they first occur: each occurrence of *part* grown to its
+    word, the next search from the word's end.  In an ASCII text a pattern opening with *part* finds each
+    and its word's end in C; the start is read back only for a word that does not open with *part* (most
+    do: `mpsGraph`, `mps::`).  One walk gives what the callers ask (counts, starts), not a span list each
+    reads again."""
+    words: dict[str, list[int]] = {}
     if code.isascii():
         for m in _tail_pattern(part).finditer(code):
             k, end = m.span()
-            spans.append((k if k == 0 or code[k - 1] not in ASCII_WORD_CHARS else word_start(code, k), end))
-        return spans
+            if k and code[k - 1] in ASCII_WORD_CHARS:
+                k = word_start(code, k)
+            word = code[k:end]
+            found = words.get(word)
+            if found is None:
+                words[word] = [k]
+            else:
+                found.append(k)
+        return words
     n, k = len(code), code.find(part)
     while k >= 0:
         start, end = word_start(code, k), k + len(part)
         while end < n and is_word_char(code[end]):
             end += 1
-        spans.append((start, end))
+        words.setdefault(code[start:end], []).append(start)
         k = code.find(part, end)  # the next word
-    return spans
+    return words
 
 
 @functools.lru_cache(maxsize=8)

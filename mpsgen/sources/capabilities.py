@@ -19,8 +19,9 @@ import re
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from mpsgen.records import NamedTuple
 from mpsgen.tree.checkout import COMMON_MPS_REL, OPERATIONS_REL, TEST_MPS_REL
 
 if TYPE_CHECKING:  # the readers are imported where a fact is first asked: lint asks only where the test lists are

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_left
 from functools import cached_property
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import (
     FunctionSpan,
@@ -30,9 +32,9 @@ from mpsgen.scan.words import (
     IDENTIFIER_FIRST,
     identifier_counts,
     identifiers_containing,
-    identifiers_in,
+    identifiers_of,
     spelled_in,
-    words_containing,
+    words_holding,
 )
 
 IMPL_FUNC = "TORCH_IMPL_FUNC"
@@ -73,7 +75,7 @@ class SourceIndex:
         self._calls_of: dict[tuple[str, ...], list[MacroCall]] = {}
         self._regions: list[tuple[int, str]] = []  # (offset, masked text) of regions masked alone
         self._containing: dict[str, dict[str, int]] = {}
-        self._spans: dict[str, list[tuple[int, int]]] = {}
+        self._words: dict[str, dict[str, list[int]]] = {}
 
     @cached_property
     def _masked(self) -> Masked:
@@ -239,8 +241,14 @@ class SourceIndex:
         return None
 
     def enclosing_function(self, pos: int) -> str | None:
-        outer = [s for s in self.functions if s.body_open < pos < s.body_close]
-        return min(outer, key=lambda s: s.body_open).name if outer else None
+        """The function whose body holds *pos*: the bodies are disjoint and in order, so only the last
+        one opening before *pos* can (a bisection rather than a test of every function)."""
+        k = bisect_left(self._body_opens, pos) - 1
+        return self.functions[k].name if k >= 0 and pos < self.functions[k].body_close else None
+
+    @cached_property
+    def _body_opens(self) -> list[int]:
+        return [f.body_open for f in self.functions]
 
     @cached_property
     def brace_pairs(self) -> dict[int, int]:
@@ -324,28 +332,24 @@ class SourceIndex:
         return "CREATE_" in self.text and "IMPL" in self.text and "CREATE_" in self.masked
 
     # -- words ------------------------------------------------------------------------------
-    def _spans_with(self, part: str) -> list[tuple[int, int]]:
-        """words_containing(self.masked, *part*), computed once per part."""
-        if part not in self._spans:
-            self._spans[part] = words_containing(self.masked, part)
-        return self._spans[part]
+    def _words_with(self, part: str) -> dict[str, list[int]]:
+        """words_holding(self.masked, *part*), computed once per part."""
+        if part not in self._words:
+            self._words[part] = words_holding(self.masked, part)
+        return self._words[part]
 
     def identifiers_with(self, part: str) -> dict[str, int]:
         """identifiers_containing(self.masked, *part*), computed once per part (check asks for "mps" twice)."""
         if part not in self._containing:
             masked = self.masked
-            self._containing[part] = (identifiers_in(masked, self._spans_with(part)) if masked.isascii()
+            self._containing[part] = (identifiers_of(self._words_with(part)) if masked.isascii()
                                       else identifiers_containing(masked, part))
         return self._containing[part]
 
     def identifier_starts(self, part: str) -> dict[str, list[int]]:
         """{identifier containing *part*: the offsets where it stands as a whole word in the masked text},
         from the same walk as identifiers_with (a word opening with a digit or a non-ASCII letter is none)."""
-        masked, starts = self.masked, dict[str, list[int]]()
-        for s, e in self._spans_with(part):
-            if masked[s] in IDENTIFIER_FIRST:
-                starts.setdefault(masked[s:e], []).append(s)
-        return starts
+        return {word: starts for word, starts in self._words_with(part).items() if word[0] in IDENTIFIER_FIRST}
 
     @cached_property
     def identifiers(self) -> frozenset[str]:

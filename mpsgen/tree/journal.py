@@ -24,9 +24,9 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.scan.lines import plain_lines
 
 FORMAT_VERSION = 1

@@ -13,9 +13,10 @@ import os
 import stat
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.tree import journal as jr
 from mpsgen.tree import undostack
 

@@ -7,10 +7,11 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Iterable, NamedTuple, Sequence, TextIO
+from typing import Iterable, Sequence, TextIO
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.tree.checkout import BUILD_REL
 from mpsgen.verify.processes import check_executable, shown_command, stream
 from mpsgen.verify.progress import Progress

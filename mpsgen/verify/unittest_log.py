@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Iterable, Literal, NamedTuple, get_args
+from typing import Iterable, Literal, get_args
+
+from mpsgen.records import NamedTuple
 
 TestStatus = Literal["passed", "failed", "error", "skipped", "xfail", "xpass"]
 STATUSES: tuple[TestStatus, ...] = get_args(TestStatus)

@@ -79,7 +79,7 @@ class Rule:
                 rests_on: Iterable[str | Basis] = ()) -> Finding:
         """A finding of this rule, with its code and severity; *rests_on*: the other files it rests on."""
         return Finding(path=path, line=line, col=col, code=self.code, severity=self.severity, message=message, hint=hint,
-                       rests_on=tuple(b for b in bases(rests_on) if b.path != path))
+                       rests_on=tuple([b for b in bases(rests_on) if b.path != path]))
 
 
 _REGISTRY: dict[str, Rule] = {}

@@ -7,10 +7,11 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Iterator
 
 from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, rule
+from mpsgen.records import NamedTuple
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory

@@ -3,6 +3,7 @@ on the .metal line: a dtype line gone, a line twice, a misspelt dtype)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Iterator
 
@@ -100,30 +101,45 @@ def _host(inv: "Inventory", called: dict[str, tuple[str, "KernelCall | None"]], 
 
 
 def _missing(group: list[RegistrationSite]) -> dict[tuple[str, ...], tuple[RegistrationSite, str]]:
-    """{dtypes of a line the pattern implies and the group lacks: (the line implying it, why)}."""
+    """{dtypes of a line the pattern implies and the group lacks: (the line implying it, why)}.
+    (What a row of dtypes implies is read once per row: a tree's ~1,500 lines hold a few dozen rows.)"""
     have = {s.dtypes for s in group}
     # A line whose dtype is misspelt (unknown-dtype's finding) stands for the one it meant.
-    have |= {d for s in group if any(map(_misspelt, s.dtypes)) for d in _meant(s.dtypes)}
+    have |= {d for s in group if _misspelt_row(s.dtypes) for d in _meant(s.dtypes)}
     out: dict[tuple[str, ...], tuple[RegistrationSite, str]] = {}
     for s in group:
-        if any(map(_misspelt, s.dtypes)):
+        if _misspelt_row(s.dtypes):
             continue  # a misspelt line implies nothing (unknown-dtype reports it)
-        for src, dst, word in _IMPLIED:
-            # Every spelling of the type moves together: its vectors and inside compound arguments
-            # (NanToNumParams_half).
-            if any(word.search(d) for d in s.dtypes):
-                want = tuple(word.sub(rf"{dst}\1", d) for d in s.dtypes)
-                if want not in have:
-                    out.setdefault(want, (s, f"it is registered for {src} ({s.text}) but not for {dst}"))
-        for k, d in enumerate(s.dtypes):
-            if d not in _INTEGERS:
-                continue
-            rows = {i: s.dtypes[:k] + (i,) + s.dtypes[k + 1 :] for i in _INTEGERS}
+        for src, dst, want in _implied(s.dtypes):
+            if want not in have and want not in out:
+                out[want] = (s, f"it is registered for {src} ({s.text}) but not for {dst}")
+        for rows in _integer_rows(s.dtypes):
             absent = [i for i, row in rows.items() if row not in have]
-            if len(absent) == 1:
+            if len(absent) == 1 and rows[absent[0]] not in out:
                 present = ", ".join(i for i in _INTEGERS if i not in absent)
-                out.setdefault(rows[absent[0]], (s, f"it is registered for {present} but not for {absent[0]}"))
+                out[rows[absent[0]]] = (s, f"it is registered for {present} but not for {absent[0]}")
     return out
+
+
+@functools.cache
+def _implied(dtypes: tuple[str, ...]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """(type, the type it implies, the row with every spelling of it replaced) for each implying type
+    the row spells: every spelling moves together, its vectors and inside compound arguments
+    (NanToNumParams_half)."""
+    return tuple((src, dst, tuple(word.sub(rf"{dst}\1", d) for d in dtypes))
+                 for src, dst, word in _IMPLIED if any(word.search(d) for d in dtypes))
+
+
+@functools.cache
+def _integer_rows(dtypes: tuple[str, ...]) -> tuple[dict[str, tuple[str, ...]], ...]:
+    """For each integer dtype of the row: {integer: the row with it there}."""
+    return tuple({i: dtypes[:k] + (i,) + dtypes[k + 1 :] for i in _INTEGERS}
+                 for k, d in enumerate(dtypes) if d in _INTEGERS)
+
+
+@functools.cache
+def _misspelt_row(dtypes: tuple[str, ...]) -> bool:
+    return any(map(_misspelt, dtypes))
 
 
 def _instantiated(site: RegistrationSite, dtypes: tuple[str, ...], leaves: set[str]) -> bool:

@@ -9,8 +9,8 @@ templates; a 2026 fork gives exec_ternary_kernel an alpha too.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.mask import mask_code
 

@@ -10,9 +10,10 @@ declares the function, and goes unnoticed once nothing calls it.
 from __future__ import annotations
 
 import re
-from typing import Container, Literal, NamedTuple
+from typing import Container, Literal
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import is_word_char, looks_like_definition_name
 from mpsgen.scan.mask import mask_code
@@ -105,6 +106,7 @@ def _own_lines(ix: SourceIndex, path: str, text: str, names: Container[str]) -> 
 
 
 _OPEN_PAREN = re.compile(r"\s*\(")
+_WHITESPACE = re.compile(r"\s+")
 
 
 def _address_taken(masked: str, start: int) -> bool:
@@ -131,7 +133,7 @@ def _use_kind(ix: SourceIndex, name: str, k: int, end: int) -> tuple[int, str, U
     masked = ix.masked
     q = _QUALIFIER.search(masked, lo, k) if _ends_in_scope(masked, lo := max(0, k - 80), k) else None
     start = q.start() if q else k
-    qualifier = re.sub(r"\s+", "", masked[start:k])
+    qualifier = _WHITESPACE.sub("", masked[start:k]) if q else ""
     before = masked[max(0, start - 2) : start].rstrip()
     if before.endswith((".", "->")):
         return None  # a member of something else

@@ -13,8 +13,9 @@ build by token pasting (`binaryOp##other_type` builds binaryOpTensor) is kept an
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.lines import split_lines
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.host import mm as host

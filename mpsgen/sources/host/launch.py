@@ -11,8 +11,8 @@ uses, with the pipeline state looked up before the block so that its errors stil
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.mask import mask_code
 

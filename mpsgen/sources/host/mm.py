@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Collection, Iterable, NamedTuple
+from typing import Collection, Iterable
 
 import functools
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import Backend, ImplForm, Location
+from mpsgen.records import NamedTuple
 from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.scan.lines import line_start as _line_start
 from mpsgen.scan.mask import mask_code
+from mpsgen.scan.words import whole_word
 from mpsgen.sources.index import index_of, require_scannable
 from mpsgen.sources.host.text import INCLUDE as _INCLUDE
 from mpsgen.sources.host.text import is_blank as _blank
@@ -216,7 +218,7 @@ class Definition(NamedTuple):
 
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
-_STATIC = re.compile(r"\bstatic\b")
+_STATIC = whole_word("static")  # `\bstatic\b`, opening with its literal
 
 
 @functools.lru_cache(maxsize=512)

@@ -4,7 +4,6 @@ and includes to an operations/*.mm (split from host.py; host re-exports these na
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.tree.checkout import newline_of
@@ -19,6 +18,7 @@ from mpsgen.sources.host.text import is_blank as _blank
 from mpsgen.sources.host.text import join_after as _join_after
 from mpsgen.sources.host.text import lines_of as _lines
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 
 
 # --------------------------------------------------------------------------------------------

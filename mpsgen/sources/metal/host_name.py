@@ -10,11 +10,11 @@ Entries copy the parameter lines of the macro's first entry, so they are in the 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
 from mpsgen.generate import template_kernel as tk
 from mpsgen.model import KernelSpec
+from mpsgen.records import NamedTuple
 from mpsgen.scan.lines import above_comments, split_lines
 from mpsgen.sources.metal.edit import add_includes, existing_functor, insert_lines, newline_of
 from mpsgen.sources.metal.index import KERNELS2, VEC2, MacroDef, MetalIndex, index_metal

@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Iterable
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import split_top_level
 from mpsgen.scan.masked_lines import MaskedLines
 
@@ -145,9 +146,11 @@ class MetalIndex(NamedTuple):
 
 
 def split_args(text: str) -> tuple[str, ...]:
+    """The top-level arguments, each with its blanks collapsed to one space: the text's blanks collapsed
+    first (commas and brackets stay where they were; each part's ends are stripped), split once."""
     if not text.strip():
         return ()
-    return tuple(" ".join(a.split()) for a in split_top_level(text))
+    return tuple(split_top_level(" ".join(text.split())))
 
 
 def is_complex_args(args: Iterable[str]) -> bool:
@@ -279,6 +282,14 @@ def _balanced(code: list[str], i: int, first: str, define_of_line: dict[int, str
     Returns (call text, last line index, followed by ';').  The call text is the lines (each without
     a trailing backslash) joined by a space.
     """
+    # The first line closing the call (most calls: one '(' and the ')' after it), found with str.find.
+    seg = first.rstrip()
+    if seg.endswith("\\"):
+        seg = seg[:-1]
+    opened = seg.find("(")
+    close = seg.find(")", opened)
+    if opened >= 0 and close >= 0 and seg.find("(", opened + 1, close) < 0 and seg.find(")", 0, opened) < 0:
+        return seg[: close + 1], i, seg[close + 1 :].lstrip().startswith(";")
     read: list[str] = []
     depth, k, segment = 0, i, first
     while True:

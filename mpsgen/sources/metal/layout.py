@@ -8,10 +8,11 @@ file, the line where the layout shows, its name and what to do.
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from mpsgen.errors import MpsgenError
 from mpsgen.model import MetalLayout
+from mpsgen.records import NamedTuple
 from mpsgen.sources.metal.index import BUILTIN_REGISTER_MACROS, KERNELS2, VEC2, MacroDef, MetalIndex
 
 

@@ -8,6 +8,7 @@ The body is cut at its parameters once, when the #define is read; each call fill
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from mpsgen.scan.anchored import finditer_at, occurrences
 
@@ -40,7 +41,7 @@ class MacroBody:
         body = "\n".join(lines)
         pieces: list[tuple[str, _Slot]] = []
         k = 0
-        for m in _parameter_matches(body, params):
+        for m in parameter_matches(body, params):
             pieces.append((body[k : m.start()], _Slot(m.group(2), m.group(1) is not None, m.group(0))))
             k = m.end()
         self._pieces = tuple(pieces)
@@ -66,7 +67,7 @@ class MacroBody:
         return "".join(out)
 
 
-def _parameter_matches(body: str, params: tuple[str, ...]) -> list[re.Match[str]]:
+def parameter_matches(body: str, params: tuple[str, ...]) -> list[re.Match[str]]:
     """SUBST's matches in *body* that are parameters.  A match opens with `"`, `#` or an identifier,
     and none opens inside an identifier: tried at each `"`, `#` and occurrence of a parameter only
     (str.find), SUBST yields the same parameter matches (an identifier it steps over holds none of
@@ -101,3 +102,58 @@ def paste(text: str) -> str:
         q = text.find("##", k)
     out.append(text[k:])
     return "".join(out)
+
+
+# -- a body read once for all its calls (sources/metal/name_scan's templates) -----------------------
+
+
+class Hole:
+    """A parameter in an argument of a call inside a macro body: the call's argument fills it."""
+
+    __slots__ = ("param", "spelled", "stringised")
+
+    def __init__(self, param: str, spelled: str, stringised: bool) -> None:
+        self.param = param
+        self.spelled = spelled  # kept when the call passes no argument for it (`# P` with its blank)
+        self.stringised = stringised  # `#P`: the argument in quotes
+
+
+# An argument of a call in a template: a text without parameters, one parameter (not stringised), or
+# the pieces between them.
+ArgTemplate = str | Hole | tuple[str | Hole, ...]
+
+
+def arg_template(text: str, start: int, end: int, holes: list[tuple[int, int, Hole]], strip: bool) -> ArgTemplate:
+    """The argument text[start:end] (*strip*ped), cut at the parameters in it."""
+    if strip:
+        part = text[start:end]
+        start += len(part) - len(part.lstrip())
+        end = start + len(part.strip())
+    pieces: list[str | Hole] = []
+    k = start
+    # the holes in [start, end): they are in text order and none straddles an argument's end
+    for s, e, hole in holes[bisect_left(holes, (start,)):]:
+        if e > end:
+            break
+        if s > k:
+            pieces.append(text[k:s])
+        pieces.append(hole)
+        k = e
+    if not pieces:
+        return text[start:end]
+    if k < end:
+        pieces.append(text[k:end])
+    only = pieces[0]
+    return only if len(pieces) == 1 and isinstance(only, Hole) and not only.stringised else tuple(pieces)
+
+
+def fill(arg: ArgTemplate, mapping: dict[str, str]) -> str:
+    """A template argument with the call's arguments in its parameters (MacroBody's substitution)."""
+    if isinstance(arg, Hole):
+        return _filled(arg, mapping)
+    return "".join(p if isinstance(p, str) else _filled(p, mapping) for p in arg)
+
+
+def _filled(hole: Hole, mapping: dict[str, str]) -> str:
+    arg = mapping.get(hole.param)
+    return hole.spelled if arg is None else f'"{arg}"' if hole.stringised else arg

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import NamedTuple
+
+from mpsgen.records import NamedTuple
 
 METAL_CMAKE_REL = "cmake/Metal.cmake"
 OPERATION_UTILS_REL = "aten/src/ATen/native/mps/OperationUtils.mm"

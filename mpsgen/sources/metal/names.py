@@ -13,27 +13,20 @@ Macros the file defines itself (`INSTANTIATE_UNARY_KERNELS2`, `REGISTER_SPECIAL`
 `REGISTER_BINARY_OP(NAME, DTYPE)`) are expanded at each call site, with `#PARAM` stringised and
 `A##B` pasted, so a name written as `#NAME` or `"i0_" #DTO` is found.  Each name is located on the
 line where it is spelled: the `#define` body line that writes it (`"exp_"`), else the call site
-that passes it (`REGISTER_FLOAT_BINARY_OP(hypot)`).
+that passes it (`REGISTER_FLOAT_BINARY_OP(hypot)`).  The scan is sources/metal/name_scan.py's (a
+macro's body read once per file, each call of plain words filled in).
 """
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
 from functools import cached_property
-from itertools import accumulate, count
-from operator import add as _plus
-from typing import Callable, Iterable, NamedTuple
+from operator import attrgetter
+from typing import Iterable
 
-from mpsgen.scan.anchored import finditer_at, occurrences
-from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.scan.mask import blank_comments
-from mpsgen.sources.metal.macros import MacroBody
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
+from mpsgen.sources.metal.name_scan import scan_text
 
-# Registration macros of c10/metal/indexing.h (kept in step with metal.BUILTIN_REGISTER_MACROS);
-# any other REGISTER_* the file does not define is taken to come from a header too.
-_HEADER_PREFIX = "REGISTER_"
 # Words the host appends to a kernel name: Metal dtypes and the layout/variant words of
 # OperationUtils.mm ("{name}_{dense|strided}[_cast|_castout|_scalar...]_{outT}_{inT}").
 SUFFIX_WORDS = frozenset(
@@ -41,18 +34,6 @@ SUFFIX_WORDS = frozenset(
     "dense strided cast castout scalar broadcast ilp lhs rhs "
     "8bit 16bit 32bit 64bit".split()  # 2.7 Indexing.mm's getBitSizeString: masked_fill_scalar_dense_8bit
 )
-
-_STRING = re.compile(r"\"(?:\\.|[^\"\\\n])*\"")
-_DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(\(([^)]*)\))?")
-# `\b([A-Z_][A-Z0-9_]*)\s*\(` with the word-start test after the first character (a pattern that opens
-# with a character class lets the regex engine skip to the next candidate in C).
-_MACRO_CALL = re.compile(r"([A-Z_](?<!\w[A-Z_])[A-Z0-9_]*)\s*\(")
-# Literal first, the word boundary tested behind it (the engine skips to the literal in C).
-_HOST_NAME = re.compile(r"host_name(?<!\whost_name)\s*\(")
-_PLAIN_KERNEL = re.compile(r"(?:kernel(?<!\wkernel)\s+void|void(?<!\wvoid)\s+kernel)\s+([A-Za-z_]\w*)\s*[(<]")
-_PLAIN_KERNEL_WORDS = ("kernel", "void")  # every match opens with one of these
-_IDENT = re.compile(r"[A-Za-z_]\w*")
-_MAX_DEPTH = 8
 
 
 class MetalName(NamedTuple):
@@ -83,44 +64,6 @@ class MetalName(NamedTuple):
         return Location(self.path, self.line)
 
 
-# The private records below are plain classes with __slots__: a NamedTuple class costs ~0.2 ms to
-# create when the module is imported, a cold run's price for each.
-
-
-class _Define:
-    __slots__ = ("name", "params", "body", "_expansion", "_frames")
-
-    def __init__(self, name: str, params: tuple[str, ...] | None, body: tuple[tuple[int, str], ...]) -> None:
-        self.name = name
-        self.params = params
-        self.body = body  # (line, text) of each physical line after the parameter list
-        self._expansion: MacroBody | None = None
-        self._frames: tuple[_Frame, ...] | None = None
-
-    def frame(self, k: int) -> _Frame:
-        """The frame of body line *k* (one per line, made when the body is first asked for one)."""
-        if self._frames is None:
-            self._frames = tuple(_Frame(line, raw, self.name) for line, raw in self.body)
-        return self._frames[k]
-
-    def expand(self, args: list[str]) -> list[str]:
-        """The body's lines with the parameters replaced by *args* (a function-like macro's; the body
-        is cut at its parameters when first called: many macros a file defines it never calls)."""
-        assert self.params is not None  # only function-like macros are expanded
-        if self._expansion is None:
-            self._expansion = MacroBody([t for _, t in self.body], self.params)
-        return self._expansion.expand(args)
-
-
-class _Frame:
-    __slots__ = ("line", "raw", "macro")
-
-    def __init__(self, line: int, raw: str, macro: str) -> None:
-        self.line = line
-        self.raw = raw  # the line as written (before substitution)
-        self.macro = macro  # the macro whose body holds this line, or the macro invoked on it
-
-
 class MetalNames:
     """Every name registered by a set of .metal files (names are global across the metallib)."""
 
@@ -140,6 +83,9 @@ class MetalNames:
         return self.by_host_name.get(host_name, ())
 
 
+_BY_LINE_AND_NAME = attrgetter("line", "name")
+
+
 def names_in(text: str, path: str) -> list[MetalName]:
     """The names one .metal text registers, in order, one per (name, line)."""
     return names_and_registrations(text, path)[0]
@@ -147,77 +93,11 @@ def names_in(text: str, path: str) -> list[MetalName]:
 
 def names_and_registrations(text: str, path: str) -> tuple[list[MetalName], list[tuple[str, ...]]]:
     """names_in() and all_registrations() of one text, from one scan."""
-    found: dict[tuple[str, int], MetalName] = {}
+    found: dict[tuple[str, int], tuple[str, bool]] = {}
     registrations: list[tuple[str, ...]] = []
-    _scan_text(text, path, found, registrations)
-    return sorted(found.values(), key=lambda n: (n.line, n.name)), [a for a in registrations if len(a) > 1]
-
-
-# -- scanning --------------------------------------------------------------------------------
-
-
-# The frames of a scanned line, innermost first: in a macro's expansion the body line itself, then
-# each call site outwards; at the top level the line itself, invoking the given macro.
-_FramesAt = Callable[[int, str], tuple[_Frame, ...]]
-
-
-class _File:
-    """What every scan of one .metal text shares."""
-
-    __slots__ = ("defines", "path", "found", "registrations", "call_words", "call_words_at_limit")
-
-    def __init__(self, defines: dict[str, _Define], path: str, found: dict[tuple[str, int], MetalName],
-                 registrations: list[tuple[str, ...]] | None) -> None:
-        self.defines = defines
-        self.path = path
-        self.found = found  # the names registered, by (name, line)
-        self.registrations = registrations  # (macro, arguments...) of each REGISTER_* call, when asked
-        # The words every _MACRO_CALL match a scan acts on starts with: REGISTER_ (a header's macro)
-        # and, below the depth limit, each function-like local macro (other calls are stepped over;
-        # a local REGISTER_* macro is found where REGISTER_ is).
-        macros = [name for name, d in defines.items() if d.params is not None and not name.startswith(_HEADER_PREFIX)]
-        self.call_words = (_HEADER_PREFIX, *macros)
-        self.call_words_at_limit = (_HEADER_PREFIX,)
-
-
-def _scan_text(text: str, path: str, found: dict[tuple[str, int], MetalName],
-               registrations: list[tuple[str, ...]] | None = None) -> None:
-    """Scan a whole .metal text: comments blanked, preprocessor lines emptied (#define bodies are
-    scanned where they are called)."""
-    lines = blank_comments(text).split("\n")
-    defines, directive = _defines(lines)
-    texts = list(lines)
-    for number in directive:
-        texts[number - 1] = ""
-    file = _File(defines, path, found, registrations)
-    _scan(texts, lambda k, macro: (_Frame(k + 1, texts[k], macro),), file, depth=0)
-
-
-def _defines(lines: list[str]) -> tuple[dict[str, _Define], set[int]]:
-    """Function-like and object-like #defines with continuation lines joined; the directive line numbers."""
-    defines: dict[str, _Define] = {}
-    directive: set[int] = set()
-    k = 0
-    # Only a line holding a '#' can start a directive: the others are stepped over.
-    for start in [j for j, ln in enumerate(lines) if "#" in ln]:
-        if start < k:
-            continue  # a continuation line of the previous directive
-        k = start
-        if not lines[k].lstrip().startswith("#"):
-            continue
-        first = k
-        while lines[k].rstrip().endswith("\\") and k + 1 < len(lines):
-            k += 1
-        directive.update(range(first + 1, k + 2))
-        m = _DEFINE.match(lines[first])
-        if m:
-            params = tuple(p.strip() for p in m.group(3).split(",") if p.strip()) if m.group(2) else None
-            body = [(first + 1, lines[first][m.end():])]
-            body += [(j + 1, lines[j]) for j in range(first + 1, k + 1)]
-            body = [(ln, t.rstrip().removesuffix("\\")) for ln, t in body]
-            defines[m.group(1)] = _Define(m.group(1), params, tuple(body))
-        k += 1
-    return defines, directive
+    scan_text(text, found, registrations)
+    names = [MetalName(name, path, line, macro, suffixed) for (name, line), (macro, suffixed) in found.items()]
+    return sorted(names, key=_BY_LINE_AND_NAME), [a for a in registrations if len(a) > 1]
 
 
 def registered_input_types(text: str, path: str, name: str, *, alpha: bool) -> set[str]:
@@ -238,155 +118,5 @@ def all_registrations(text: str, path: str) -> list[tuple[str, ...]]:
     """(macro, name, arguments...) of every REGISTER_* registration in one .metal text, file-local
     macros expanded, in file order."""
     registrations: list[tuple[str, ...]] = []
-    _scan_text(text, path, {}, registrations)
+    scan_text(text, {}, registrations)
     return [args for args in registrations if len(args) > 1]
-
-
-def _scan(texts: list[str], frames_at: _FramesAt, file: _File, depth: int) -> None:
-    """Find the names registered in *texts* (lines; frames_at(k, macro) are the k-th's frames)."""
-    defines, found, registrations = file.defines, file.found, file.registrations
-    text = "\n".join(texts)
-    # The offset each line starts at: the lengths before it, plus one "\n" per line before it.
-    starts = [0, *map(_plus, accumulate(map(len, texts[:-1])), count(1))]
-    plain = _STRING.sub(_blank_string, text) if '"' in text else text
-
-    def frames_of(pos: int, macro: str) -> tuple[_Frame, ...]:
-        return frames_at(bisect_right(starts, pos) - 1, macro)
-
-    def add(name: str, pos: int, macro: str, suffixed: bool, word: str, quoted: str | None = None) -> None:
-        frames = frames_of(pos, macro)
-        # The innermost frame spelling the name (`"quoted` or the word *word*) when there is a choice.
-        chosen = frames[-1]
-        if len(frames) > 1:
-            for f in frames:
-                if _spells(f.raw, word, quoted):
-                    chosen = f
-                    break
-        if (name, chosen.line) not in found:  # the first registration on a line is kept
-            found[name, chosen.line] = MetalName(name, file.path, chosen.line, chosen.macro, suffixed)
-
-    pos = 0
-    words = file.call_words if depth < _MAX_DEPTH else file.call_words_at_limit
-    for m in finditer_at(_MACRO_CALL, plain, occurrences(plain, words)):
-        if m.start() < pos:
-            continue  # inside the arguments of a call already handled
-        macro = m.group(1)
-        d = defines.get(macro)
-        expands = d is not None and d.params is not None and depth < _MAX_DEPTH
-        if not expands and (d is not None or not macro.startswith(_HEADER_PREFIX)):
-            continue  # neither a file-local macro to expand nor a REGISTER_* of the headers
-        close = _close(plain, m.end() - 1)
-        if close is None:
-            continue
-        args = split_top_level(text[m.end():close])
-        if expands and d is not None:
-            if registrations is not None and macro.startswith(_HEADER_PREFIX) and _instantiates(d):
-                # A file's own REGISTER_*(NAME, DTYPE) writing host_name instances (2.7's
-                # REGISTER_BINARY_INDEXING_OP) registers NAME for DTYPE like a header's macro.
-                registrations.append((macro, *args))  # (split_top_level strips each)
-            _scan(*_expand(d, args, frames_of(m.start(), macro)), file, depth + 1)
-            pos = close
-        elif d is None and macro.startswith(_HEADER_PREFIX) and args and is_identifier(args[0]):
-            add(args[0], m.start(), macro, True, args[0])
-            if registrations is not None:
-                registrations.append((macro, *args))  # (split_top_level strips each)
-            pos = close
-    for m in finditer_at(_HOST_NAME, plain, occurrences(plain, ("host_name",))):  # _HOST_NAME.finditer(plain)
-        close = _close(plain, m.end() - 1)
-        if close is None:
-            continue
-        name, complete, piece = _concatenate(text[m.end():close])
-        if name.rstrip("_") and piece:
-            add(name if complete else name.rstrip("_"), m.start(), "host_name", not complete, piece.rstrip("_"), piece)
-    if depth == 0:
-        for m in finditer_at(_PLAIN_KERNEL, plain, occurrences(plain, _PLAIN_KERNEL_WORDS)):
-            if m.group(0).endswith("<") or _is_template(plain, m.start()):
-                continue  # a template: only its host_name instantiations are in the library
-            add(m.group(1), m.start(), "kernel", False, m.group(1))
-
-
-def is_identifier(text: str) -> bool:
-    """`_IDENT.fullmatch(text)`: an ASCII text's by str.isidentifier (there the same test, without a
-    regex call: a few thousand instructions a registration)."""
-    return text.isidentifier() if text.isascii() else _IDENT.fullmatch(text) is not None
-
-
-def _instantiates(d: _Define) -> bool:
-    """Whether the body of macro *d* writes host_name instantiations itself."""
-    return any("host_name" in t for _, t in d.body)
-
-
-def _close(plain: str, open_pos: int) -> int | None:
-    """match_close(plain, open_pos) for a '(': the first ')' when no '(' comes before it (most
-    arguments), found with str.find."""
-    close = plain.find(")", open_pos)
-    if close >= 0 and plain.find("(", open_pos + 1, close) < 0:
-        return close
-    return match_close(plain, open_pos)
-
-
-def _blank_string(m: re.Match[str]) -> str:
-    return " " * len(m.group(0))
-
-
-_WORD = re.compile(r"\w+")
-
-
-def _spells(raw: str, word: str, quoted: str | None) -> bool:
-    """`re.search('"' + re.escape(quoted) + r"|\b" + re.escape(word) + r"\b", raw)` (no `"quoted` part
-    when None), with str.find instead of compiling a pattern per name."""
-    if quoted is not None and '"' + quoted in raw:
-        return True
-    k = raw.find(word)
-    if k < 0:
-        return False  # (most frames: every match holds the word)
-    if not _WORD.fullmatch(word):
-        return re.search(r"\b" + re.escape(word) + r"\b", raw) is not None
-    n = len(word)
-    while k >= 0:
-        before = raw[k - 1] if k else " "
-        after = raw[k + n] if k + n < len(raw) else " "
-        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
-            return True
-        k = raw.find(word, k + 1)
-    return False
-
-
-def _concatenate(args: str) -> tuple[str, bool, str]:
-    """The string a host_name(...) argument spells, whether every piece was a literal, and the
-    first piece ("" when the argument opens with no literal)."""
-    if "\\" not in args and "\n" not in args:  # no escapes: a literal is a pair of quotes (~4x faster)
-        parts = args.strip().split('"')  # what precedes each literal, its text, ..., what follows the last
-        if len(parts) % 2 == 1 and not "".join(parts[0::2]).strip():  # literals and blanks only
-            pieces = parts[1::2]
-            return "".join(pieces), True, pieces[0] if pieces else ""
-    out: list[str] = []
-    rest = args.strip()
-    while rest:
-        m = _STRING.match(rest)
-        if m is None:
-            return "".join(out), False, out[0] if out else ""
-        out.append(m.group(0)[1:-1])
-        rest = rest[m.end():].lstrip()
-    return "".join(out), True, out[0] if out else ""
-
-
-def _is_template(plain: str, pos: int) -> bool:
-    """True when the declaration ending at *pos* starts with `template` (since the last ; { or })."""
-    start = max(plain.rfind(c, 0, pos) for c in ";{}")
-    # Searched between the offsets rather than in a slice: \b sees the same (a ; { } or an end).
-    return _TEMPLATE.search(plain, start + 1, pos) is not None
-
-
-_TEMPLATE = re.compile(r"\btemplate\b")
-
-
-def _expand(d: _Define, args: list[str], calls: tuple[_Frame, ...]) -> tuple[list[str], _FramesAt]:
-    """The body of *d* with its parameters replaced by *args*, called from *calls*: the text of each
-    body line, and the frames of each (made when asked: most lines register nothing)."""
-    texts = d.expand(args)
-
-    def frames_at(k: int, macro: str) -> tuple[_Frame, ...]:
-        return (d.frame(k), *calls)
-
-    return texts, frames_at

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Callable, NamedTuple
+from typing import Callable
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.anchored import directive_line_starts, finditer_at
 from mpsgen.scan.mask import blank_comments
 from mpsgen.sources.metal.index import MacroCall, MetalIndex, index_metal
 from mpsgen.sources.metal.macros import MacroBody, paste
-from mpsgen.sources.metal.names import SUFFIX_WORDS, is_identifier
+from mpsgen.sources.metal.name_scan import is_identifier
+from mpsgen.sources.metal.names import SUFFIX_WORDS
 
 _MAX_DEPTH = 8
 _HEADER_PREFIX = "REGISTER_"
@@ -77,16 +79,19 @@ def registration_sites(text: str, path: str) -> tuple[RegistrationSite, ...]:
         if d is None:
             if not c.macro.startswith(_HEADER_PREFIX) or not c.args or not is_identifier(c.args[0]):
                 continue
-            leaves, names = [leaf_key(c.macro, c.args)], [c.args[0]]
-            positions = tuple(range(1, len(c.args)))
-        else:
-            leaves, names = [], []
-            _expand(c.macro, list(c.args), defines, bodies, ix, leaves, names, 0)
-            if not leaves:
-                continue
-            params = d.params or ()
-            positions = tuple(k for k, a in enumerate(c.args)
-                              if a in METAL_TYPES or (k < len(params) and _DTYPE_PARAM.fullmatch(params[k])))
+            # a header's REGISTER_*: _site(..., range(1, n), [leaf], [name]) built directly (most sites)
+            sites.append(RegistrationSite(c.macro, c.args, c.line, c.end_line, tuple(range(1, len(c.args))),
+                                          (leaf_key(c.macro, c.args),), (c.args[0],), branches(c.line), c.args[1:],
+                                          (c.macro, c.args[0])))
+            continue
+        leaves: list[str] = []
+        names: list[str] = []
+        _expand(c.macro, list(c.args), defines, bodies, ix, leaves, names, 0)
+        if not leaves:
+            continue
+        params = d.params or ()
+        positions = tuple(k for k, a in enumerate(c.args)
+                          if a in METAL_TYPES or (k < len(params) and _DTYPE_PARAM.fullmatch(params[k])))
         sites.append(_site(c.macro, c.args, c.line, c.end_line, positions, leaves, names, branches(c.line)))
     for line in ix.host_name_lines:
         if any(d.line <= line <= d.end_line for d in ix.defines):
@@ -108,8 +113,26 @@ def leaf_key(macro: str, args: tuple[str, ...] | list[str]) -> str:
     """What a c10/metal REGISTER_* call instantiates, one spelling per kernel set: the OPMATH_ forms
     instantiate the same host names as the plain ones, a `*_OP_` form's last argument is its opmath type."""
     family = macro.replace("OPMATH_", "")
-    shown = list(args[:3]) if family.endswith("_") else list(args)
-    return f"{family.rstrip('_')}({', '.join(shown)})"
+    return _leaf(family.rstrip("_"), family.endswith("_"), args)
+
+
+def _leaf(family: str, short: bool, args: tuple[str, ...] | list[str]) -> str:
+    """leaf_key of a macro of *family* (its `*_OP_` form *short*: the first three arguments shown)."""
+    return f"{family}({', '.join(args[:3] if short else args)})"
+
+
+class _Inner:
+    """A call inside a #define body as _expand reads it: which arguments are one identifier (a
+    parameter, or a word kept), and its leaf's family."""
+
+    __slots__ = ("macro", "args", "plain", "family", "short")
+
+    def __init__(self, call: MacroCall) -> None:
+        self.macro = call.macro
+        self.args = call.args
+        self.plain = tuple(a.isascii() and a.isidentifier() for a in call.args)
+        family = call.macro.replace("OPMATH_", "")
+        self.family, self.short = family.rstrip("_"), family.endswith("_")
 
 
 class _Bodies:
@@ -120,10 +143,18 @@ class _Bodies:
         self.lines = blank_comments(text).split("\n")
         self.ix = ix
         self._bodies: dict[str, MacroBody | None] = {}
-        self.calls_in: dict[str, list[MacroCall]] = {}
+        self._calls: dict[str, list[MacroCall]] = {}
         for c in ix.calls:
             if c.in_define is not None:
-                self.calls_in.setdefault(c.in_define, []).append(c)
+                self._calls.setdefault(c.in_define, []).append(c)
+        self._inner: dict[str, list[_Inner]] = {}
+
+    def calls_in(self, macro: str) -> list[_Inner]:
+        """The calls in *macro*'s body, read for _expand when it is first expanded."""
+        found = self._inner.get(macro)
+        if found is None:
+            found = self._inner[macro] = [_Inner(c) for c in self._calls.get(macro, ())]
+        return found
 
     def plain_line(self, line: int) -> str:
         return self.lines[line - 1] if line <= len(self.lines) else ""
@@ -150,13 +181,16 @@ def _expand(macro: str, args: list[str], defines: dict, bodies: _Bodies, ix: Met
     """The leaves (and host names) of a call of the file's own *macro* with *args*."""
     d = defines[macro]
     mapping = dict(zip(d.params or (), args))
-    for inner in bodies.calls_in.get(macro, ()):
-        inner_args = [_substitute(a, mapping) for a in inner.args]
+    inners = bodies.calls_in(macro)
+    # _substitute of a one-identifier argument, by identifier: a parameter's argument (pasted), else itself
+    values = {param: paste(arg) if "##" in arg else arg for param, arg in mapping.items()} if inners else {}
+    for inner in inners:
+        inner_args = [values.get(a, a) if plain else _substitute(a, mapping) for a, plain in zip(inner.args, inner.plain)]
         if inner.macro in defines:
             if depth < _MAX_DEPTH:
                 _expand(inner.macro, inner_args, defines, bodies, ix, leaves, names, depth + 1)
         elif inner.macro.startswith(_HEADER_PREFIX) and inner_args and is_identifier(inner_args[0]):
-            leaves.append(leaf_key(inner.macro, inner_args))
+            leaves.append(_leaf(inner.family, inner.short, inner_args))
             names.append(inner_args[0])
     body = bodies.writing_host_names(macro)
     if body is None:

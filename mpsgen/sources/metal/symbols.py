@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.anchored import directive_line_starts, finditer_at, occurrences
 from mpsgen.scan.mask import mask_code
 
@@ -38,12 +39,12 @@ def metal_symbols(text: str) -> MetalSymbols:
     defines = _defines(masked)
     defined = {m.group(1) for m in defines}
     heads = {m.start(1) for m in defines}
-    lines = _Lines(masked)
+    lines = LineCounter(masked)
     uses: dict[str, int] = {}
     for name, start in macro_calls(masked):
         if name not in defined and name not in uses and start not in heads:
             uses[name] = lines.line(start)
-    lines = _Lines(masked)
+    lines = LineCounter(masked)
     qualified: dict[str, int] = {}
     for m in _matches_at(_QUALIFIED, masked, "c10"):
         if m.group(1) not in qualified:
@@ -52,7 +53,7 @@ def metal_symbols(text: str) -> MetalSymbols:
     return MetalSymbols(
         macro_uses=tuple(uses.items()),
         qualified=tuple(qualified.items()),
-        c10_namespace_line=_Lines(masked).line(using.start()) if using else 0,
+        c10_namespace_line=LineCounter(masked).line(using.start()) if using else 0,
     )
 
 
@@ -132,9 +133,9 @@ def _matches_at(pattern: re.Pattern[str], masked: str, word: str) -> Iterator[re
     return finditer_at(pattern, masked, occurrences(masked, (word,)))
 
 
-class _Lines:
+class LineCounter:
     """The 1-based line of ascending offsets, each counted on from the one before (a LineTable splits
-    and sums the whole text for the few lines asked)."""
+    and sums the whole text for the few lines asked; a list of every line's start costs a step per line)."""
 
     __slots__ = ("text", "pos", "number")
 

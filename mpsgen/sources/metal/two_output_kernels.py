@@ -7,9 +7,9 @@ those call (frexp_ and frexp_bits)."""
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.scan.definitions import function_definitions
 from mpsgen.scan.lines import LineTable, line_start
 from mpsgen.scan.mask import mask_code

@@ -10,9 +10,10 @@ through the dispatcher (`at::floor_divide_out(`, `at::floor_divide_outf(`).
 from __future__ import annotations
 
 import re
-from typing import Collection, Iterator, NamedTuple
+from typing import Collection, Iterator
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.sources.index import index_of
 from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import SharedImpl

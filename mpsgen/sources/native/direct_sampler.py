@@ -8,8 +8,9 @@ the random kind's refusal (plan/random_route.py); sources/native/distribution.py
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from typing import Callable
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import find_shared_impl

@@ -10,9 +10,10 @@ calls; the shared kernel must return the template's result (a kernel calling it 
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close
 from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import find_shared_impl

@@ -11,8 +11,9 @@ calling several ops (_linalg_slogdet_out's LAPACK work, then at::sum_out) does w
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from typing import Callable
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.shared_impl import SharedImpl

@@ -7,9 +7,9 @@ its output, so a bool output of float inputs (`x >= 0.5`) needs comparison_op, w
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.sources.index import index_of
 from mpsgen.sources.native.iterator_operands import is_structured, meta_function
 from mpsgen.sources.native.shared_impl import SharedImpl, StubCall

@@ -10,12 +10,12 @@ Tensor_Tensor)`) or, for a plain function, from its own body: a `build_*_op(out,
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.index import SourceIndex, index_of
 from mpsgen.sources.native.shared_impl import SharedImpl
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 
 _BUILD = re.compile(r"\b(?:build_|TensorIterator::)\w*?(?:unary|binary|ternary|comparison)\w*?_op\s*\(")
 _ADD_INPUT = re.compile(r"\.\s*add_(?:owned_)?(?:const_)?input\s*\(")

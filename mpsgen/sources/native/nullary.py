@@ -12,9 +12,10 @@ sources and of ops through the dispatcher (`at::op(` or `.op(`) whose result the
 from __future__ import annotations
 
 import re
-from typing import Callable, NamedTuple
+from typing import Callable
 
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.sources.native.impl_lines import masked_lines
 from mpsgen.sources.native.delegates import DISPATCHED, NATIVE, body_calls

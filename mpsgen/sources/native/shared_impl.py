@@ -7,9 +7,10 @@ import functools
 import re
 from bisect import bisect_left
 from itertools import accumulate
-from typing import Callable, Collection, NamedTuple
+from typing import Callable, Collection
 
 from mpsgen.model import ImplForm, Location
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, paren_pairs, split_top_level
 from mpsgen.scan.definitions import FunctionSpan, word_start
 from mpsgen.scan.words import IDENTIFIER_FIRST

@@ -11,8 +11,8 @@ and a caller asking "is this stub reached" must take it as reached.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.scan.words import whole_word

@@ -10,8 +10,8 @@ inputs or arguments reach the stub) is the planner's business (plan/multistub.py
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.lines import LineTable
 from mpsgen.scan.mask import mask_code

@@ -1,12 +1,14 @@
 """Inventory.stub_declarations: index_stub_declarations' answer over every native/*.h, one stub at a time,
-parsing only the headers that spell its name (a check asks about ~60 of ~370 stubs)."""
+reading only the headers that spell its name, and of their DECLARE_DISPATCHes only its own (a check asks
+about ~60 of ~370 stubs; the ten headers spelling them declare ~240)."""
 
 from __future__ import annotations
 
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, overload
 
-from mpsgen.sources.native.stubs import StubDecl, aliases_in, declarations_in, preferred_declaration
+from mpsgen.sources.native.stubs import (DeclarationSite, StubDecl, aliases_in, declaration, declaration_sites,
+                                         preferred_declaration)
 
 if TYPE_CHECKING:
     from mpsgen.sources.native.stubs import ParsedType
@@ -25,7 +27,7 @@ class StubLookup:
         self._read = read
         self._answers = {} if answers is None else answers
         self._on_answer = on_answer
-        self._declared: dict[str, list[StubDecl]] = {}
+        self._sites: dict[str, list[DeclarationSite]] = {}
         self._aliases: dict[str, dict[str, str]] = {}
         self._alias_types: dict[str, str | None] = {}
         self._parsed_types: dict[str, ParsedType] = {}
@@ -57,16 +59,16 @@ class StubLookup:
         found: StubDecl | None = None
         for path, tail in self._tails.items():
             if name in tail:
-                for decl in self._declared_in(path):
-                    if decl.name == name:
+                for site in self._sites_in(path):
+                    if site.name == name:
+                        decl = declaration(path, site, self._aliases_of(path), self._everywhere, self._parsed_types)
                         found = preferred_declaration(found, decl)
         return found
 
-    def _declared_in(self, path: str) -> list[StubDecl]:
-        held = self._declared.get(path)
+    def _sites_in(self, path: str) -> list[DeclarationSite]:
+        held = self._sites.get(path)
         if held is None:
-            held = self._declared[path] = list(declarations_in(path, self._texts[path], self._aliases_of(path),
-                                                               self._everywhere, self._parsed_types))
+            held = self._sites[path] = declaration_sites(self._texts[path])
         return held
 
     def _aliases_of(self, path: str) -> dict[str, str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol
 
 from mpsgen.errors import MpsgenError
 from mpsgen.scan.brackets import calls_outside_directives, match_close, split_top_level
@@ -16,6 +16,7 @@ from mpsgen.scan.definitions import namespaces_at
 from mpsgen.scan.mask import mask_code
 from mpsgen.sources.native.shared_impl import SharedImpl, StubCall, find_shared_impl
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 
 # The scanner lives in mpsgen.scan; these names are re-exported for readers of this module.
 __all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at", "SharedImpl", "StubCall", "find_shared_impl"]
@@ -164,40 +165,46 @@ if TYPE_CHECKING:  # annotations only: nothing built when a command imports the 
         def get(self, name: str, /) -> StubDecl | None: ...
 
 
-def declarations_in(path: str, text: str, local: dict[str, str], everywhere: Callable[[str], str | None],
-                     parsed_types: dict[str, ParsedType]) -> Iterator[StubDecl]:
+class DeclarationSite(NamedTuple):
+    """One `DECLARE_DISPATCH(type, name)` of a header as written: its name, its type's text (masked), where."""
+
+    name: str
+    type_text: str
+    line: int
+    namespace: str
+
+
+def declaration_sites(text: str) -> list[DeclarationSite]:
     """Each DECLARE_DISPATCH of one header, in order (`#define DECLARE_DISPATCH(...)` and macro bodies
-    skipped); *parsed_types* keeps each type text parsed once across headers."""
+    skipped), its type not yet resolved: a reader asking about one stub resolves that one (declaration())."""
     if "DECLARE_DISPATCH" not in text:
-        return
+        return []
     masked = mask_code(text)
     spaces = namespaces_at(masked, (m.start() for m in _DECLARE.finditer(masked)))
+    found = []
     for m, line, close in calls_outside_directives(text, masked, _DECLARE):
         parts = split_top_level(masked[m.end() : close])
         name = parts[-1] if parts else ""
         if len(parts) < 2 or not re.fullmatch(r"[A-Za-z_]\w*", name):
             continue
-        # Take the type from the original text (masked text is identical outside literals).
-        type_raw = masked[m.end() : close].rsplit(",", 1)[0]
-        resolved, alias = _resolve(type_raw, local, everywhere)
-        key = " ".join(resolved.split())  # what parse_fn_pointer_type reads
-        if key not in parsed_types:
-            parsed_types[key] = parse_fn_pointer_type(key)
-        parsed = parsed_types[key]
-        ret, params, names = parsed if parsed else ("", (), ())
-        fn_type = f"{ret}(*)(" + ", ".join(params) + ")" if parsed else " ".join(resolved.split())
-        yield StubDecl(
-            name=name,
-            fn_type=fn_type,
-            params=params,
-            param_names=names,
-            header=_header_include(path),
-            path=path,
-            line=line,
-            alias=alias,
-            namespace=spaces[m.start()],
-            returns=ret,
-        )
+        # Take the type from the masked text (identical to the original outside literals).
+        found.append(DeclarationSite(name, masked[m.end() : close].rsplit(",", 1)[0], line, spaces[m.start()]))
+    return found
+
+
+def declaration(path: str, site: DeclarationSite, local: dict[str, str], everywhere: Callable[[str], str | None],
+                parsed_types: dict[str, ParsedType]) -> StubDecl:
+    """The StubDecl of *site* in header *path*, its type's aliases resolved (the header's own *local* ones
+    first); *parsed_types* keeps each type text parsed once across headers."""
+    resolved, alias = _resolve(site.type_text, local, everywhere)
+    key = " ".join(resolved.split())  # what parse_fn_pointer_type reads
+    if key not in parsed_types:
+        parsed_types[key] = parse_fn_pointer_type(key)
+    parsed = parsed_types[key]
+    ret, params, names = parsed if parsed else ("", (), ())
+    fn_type = f"{ret}(*)(" + ", ".join(params) + ")" if parsed else key
+    return StubDecl(name=site.name, fn_type=fn_type, params=params, param_names=names, header=_header_include(path),
+                    path=path, line=site.line, alias=alias, namespace=site.namespace, returns=ret)
 
 
 def preferred_declaration(previous: StubDecl | None, decl: StubDecl) -> StubDecl:
@@ -223,7 +230,8 @@ def index_stub_declarations(headers: dict[str, str]) -> dict[str, StubDecl]:
     # Most stubs share an alias (unary_fn, structured_binary_fn, ...): each type text is parsed once.
     parsed_types: dict[str, ParsedType] = {}
     for path, text in headers.items():
-        for decl in declarations_in(path, text, aliases[path], everywhere.get, parsed_types):
+        for site in declaration_sites(text):
+            decl = declaration(path, site, aliases[path], everywhere.get, parsed_types)
             index[decl.name] = preferred_declaration(index.get(decl.name), decl)
     return index
 

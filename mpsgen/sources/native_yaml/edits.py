@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.sources.native_yaml.facts import (
     DEFAULT_PATH, DISPATCH_LINE, MPS, DispatchLine, Entry, KernelOverride, unique,
 )

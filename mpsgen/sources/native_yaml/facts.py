@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Iterable, Literal, Mapping, NamedTuple
+from typing import Iterable, Literal, Mapping
+
+from mpsgen.records import NamedTuple
 
 MPS = "MPS"
 SHARED_BACKENDS = ("CPU", "CUDA")

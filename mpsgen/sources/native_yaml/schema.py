@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import split_top_level
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from mpsgen.scan.lines import split_lines
 from mpsgen.tree.checkout import newline_of
 from mpsgen.errors import MpsgenError, Refusal
+from mpsgen.records import NamedTuple
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.sources.testlists._source import Lines, insert_after_item, remove_item
 from mpsgen.sources.testlists.records import Change

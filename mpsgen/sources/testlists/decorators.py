@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.mask import mask_python

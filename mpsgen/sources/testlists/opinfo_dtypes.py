@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Mapping
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.sources.testlists import dtypes as dt
 from mpsgen.scan.brackets import match_close
 from mpsgen.scan.mask import mask_python

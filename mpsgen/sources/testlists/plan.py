@@ -4,8 +4,8 @@ exact (slow) stale-key reader; re-exported by the package."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
 
+from mpsgen.records import NamedTuple
 from mpsgen.sources.testlists.commonmps import ComplexAction, entries, plan_common_mps
 from mpsgen.sources.testlists.decorators import DEFAULT_TESTS, plan_opinfo_decorators
 from mpsgen.sources.testlists.opinfos import all_opinfos, backward_opinfos, opinfo_keys

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
 from mpsgen.model import Location
+from mpsgen.records import NamedTuple
 
 
 class Change(NamedTuple):

@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from typing import NamedTuple
 
 from mpsgen.errors import MpsgenError
+from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close
 from mpsgen.sources.testlists._source import Lines, has_lone_cr
 from mpsgen.sources.testlists.records import TableEntry
