@@ -265,13 +265,17 @@ class FrontierIndex:
         from mpsgen.sources.native.handover import handovers
         from mpsgen.sources.native_yaml.facts import family_key
 
+        stubs: dict[str, str] = {}  # by callee: handovers() asks, then the reason names it
+
         def reduced(handed: Handover) -> str:
             """The reduce stub of the op *handed* to, when the reduction kind serves it (at::empty and the like
             pass), else ""."""
-            callee = handed.entry.shared_kernel().kernel
-            use = self.inv.stub_use(callee) if callee else None
-            stub = self._reduction(use.impl) if use is not None and use.impl is not None else ""
-            return stub if stub and not REDUCTIONS[stub].also else ""
+            if handed.callee not in stubs:
+                callee = handed.entry.shared_kernel().kernel
+                use = self.inv.stub_use(callee) if callee else None
+                stub = self._reduction(use.impl) if use is not None and use.impl is not None else ""
+                stubs[handed.callee] = stub if stub and not REDUCTIONS[stub].also else ""
+            return stubs[handed.callee]
 
         text = self.inv.shared_kernels.text(impl.path)
         found = handovers(text, impl, self.inv.index, family_key(e.base), wanted=lambda h: bool(reduced(h)))

@@ -48,10 +48,9 @@ def handovers(text: str, impl: SharedImpl, index: NativeIndex, family: str,
     own = [m.group(1) for m in _AT_CALL.finditer(body)]
     if len(own) > 1:
         return ()
-    if own:
-        found = _handover(impl, index, family, "", own[0])
-        if found is None or (wanted is not None and not wanted(found)):
-            return ()
+    judged = _handover(impl, index, family, "", own[0]) if own else None
+    if own and (judged is None or (wanted is not None and not wanted(judged))):
+        return ()
     places = []
     helpers: dict[str, FunctionSpan | None] = {}  # each name looked up once (`size(`, `if (` recur in a body)
     for call in _CALL.finditer(body):
@@ -64,6 +63,8 @@ def handovers(text: str, impl: SharedImpl, index: NativeIndex, family: str,
     calls = [("", name) for name in own] + [(via, m.group(1)) for via, code in places for m in _AT_CALL.finditer(code)]
     if len(calls) != 1:
         return ()  # the work is the callee's only when it is the one op called (not _linalg_slogdet's at::sum_out)
+    if judged is not None:  # the body's own call, judged above
+        return (judged,)
     found = _handover(impl, index, family, *calls[0])
     return (found,) if found is not None and (wanted is None or wanted(found)) else ()
 
