@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
 
 from mpsgen.lint import file_facts
+from mpsgen.lint.finding import Bases, bases
 from mpsgen.lint.shared_kernels import SharedKernels
 from mpsgen.lint.yaml_facts import YamlFacts, yaml_facts
 from mpsgen.records import NamedTuple
@@ -73,6 +74,7 @@ class Inventory:
     def __init__(self, checkout: Checkout, facts: FactCache | None = None) -> None:
         self.checkout = checkout
         self.facts = facts or FactCache.disabled()
+        self._stub_uses: dict[str, StubUse] = {}  # stub_use's answers
 
     def save_facts(self) -> None:
         if "shared_kernels" in self.__dict__:
@@ -108,6 +110,11 @@ class Inventory:
     def mps_files(self) -> dict[str, Path]:
         """operations/*.mm, then the other MPS sources."""
         return {**self.mm_files, **self.other_mps_files}
+
+    @cached_property
+    def mps_file_bases(self) -> Bases:
+        """mps_files as findings' bases, made once (an MPS003 or MPS005 finding rests on each MPS source)."""
+        return bases(self.mps_files)
 
     @cached_property
     def metal_files(self) -> dict[str, Path]:
@@ -259,10 +266,6 @@ class Inventory:
     @cached_property
     def shared_kernels(self) -> SharedKernels:
         return SharedKernels(self.native_files, self.checkout.read_text, self.facts)
-
-    @cached_property
-    def _stub_uses(self) -> dict[str, StubUse]:
-        return {}
 
     def start_native_search(self) -> None:
         """On a first run, fork the child that searches native/*.cpp: it reads and indexes the files

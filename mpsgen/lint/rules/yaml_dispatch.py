@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Iterator
-from weakref import WeakKeyDictionary
 
 from mpsgen.lint.finding import Basis, Finding, bases
 from mpsgen.lint.rules import ERROR, WARNING, rule
@@ -15,18 +14,6 @@ from mpsgen.sources.native_yaml.facts import Entry, family_key
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
-
-
-# inv.mps_files as bases, made once per inventory: a finding resting on every MPS source names each one,
-# and a Basis made per file per finding cost more than the rest of MPS003 and MPS005.
-_MPS_SOURCES: "WeakKeyDictionary[Inventory, tuple[Basis, ...]]" = WeakKeyDictionary()
-
-
-def _mps_sources(inv: "Inventory") -> tuple[Basis, ...]:
-    found = _MPS_SOURCES.get(inv)
-    if found is None:
-        found = _MPS_SOURCES[inv] = bases(inv.mps_files)
-    return found
 
 
 @rule("MPS001", "split-family", WARNING,
@@ -95,7 +82,7 @@ def split_family(inv: "Inventory") -> Iterator[Finding]:
                 rests_on=bases([Basis(use.impl.path, use.impl.line)],
                                [Basis(r.path, r.line) for r in use.registrations],
                                [Basis(x.impl.path, x.impl.line) for x in inv.legacy_definitions(d.kernel)],
-                               _mps_sources(inv)),
+                               inv.mps_file_bases),
             )
 
 
@@ -173,7 +160,7 @@ def missing_implementation(inv: "Inventory") -> Iterator[Finding]:
                 hint=f"restore {kernel} in operations/*.mm, or " + migrate_hint(
                     inv, family_key(e.base), "to route MPS to the shared kernel",
                     "delete the `MPS:` line (the op then has no MPS kernel)"),
-                rests_on=_mps_sources(inv),  # where the definition should be
+                rests_on=inv.mps_file_bases,  # where the definition should be
             )
 
 
@@ -216,5 +203,5 @@ def stub_not_registered(inv: "Inventory") -> Iterator[Finding]:
                               f"add a host kernel and REGISTER_DISPATCH({missing[0]}, ...) to operations/*.mm "
                               "(restore the registration if it was deleted)"),
             # the shared kernel's definition, and every MPS source that could hold the registration
-            rests_on=bases([Basis(use.impl.path, use.impl.line)], _mps_sources(inv)),
+            rests_on=bases([Basis(use.impl.path, use.impl.line)], inv.mps_file_bases),
         )
