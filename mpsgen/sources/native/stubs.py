@@ -174,11 +174,12 @@ class DeclarationSite(NamedTuple):
     namespace: str
 
 
-def declaration_sites(text: str) -> list[DeclarationSite]:
+@functools.lru_cache(maxsize=256)  # a header's sites are read for its c-header fact and for Inventory.stub_declarations
+def declaration_sites(text: str) -> tuple[DeclarationSite, ...]:
     """Each DECLARE_DISPATCH of one header, in order (`#define DECLARE_DISPATCH(...)` and macro bodies
     skipped), its type not yet resolved: a reader asking about one stub resolves that one (declaration())."""
     if "DECLARE_DISPATCH" not in text:
-        return []
+        return ()
     masked = mask_code(text)
     spaces = namespaces_at(masked, (m.start() for m in _DECLARE.finditer(masked)))
     found = []
@@ -189,7 +190,7 @@ def declaration_sites(text: str) -> list[DeclarationSite]:
             continue
         # Take the type from the masked text (identical to the original outside literals).
         found.append(DeclarationSite(name, masked[m.end() : close].rsplit(",", 1)[0], line, spaces[m.start()]))
-    return found
+    return tuple(found)
 
 
 def declaration(path: str, site: DeclarationSite, local: dict[str, str], everywhere: Callable[[str], str | None],
