@@ -311,10 +311,11 @@ def _parse_entry(text: str, head: EntryHead) -> Entry:
         end = k
         indent = len(line) - len(stripped)
         if indent == 2:
-            m = _FIELD.match(line)
-            if m is not None:
-                key, value = m.group(1, 2)
-                value = value.strip() if "#" not in value else _strip_comment(value)
+            field = _FIELDS.get(line)
+            if field is None:
+                field = _FIELDS[line] = _field(line)
+            if field:
+                key, value = field
                 block = key if value == "" else None
                 if key == "dispatch":
                     dispatch_line = first + k
@@ -354,3 +355,17 @@ def _parse_entry(text: str, head: EntryHead) -> Entry:
 
 # A dispatch line's keys by their text as written (a yaml spells a few dozen: `CPU, CUDA`, `MPS`, ...).
 _KEYS: dict[str, tuple[str, ...]] = {}
+
+
+def _field(line: str) -> tuple[str, str] | tuple[()]:
+    """A field line's key and value (its comment stripped); () for a line at column 2 that is no field."""
+    m = _FIELD.match(line)
+    if m is None:
+        return ()
+    key, value = m.group(1, 2)
+    return key, value.strip() if "#" not in value else _strip_comment(value)
+
+
+# Each line at column 2 read once: most fields are spelled alike by many entries (`  dispatch:`,
+# `  variants: function`, `  structured: True`, `  device_check: NoCheck   # TensorIterator`).
+_FIELDS: dict[str, tuple[str, str] | tuple[()]] = {}
