@@ -265,7 +265,7 @@ class Inventory:
 
     @cached_property
     def shared_kernels(self) -> SharedKernels:
-        return SharedKernels(self.native_files, self.checkout.read_text, self.facts)
+        return SharedKernels(self.native_files, self.checkout.read_text, self.facts, self.checkout.utf8)
 
     def start_native_search(self) -> None:
         """On a first run, fork the child that searches native/*.cpp: it reads and indexes the files

@@ -52,14 +52,14 @@ _LETTER_RUN = re.compile(r"[A-Za-z_]+")
 _MPS = b"mps"
 
 
-def word_text(text: str) -> bytes:
-    """The distinct runs of ASCII letters and underscores of *text*, one a line.
+def word_text(utf8: bytes) -> bytes:
+    """The distinct runs of ASCII letters and underscores of a text (*utf8*: its UTF-8), one a line.
 
-    A run of letters and underscores occurs in *text* exactly when it occurs in this (each
+    A run of letters and underscores occurs in the text exactly when it occurs in this (each
     occurrence lies inside one run), and the distinct runs of a C++ file are ~1/10 of its bytes:
     one pass over the file, then each of the ~160 names `check` looks for is searched in the short
     text (a name with digits only when each of its runs is there, then in the text itself)."""
-    return b"\n".join(set(text.encode("utf-8", "surrogatepass").translate(_NOT_LETTER).split()))
+    return b"\n".join(set(utf8.translate(_NOT_LETTER).split()))
 
 
 def _could_define(kernel: str, text: str, sites: dict[str, list[str]]) -> bool:
@@ -67,11 +67,15 @@ def _could_define(kernel: str, text: str, sites: dict[str, list[str]]) -> bool:
 
 
 class SharedKernels:
-    """`impl(kernel)` over native/*.cpp ({rel: path}, in the order searched), remembered in *facts*."""
+    """`impl(kernel)` over native/*.cpp ({rel: path}, in the order searched), remembered in *facts*.
+    *read(path)* is a file's text; *utf8(path)*, the bytes it was decoded from (the word index reads
+    those: no encoding pass over 4.7 MB), by default its text encoded."""
 
-    def __init__(self, paths: dict[str, Path], read: Callable[[Path], str], facts: FactCache) -> None:
+    def __init__(self, paths: dict[str, Path], read: Callable[[Path], str], facts: FactCache,
+                 utf8: Callable[[Path], bytes] | None = None) -> None:
         self._paths = paths
         self._read = read
+        self._utf8 = utf8 or (lambda p: read(p).encode("utf-8", "surrogatepass"))
         self._facts = facts
         self._texts: dict[str, str] = {}
         self._words: bytes | None = None  # every file's word_text, NUL-separated (built on first use)
@@ -141,7 +145,7 @@ class SharedKernels:
         if self._words is None:
             self._rels = list(self._paths)
             # each file's runs between line breaks, so a whole run is found as b"\n" + run + b"\n"
-            texts = [b"\n" + word_text(self.text(rel)) + b"\n" for rel in self._rels]
+            texts = [b"\n" + word_text(self._utf8(self._paths[rel])) + b"\n" for rel in self._rels]
             self._starts = [0]
             for t in texts:
                 self._starts.append(self._starts[-1] + len(t) + 1)

@@ -19,7 +19,8 @@ class FunctionSpan(NamedTuple):
     macro: str | None = None  # e.g. "TORCH_IMPL_FUNC" for `TORCH_IMPL_FUNC(name)(...) {`
 
 
-_CONTROL = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"})
+CONTROL_WORDS = frozenset(  # words before a `(` that open no function definition
+    {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"})
 _SPACE = frozenset(" \t\r\n\f\v")
 _NOT_BEFORE_A_DEFINITION = frozenset({"return", "new", "else"})
 
@@ -143,7 +144,7 @@ def _head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int
     n = _word_before(code, popen)
     if n is not None:
         name = code[n[0] : n[1]]
-        if name in _CONTROL or name in head_macros or not looks_like_definition_name(code, n[0]):
+        if name in CONTROL_WORDS or name in head_macros or not looks_like_definition_name(code, n[0]):
             return None
         return name, n[0], None
     if head_macros and _last_non_space(code, popen) == ")":

@@ -1,7 +1,7 @@
 """DispatchStub facts: DECLARE_DISPATCH types in ATen/native/*.h and which stub a shared kernel calls.
 
-Readers only: every function takes texts keyed by display path and returns located facts.
-Sources are read through their cached one-pass index (sources/index.py).
+Readers only: every function takes texts keyed by display path and returns located facts; sources are
+read through their cached one-pass index (sources/index.py).
 """
 
 from __future__ import annotations
