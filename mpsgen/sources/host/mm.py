@@ -26,19 +26,9 @@ from mpsgen.sources.host.text import INCLUDE as _INCLUDE
 from mpsgen.sources.host.text import is_blank as _blank
 from mpsgen.sources.host.text import lines_of as _lines
 from mpsgen.sources.host.register import (  # noqa: F401  (re-exported: callers use host.NAME)
-    Registration,
-    registrations,
-    registered_stubs,
-    registers_for_mps,
-    KernelCall,
-    host_kernel_calls,
-    uses_unary_ti_macro,
-    add_unary_ti_dispatch,
-    register_dispatch_style,
-    format_register_line,
-    add_host_kernel,
-    ensure_include,
-    defines_static_void,
+    Registration, registrations, registered_stubs, registers_for_mps, KernelCall, host_kernel_calls,
+    uses_unary_ti_macro, add_unary_ti_dispatch, register_dispatch_style, format_register_line, add_host_kernel,
+    ensure_include, defines_static_void,
 )
 
 
