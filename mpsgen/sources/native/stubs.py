@@ -18,7 +18,6 @@ from mpsgen.sources.native.shared_impl import SharedImpl, StubCall, find_shared_
 from mpsgen.model import Location
 from mpsgen.records import NamedTuple
 
-# The scanner lives in mpsgen.scan; these names are re-exported for readers of this module.
 __all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at", "SharedImpl", "StubCall", "find_shared_impl"]
 
 
