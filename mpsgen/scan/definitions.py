@@ -124,7 +124,7 @@ def _match_open(code: str, close: int) -> int | None:
     return None
 
 
-def _head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int, str | None] | None:
+def function_head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int, str | None] | None:
     """(name, start, macro) when the '{' at *brace* opens a function body."""
     k = brace - 1
     while True:
@@ -173,7 +173,7 @@ def function_definitions(
     for open_pos, close_pos in sorted((pairs if pairs is not None else brace_pairs(code)).items()):
         if open_pos < inside_until:
             continue
-        head = _head(code, open_pos, head_macros)
+        head = function_head(code, open_pos, head_macros)
         if head is not None:
             name, start, macro = head
             spans.append(FunctionSpan(name, start, open_pos, close_pos, macro=macro))

@@ -14,7 +14,7 @@ import re
 
 from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.scan.definitions import FunctionSpan, _head as function_head
+from mpsgen.scan.definitions import FunctionSpan, function_head
 from mpsgen.scan.mask import code_only
 from mpsgen.scan.words import whole_word
 from mpsgen.sources.index import IMPL_FUNC, SourceIndex, index_of
