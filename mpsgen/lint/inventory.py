@@ -406,9 +406,11 @@ def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:
 
 
 class _MacroArguments:
-    """`name in` the identifiers passed first to an UPPER_CASE macro in the MPS sources, read only from the
-    files that could pass it (file_facts.macro_arguments: ~23 M instructions over every file): a name
-    spelling `mps` only from those where it is an identifier (the facts MPS004 reads anyway)."""
+    """`name in` the identifiers passed first to an UPPER_CASE macro in the MPS sources, each name read
+    only from the files that could pass it (file_facts.macro_arguments costs ~23 M instructions over
+    every file; MPS003 asks about a few dozen names that no file passes).  A macro's argument is an
+    identifier of its file, so a name spelling `mps` is looked for only where the per-file mps
+    identifier counts (which MPS004 and MPS020's index walk need anyway) hold it."""
 
     def __init__(self, inv: Inventory) -> None:
         self._inv = inv
