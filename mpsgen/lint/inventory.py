@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
 
 from mpsgen.lint import file_facts
 from mpsgen.lint.finding import Bases, bases
+from mpsgen.lint.macro_arguments import MacroArguments
 from mpsgen.lint.shared_kernels import SharedKernels
 from mpsgen.lint.yaml_facts import YamlFacts, yaml_facts
 from mpsgen.records import NamedTuple
@@ -181,20 +182,18 @@ class Inventory:
         return result
 
     @cached_property
-    def macro_arguments(self) -> "_MacroArguments":
-        """`name in inv.macro_arguments`: *name* is passed to an UPPER_CASE macro in the MPS sources (a kernel
-        made by a macro we do not know)."""
-        return _MacroArguments(self)
+    def macro_arguments(self) -> MacroArguments:
+        """`name in inv.macro_arguments`: an UPPER_CASE macro of the MPS sources is passed *name* (lint/macro_arguments.py)."""
+        return MacroArguments(self.mps_files, lambda: self.mps_identifiers_per_file, lambda: self.mm_mps_identifier_counts,
+                              lambda files: self._per_file("macro-arguments", files, file_facts.macro_arguments))
 
     @property
     def native_identifiers(self) -> SharedKernels:
-        """`name in inv.native_identifiers`: *name* is an identifier of a native/*.cpp (a kernel named
-        there may be defined there); answers kept between runs like the shared kernels'."""
+        """`name in inv.native_identifiers`: *name* is an identifier of a native/*.cpp (kept between runs)."""
         return self.shared_kernels
 
     @cached_property
-    def mm_mps_identifier_counts(self) -> dict[str, int]:
-        """How often each identifier spelling `mps` occurs in the MPS sources (code only)."""
+    def mm_mps_identifier_counts(self) -> dict[str, int]:  # mps_identifiers_per_file summed
         return _summed(self.mps_identifiers_per_file.values())
 
     @cached_property
@@ -259,9 +258,8 @@ class Inventory:
     # -- shared kernels and stubs -----------------------------------------------------------
     @cached_property
     def stub_declarations(self) -> "StubLookup":
-        """`.get(stub)`: its DECLARE_DISPATCH over native/*.h (the frontier reads each stub's function type),
-        read on first ask from the headers spelling the stub (a check asks about ~60 of ~370); the answers
-        are kept in the fact store while every header keeps its stamp."""
+        """`.get(stub)`: its DECLARE_DISPATCH over native/*.h, read on first ask from the headers spelling the
+        stub (a check asks about ~60 of ~370); the answers kept while every header keeps its stamp."""
         from mpsgen.sources.native.stub_lookup import StubLookup
 
         headers, facts, kind = self.checkout.listed("native_headers"), self.facts, "stub-declarations"
@@ -274,21 +272,18 @@ class Inventory:
         return SharedKernels(self.native_files, self.checkout.read_text, self.facts, self.checkout.utf8)
 
     def start_native_search(self) -> None:
-        """On a first run, fork the child that searches native/*.cpp: it reads and indexes the files
-        while this process parses the yaml (prefetch_stub_uses then tells it the kernels)."""
+        """On a first run, fork the child that reads and indexes native/*.cpp while this one parses the yaml."""
         self.shared_kernels.start_search()
 
     def prefetch_stub_uses(self) -> None:
-        """Start the native/*.cpp search for the kernels the rules and the frontier ask stub_use()
-        about (each MPS entry's CPU/CUDA kernel, and the shared kernel of a shared MPS line) on the
-        second core, while the caller reads the MPS sources."""
+        """Start the child's search for the kernels stub_use() is asked about (each MPS entry's CPU/CUDA
+        kernel, and the shared kernel of a shared MPS line) while the caller reads the MPS sources."""
         kernels = [_bare(k) for e in self.mps_entries
                    for k in (e.shared_kernel().kernel, e.mps_kernel if e.mps_route == "shared" else None) if k]
         self.shared_kernels.prefetch(kernels)
 
     def read_while_searching(self, facts: tuple[str, ...]) -> None:
-        """The named facts, read now while the child searches native/*.cpp, and the fact store written:
-        what is left once its answers come is the rules' own work and the answers' shelf."""
+        """The named facts, read while the child searches native/*.cpp, and the fact store written."""
         for fact in facts:
             getattr(self, fact)
         self.facts.save()
@@ -396,42 +391,10 @@ class Inventory:
         return {c.rel(c.cmi_path): c.cmi_path, **c.listed("opinfo_definition_files")} if c.cmi_path.is_file() else {}
 
 
-def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:
-    """Per-file counts added up."""
+def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:  # per-file counts added up
     total: dict[str, int] = {}
     for file_counts in counts:
         for name, n in file_counts.items():
             total[name] = total.get(name, 0) + n
     return total
 
-
-class _MacroArguments:
-    """`name in` the identifiers passed first to an UPPER_CASE macro in the MPS sources, each name read
-    only from the files that could pass it (file_facts.macro_arguments costs ~23 M instructions over
-    every file; MPS003 asks about a few dozen names that no file passes).  A macro's argument is an
-    identifier of its file, so a name spelling `mps` is looked for only where the per-file mps
-    identifier counts (which MPS004 and MPS020's index walk need anyway) hold it."""
-
-    def __init__(self, inv: Inventory) -> None:
-        self._inv = inv
-        self._answers: dict[str, bool] = {}
-
-    def __contains__(self, name: object) -> bool:
-        if not isinstance(name, str):
-            return False
-        found = self._answers.get(name)
-        if found is None:
-            found = self._answers[name] = any(name in args for args in self._arguments(self._could_pass(name)).values())
-        return found
-
-    def _could_pass(self, name: str) -> dict[str, Path]:
-        """The MPS sources where *name* may be a macro's argument: an argument is an identifier of the file."""
-        inv = self._inv
-        if "mps" not in name:
-            return inv.mps_files
-        if name not in inv.mm_mps_identifier_counts:  # (one look-up for a name no file holds)
-            return {}
-        return {rel: inv.mps_files[rel] for rel, counts in inv.mps_identifiers_per_file.items() if name in counts}
-
-    def _arguments(self, files: dict[str, Path]) -> dict[str, frozenset[str]]:
-        return self._inv._per_file("macro-arguments", files, file_facts.macro_arguments)
