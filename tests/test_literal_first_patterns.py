@@ -140,3 +140,14 @@ def test_identifier_counts_are_those_of_the_identifier_pattern(text):
 def test_identifiers_containing_a_part_are_those_the_identifier_pattern_counts(text):
     counts = Counter(re.findall(r"[A-Za-z_]\w*", text))
     assert identifiers_containing(text, "mps") == {name: n for name, n in counts.items() if "mps" in name}
+
+
+@given(text=st.lists(st.sampled_from(["#include <ATen/native/mps/", "#", " include ", "\n", "x", "_metallib.h", ">", '"',
+                                       "#include \"ATen/native/mps/", "Unary", "#  include\t<", "ATen/native/mps/"]),
+                     max_size=14).map("".join))
+@example(text='# x_metallib.h\n#include <ATen/native/mps/Unary_metallib.h>\n#  include\t"ATen/native/mps/B_metallib.h"')
+def test_metallib_stems_are_the_include_patterns_matches(text):
+    """Tried only between the '#' before the first `_metallib.h` and the end of the last."""
+    from mpsgen.lint.file_facts import _METALLIB, _metallib_stems
+
+    assert _metallib_stems(text) == _METALLIB.findall(text)

@@ -80,10 +80,12 @@ def test_call_facts_of_a_source() -> None:
             "  return mps::other_mps(a);\n"
             "}\n")
     facts = call_facts("a.mm", text)
-    assert [(c.name, c.line, c.col, c.function) for c in facts.calls] == [
-        ("foo_out_mps", 3, 15, "helper_mps"), ("bar_mps", 4, 13, "helper_mps")]
+    # foo_out_mps is called but declared by its prototype; helper_mps is defined here: neither can dangle
+    assert [(c.name, c.line, c.col, c.function) for c in facts.calls] == [("bar_mps", 4, 13, "helper_mps")]
     assert facts.defined == {"helper_mps"}
     assert facts.declared == {"foo_out_mps", "qux_mps", "x_mps", "other_mps"}  # a prototype, a variable, a #define, mps::
+    recursive = call_facts("b.mm", "Tensor f_mps(const Tensor& a) {\n  return f_mps(a);\n}\n")
+    assert recursive.calls == () and recursive.defined == {"f_mps"} and recursive.declared == frozenset()
 
 
 @given(text=st.lists(st.sampled_from(["REGISTER_", "REGISTER_DISPATCH", "REGISTER_MPS", "_DISPATCH", "REG", "x", " ",

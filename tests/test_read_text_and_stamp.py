@@ -67,8 +67,8 @@ def test_a_checkout_reads_a_file_once_whatever_its_spelling(tmp_path: Path, monk
     (tmp_path / YAML_REL).write_text("- func: a\n")
     (tmp_path / "x.mm").write_text("one")
     reads: list[Path] = []
-    real = checkout_module.read_text_file
-    monkeypatch.setattr(checkout_module, "read_text_file", lambda p, shown=None: reads.append(p) or real(p, shown))
+    real = checkout_module.read_text_and_bytes
+    monkeypatch.setattr(checkout_module, "read_text_and_bytes", lambda p, shown=None: reads.append(p) or real(p, shown))
     c = Checkout.locate(tmp_path)
     spellings = ["x.mm", Path("x.mm"), tmp_path / "x.mm", str(tmp_path / "x.mm"), f"{tmp_path}//x.mm", "./x.mm"]
     assert [c.read_text(s) for s in spellings] == ["one"] * len(spellings)
@@ -80,6 +80,21 @@ def test_a_checkout_reads_a_file_once_whatever_its_spelling(tmp_path: Path, monk
         c.read_text(tmp_path / "sub")
     assert err.value.path == "sub"  # named by its checkout path
     assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads.count(tmp_path / "x.mm") == 2
+
+
+def test_a_checkout_gives_the_bytes_a_text_was_decoded_from(tmp_path: Path) -> None:
+    from mpsgen.tree.checkout import YAML_REL, Checkout
+
+    (tmp_path / YAML_REL).parent.mkdir(parents=True)
+    (tmp_path / YAML_REL).write_text("- func: a\n")
+    data = "// π ≈ 3.14\r\nint x;\n".encode()
+    (tmp_path / "x.cpp").write_bytes(data)
+    c = Checkout.locate(tmp_path)
+    assert c.utf8("x.cpp") == data and c.utf8(tmp_path / "x.cpp") is c.utf8("./x.cpp")
+    assert c.read_text("x.cpp").encode() == data
+    (tmp_path / "x.cpp").write_bytes(b"int y;\n")
+    c.forget("x.cpp")
+    assert c.utf8("x.cpp") == b"int y;\n" and c.read_text("x.cpp") == "int y;\n"
 
 
 def test_a_listing_with_its_checkout_paths_is_the_globbed_one(tmp_path: Path) -> None:

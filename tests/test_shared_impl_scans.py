@@ -77,7 +77,7 @@ def test_files_ruled_out_by_their_letter_runs_hold_no_plain_definition(texts, na
     from mpsgen.lint.shared_kernels import word_text
 
     sources = {f"f{k}.cpp": t for k, t in enumerate(texts)}
-    runs = {p: set(word_text(t).split(b"\n")) for p, t in sources.items()}
+    runs = {p: set(word_text(t.encode()).split(b"\n")) for p, t in sources.items()}
     pruned = find_shared_impl(sources, name, may_define=lambda p: name.encode() in runs[p])
     assert pruned == find_shared_impl(sources, name)
 
@@ -100,3 +100,15 @@ _MACRO_PIECES = ["NAME", "STUB", "x", "2NAME", "éNAME", "NAME2", "##", " ## ", 
 @example(body="a ## ## b ### c#NAME", params=["NAME"], args=[""])
 def test_a_macro_expands_as_the_substitution_at_every_identifier_did(body, params, args):
     assert shared_impl._expand(params, body, args) == _reference_expand(params, body, args)
+
+
+def test_a_control_word_names_no_definition_whichever_way_it_is_looked_up():
+    """`MAYBE_UNUSED if (...) {` reads like `T name(...) {`: the targeted lookup took it for a definition
+    of `if`, which the index of every function never did (handovers look up each call of a body)."""
+    from mpsgen.sources.index import SourceIndex
+
+    text = "void f(int x) {\n  MAYBE_UNUSED if (x) {\n    g(x);\n  }\n}\n"
+    targeted = SourceIndex("a.cpp", text)
+    assert targeted.plain_function("if") is None and targeted.plain_function("f") is not None
+    indexed = SourceIndex("a.cpp", text)
+    assert "if" not in indexed.functions_by_name and indexed.plain_function("if") is None

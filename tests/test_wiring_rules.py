@@ -172,6 +172,16 @@ def test_c10_metal_header_no_longer_included(sample_tree: Path):
     assert f.hint == "add `#include <c10/metal/indexing.h>`"
 
 
+def test_a_macro_no_header_defines_is_not_judged(sample_tree: Path):
+    # every reached header's words are read for it (none spells it), then no header is found defining it
+    text = (sample_tree / UNARY_METAL).read_text()
+    (sample_tree / UNARY_METAL).write_text(text.replace("#include <c10/metal/indexing.h>\n", "")
+                                           + "\nNOT_A_HEADER_MACRO(exp);\n")
+    f = only([f for f in new_findings(sample_tree) if f.code == "MPS016"])
+    assert f.message.startswith("uses REGISTER_UNARY_OP (line ")
+    assert "NOT_A_HEADER_MACRO" not in f.message
+
+
 def test_c10_metal_header_still_reached_through_another(sample_tree: Path):
     edit(sample_tree, UNARY_METAL, "#include <c10/metal/utils.h>\n", "")  # indexing.h includes it
     assert new_findings(sample_tree) == []

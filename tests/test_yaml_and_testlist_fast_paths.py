@@ -222,6 +222,9 @@ _ENTRY_LINES = ["- func: f(int x) -> Tensor", "- func: 'g.out(a)' # c", "-\tfunc
 
 @given(text=st.lists(st.sampled_from(_ENTRY_LINES), max_size=12).map("\n".join))
 @example(text="- func: f(int x) -> Tensor\n  dispatch:\n    CPU, CUDA: k\n  # c\n\n# d\n- func: g\r\r\n  tags:\n    - a")
+# The same keys spelled alike and otherwise (a spelling's keys are split once), CRLF lines and their offsets.
+@example(text="- func: f(a)\r\n  dispatch:\r\n    CPU, CUDA: k\r\n\r\n    MPS: m\r\n- func: g(a)\n  dispatch:\n"
+              "    CPU, CUDA: k\n    CPU ,CUDA: j\n\tCPU,\tCUDA : i\n \n\n    MPS: m # c\n  CPU, CUDA: x")
 def test_entries_are_parsed_as_the_builder_parsed_them(text):
     from mpsgen.sources.native_yaml.index import _parse_entry, index_text
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from mpsgen.sources.metal.symbols import MetalSymbols
 
 _METALLIB = re.compile(r"#\s*include\s*[<\"]ATen/native/mps/(\w+)_metallib\.h[>\"]")
+_METALLIB_SUFFIX = "_metallib.h"
 # An UPPER_CASE macro call read backwards from its '(' (the engine skips to each '(' in C; a forward pattern
 # opening with a class is tried at every capital, ~10x the work): a maximal run of [A-Z0-9_] opening with
 # a capital, no blank before the '('.
@@ -73,11 +74,22 @@ def host_calls(rel: str, text: str) -> tuple[tuple[host.KernelCall, ...] | None,
     the `<X>_metallib.h` stems it includes)."""
     from mpsgen.lint.host_calls import kernel_calls
 
-    stems = _METALLIB.findall(text)
+    stems = _metallib_stems(text)
     # a file running kernels of the prebuilt metallib (not an inline shader string) asks for the bundled
     # library or includes a metallib header
     calls = tuple(kernel_calls(text, rel)) if "getBundledLibrary" in text or stems else None
     return calls, tuple(dict.fromkeys(stems))
+
+
+def _metallib_stems(text: str) -> list[str]:
+    """`_METALLIB.findall(text)`, tried only from the '#' before the first `_metallib.h` to the end of the
+    last (every match spells it; the pattern's '#' prefix is sought a character at a time, str.find
+    skips)."""
+    first = text.find(_METALLIB_SUFFIX)
+    if first < 0:
+        return []
+    last = text.rfind(_METALLIB_SUFFIX) + len(_METALLIB_SUFFIX) + 1  # (and the closing > or ")
+    return _METALLIB.findall(text, max(0, text.rfind("#", 0, first)), last)
 
 
 class HostSignature(NamedTuple):

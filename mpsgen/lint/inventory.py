@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, TypeVar
 
 from mpsgen.lint import file_facts
 from mpsgen.lint.finding import Bases, bases
+from mpsgen.lint.macro_arguments import MacroArguments
 from mpsgen.lint.shared_kernels import SharedKernels
 from mpsgen.lint.yaml_facts import YamlFacts, yaml_facts
 from mpsgen.records import NamedTuple
@@ -181,20 +182,24 @@ class Inventory:
         return result
 
     @cached_property
-    def macro_arguments(self) -> frozenset[str]:
-        """Identifiers passed to any UPPER_CASE macro in the MPS sources (kernels made by macros we do not know)."""
-        return frozenset().union(*self._per_file("macro-arguments", self.mps_files, file_facts.macro_arguments).values())
+    def macro_arguments(self) -> MacroArguments:
+        """`name in inv.macro_arguments`: an UPPER_CASE macro of the MPS sources is passed *name* (lint/macro_arguments.py)."""
+        return MacroArguments(self.mps_files, lambda: self.mps_identifiers_per_file, lambda: self.mm_mps_identifier_counts,
+                              lambda files: self._per_file("macro-arguments", files, file_facts.macro_arguments))
 
     @property
     def native_identifiers(self) -> SharedKernels:
-        """`name in inv.native_identifiers`: *name* is an identifier of a native/*.cpp (a kernel named
-        there may be defined there); answers kept between runs like the shared kernels'."""
+        """`name in inv.native_identifiers`: *name* is an identifier of a native/*.cpp (kept between runs)."""
         return self.shared_kernels
 
     @cached_property
-    def mm_mps_identifier_counts(self) -> dict[str, int]:
-        """How often each identifier spelling `mps` occurs in the MPS sources (code only)."""
-        return _summed(self._per_file("mps-identifier-counts", self.mps_files, file_facts.mps_identifier_counts).values())
+    def mm_mps_identifier_counts(self) -> dict[str, int]:  # mps_identifiers_per_file summed
+        return _summed(self.mps_identifiers_per_file.values())
+
+    @cached_property
+    def mps_identifiers_per_file(self) -> dict[str, dict[str, int]]:
+        """{MPS source: how often each identifier spelling `mps` occurs in it (code only)}."""
+        return self._per_file("mps-identifier-counts", self.mps_files, file_facts.mps_identifier_counts)
 
     @cached_property
     def registrations(self) -> dict[str, list[host.Registration]]:
@@ -253,9 +258,8 @@ class Inventory:
     # -- shared kernels and stubs -----------------------------------------------------------
     @cached_property
     def stub_declarations(self) -> "StubLookup":
-        """`.get(stub)`: its DECLARE_DISPATCH over native/*.h (the frontier reads each stub's function type),
-        read on first ask from the headers spelling the stub (a check asks about ~60 of ~370); the answers
-        are kept in the fact store while every header keeps its stamp."""
+        """`.get(stub)`: its DECLARE_DISPATCH over native/*.h, read on first ask from the headers spelling the
+        stub (a check asks about ~60 of ~370); the answers kept while every header keeps its stamp."""
         from mpsgen.sources.native.stub_lookup import StubLookup
 
         headers, facts, kind = self.checkout.listed("native_headers"), self.facts, "stub-declarations"
@@ -265,24 +269,21 @@ class Inventory:
 
     @cached_property
     def shared_kernels(self) -> SharedKernels:
-        return SharedKernels(self.native_files, self.checkout.read_text, self.facts)
+        return SharedKernels(self.native_files, self.checkout.read_text, self.facts, self.checkout.utf8)
 
     def start_native_search(self) -> None:
-        """On a first run, fork the child that searches native/*.cpp: it reads and indexes the files
-        while this process parses the yaml (prefetch_stub_uses then tells it the kernels)."""
+        """On a first run, fork the child that reads and indexes native/*.cpp while this one parses the yaml."""
         self.shared_kernels.start_search()
 
     def prefetch_stub_uses(self) -> None:
-        """Start the native/*.cpp search for the kernels the rules and the frontier ask stub_use()
-        about (each MPS entry's CPU/CUDA kernel, and the shared kernel of a shared MPS line) on the
-        second core, while the caller reads the MPS sources."""
+        """Start the child's search for the kernels stub_use() is asked about (each MPS entry's CPU/CUDA
+        kernel, and the shared kernel of a shared MPS line) while the caller reads the MPS sources."""
         kernels = [_bare(k) for e in self.mps_entries
                    for k in (e.shared_kernel().kernel, e.mps_kernel if e.mps_route == "shared" else None) if k]
         self.shared_kernels.prefetch(kernels)
 
     def read_while_searching(self, facts: tuple[str, ...]) -> None:
-        """The named facts, read now while the child searches native/*.cpp, and the fact store written:
-        what is left once its answers come is the rules' own work and the answers' shelf."""
+        """The named facts, read while the child searches native/*.cpp, and the fact store written."""
         for fact in facts:
             getattr(self, fact)
         self.facts.save()
@@ -390,10 +391,10 @@ class Inventory:
         return {c.rel(c.cmi_path): c.cmi_path, **c.listed("opinfo_definition_files")} if c.cmi_path.is_file() else {}
 
 
-def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:
-    """Per-file counts added up."""
+def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:  # per-file counts added up
     total: dict[str, int] = {}
     for file_counts in counts:
         for name, n in file_counts.items():
             total[name] = total.get(name, 0) + n
     return total
+

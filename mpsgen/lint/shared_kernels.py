@@ -52,14 +52,14 @@ _LETTER_RUN = re.compile(r"[A-Za-z_]+")
 _MPS = b"mps"
 
 
-def word_text(text: str) -> bytes:
-    """The distinct runs of ASCII letters and underscores of *text*, one a line.
+def word_text(utf8: bytes) -> bytes:
+    """The distinct runs of ASCII letters and underscores of a text (*utf8*: its UTF-8), one a line.
 
-    A run of letters and underscores occurs in *text* exactly when it occurs in this (each
+    A run of letters and underscores occurs in the text exactly when it occurs in this (each
     occurrence lies inside one run), and the distinct runs of a C++ file are ~1/10 of its bytes:
     one pass over the file, then each of the ~160 names `check` looks for is searched in the short
     text (a name with digits only when each of its runs is there, then in the text itself)."""
-    return b"\n".join(set(text.encode("utf-8", "surrogatepass").translate(_NOT_LETTER).split()))
+    return b"\n".join(set(utf8.translate(_NOT_LETTER).split()))
 
 
 def _could_define(kernel: str, text: str, sites: dict[str, list[str]]) -> bool:
@@ -67,11 +67,15 @@ def _could_define(kernel: str, text: str, sites: dict[str, list[str]]) -> bool:
 
 
 class SharedKernels:
-    """`impl(kernel)` over native/*.cpp ({rel: path}, in the order searched), remembered in *facts*."""
+    """`impl(kernel)` over native/*.cpp ({rel: path}, in the order searched), remembered in *facts*.
+    *read(path)* is a file's text; *utf8(path)*, the bytes it was decoded from (the word index reads
+    those: no encoding pass over 4.7 MB), by default its text encoded."""
 
-    def __init__(self, paths: dict[str, Path], read: Callable[[Path], str], facts: FactCache) -> None:
+    def __init__(self, paths: dict[str, Path], read: Callable[[Path], str], facts: FactCache,
+                 utf8: Callable[[Path], bytes] | None = None) -> None:
         self._paths = paths
         self._read = read
+        self._utf8 = utf8 or (lambda p: read(p).encode("utf-8", "surrogatepass"))
         self._facts = facts
         self._texts: dict[str, str] = {}
         self._words: bytes | None = None  # every file's word_text, NUL-separated (built on first use)
@@ -113,8 +117,10 @@ class SharedKernels:
             return [rel for rel in self._paths if name in self.text(rel)]
         self._index_words()
         runs = _LETTER_RUN.findall(name)
-        files: set[int] | None = None
-        for run in runs:
+        files = self._within_answered(name)
+        # Each run narrows the files the next is looked for in: first one holding `mps` (found in the short
+        # index of such runs), then the longest.
+        for run in sorted(runs, key=lambda r: ("mps" not in r, -len(r))):
             files = self._files_with(run.encode(), files)
             if not files:
                 return []
@@ -123,6 +129,15 @@ class SharedKernels:
         rels = [self._rels[k] for k in sorted(files)]
         return rels if runs == [name] else [rel for rel in rels if name in self.text(rel)]
 
+    def _within_answered(self, name: str) -> set[int] | None:
+        """Indexes of the files of the narrowest name answered already that *name* contains (a file
+        spelling *name* spells that one too), or None."""
+        narrowest: frozenset[str] | None = None
+        for other, rels in self._spelled.items():
+            if other in name and (narrowest is None or len(rels) < len(narrowest)):
+                narrowest = rels
+        return None if narrowest is None else {self._position[rel] for rel in narrowest}
+
     def _index_words(self) -> None:
         """Every file's distinct runs, one text: a run is searched once over all files (the child's
         index when it built one)."""
@@ -130,25 +145,26 @@ class SharedKernels:
         if self._words is None:
             self._rels = list(self._paths)
             # each file's runs between line breaks, so a whole run is found as b"\n" + run + b"\n"
-            texts = [b"\n" + word_text(self.text(rel)) + b"\n" for rel in self._rels]
+            texts = [b"\n" + word_text(self._utf8(self._paths[rel])) + b"\n" for rel in self._rels]
             self._starts = [0]
             for t in texts:
                 self._starts.append(self._starts[-1] + len(t) + 1)
             self._words = b"\0".join(texts)
 
     def _files_with(self, run: bytes, among: set[int] | None) -> set[int]:
-        """Indexes of the files whose runs contain *run* (within *among* when given)."""
+        """Indexes of the files whose runs contain *run* (only *among*'s runs are searched when given)."""
         assert self._words is not None  # built above
         # A run holding `mps` (an MPS kernel's name: what MPS003 and MPS020 ask about) lies inside runs
         # holding `mps`: only those are searched (341 bytes of the 367 KB on 2.7).
         words, starts = self._runs_with(_MPS) if _MPS in run else (self._words, self._starts)
         find = words.find
+        if among is not None:
+            return {f for f in among if find(run, starts[f], starts[f + 1]) >= 0}
         found: set[int] = set()
         k = find(run)
         while k >= 0:
             f = bisect_right(starts, k) - 1
-            if among is None or f in among:
-                found.add(f)
+            found.add(f)
             k = find(run, starts[f + 1])  # the next file
         return found
 

@@ -19,7 +19,8 @@ class FunctionSpan(NamedTuple):
     macro: str | None = None  # e.g. "TORCH_IMPL_FUNC" for `TORCH_IMPL_FUNC(name)(...) {`
 
 
-_CONTROL = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"})
+CONTROL_WORDS = frozenset(  # words before a `(` that open no function definition
+    {"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "defined"})
 _SPACE = frozenset(" \t\r\n\f\v")
 _NOT_BEFORE_A_DEFINITION = frozenset({"return", "new", "else"})
 
@@ -123,7 +124,7 @@ def _match_open(code: str, close: int) -> int | None:
     return None
 
 
-def _head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int, str | None] | None:
+def function_head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int, str | None] | None:
     """(name, start, macro) when the '{' at *brace* opens a function body."""
     k = brace - 1
     while True:
@@ -143,7 +144,7 @@ def _head(code: str, brace: int, head_macros: tuple[str, ...]) -> tuple[str, int
     n = _word_before(code, popen)
     if n is not None:
         name = code[n[0] : n[1]]
-        if name in _CONTROL or name in head_macros or not looks_like_definition_name(code, n[0]):
+        if name in CONTROL_WORDS or name in head_macros or not looks_like_definition_name(code, n[0]):
             return None
         return name, n[0], None
     if head_macros and _last_non_space(code, popen) == ")":
@@ -172,7 +173,7 @@ def function_definitions(
     for open_pos, close_pos in sorted((pairs if pairs is not None else brace_pairs(code)).items()):
         if open_pos < inside_until:
             continue
-        head = _head(code, open_pos, head_macros)
+        head = function_head(code, open_pos, head_macros)
         if head is not None:
             name, start, macro = head
             spans.append(FunctionSpan(name, start, open_pos, close_pos, macro=macro))

@@ -17,6 +17,7 @@ from typing import Iterable, Iterator
 from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
 from mpsgen.scan.definitions import (
+    CONTROL_WORDS,
     FunctionSpan,
     definition_body,
     function_definitions,
@@ -224,7 +225,10 @@ class SourceIndex:
         return heads
 
     def plain_function(self, name: str) -> FunctionSpan | None:
-        """`T name(...) {...}`: one targeted search unless every function is indexed."""
+        """`T name(...) {...}`: one targeted search unless every function is indexed.  A control word
+        (`if (...) {`) names none, as in `functions` (a body's calls are looked up by callers)."""
+        if name in CONTROL_WORDS:
+            return None
         if "functions" in self.__dict__:
             return next((f for f in self.functions_by_name.get(name, ()) if f.macro is None), None)
         if "_masked" not in self.__dict__:

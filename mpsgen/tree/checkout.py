@@ -62,6 +62,7 @@ class Checkout:
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
         self._texts: dict[Path, str] = {}
+        self._utf8: dict[Path, bytes] = {}  # the bytes each text was decoded from
         self._spelled: dict[str, str] = {}  # the same texts by the spelling of the path asked for
         self._dirs: dict[str, str] = {}
         self._root_str = str(self.root)
@@ -214,21 +215,30 @@ class Checkout:
         spelled = os.fspath(path)
         text = self._spelled.get(spelled)
         if text is None:
-            p = Path(spelled)
-            if not p.is_absolute():
-                p = self.root / p
+            p = self._absolute(spelled)
             text = self._texts.get(p)
             if text is None:
                 text = self._texts[p] = self._read(p)
             self._spelled[spelled] = text
         return text
 
+    def utf8(self, path: str | Path) -> bytes:
+        """The bytes read_text(path) decoded: its text's UTF-8 without an encoding pass (a strict
+        decoding gives them back exactly)."""
+        self.read_text(path)
+        return self._utf8[self._absolute(os.fspath(path))]
+
+    def _absolute(self, spelled: str) -> Path:
+        p = Path(spelled)
+        return p if p.is_absolute() else self.root / p
+
     def _read(self, p: Path) -> str:
         try:
-            return read_text_file(p)
+            text, self._utf8[p] = read_text_and_bytes(p)
         except MpsgenError as err:  # named by its checkout path (resolved only then: ~15k instructions a file)
             err.path = self.rel(p)
             raise
+        return text
 
     def sources_naming(self, folder: Path, word: str, suffixes: tuple[str, ...]) -> dict[str, str]:
         """{checkout path: text} of the files under *folder* (recursively) with one of *suffixes* whose
@@ -244,12 +254,14 @@ class Checkout:
     def forget(self, path: str | Path) -> None:
         """Drop a cached text (after the file was written)."""
         p = Path(path)
-        self._texts.pop(p if p.is_absolute() else self.root / p, None)
+        p = p if p.is_absolute() else self.root / p
+        self._texts.pop(p, None)
+        self._utf8.pop(p, None)
         self._spelled.clear()  # any spelling may name it
 
 
 def read_text_file(path: Path, shown: str | None = None) -> str:
-    return read_text_and_stamp(path, shown)[0]
+    return read_text_and_bytes(path, shown)[0]
 
 
 # A file written less than this before it was read may be rewritten within the same timestamp
@@ -260,20 +272,33 @@ RACY_NS = 2_000_000_000
 def read_text_and_stamp(path: str | Path, shown: str | None = None) -> tuple[str, tuple[int, ...] | None]:
     """The file's text (strictly UTF-8) and its stamp as it was read: (size, mtime, ctime, inode), which
     changes whenever the file is rewritten, or None when the file was written too recently to tell."""
-    shown = shown or str(path)
-    try:
-        st, data = _read_bytes_and_stat(path)
-    except FileNotFoundError:
-        raise MpsgenError("file not found", path=shown, hint="is this a complete PyTorch checkout?") from None
-    except IsADirectoryError:
-        raise MpsgenError("expected a file, found a folder", path=shown) from None
-    except PermissionError:
-        raise MpsgenError("file is not readable", path=shown, hint="check its permissions") from None
+    st, data = _read_or_error(path, shown)
     stamp: tuple[int, ...] | None = file_stamp(st)
     if time.time_ns() - st.st_mtime_ns < RACY_NS:  # any later write moves mtime; ctime catches a reset mtime
         stamp = None
+    return _decoded(data, shown or str(path)), stamp
+
+
+def read_text_and_bytes(path: str | Path, shown: str | None = None) -> tuple[str, bytes]:
+    """The file's text (strictly UTF-8) and the bytes it was decoded from."""
+    data = _read_or_error(path, shown)[1]
+    return _decoded(data, shown or str(path)), data
+
+
+def _read_or_error(path: str | Path, shown: str | None) -> tuple[os.stat_result, bytes]:
     try:
-        return data.decode("utf-8"), stamp
+        return _read_bytes_and_stat(path)
+    except FileNotFoundError:
+        raise MpsgenError("file not found", path=shown or str(path), hint="is this a complete PyTorch checkout?") from None
+    except IsADirectoryError:
+        raise MpsgenError("expected a file, found a folder", path=shown or str(path)) from None
+    except PermissionError:
+        raise MpsgenError("file is not readable", path=shown or str(path), hint="check its permissions") from None
+
+
+def _decoded(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise MpsgenError(

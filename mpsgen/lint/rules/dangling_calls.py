@@ -15,6 +15,7 @@ from mpsgen.records import NamedTuple
 
 if TYPE_CHECKING:
     from mpsgen.lint.inventory import Inventory
+    from mpsgen.sources.host.callers import NameUse
 
 # `foo_out_mps`, `floor_divide_mps_`, `fmod_mps_out`: a name with `mps` as one of its `_` parts
 _KERNEL_NAME = re.compile(r"(?:^|_)mps(?:_|$)")
@@ -28,11 +29,13 @@ class KernelCall(NamedTuple):
 
 
 class CallFacts(NamedTuple):
-    """One MPS source's calls of kernel-named functions, and the names it defines or declares itself."""
+    """One MPS source's calls of kernel-named functions it neither defines nor declares (the only ones that
+    can dangle), and the names it defines or declares itself."""
 
     calls: tuple[KernelCall, ...]
     defined: frozenset[str]  # functions it defines (non-static ones are what other files may call)
-    declared: frozenset[str]  # prototypes, and names it uses otherwise (a variable, a macro's argument)
+    declared: frozenset[str]  # prototypes, and names it uses otherwise (a variable, a macro's argument);
+    # a name the file defines is left out: its uses are not read
 
 
 def call_facts(rel: str, text: str) -> CallFacts:
@@ -44,16 +47,20 @@ def call_facts(rel: str, text: str) -> CallFacts:
     if "mps" not in text:
         return CallFacts((), frozenset(), frozenset())
     ix = index_of(rel, text)
-    # every kernel-named identifier's uses, from the offsets one walk over the text's `mps` found
-    starts = {n: ks for n, ks in ix.identifier_starts("mps").items() if n != "mps" and _KERNEL_NAME.search(n)}
-    calls: list[KernelCall] = []
+    defined = host.defined_names(rel, text)
+    # every kernel-named identifier's uses, from the offsets one walk over the text's `mps` found; a call
+    # of a name the file defines never dangles, so those names' uses (most of them) are not read
+    starts = {n: ks for n, ks in ix.identifier_starts("mps").items()
+              if n != "mps" and n not in defined and _KERNEL_NAME.search(n)}
+    called: list[NameUse] = []
     declared: set[str] = set()
     for u in uses_named(rel, text, starts):
         if u.form in ("call", "address") and u.qualifier in NATIVE_QUALIFIERS and not u.in_directive:
-            calls.append(KernelCall(u.name, ix.line(u.pos), ix.col(u.pos), ix.enclosing_function(u.pos)))
+            called.append(u)
         else:
             declared.add(u.name)
-    defined = frozenset(d.name for d in host.definitions(rel, text))
+    calls = [KernelCall(u.name, ix.line(u.pos), ix.col(u.pos), ix.enclosing_function(u.pos))
+             for u in called if u.name not in declared]
     calls.sort(key=lambda c: (c.line, c.col))
     return CallFacts(tuple(calls), defined, frozenset(declared))
 
@@ -96,7 +103,7 @@ def dangling_call(inv: "Inventory") -> Iterator[Finding]:
     for rel, f in sources.items():
         for call in f.calls:
             name = call.name
-            if name in f.defined or name in f.declared or name in inv.yaml_kernels or name in in_headers:
+            if name in inv.yaml_kernels or name in in_headers:  # (the file's own names: left out of its calls)
                 continue
             others = [d for d in defined_in.get(name, ()) if d != rel]
             if not others and (name in inv.macro_arguments or name in inv.native_identifiers):

@@ -84,7 +84,6 @@ def metal_header_missing(inv: "Inventory") -> Iterator[Finding]:
     wires = wiring(inv)
     symbols = wires.metal_symbols
     headers = wires.metal_headers
-    macros = wires.header_macros
     words = wires.header_words  # each header's read only when asked
     for rel in inv.metal_files:
         own = symbols.get(rel)
@@ -93,8 +92,10 @@ def metal_header_missing(inv: "Inventory") -> Iterator[Finding]:
         reached = [h for h in wires.walk(rel) if h in headers]
         missing: dict[str, list[tuple[str, int]]] = {}  # header to include -> (what, line)
         for macro, line in own.macro_uses:
-            home = next((h for h in headers if macro in macros[h]), None)
-            if home is not None and not _spelled_in(macro, reached, words):
+            if _spelled_in(macro, reached, words):  # asked first: the headers' macros are read only for a finding
+                continue
+            home = next((h for h in headers if macro in wires.header_macros[h]), None)
+            if home is not None:
                 missing.setdefault(home, []).append((macro, line))
         declares_c10 = _OPENS_C10.search(inv.checkout.read_text(rel)) is not None
         for name, line in own.qualified if not declares_c10 else ():

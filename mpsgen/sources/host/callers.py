@@ -10,7 +10,7 @@ declares the function, and goes unnoticed once nothing calls it.
 from __future__ import annotations
 
 import re
-from typing import Container, Literal
+from typing import Collection, Literal
 
 from mpsgen.model import Location
 from mpsgen.records import NamedTuple
@@ -96,9 +96,11 @@ def uses_named(path: str, text: str, starts: dict[str, list[int]]) -> list[NameU
     return found
 
 
-def _own_lines(ix: SourceIndex, path: str, text: str, names: Container[str]) -> dict[str, list[tuple[int, int]]]:
+def _own_lines(ix: SourceIndex, path: str, text: str, names: Collection[str]) -> dict[str, list[tuple[int, int]]]:
     """{name: the (start, end) offsets of the lines of each of its definitions in the text}, for *names*."""
     own: dict[str, list[tuple[int, int]]] = {}
+    if host.defined_names(path, text).isdisjoint(names):
+        return own  # (the definitions are not classified and placed for nothing)
     for d in host.definitions(path, text):
         if d.name in names:
             own.setdefault(d.name, []).append((ix.lines.start_of(d.impl.line), ix.lines.start_of(d.impl.end_line + 1)))

@@ -21,24 +21,14 @@ from mpsgen.scan.definitions import FunctionSpan
 from mpsgen.scan.lines import line_start as _line_start
 from mpsgen.scan.mask import mask_code
 from mpsgen.scan.words import whole_word
-from mpsgen.sources.index import index_of, require_scannable
+from mpsgen.sources.index import MacroCall, SourceIndex, index_of, require_scannable
 from mpsgen.sources.host.text import INCLUDE as _INCLUDE
 from mpsgen.sources.host.text import is_blank as _blank
 from mpsgen.sources.host.text import lines_of as _lines
 from mpsgen.sources.host.register import (  # noqa: F401  (re-exported: callers use host.NAME)
-    Registration,
-    registrations,
-    registered_stubs,
-    registers_for_mps,
-    KernelCall,
-    host_kernel_calls,
-    uses_unary_ti_macro,
-    add_unary_ti_dispatch,
-    register_dispatch_style,
-    format_register_line,
-    add_host_kernel,
-    ensure_include,
-    defines_static_void,
+    Registration, registrations, registered_stubs, registers_for_mps, KernelCall, host_kernel_calls,
+    uses_unary_ti_macro, add_unary_ti_dispatch, register_dispatch_style, format_register_line, add_host_kernel,
+    ensure_include, defines_static_void,
 )
 
 
@@ -221,6 +211,20 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 _STATIC = whole_word("static")  # `\bstatic\b`, opening with its literal
 
 
+def _macro_made(ix: SourceIndex) -> list[MacroCall]:
+    """The CREATE_MPS_* calls that make a kernel, in file order.  One search of the text for the macros'
+    common prefix rather than one a macro (most files call none)."""
+    calls = ix.calls_of(*_KERNEL_MACROS) if _KERNEL_MACRO_PREFIX in ix.text else ()
+    return [call for call in calls if call.args and _IDENT.fullmatch(call.args[0])]
+
+
+def defined_names(path: str, text: str) -> frozenset[str]:
+    """The names definitions() lists, without classifying or placing each (a caller asking only which
+    names a file defines: MPS020 of every MPS source and header)."""
+    ix = index_of(path, text)
+    return frozenset([f.name for f in ix.functions] + [call.args[0] for call in _macro_made(ix)])
+
+
 @functools.lru_cache(maxsize=512)
 def definitions(path: str, text: str) -> tuple[Definition, ...]:
     """Every function, TORCH_IMPL_FUNC block and CREATE_MPS_* generated kernel of one text, in
@@ -230,9 +234,7 @@ def definitions(path: str, text: str) -> tuple[Definition, ...]:
     masked = ix.masked
     spans = ix.functions
     found: list[tuple[int, Impl, bool]] = []
-    # One search of the text for the macros' common prefix rather than one a macro (most files call none).
-    made = [call for call in (ix.calls_of(*_KERNEL_MACROS) if _KERNEL_MACRO_PREFIX in text else ())
-            if call.args and _IDENT.fullmatch(call.args[0])]
+    made = _macro_made(ix)
     graph_kernels = frozenset(call.args[0] for call in made)
     for span, kind in zip(spans, _backends(masked, spans, graph_kernels)):
         is_impl = span.macro is not None

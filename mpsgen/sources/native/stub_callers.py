@@ -14,9 +14,10 @@ import re
 
 from mpsgen.records import NamedTuple
 from mpsgen.scan.brackets import match_close, split_top_level
-from mpsgen.scan.definitions import FunctionSpan
+from mpsgen.scan.definitions import FunctionSpan, function_head
+from mpsgen.scan.mask import code_only
 from mpsgen.scan.words import whole_word
-from mpsgen.sources.index import SourceIndex, index_of
+from mpsgen.sources.index import IMPL_FUNC, SourceIndex, index_of
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _NOT_A_USE = re.compile(r"(?:DEFINE|DECLARE)_DISPATCH|REGISTER_\w*DISPATCH|REGISTER_\w*STUB")
@@ -60,9 +61,23 @@ def stub_users(rel: str, text: str, stub: str) -> tuple[StubUser, ...] | None:
 
 
 def _enclosing_definition(ix: SourceIndex, pos: int) -> FunctionSpan | None:
-    """The innermost function definition whose body holds *pos*, or None."""
-    outer = [s for s in ix.functions if s.body_open < pos < s.body_close]
-    return min(outer, key=lambda s: s.body_close - s.body_open) if outer else None
+    """The function definition of `ix.functions` whose body holds *pos*, or None.
+
+    Without every definition of the file listed (function_definitions: a head test at each brace
+    not inside a body): function bodies are disjoint, and the braces holding *pos* nest, so the one
+    holding it is the outermost of those braces that opens a body (the ones outside it are entered)."""
+    if "functions" in ix.__dict__:
+        return next((s for s in ix.functions if s.body_open < pos < s.body_close), None)
+    holding = sorted(o for o, c in ix.brace_pairs.items() if o < pos < c)
+    if not holding:
+        return None
+    code = code_only(ix.masked)
+    for brace in holding:
+        head = function_head(code, brace, (IMPL_FUNC,))
+        if head is not None:
+            name, start, macro = head
+            return FunctionSpan(name, start, brace, ix.brace_pairs[brace], macro=macro)
+    return None
 
 
 def _enclosing_call(masked: str, pos: int) -> tuple[str, list[str]] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, overload
 
-from mpsgen.sources.native.stubs import (DeclarationSite, StubDecl, aliases_in, declaration, declaration_sites,
+from mpsgen.sources.native.stubs import (StubDecl, aliases_in, declaration, declaration_sites,
                                          preferred_declaration)
 
 if TYPE_CHECKING:
@@ -27,7 +27,6 @@ class StubLookup:
         self._read = read
         self._answers = {} if answers is None else answers
         self._on_answer = on_answer
-        self._sites: dict[str, list[DeclarationSite]] = {}
         self._aliases: dict[str, dict[str, str]] = {}
         self._alias_types: dict[str, str | None] = {}
         self._parsed_types: dict[str, ParsedType] = {}
@@ -59,17 +58,11 @@ class StubLookup:
         found: StubDecl | None = None
         for path, tail in self._tails.items():
             if name in tail:
-                for site in self._sites_in(path):
+                for site in declaration_sites(self._texts[path]):  # (each header's read once: cached)
                     if site.name == name:
                         decl = declaration(path, site, self._aliases_of(path), self._everywhere, self._parsed_types)
                         found = preferred_declaration(found, decl)
         return found
-
-    def _sites_in(self, path: str) -> list[DeclarationSite]:
-        held = self._sites.get(path)
-        if held is None:
-            held = self._sites[path] = declaration_sites(self._texts[path])
-        return held
 
     def _aliases_of(self, path: str) -> dict[str, str]:
         held = self._aliases.get(path)

@@ -1,7 +1,7 @@
 """DispatchStub facts: DECLARE_DISPATCH types in ATen/native/*.h and which stub a shared kernel calls.
 
-Readers only: every function takes texts keyed by display path and returns located facts.
-Sources are read through their cached one-pass index (sources/index.py).
+Readers only: every function takes texts keyed by display path and returns located facts; sources are
+read through their cached one-pass index (sources/index.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from mpsgen.sources.native.shared_impl import SharedImpl, StubCall, find_shared_
 from mpsgen.model import Location
 from mpsgen.records import NamedTuple
 
-# The scanner lives in mpsgen.scan; these names are re-exported for readers of this module.
 __all__ = ["mask_code", "match_close", "split_top_level", "namespaces_at", "SharedImpl", "StubCall", "find_shared_impl"]
 
 
@@ -174,11 +173,12 @@ class DeclarationSite(NamedTuple):
     namespace: str
 
 
-def declaration_sites(text: str) -> list[DeclarationSite]:
+@functools.lru_cache(maxsize=256)  # a header's sites are read for its c-header fact and for Inventory.stub_declarations
+def declaration_sites(text: str) -> tuple[DeclarationSite, ...]:
     """Each DECLARE_DISPATCH of one header, in order (`#define DECLARE_DISPATCH(...)` and macro bodies
     skipped), its type not yet resolved: a reader asking about one stub resolves that one (declaration())."""
     if "DECLARE_DISPATCH" not in text:
-        return []
+        return ()
     masked = mask_code(text)
     spaces = namespaces_at(masked, (m.start() for m in _DECLARE.finditer(masked)))
     found = []
@@ -189,7 +189,7 @@ def declaration_sites(text: str) -> list[DeclarationSite]:
             continue
         # Take the type from the masked text (identical to the original outside literals).
         found.append(DeclarationSite(name, masked[m.end() : close].rsplit(",", 1)[0], line, spaces[m.start()]))
-    return found
+    return tuple(found)
 
 
 def declaration(path: str, site: DeclarationSite, local: dict[str, str], everywhere: Callable[[str], str | None],

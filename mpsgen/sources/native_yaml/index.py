@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from itertools import accumulate, compress, count, islice, repeat
+from itertools import accumulate, compress, count, repeat
 from typing import Mapping
 
 from mpsgen.errors import MpsgenError
@@ -25,6 +25,7 @@ _FIELD = re.compile(r"  ([A-Za-z_][A-Za-z0-9_]*):(?=\s|$)(.*)$")
 # A named tuple's own __new__ is a Python function; this is what it calls (thousands of heads, entries
 # and dispatch lines are made per index).
 _new_tuple = tuple.__new__
+_PLUS_ONE = (1).__add__  # a line's length with its "\n"
 # One family found without splitting the text: its key's occurrences that start a head's name.
 _HEAD_PREFIX = re.compile(r"-[ \t]+func:[ \t]*['\"]?")
 _NAME = re.compile(r"[\w.]+")
@@ -280,65 +281,91 @@ def index_text(text: str, path: str = DEFAULT_PATH) -> NativeIndex:
 
 def _parse_entry(text: str, head: EntryHead) -> Entry:
     """Scan one entry line by line (its `- func:` line up to the next entry)."""
-    raws = text[head.start : head.end].split("\n")
-    first = raws[0][:-1] if raws[0].endswith("\r") else raws[0]
-    m = _FUNC.match(first)
+    block_text = text[head.start : head.end]
+    raws = block_text.split("\n")
+    # Each line's offset in the text, and the lines without a `\r` at their end, made in C loops.
+    offsets = list(accumulate(map(_PLUS_ONE, map(len, raws)), initial=head.start))
+    lines = [r[:-1] if r.endswith("\r") else r for r in raws] if "\r" in block_text else raws
+    m = _FUNC.match(lines[0])
     assert m is not None  # heads start at a `- func:` line
     func = _unquote(_strip_comment(m.group(1)))
-    number = end = head.line
+    end = 0  # the entry's last line, counted from its first
     fields: dict[str, str] = {}
     tags: list[str] = []
     dispatch_line: int | None = None
     dispatch: list[DispatchLine] = []
     odd: list[int] = []
     block: str | None = None  # the field whose block we are inside (`dispatch`, `tags`, ...)
-    offset = head.start + len(raws[0]) + 1
-    for raw in islice(raws, 1, None):
-        number += 1
-        start, offset = offset, offset + len(raw) + 1
-        line = raw[:-1] if raw.endswith("\r") else raw
+    first = head.line
+    for k in range(1, len(lines)):
+        line = lines[k]
+        if not line:
+            continue  # (most blank lines: the one after the entry and the empty one after its last "\n")
         stripped = line.lstrip()
         if not stripped:
             continue  # blank lines never end a block
         if stripped[0] == "#":
             if line[0] in " \t":
-                end = number  # an indented comment belongs to the entry; one at column 0 does not
+                end = k  # an indented comment belongs to the entry; one at column 0 does not
             continue
-        end = number
+        end = k
         indent = len(line) - len(stripped)
-        if indent < 2:
-            odd.append(number)  # not part of any field we know
-            continue
         if indent == 2:
-            m = _FIELD.match(line)
-            if m is not None:
-                key, value = m.group(1), _strip_comment(m.group(2))
+            field = _FIELDS.get(line)
+            if field is None:
+                field = _FIELDS[line] = _field(line)
+            if field:
+                key, value = field
                 block = key if value == "" else None
                 if key == "dispatch":
-                    dispatch_line = number
+                    dispatch_line = first + k
                     if value not in ("", "{}"):
-                        odd.append(number)  # flow-style dispatch with keys
+                        odd.append(first + k)  # flow-style dispatch with keys
                 elif key == "tags":
                     tags.extend(_split_tags(value))
                 else:
                     fields[key] = value
                 continue
+        elif indent < 2:
+            odd.append(first + k)  # not part of any field we know
+            continue
         # A line inside the current field's block.
         if block == "dispatch":
             m = DISPATCH_LINE.match(line)
             if m is None:
-                odd.append(number)
+                odd.append(first + k)
             else:
-                keys = tuple(map(str.strip, m.group(2).split(",")))
-                dispatch.append(_new_tuple(DispatchLine, (number, keys, m.group(3), line, start)))
+                written, kernel = m.group(2, 3)
+                keys = _KEYS.get(written)
+                if keys is None:
+                    keys = _KEYS[written] = tuple(map(str.strip, written.split(",")))
+                dispatch.append(_new_tuple(DispatchLine, (first + k, keys, kernel, line, offsets[k])))
         elif block == "tags" and stripped.startswith("- "):
             tags.append(_strip_comment(stripped[2:]))
     name = func.split("(", 1)[0].strip()
     base, _, overload = name.partition(".")
     return _new_tuple(Entry, (
-        func, name, base, overload, head.line, end,
+        func, name, base, overload, first, first + end,
         fields.get("structured", "").lower() == "true",
         fields.get("structured_inherits") or None,
         fields.get("structured_delegate") or None,
         tuple(tags), dispatch_line, tuple(dispatch), tuple(odd),
     ))
+
+
+# A dispatch line's keys by their text as written (a yaml spells a few dozen: `CPU, CUDA`, `MPS`, ...).
+_KEYS: dict[str, tuple[str, ...]] = {}
+
+
+def _field(line: str) -> tuple[str, str] | tuple[()]:
+    """A field line's key and value (its comment stripped); () for a line at column 2 that is no field."""
+    m = _FIELD.match(line)
+    if m is None:
+        return ()
+    key, value = m.group(1, 2)
+    return key, value.strip() if "#" not in value else _strip_comment(value)
+
+
+# Each line at column 2 read once: most fields are spelled alike by many entries (`  dispatch:`,
+# `  variants: function`, `  structured: True`, `  device_check: NoCheck   # TensorIterator`).
+_FIELDS: dict[str, tuple[str, str] | tuple[()]] = {}
