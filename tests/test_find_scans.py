@@ -9,13 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mpsgen.scan import definitions, mask
+from mpsgen.scan.anchored import directive_line_starts
 from mpsgen.sources.host import mm as host
 
 _PIECES = ["{", "}", "(", ")", ";", "#", " #", "\t#", "\n", "\r\n", "\\\n", " ", "\t", "x", "_", "1", "é", "\x0b",
            "/", "//", "/*", "*/", '"', "'", "R", 'R"', "\\", "a'b", "foo", "bar", "foo (", "bar(", "::", "const",
            "mpsGraph", "MPSGraphTensor", "runMPSGraph", "lib . exec_", "lib.", "exec_unary_kernel", "binaryOpTensor",
            "unary_op (", "CREATE_MPS_X", "getPipelineStateForFunc", "mtl_setArgs", "MetalShaderLibrary",
-           'u8R"', 'LR"x(', ')x"', '"\\"', "'\\''", '"a"', "/ /", "<a/b.h>"]
+           'u8R"', 'LR"x(', ')x"', '"\\"', "'\\''", '"a"', "/ /", "<a/b.h>", "\\\r\n", "\r", "\\\r\r\n", "\n#", "\n  #"]
 texts = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
 
 
@@ -71,6 +72,29 @@ def test_tokens_are_the_token_patterns_matches(text):
 @given(text=texts)
 def test_directive_starts_are_the_line_start_pattern_matches(text):
     assert list(mask._directive_starts(text)) == [m.start() for m in re.finditer(r"^[ \t]*#", text, re.M)]
+
+
+@given(text=texts)
+def test_directive_line_starts_are_the_line_start_pattern_matches(text):
+    assert directive_line_starts(text) == [m.start() for m in re.finditer(r"^[ \t]*#", text, re.M)]
+
+
+def _reference_directive_spans(text: str) -> list[tuple[int, int]]:
+    r"""Each `^[ \t]*#` line with the lines its backslash (before any \r) continues onto, line break excluded."""
+    spans: list[tuple[int, int]] = []
+    for m in re.finditer(r"^[ \t]*#", text, re.M):
+        if spans and m.start() < spans[-1][1]:
+            continue
+        end = m.start()
+        while (brk := text.find("\n", end)) >= 0 and text[:brk].rstrip("\r").endswith("\\"):
+            end = brk + 1
+        spans.append((m.start(), len(text) if brk < 0 else brk))
+    return spans
+
+
+@given(text=texts)
+def test_directive_spans_follow_backslash_continuations(text):
+    assert mask.Directives(text).spans == _reference_directive_spans(text)
 
 
 @given(text=texts)

@@ -44,9 +44,12 @@ def directive_line_starts(text: str) -> list[int]:
     starts: list[int] = []
     k = text.find("#")
     while k >= 0:
-        start = text.rfind("\n", 0, k) + 1
-        if not text[start:k].strip(" \t"):
-            starts.append(start)
+        if k == 0 or text[k - 1] == "\n":
+            starts.append(k)  # most directives open their line: no search back
+        else:
+            start = text.rfind("\n", 0, k) + 1
+            if not text[start:k].strip(" \t"):
+                starts.append(start)
         k = text.find("#", text.find("\n", k) + 1 or len(text))  # the next line's first '#' at the earliest
     return starts
 

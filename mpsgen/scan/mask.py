@@ -108,7 +108,7 @@ def _tokens(text: str) -> Iterator[tuple[int, int, str | None]]:
                 slash = k if (k := find("/", p + 1)) >= 0 else n  # a division or a path: nothing opens here
                 continue
         elif p == quote and (p == resume or text[p - 1] != "R") and (close := find('"', p + 1)) >= 0 \
-                and find("\\", p + 1, close) < 0 and find("\n", p + 1, close) < 0:
+                and "\\" not in (inside := text[p + 1 : close]) and "\n" not in inside:
             token = (p, close + 1, None)  # a string without escapes, on one line (no R before it)
         else:
             token = _literal(text, p, resume)
@@ -134,7 +134,7 @@ def _literal(text: str, p: int, resume: int) -> tuple[int, int, str | None] | No
     if m is None:
         if quote:
             close = text.find('"', p + 1)
-            if close >= 0 and text.find("\\", p + 1, close) < 0 and text.find("\n", p + 1, close) < 0:
+            if close >= 0 and "\\" not in (inside := text[p + 1 : close]) and "\n" not in inside:
                 return p, close + 1, None  # a string without escapes, on one line
         m = _TOKEN.match(text, p)
         if m is None:
@@ -156,8 +156,10 @@ def mask(text: str) -> Masked:
     problem: ScanProblem | None = None
     for s, e, why in _tokens(text):
         out.append(text[i:s])
-        # a token without a line break is blanked whole (a comment's \r too)
-        out.append(" " * (e - s) if text.find("\n", s, e) < 0 else blank_keeping_breaks(text[s:e]))
+        # a token without a line break is blanked whole (a comment's \r too); a slice and `in` cost
+        # less than a bounded str.find, whose arguments CPython 3.11 parses slowly
+        token = text[s:e]
+        out.append(" " * (e - s) if "\n" not in token else blank_keeping_breaks(token))
         i = e
         if why is not None and problem is None:
             problem = ScanProblem(s, why, "close it; mpsgen reads only files that compile")
@@ -187,7 +189,8 @@ def blank_comments(text: str) -> str:
         if text[s] != "/":
             continue  # a literal: kept
         out.append(text[i:s])
-        out.append(" " * (e - s) if text.find("\n", s, e) < 0 else blank_keeping_breaks(text[s:e]))
+        token = text[s:e]
+        out.append(" " * (e - s) if "\n" not in token else blank_keeping_breaks(token))
         i = e
     out.append(text[i:])
     return "".join(out)
@@ -212,7 +215,8 @@ def mask_python(text: str) -> str:
     for m in _PY_TOKEN.finditer(text):
         s, e = m.span()
         out.append(text[i:s])
-        out.append(" " * (e - s) if text.find("\n", s, e) < 0 else blank_keeping_breaks(text[s:e]))
+        token = text[s:e]
+        out.append(" " * (e - s) if "\n" not in token else blank_keeping_breaks(token))
         i = e
     out.append(text[i:])
     return "".join(out)
@@ -228,9 +232,12 @@ def _directive_starts(text: str) -> Iterator[int]:
     find = text.find
     k = find("#")
     while k >= 0:
-        start = text.rfind("\n", 0, k) + 1
-        if not text[start:k].strip(" \t"):
-            yield start  # a later '#' on this line has this one before it: no second start
+        if k == 0 or text[k - 1] == "\n":
+            yield k  # most directives open their line: no search back
+        else:
+            start = text.rfind("\n", 0, k) + 1
+            if not text[start:k].strip(" \t"):
+                yield start  # a later '#' on this line has this one before it: no second start
         k = find("#", k + 1)
 
 
@@ -253,7 +260,7 @@ class Directives:
             if spans and start < spans[-1][1]:
                 continue  # a '#' on a continuation line of the previous directive
             end = masked.find("\n", start)
-            while end >= 0 and line_continues(masked, end):
+            while end > 0 and masked[end - 1] in "\\\r" and line_continues(masked, end):
                 end = masked.find("\n", end + 1)
             spans.append((start, len(masked) if end < 0 else end))
         self.spans = spans
