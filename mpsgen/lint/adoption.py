@@ -65,6 +65,8 @@ def unsuppressed(findings: list[Finding], read: Callable[[str], str]) -> list[Fi
 
 
 def _silenced(f: Finding, lines: list[str]) -> bool:
+    from mpsgen.lint import rules
+
     for k in (f.line - 1, f.line - 2):
         m = re.search(_SUPPRESSION, lines[k]) if 0 <= k < len(lines) else None
         if m is None:
@@ -72,15 +74,9 @@ def _silenced(f: Finding, lines: list[str]) -> bool:
         if m.group(1) is None:
             return True
         wanted = {w.strip() for w in m.group(1).split(",")}
-        if f.code in {w.upper() for w in wanted} or _rule_name(f.code) in wanted:
+        if f.code in {w.upper() for w in wanted} or rules.get(f.code).name in wanted:
             return True
     return False
-
-
-def _rule_name(code: str) -> str | None:
-    from mpsgen.lint import rules
-
-    return next((r.name for r in rules.all_rules() if r.code == code), None)
 
 
 # -- baseline ------------------------------------------------------------------------------
