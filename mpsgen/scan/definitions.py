@@ -184,8 +184,9 @@ def function_definitions(
     return spans
 
 
-# `\bnamespace` as `namespace(?<!\wnamespace)`: opening with letters, the engine skips in C to an `n` or a brace.
-_NAMESPACE_OR_BRACE = re.compile(r"namespace(?<!\wnamespace)\s+([\w:]+)\s*\{|[{}]")
+# `\bnamespace` as `namespace(?<!\wnamespace)`, and the braces as two literals (not `[{}]`): every branch opening
+# with a literal, the engine skips in C to an `n` or a brace instead of trying the pattern at each character.
+_NAMESPACE_OR_BRACE = re.compile(r"namespace(?<!\wnamespace)\s+([\w:]+)\s*\{|\{|\}")
 
 
 def namespaces_at(masked: str, positions: Iterable[int]) -> dict[int, str]:
