@@ -15,9 +15,9 @@ from mpsgen.errors import MpsgenError
 from mpsgen.sources.native_yaml.facts import DEFAULT_PATH, DISPATCH_LINE, DispatchLine, Entry, EntryHead, Family, family_key
 from mpsgen.tree.checkout import newline_of
 
-# What precedes the signature on a `- func:` line; the signature is the rest of the line (a `\r` left at
-# its end is whitespace the comment strip removes), sliced off rather than matched by `(.*)` char by char.
-_FUNC = re.compile(r"-[ \t]+func:[ \t]*")
+# The signature after `- func:` (a `\r` left at its end is whitespace the comment strip removes; the lazy
+# `(.*?)\r?$` that left it out tried the end at every character of the 100-character line).
+_FUNC = re.compile(r"-[ \t]+func:[ \t]*(.*)")
 # Split on from the newline before it (a literal prefix is far faster than `^` with re.M); the
 # split, not finditer, because it makes no match object per entry.
 _HEAD_SPLIT = re.compile(r"(\n-[ \t]+func:[ \t]*['\"]?)([\w.]+)")
@@ -288,7 +288,7 @@ def _parse_entry(text: str, head: EntryHead) -> Entry:
     lines = [r[:-1] if r.endswith("\r") else r for r in raws] if "\r" in block_text else raws
     m = _FUNC.match(lines[0])
     assert m is not None  # heads start at a `- func:` line
-    func = _unquote(_strip_comment(lines[0][m.end():]))
+    func = _unquote(_strip_comment(m.group(1)))
     end = 0  # the entry's last line, counted from its first
     fields: dict[str, str] = {}
     tags: list[str] = []
@@ -331,11 +331,15 @@ def _parse_entry(text: str, head: EntryHead) -> Entry:
             continue
         # A line inside the current field's block.
         if block == "dispatch":
-            read = _keys_and_kernel(line)
-            if read is None:
+            m = DISPATCH_LINE.match(line)
+            if m is None:
                 odd.append(first + k)
             else:
-                dispatch.append(_new_tuple(DispatchLine, (first + k, *read, line, offsets[k])))
+                written, kernel = m.group(2, 3)
+                keys = _KEYS.get(written)
+                if keys is None:
+                    keys = _KEYS[written] = tuple(map(str.strip, written.split(",")))
+                dispatch.append(_new_tuple(DispatchLine, (first + k, keys, kernel, line, offsets[k])))
         elif block == "tags" and stripped.startswith("- "):
             tags.append(_strip_comment(stripped[2:]))
     name = func.split("(", 1)[0].strip()
@@ -351,37 +355,6 @@ def _parse_entry(text: str, head: EntryHead) -> Entry:
 
 # A dispatch line's keys by their text as written (a yaml spells a few dozen: `CPU, CUDA`, `MPS`, ...).
 _KEYS: dict[str, tuple[str, ...]] = {}
-# The keys of a line `BEFORE: kernel` by its BEFORE (indent and keys); None when DISPATCH_LINE does not read
-# `BEFORE: k` as these keys and the kernel k.
-_KEYS_BEFORE: dict[str, tuple[str, ...] | None] = {}
-_KERNEL = re.compile(r"[A-Za-z_][A-Za-z0-9_:]*")  # DISPATCH_LINE's kernel
-
-
-def _keys_and_kernel(line: str) -> tuple[tuple[str, ...], str] | None:
-    """A dispatch line's keys and kernel as DISPATCH_LINE reads them (None: it is no dispatch line).
-
-    The usual line, `BEFORE: kernel` with nothing after the kernel, is read by its BEFORE (looked up:
-    few are spelled) and a match of the kernel alone, cheaper than the whole pattern.  Exact: when
-    DISPATCH_LINE reads `BEFORE: k` as keys and the kernel k, BEFORE holds no colon (the pattern's colon
-    is a line's first), so the colon before any kernel is the pattern's too, and how the pattern splits
-    BEFORE into indent and keys does not depend on what follows it."""
-    before, sep, kernel = line.partition(": ")
-    if sep:
-        keys = _KEYS_BEFORE.get(before, ())
-        if keys == ():
-            probe = DISPATCH_LINE.match(before + ": k")
-            keys = _KEYS_BEFORE[before] = _keys(probe.group(2)) if probe and probe.start(3) == len(before) + 2 else None
-        if keys is not None and _KERNEL.fullmatch(kernel):
-            return keys, kernel
-    m = DISPATCH_LINE.match(line)
-    return None if m is None else (_keys(m.group(2)), m.group(3))
-
-
-def _keys(written: str) -> tuple[str, ...]:
-    keys = _KEYS.get(written)
-    if keys is None:
-        keys = _KEYS[written] = tuple(map(str.strip, written.split(",")))
-    return keys
 
 
 def _field(line: str) -> tuple[str, str] | tuple[()]:
