@@ -41,6 +41,16 @@ def test_an_empty_file(tmp_path: Path) -> None:
     assert read_text_and_stamp(_aged(p))[0] == ""
 
 
+def test_a_file_longer_than_its_stat_said_is_read_to_its_end(tmp_path: Path, monkeypatch) -> None:
+    from mpsgen.tree import checkout as checkout_module
+
+    p = tmp_path / "grown.mm"
+    p.write_bytes(b"0123456789" * 5)
+    fstat = os.fstat
+    monkeypatch.setattr(checkout_module.os, "fstat", lambda fd: os.stat_result((*fstat(fd)[:6], 3, *fstat(fd)[7:])))
+    assert checkout_module.read_text_and_bytes(p) == ("0123456789" * 5, b"0123456789" * 5)
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda d: d / "missing.mm", "file not found"),
     (lambda d: d, "expected a file, found a folder"),
