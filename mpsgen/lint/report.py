@@ -174,6 +174,8 @@ def _indented_json(doc: dict) -> str:
         raise _NotScalar
 
     def fields(d: dict, indent: str) -> str:
+        if not d:  # json writes an empty object as {}
+            raise _NotScalar
         return ",\n".join([f"{indent}{string(k)}: {string(v) if type(v) is str else value(v)}" for k, v in d.items()])
 
     items = ["    {\n" + fields(f, "      ") + "\n    }" for f in doc["findings"]]
