@@ -323,3 +323,19 @@ def test_the_code_fingerprint_lists_the_modules_as_a_sorted_os_walk_does(tmp_pat
     found: list[str] = []
     factcache._module_stamps(str(tmp_path), "", found)
     assert found == expected and len(found) == 6
+
+
+def test_a_file_is_stamped_once_a_run_whatever_its_facts(tmp_path: Path, store: Path, monkeypatch):
+    src = tmp_path / "a.mm"
+    write_old(src, "abc")
+    stamps = Counter(factcache.stamp_of)
+    monkeypatch.setattr(factcache, "stamp_of", stamps)
+    cache = FactCache(store)
+    read = lambda p: p.read_text()  # noqa: E731
+    assert cache.per_file("upper", src, "a.mm", read, upper) == "ABC"
+    assert cache.per_file("lower", src, "a.mm", read, str.lower) == "abc"
+    assert cache.over_files("joined", {"a.mm": src}, read, lambda texts: "".join(texts.values())) == "abc"
+    assert stamps.calls == 1
+    cache.save()
+    write_old(src, "xyz", OLD_NS + 10**9)  # the next run stamps it again, and sees the change
+    assert fact(store, src, upper) == "XYZ"

@@ -21,6 +21,7 @@ from mpsgen.sources.metal import name_scan as metal_names
 from mpsgen.sources.metal import symbols as metal_symbols
 from mpsgen.sources.native import shared_impl
 from mpsgen.sources.native import stubs
+from mpsgen.sources import index as source_index
 from mpsgen.sources.index import SourceIndex, identifier_counts, identifiers_containing
 
 # (the pattern as it was, the pattern now)
@@ -39,6 +40,7 @@ PAIRS = {
     "typedef (metal)": (r"\btypedef\b[^;{}]*?\b([A-Za-z_]\w*)\s*;", dict(metal_symbols.keyword_patterns())["typedef"]),
     "using namespace c10::metal": (r"\busing\s+namespace\s+(?:::)?c10\s*::\s*metal\s*;", metal_symbols._USING_C10),
     "namespace or brace": (r"\bnamespace\s+([\w:]+)\s*\{|[{}]", scan_definitions._NAMESPACE_OR_BRACE),
+    "namespace": (r"\bnamespace\s+([\w:]+)\s*\{", source_index._NAMESPACE),
     "host callee": (r"(?<!\w)(" + "|".join(sorted(host_calls._NAME_ARGUMENT, key=len, reverse=True)) + r")\s*\(",
                     host_calls._CALLEE),
 }
@@ -151,3 +153,17 @@ def test_metallib_stems_are_the_include_patterns_matches(text):
     from mpsgen.lint.file_facts import _METALLIB, _metallib_stems
 
     assert _metallib_stems(text) == _METALLIB.findall(text)
+
+
+@given(text=texts)
+@example(text="namespace a::namespace {namespace b {}}")
+def test_namespaces_are_those_a_match_at_every_namespace_word_found(text):
+    # the spans were found by matching at every `namespace` (not only past the previous match)
+    ix = SourceIndex("x.mm", text)
+    spans = []
+    for k in range(len(text)):
+        m = re.compile(r"\bnamespace\s+([\w:]+)\s*\{").match(ix.masked, k)
+        if m and m.end() - 1 in ix.brace_pairs:
+            spans.append((m.end() - 1, ix.brace_pairs[m.end() - 1], m.group(1)))
+    points = range(len(text) + 1)
+    assert ix.namespaces(points) == {p: "::".join(n for a, b, n in spans if a < p < b) for p in points}

@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from mpsgen.errors import MpsgenError
 from mpsgen.tree.checkout import RACY_NS, read_text_and_stamp
@@ -41,6 +43,16 @@ def test_an_empty_file(tmp_path: Path) -> None:
     assert read_text_and_stamp(_aged(p))[0] == ""
 
 
+def test_a_file_longer_than_its_stat_said_is_read_to_its_end(tmp_path: Path, monkeypatch) -> None:
+    from mpsgen.tree import checkout as checkout_module
+
+    p = tmp_path / "grown.mm"
+    p.write_bytes(b"0123456789" * 5)
+    fstat = os.fstat
+    monkeypatch.setattr(checkout_module.os, "fstat", lambda fd: os.stat_result((*fstat(fd)[:6], 3, *fstat(fd)[7:])))
+    assert checkout_module.read_text_and_bytes(p) == ("0123456789" * 5, b"0123456789" * 5)
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda d: d / "missing.mm", "file not found"),
     (lambda d: d, "expected a file, found a folder"),
@@ -66,20 +78,21 @@ def test_a_checkout_reads_a_file_once_whatever_its_spelling(tmp_path: Path, monk
     (tmp_path / YAML_REL).parent.mkdir(parents=True)
     (tmp_path / YAML_REL).write_text("- func: a\n")
     (tmp_path / "x.mm").write_text("one")
-    reads: list[Path] = []
+    reads: list[str | Path] = []
     real = checkout_module.read_text_and_bytes
     monkeypatch.setattr(checkout_module, "read_text_and_bytes", lambda p, shown=None: reads.append(p) or real(p, shown))
     c = Checkout.locate(tmp_path)
-    spellings = ["x.mm", Path("x.mm"), tmp_path / "x.mm", str(tmp_path / "x.mm"), f"{tmp_path}//x.mm", "./x.mm"]
+    spellings = ["x.mm", Path("x.mm"), tmp_path / "x.mm", str(tmp_path / "x.mm"), f"{tmp_path}//x.mm", "./x.mm",
+                 f"{tmp_path}/./x.mm"]
     assert [c.read_text(s) for s in spellings] == ["one"] * len(spellings)
-    assert reads == [tmp_path / "x.mm"]
+    assert reads == [str(tmp_path / "x.mm")]  # read by the absolute path str(Path) writes
     (tmp_path / "x.mm").write_text("two")
     c.forget("./x.mm")  # any spelling forgets every spelling
     (tmp_path / "sub").mkdir()
     with pytest.raises(MpsgenError, match="expected a file") as err:
         c.read_text(tmp_path / "sub")
     assert err.value.path == "sub"  # named by its checkout path
-    assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads.count(tmp_path / "x.mm") == 2
+    assert [c.read_text(s) for s in spellings] == ["two"] * len(spellings) and reads.count(str(tmp_path / "x.mm")) == 2
 
 
 def test_a_checkout_gives_the_bytes_a_text_was_decoded_from(tmp_path: Path) -> None:
@@ -119,3 +132,12 @@ def test_a_listing_with_its_checkout_paths_is_the_globbed_one(tmp_path: Path) ->
     assert list(listed) == [f"{NATIVE_REL}/{n}" for n in (".hidden.cpp", "a.cpp", "b.cpp")] + [
         "missing.cpp", f"{NATIVE_REL}/dir.cpp", "elsewhere/real.cpp"]
     assert listed[f"{NATIVE_REL}/a.cpp"] == native / "twin.cpp"  # the link sorted last names the file
+
+
+@given(st.lists(st.sampled_from(["/", "//", ".", "..", "a", "b.mm", "é", " "]), max_size=8).map("".join))
+@example("/a/b.mm")
+def test_a_path_taken_as_its_own_key_is_the_one_str_of_its_path_writes(spelled: str) -> None:
+    from mpsgen.tree.checkout import _is_plain_absolute
+
+    if _is_plain_absolute(spelled):
+        assert str(Path(spelled)) == spelled

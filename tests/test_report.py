@@ -73,6 +73,29 @@ def test_json_format():
     assert json.loads(render([], "json")) == {"findings": [], "summary": {"errors": 0, "warnings": 0}}
 
 
+@pytest.mark.parametrize("text", ["plain", "", 'quote " and \\ backslash', "tab\tnew\nline\r\x00\x1f\x7f",
+                                  "caf\u00e9 \u2028 \U0001f600 \ud800 lone surrogate", "</script>"])
+def test_json_format_is_json_dumps_with_indent_2(text: str):
+    """--format json is written without json's encoder: byte for byte what json.dumps(doc, indent=2) writes."""
+    from mpsgen.lint.finding import Basis
+    from mpsgen.lint.report import _rule_names, finding_to_dict
+
+    shown = [ERR, WARN, Finding(text or "x", 7, 1, "MPS999", "warning", text, hint=text or None),
+             Finding("a.mm", 2, 5, "MPS007", "error", text, via=Basis(text))]
+    for findings in (shown, [], [WARN]):
+        ordered = sorted(findings, key=lambda f: (f.path, f.line, f.col, f.code, f.message))
+        errors = sum(f.severity == "error" for f in ordered)
+        doc = {"findings": [finding_to_dict(f, _rule_names()) for f in ordered],
+               "summary": {"errors": errors, "warnings": len(ordered) - errors}}
+        assert render(findings, "json") == json.dumps(doc, indent=2) + "\n"
+
+
+def test_json_format_of_a_field_of_another_type_is_json_dumps():
+    odd = Finding("a.mm", 2.5, True, "MPS007", "error", "m")  # type: ignore[arg-type]
+    doc = json.loads(render([odd], "json"))
+    assert (doc["findings"][0]["line"], doc["findings"][0]["col"]) == (2.5, True)
+
+
 def test_github_annotations_escape_properties_and_data():
     f = Finding("dir,x/a:b.mm", 7, 2, "MPS001", "error", "50% done\nsecond line")
     out = render([f, WARN], "github").splitlines()

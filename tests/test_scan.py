@@ -223,3 +223,25 @@ def test_a_line_table_answers_as_the_table_of_every_line_start(text, asks):
         for ask, x in asks:
             assert _outcome(getattr(table, ask), x) == _outcome(expected[ask], x), (ask, x)
         assert table.count == len(starts) and table.starts == starts
+
+
+def _open_by_walk(code: str, close: int) -> int | None:
+    """The '(' matching the ')' at *close*, walking back a character at a time; None at a `{`, `}` or `;`."""
+    depth = 0
+    for k in range(close, -1, -1):
+        ch = code[k]
+        if ch in "{};":
+            return None
+        depth += {")": 1, "(": -1}.get(ch, 0)
+        if depth == 0:
+            return k if ch == "(" else None
+    return None
+
+
+@given(st.text(alphabet="a (){};\n", max_size=24), st.integers(0, 23))
+def test_match_open_finds_the_parenthesis_a_walk_back_finds(code: str, close: int):
+    from mpsgen.scan.definitions import _match_open
+
+    if close < len(code) and code[close] == ")":
+        assert _match_open(code, close) == _open_by_walk(code, close)
+    assert _match_open("f(a, (b)) {", 8) == 1 and _match_open("x; (a) b)", 8) is None

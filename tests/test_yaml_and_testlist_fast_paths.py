@@ -25,6 +25,31 @@ def test_quoted_names_are_those_the_either_quote_pattern_found(text):
     assert quoted_names("f.py", text) == frozenset(re.findall(r"""['"]([\w.]+)['"]""", text))
 
 
+# -- test lists: the modifier functions' defs, lone CRs --------------------------------------------
+_DEF_PIECES = ["def mps_ops_modifier(", "def mps_ops", "_modifier(", "def mps_opsx_modifier", "def mps_ops_grad_modifier(",
+               "(", "x", " ", "\t", "\n", "\r", "\r\n", "#", "def ", "_modifier", "mps_ops"]
+
+
+@given(text=_texts(_DEF_PIECES))
+@example(text="def mps_opsdef mps_ops_modifier(\n  def mps_ops_a_modifier(def mps_ops_modifier(")
+def test_modifier_defs_are_those_the_finditer_found(text):
+    from mpsgen.sources.testlists.tables import _MODIFIER_DEF, _modifier_defs
+
+    before = []  # the finditer form the str.find loop replaced
+    for m in _MODIFIER_DEF.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if not text[start : m.start()].strip(" \t"):
+            before.append((start, m.end(), text[start : m.start()]))
+    assert _modifier_defs(text) == before
+
+
+@given(text=_texts(_DEF_PIECES))
+def test_a_lone_cr_is_found_as_the_counts_found_it(text):
+    from mpsgen.sources.testlists._source import has_lone_cr
+
+    assert has_lone_cr(text) == (text.count("\r") != text.count("\r\n"))
+
+
 # -- yaml syntax: the suspect lines ---------------------------------------------------------------
 def _suspect_lines_before(text: str) -> list[int]:
     """lint/yaml_check._suspect_lines as it was: each opener found by a regex class."""

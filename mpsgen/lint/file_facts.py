@@ -213,10 +213,11 @@ class TableKey(NamedTuple):
 
 
 def table_keys(rel: str, text: str) -> tuple[TableKey, ...]:
-    from mpsgen.sources.testlists.tables import entries, modifiers_source  # the table reader alone (not the editors)
+    from mpsgen.sources.testlists.tables import modifiers_source, tables  # the table reader alone (not the editors)
 
     python_syntax_ok(rel, text, modifiers_source(text))
-    return tuple(TableKey(e.key, e.table, e.line) for e in entries(text, path=rel))
+    # entries() in file order, read from the tables themselves (not through a TableEntry each)
+    return tuple(TableKey(key, t.name, line) for t in tables(text, rel) for key, line in zip(t.keys, t.key_lines))
 
 
 def quoted_names(rel: str, text: str) -> frozenset[str]:

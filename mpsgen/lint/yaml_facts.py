@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from itertools import repeat
+from itertools import accumulate, chain, repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mpsgen.records import NamedTuple
-from mpsgen.sources.native_yaml.facts import Entry, EntryHead, family_key
+from mpsgen.sources.native_yaml.facts import DispatchLine, Entry, EntryHead, family_key
 
 if TYPE_CHECKING:  # the index is built only when the yaml's facts are not in the store
     from mpsgen.sources.native_yaml.index import NativeIndex
@@ -21,6 +21,54 @@ class YamlFacts(NamedTuple):
     mps_entries: tuple[Entry, ...]  # every entry with a dispatch line keyed MPS (SparseMPS is another key), parsed
     yaml_kernels: frozenset[str]  # every kernel named by an MPS-ish (MPS, SparseMPS, ...), CPU or CUDA line
     empty_dispatch: tuple[tuple[str, int], ...]  # (entry name, line) of each `dispatch:` with no keyed line under it
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled (the fact store keeps this value) as columns: pickle reduces each head, entry and dispatch
+        line with Python calls, a column of str or int it writes and reads in C."""
+        groups, entries = self.family_heads, self.mps_entries
+        dispatch = [e.dispatch for e in entries]
+        return _rebuilt, (tuple(groups), list(map(len, groups.values())), _columns(chain.from_iterable(groups.values())),
+                          self.composite_only, _columns(e[:-2] for e in entries), list(map(len, dispatch)),
+                          _columns(chain.from_iterable(dispatch)), [e.odd_lines for e in entries],
+                          list(map(_state, entries)), self.yaml_kernels, self.empty_dispatch)
+
+
+def _columns(records: Any) -> list[tuple[Any, ...]]:
+    return list(zip(*records))
+
+
+def _state(entry: Entry) -> dict[str, Any]:
+    """The entry's cached properties (check computes them before the store is written), its MPS lines
+    as positions in its dispatch."""
+    state = entry.__dict__
+    lines = state.get("mps_lines")
+    return state if lines is None else {**state, "mps_lines": tuple(map(entry.dispatch.index, lines))}
+
+
+def _rebuilt(families: tuple[str, ...], sizes: list[int], heads: list[tuple[Any, ...]], composite_only: int,
+             entries: list[tuple[Any, ...]], dispatch_sizes: list[int], dispatch: list[tuple[Any, ...]],
+             odd_lines: list[tuple[int, ...]], states: list[dict[str, Any]], yaml_kernels: frozenset[str],
+             empty_dispatch: tuple[tuple[str, int], ...]) -> YamlFacts:
+    """The YamlFacts YamlFacts.__reduce__ wrote, its records made in C loops."""
+    lines = _grouped(tuple(map(_new_tuple, repeat(DispatchLine), zip(*dispatch))), dispatch_sizes)
+    mps_entries = tuple(map(_new_tuple, repeat(Entry), zip(*entries, lines, odd_lines)))
+    for entry, state in zip(mps_entries, states):
+        if state:
+            positions = state.get("mps_lines")
+            if positions is not None:
+                state["mps_lines"] = tuple(map(entry.dispatch.__getitem__, positions))
+            entry.__dict__.update(state)
+    return YamlFacts(dict(zip(families, _grouped(tuple(map(_new_tuple, repeat(EntryHead), zip(*heads))), sizes))),
+                     composite_only, mps_entries, yaml_kernels, empty_dispatch)
+
+
+def _grouped(records: tuple[Any, ...], sizes: list[int]) -> list[tuple[Any, ...]]:
+    """*records* cut into consecutive groups of these sizes."""
+    ends = list(accumulate(sizes))
+    return list(map(records.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+
+
+_new_tuple = tuple.__new__  # what a named tuple's own (Python) __new__ calls
 
 
 _DISPATCH_PREFIX = re.compile(r"[ \t]+(?:[A-Za-z]\w*[ \t]*,[ \t]*)*[A-Za-z]*")  # indent and the keys before the match

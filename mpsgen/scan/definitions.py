@@ -109,15 +109,18 @@ _QUALIFIER_END = re.compile(r"\b(?:const|noexcept|override)$")
 
 def _match_open(code: str, close: int) -> int | None:
     """Offset of the '(' matching the ')' at *close*, scanning backwards; None when a `{`, `}` or `;`
-    comes first.  The nearest of those is found with str.rfind, then from one '(' to the one before
-    it, counting the ')'s between (all in C: a walk in Python cost ~15 ms over the .mm files)."""
+    comes first.  From one '(' to the one before it (str.rfind), counting the ')'s between (all in C:
+    a walk in Python cost ~15 ms over the .mm files); the stretch passed is tested for `{`, `}` and
+    `;` (a short slice: a search back for the nearest of them went as far as the previous body)."""
     if code[close] in "{};":
         return None
-    stop = max(code.rfind("{", 0, close), code.rfind("}", 0, close), code.rfind(";", 0, close))
     depth = 0  # ')' minus '(' from *close* back
     end = close + 1
-    while (opening := code.rfind("(", stop + 1, end)) >= 0:
-        depth += code.count(")", opening + 1, end) - 1
+    while (opening := code.rfind("(", 0, end)) >= 0:
+        passed = code[opening:end]
+        if "{" in passed or "}" in passed or ";" in passed:
+            return None
+        depth += passed.count(")") - 1
         if depth == 0:
             return opening
         end = opening
@@ -181,8 +184,9 @@ def function_definitions(
     return spans
 
 
-# `\bnamespace` as `namespace(?<!\wnamespace)`: opening with letters, the engine skips in C to an `n` or a brace.
-_NAMESPACE_OR_BRACE = re.compile(r"namespace(?<!\wnamespace)\s+([\w:]+)\s*\{|[{}]")
+# `\bnamespace` as `namespace(?<!\wnamespace)`, and the braces as two literals (not `[{}]`): every branch opening
+# with a literal, the engine skips in C to an `n` or a brace instead of trying the pattern at each character.
+_NAMESPACE_OR_BRACE = re.compile(r"namespace(?<!\wnamespace)\s+([\w:]+)\s*\{|\{|\}")
 
 
 def namespaces_at(masked: str, positions: Iterable[int]) -> dict[int, str]:

@@ -42,7 +42,9 @@ IMPL_FUNC = "TORCH_IMPL_FUNC"
 _DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)")
 _OPEN_PAREN = re.compile(r"\s*\(")
 _IMPL_ARG = re.compile(r"\(\s*(\w+)\s*\)\s*\(")
-_NAMESPACE = re.compile(r"namespace\s+([\w:]+)\s*\{")
+# `\bnamespace` as a lookbehind after the literal (the engine skips to it in C); a name never holds a
+# `namespace` that opens another match, so finditer's skipping past each match loses none.
+_NAMESPACE = re.compile(r"namespace(?<!\wnamespace)\s+([\w:]+)\s*\{")
 
 
 class MacroDef(NamedTuple):
@@ -260,15 +262,12 @@ class SourceIndex:
 
     def namespaces(self, positions: Iterable[int]) -> dict[int, str]:
         """The enclosing namespace ("at::native", "" at file scope) of each position."""
+        pairs = self.brace_pairs
         spans = []
-        k = self.masked.find("namespace")
-        while k >= 0:
-            m = _NAMESPACE.match(self.masked, k)
-            if m and (k == 0 or not is_word_char(self.masked[k - 1])):
-                close = self.brace_pairs.get(m.end() - 1)
-                if close is not None:
-                    spans.append((m.end() - 1, close, m.group(1)))
-            k = self.masked.find("namespace", k + 9)
+        for m in _NAMESPACE.finditer(self.masked):
+            close = pairs.get(m.end() - 1)
+            if close is not None:
+                spans.append((m.end() - 1, close, m.group(1)))
         return {pos: "::".join(name for a, b, name in spans if a < pos < b) for pos in positions}
 
     # -- macros -----------------------------------------------------------------------------

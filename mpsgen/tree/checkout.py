@@ -61,9 +61,8 @@ class Checkout:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
-        self._texts: dict[Path, str] = {}
-        self._utf8: dict[Path, bytes] = {}  # the bytes each text was decoded from
-        self._spelled: dict[str, str] = {}  # the same texts by the spelling of the path asked for
+        self._files: dict[str, tuple[str, bytes]] = {}  # (text, the bytes it was decoded from) by file_key()
+        self._spelled: dict[str, tuple[str, bytes]] = {}  # the same by the spelling of the path asked for
         self._dirs: dict[str, str] = {}
         self._root_str = str(self.root)
         self._root_prefix = self._root_str.rstrip("/") + "/"
@@ -210,35 +209,41 @@ class Checkout:
     # -- reading ------------------------------------------------------------------------
     def read_text(self, path: str | Path) -> str:
         """The file's text, decoded strictly as UTF-8 with line endings untouched."""
-        # Found again by the spelling asked: a check asks ~500 times for ~150 files, and making
-        # and hashing a Path each time cost more than reading them.
-        spelled = os.fspath(path)
-        text = self._spelled.get(spelled)
-        if text is None:
-            p = self._absolute(spelled)
-            text = self._texts.get(p)
-            if text is None:
-                text = self._texts[p] = self._read(p)
-            self._spelled[spelled] = text
-        return text
+        return self._read_once(path)[0]
 
     def utf8(self, path: str | Path) -> bytes:
         """The bytes read_text(path) decoded: its text's UTF-8 without an encoding pass (a strict
         decoding gives them back exactly)."""
-        self.read_text(path)
-        return self._utf8[self._absolute(os.fspath(path))]
+        return self._read_once(path)[1]
 
-    def _absolute(self, spelled: str) -> Path:
+    def _read_once(self, path: str | Path) -> tuple[str, bytes]:
+        # Found again by the spelling asked: a check asks ~500 times for ~150 files, and making
+        # and hashing a Path each time cost more than reading them.
+        spelled = os.fspath(path)
+        found = self._spelled.get(spelled)
+        if found is None:
+            key = self._file_key(spelled)
+            found = self._files.get(key)
+            if found is None:
+                found = self._files[key] = self._read(key)
+            self._spelled[spelled] = found
+        return found
+
+    def _file_key(self, spelled: str) -> str:
+        """The absolute path *spelled* names, as str(Path) writes it (so two spellings Path takes for one
+        file share a key): an absolute spelling already in that form is its own key, with no Path made
+        (~20k instructions a file)."""
+        if _is_plain_absolute(spelled):
+            return spelled
         p = Path(spelled)
-        return p if p.is_absolute() else self.root / p
+        return str(p if p.is_absolute() else self.root / p)
 
-    def _read(self, p: Path) -> str:
+    def _read(self, key: str) -> tuple[str, bytes]:
         try:
-            text, self._utf8[p] = read_text_and_bytes(p)
+            return read_text_and_bytes(key)
         except MpsgenError as err:  # named by its checkout path (resolved only then: ~15k instructions a file)
-            err.path = self.rel(p)
+            err.path = self.rel(key)
             raise
-        return text
 
     def sources_naming(self, folder: Path, word: str, suffixes: tuple[str, ...]) -> dict[str, str]:
         """{checkout path: text} of the files under *folder* (recursively) with one of *suffixes* whose
@@ -253,11 +258,15 @@ class Checkout:
 
     def forget(self, path: str | Path) -> None:
         """Drop a cached text (after the file was written)."""
-        p = Path(path)
-        p = p if p.is_absolute() else self.root / p
-        self._texts.pop(p, None)
-        self._utf8.pop(p, None)
+        self._files.pop(self._file_key(os.fspath(path)), None)
         self._spelled.clear()  # any spelling may name it
+
+
+def _is_plain_absolute(spelled: str) -> bool:
+    """Whether str(Path(spelled)) is *spelled* itself: absolute, no empty or `.` component, no trailing
+    `/` (Path keeps `..`, and a leading `//` is POSIX's own root: both left to Path)."""
+    return (spelled[:1] == "/" and spelled[1:2] != "/" and "//" not in spelled and "/./" not in spelled
+            and spelled[-1:] != "/" and spelled[-2:] != "/.")
 
 
 def read_text_file(path: Path, shown: str | None = None) -> str:
@@ -320,7 +329,8 @@ def _read_bytes_and_stat(path: str | Path) -> tuple[os.stat_result, bytes]:
             chunks.append(os.read(fd, 1 << 20))
     finally:
         os.close(fd)
-    return st, b"".join(chunks)
+    # Mostly [the bytes, b""]: those bytes themselves, not a copy joined from them (~1 instruction a byte).
+    return st, chunks[0] if len(chunks) <= 2 else b"".join(chunks)
 
 
 def file_stamp(st: os.stat_result) -> tuple[int, ...]:

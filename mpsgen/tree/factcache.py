@@ -93,6 +93,7 @@ class FactCache:
         self._shelves: dict[str, dict[str, object]] = {}
         self._dirty: set[str] = set()
         self._put: dict[str, set[str]] = {}  # per shelf, the files whose facts this run stored (they exist)
+        self._stamps: dict[str, Stamp | None] = {}  # each file's stamp, taken once a run
 
     @classmethod
     def disabled(cls) -> "FactCache":
@@ -112,7 +113,7 @@ class FactCache:
     # -- per-file facts ---------------------------------------------------------------------
     def per_file(self, kind: str, path: Path, rel: str, read: Callable[[Path], str], compute: Callable[[str], T]) -> T:
         """compute(text of *path*), or the value computed from the same text on an earlier run."""
-        stamp = stamp_of(path) if self.enabled else None
+        stamp = self._stamp(rel, path) if self.enabled else None
         if stamp is not None:
             held = cast("tuple[Stamp, str | None, T] | None", self._shelf(kind).get(rel))
             if held is not None and held[0] == stamp:
@@ -128,6 +129,17 @@ class FactCache:
             self._store(kind, rel, (stamp, digest(text) if is_racy(stamp) else None, value))
         return value
 
+    def _stamp(self, rel: str, path: Path) -> Stamp | None:
+        """The stamp of *path* (checkout path *rel*), taken on its first fact of the run (a file has
+        facts of up to ~7 kinds): the checkout reads each text once, so the first stamp vouches for
+        that text as well as a later one would, and an earlier stamp never outlives a change a later
+        one would have caught."""
+        try:
+            return self._stamps[rel]
+        except KeyError:
+            stamp = self._stamps[rel] = stamp_of(path)
+            return stamp
+
     def _store(self, kind: str, rel: str, held: tuple) -> None:
         self._shelf(kind)[rel] = held
         self._put.setdefault(kind, set()).add(rel)
@@ -138,7 +150,7 @@ class FactCache:
                    compute: Callable[[dict[str, str]], T]) -> T:
         """compute({rel: text}) over *files*, re-used while every file keeps its stamp (a racy
         file is stored without one, so the next run computes the value again)."""
-        stamps = {rel: stamp_of(p) for rel, p in files.items()} if self.enabled else {}
+        stamps = {rel: self._stamp(rel, p) for rel, p in files.items()} if self.enabled else {}
         held = self.named(kind)
         if held is not None and held[0] == stamps and None not in stamps.values():  # type: ignore[index]
             return held[1]  # type: ignore[index]

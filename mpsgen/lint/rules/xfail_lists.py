@@ -3,7 +3,7 @@ and before (the same mps_ops_modifier tables; `Checkout.test_lists_rel` says whi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from mpsgen.lint.file_facts import could_be_opinfo_key
 from mpsgen.lint.finding import Finding, bases
@@ -32,12 +32,17 @@ def stale_xfail(inv: "Inventory") -> Iterator[Finding]:
     stale = [e for e in entries if not could_be_opinfo_key(e.key, strings)]
     if not stale:
         return
-    groups = _by_start_and_length(strings)  # once for all stale keys: each hint looks at the groups near it
+    # once for all stale keys, of the strings opening as one does: each hint looks at the groups near its key
+    starts = {e.key[:1] for e in stale}
+    groups = _by_start_and_length([s for s in strings if s[:1] in starts])
     # The lines up to the last stale key's only (2.7's test_mps.py is 560 KB, its lists in its first 1,000 lines).
     lines = inv.checkout.read_text(path).split("\n", max(e.line for e in stale))
     rests_on = bases(inv.opinfo_files)
+    closest: dict[str, str | None] = {}  # per key (a key stale in two tables is looked up once)
     for e in stale:
-        close = _closest_string(e.key, groups)
+        if e.key not in closest:
+            closest[e.key] = _closest_string(e.key, groups)
+        close = closest[e.key]
         yield stale_xfail.finding(
             path, e.line,
             f"'{e.key}' in {e.table} names no OpInfo (misspelt, or the OpInfo was renamed)",
@@ -54,7 +59,7 @@ def _key_col(lines: list[str], line: int, key: str) -> int:
     return col if col > 0 else 1
 
 
-def _by_start_and_length(strings: frozenset[str]) -> dict[tuple[str, int], list[str]]:
+def _by_start_and_length(strings: Iterable[str]) -> dict[tuple[str, int], list[str]]:
     groups: dict[tuple[str, int], list[str]] = {}
     for s in strings:
         groups.setdefault((s[:1], len(s)), []).append(s)
