@@ -83,7 +83,10 @@ def _module_stamps(folder: str, rel: str, parts: list[str]) -> None:
 class FactCache:
     """Facts kept in one folder per checkout, one file ("shelf") per kind of fact, each read on
     first use and written back only when it changed: per-file facts keyed by the file's path, and
-    named facts that span files (their owners validate those themselves)."""
+    named facts that span files (their owners validate those themselves).  One FactCache serves one
+    reading of the checkout (a `check`, a `status`, the candidates of `migrate --all`), as its Checkout
+    holds each text once: a file is stamped on its first fact, and a run that wrote files would make a
+    new one (a stale stamp would match the facts of the text before the write)."""
 
     def __init__(self, folder: Path | None, owner: str = "") -> None:
         self._folder = folder
