@@ -397,4 +397,3 @@ def _summed(counts: Iterable[dict[str, int]]) -> dict[str, int]:  # per-file cou
         for name, n in file_counts.items():
             total[name] = total.get(name, 0) + n
     return total
-

@@ -20,7 +20,7 @@ from mpsgen.records import NamedTuple
 from mpsgen.sources.index import index_of
 from mpsgen.sources.native.shared_impl import SharedImpl, find_shared_impl
 from mpsgen.sources.native.stub_callers import StubUser, stub_users
-from mpsgen.tree.factcache import FactCache, Stamp, is_racy, stamp_of
+from mpsgen.tree.factcache import FactCache, Stamp, is_racy
 
 if TYPE_CHECKING:
     from mpsgen.lint.background import Background
@@ -87,7 +87,7 @@ class SharedKernels:
         self._stamps: dict[str, Stamp | None] = {}
         if facts.enabled:
             for rel, p in paths.items():
-                s = stamp_of(p)
+                s = facts.stamp(rel, p)
                 self._stamps[rel] = None if s is None or is_racy(s) else s
         held = facts.named(_KEY)
         if not (isinstance(held, tuple) and len(held) == 4):

@@ -116,7 +116,7 @@ class FactCache:
     # -- per-file facts ---------------------------------------------------------------------
     def per_file(self, kind: str, path: Path, rel: str, read: Callable[[Path], str], compute: Callable[[str], T]) -> T:
         """compute(text of *path*), or the value computed from the same text on an earlier run."""
-        stamp = self._stamp(rel, path) if self.enabled else None
+        stamp = self.stamp(rel, path) if self.enabled else None
         if stamp is not None:
             held = cast("tuple[Stamp, str | None, T] | None", self._shelf(kind).get(rel))
             if held is not None and held[0] == stamp:
@@ -132,7 +132,7 @@ class FactCache:
             self._store(kind, rel, (stamp, digest(text) if is_racy(stamp) else None, value))
         return value
 
-    def _stamp(self, rel: str, path: Path) -> Stamp | None:
+    def stamp(self, rel: str, path: Path) -> Stamp | None:
         """The stamp of *path* (checkout path *rel*), taken on its first fact of the run (a file has
         facts of up to ~7 kinds): the checkout reads each text once, so the first stamp vouches for
         that text as well as a later one would, and an earlier stamp never outlives a change a later
@@ -153,7 +153,7 @@ class FactCache:
                    compute: Callable[[dict[str, str]], T]) -> T:
         """compute({rel: text}) over *files*, re-used while every file keeps its stamp (a racy
         file is stored without one, so the next run computes the value again)."""
-        stamps = {rel: self._stamp(rel, p) for rel, p in files.items()} if self.enabled else {}
+        stamps = {rel: self.stamp(rel, p) for rel, p in files.items()} if self.enabled else {}
         held = self.named(kind)
         if held is not None and held[0] == stamps and None not in stamps.values():  # type: ignore[index]
             return held[1]  # type: ignore[index]
